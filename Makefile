@@ -1,0 +1,84 @@
+# fpdiv — build, test, install.  `make V=1` shows the commands; `make WERROR=1` (set in CI) fails on warnings.
+
+PREFIX  ?= /usr/local
+CC      ?= cc
+BUILD   := build
+PKGS    := openblas libxxhash jansson
+TESTPKGS := criterion mpfr
+
+ifeq ($(CI),true)
+WERROR ?= 1
+endif
+
+# -ffp-contract=off everywhere: every FMA in fpdiv is written out, none is left to the compiler.
+CFLAGS  ?= -O2 -g
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -MMD -MP \
+                   $(shell pkg-config --cflags $(PKGS))
+ifeq ($(WERROR),1)
+override CFLAGS += -Werror
+endif
+LDLIBS  := $(shell pkg-config --libs $(PKGS)) -ldl -lm
+TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS))
+TEST_LDLIBS := $(shell pkg-config --libs $(TESTPKGS))
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+CORE_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/cpu/*.c)
+CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ   := $(BUILD)/obj/src/main.o
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+
+.PHONY: all test unit-test cli-test clean install uninstall
+all: $(BUILD)/fpdiv
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -Isrc -c $< -o $@
+
+$(BUILD)/libfpdiv.a: $(CORE_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)$(AR) rcs $@ $^
+
+$(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
+
+# Both suites always run; the target fails if either failed.
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests
+	@status=0; \
+	$(BUILD)/unit-tests --jobs 2 || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
+	exit $$status
+
+unit-test: $(BUILD)/unit-tests
+	$(BUILD)/unit-tests
+
+cli-test: $(BUILD)/fpdiv
+	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh
+
+install: $(BUILD)/fpdiv
+	install -D -m 755 $(BUILD)/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv
+	install -D -m 644 src/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,165 @@
+/*
+ * blocked — cache-blocked, packed, vectorized GEMM (the BLIS/Goto loop nest).
+ * Order: exactly seq's. C is first set to bias[j] (or +0); then k is walked in blocks of KC in
+ * increasing order, and inside a block each C[i][j] takes one FMA per term in increasing p.
+ * Between blocks C[i][j] is stored and reloaded in the accumulator type, which changes no bit,
+ * so `blocked` and `seq` must agree bitwise: the tiling is over m and n only.
+ *
+ * The micro-kernel computes an MR x NR tile of C with one vector FMA per (row, p). On x86-64
+ * CPUs with AVX2 and FMA it uses those instructions (chosen at run time, so the binary runs
+ * anywhere); elsewhere a portable micro-kernel does the same FMAs with fmaf/fma. Edge tiles are
+ * computed in a zero-padded local tile and copied back, so they take the same path.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define HAVE_X86_SIMD 1
+#endif
+
+#include "kernels.h"
+
+enum { KC = 256, MC = 96, NC = 1024 };
+enum { MR = 6, NR_F32 = 16, NR_F64 = 8 };
+
+static int portable_only;
+
+void fpd_kernel_blocked_portable_only(int on) { portable_only = on; }
+
+static bool use_simd(void)
+{
+#ifdef HAVE_X86_SIMD
+    return !portable_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
+/* The portable micro-kernels: C[MR x NR] (row stride ldc) += Ap·Bp over kc, one FMA per term. */
+#define DEFINE_MICRO_PORTABLE(T, NAME, NR, FMA)                                                    \
+    static void NAME(size_t kc, const T *ap, const T *bp, T *c, size_t ldc)                        \
+    {                                                                                              \
+        T acc[MR][NR];                                                                             \
+        for (int r = 0; r < MR; r++)                                                               \
+            for (int q = 0; q < NR; q++)                                                           \
+                acc[r][q] = c[r * ldc + q];                                                        \
+        for (size_t p = 0; p < kc; p++, ap += MR, bp += NR)                                        \
+            for (int r = 0; r < MR; r++)                                                           \
+                for (int q = 0; q < NR; q++)                                                       \
+                    acc[r][q] = FMA(ap[r], bp[q], acc[r][q]);                                      \
+        for (int r = 0; r < MR; r++)                                                               \
+            for (int q = 0; q < NR; q++)                                                           \
+                c[r * ldc + q] = acc[r][q];                                                        \
+    }
+
+DEFINE_MICRO_PORTABLE(float, micro_f32_portable, NR_F32, fmaf)
+DEFINE_MICRO_PORTABLE(double, micro_f64_portable, NR_F64, fma)
+
+#ifdef HAVE_X86_SIMD
+/* Two vectors per row of C: 12 accumulators, 2 for B, 1 broadcast — 15 of the 16 ymm registers. */
+#define DEFINE_MICRO_AVX2(T, NAME, VEC, LOAD, STORE, BCAST, FMADD, LANES)                          \
+    __attribute__((target("avx2,fma"))) static void NAME(size_t kc, const T *ap, const T *bp, T *c, \
+                                                          size_t ldc)                              \
+    {                                                                                              \
+        VEC c0[MR], c1[MR];                                                                        \
+        for (int r = 0; r < MR; r++) {                                                             \
+            c0[r] = LOAD(c + r * ldc);                                                             \
+            c1[r] = LOAD(c + r * ldc + LANES);                                                     \
+        }                                                                                          \
+        for (size_t p = 0; p < kc; p++, ap += MR, bp += 2 * LANES) {                               \
+            VEC b0 = LOAD(bp), b1 = LOAD(bp + LANES);                                              \
+            for (int r = 0; r < MR; r++) {                                                         \
+                VEC a = BCAST(ap + r);                                                             \
+                c0[r] = FMADD(a, b0, c0[r]);                                                       \
+                c1[r] = FMADD(a, b1, c1[r]);                                                       \
+            }                                                                                      \
+        }                                                                                          \
+        for (int r = 0; r < MR; r++) {                                                             \
+            STORE(c + r * ldc, c0[r]);                                                             \
+            STORE(c + r * ldc + LANES, c1[r]);                                                     \
+        }                                                                                          \
+    }
+
+DEFINE_MICRO_AVX2(float, micro_f32_avx2, __m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_broadcast_ss,
+                  _mm256_fmadd_ps, 8)
+DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_broadcast_sd,
+                  _mm256_fmadd_pd, 4)
+#else
+#define micro_f32_avx2 micro_f32_portable
+#define micro_f64_avx2 micro_f64_portable
+#endif
+
+/*
+ * The loop nest, once per element type. Packing copies A into MR-row panels and B into NR-column
+ * panels, zero-filling past the edges; zeros only meet C entries that are never stored.
+ */
+#define DEFINE_BLOCKED(T, SUFFIX, NR, MICRO_SIMD, MICRO_PORTABLE)                                  \
+    int fpd_kernel_blocked_##SUFFIX(const struct fpd_kgemm_##SUFFIX *g)                            \
+    {                                                                                              \
+        void (*micro)(size_t, const T *, const T *, T *, size_t) =                                 \
+            use_simd() ? MICRO_SIMD : MICRO_PORTABLE;                                              \
+        size_t m = g->m, n = g->n, k = g->k;                                                       \
+        for (size_t i = 0; i < m; i++)                                                             \
+            for (size_t j = 0; j < n; j++)                                                         \
+                g->c[i * g->ldc + j] = g->bias ? g->bias[j] : (T)0;                                \
+        size_t kc_max = k < KC ? k : KC;                                                           \
+        size_t mc_max = (m < MC ? (m + MR - 1) / MR * MR : MC);                                    \
+        size_t nc_max = (n < NC ? (n + NR - 1) / NR * NR : NC);                                    \
+        T *ap = malloc(sizeof(T) * mc_max * kc_max), *bp = malloc(sizeof(T) * nc_max * kc_max);    \
+        if (!ap || !bp) {                                                                          \
+            free(ap);                                                                              \
+            free(bp);                                                                              \
+            return -1;                                                                             \
+        }                                                                                          \
+        for (size_t jc = 0; jc < n; jc += NC) {                                                    \
+            size_t nc = n - jc < NC ? n - jc : NC;                                                 \
+            for (size_t pc = 0; pc < k; pc += KC) {                                                \
+                size_t kc = k - pc < KC ? k - pc : KC;                                             \
+                for (size_t jr = 0; jr < nc; jr += NR) {                                           \
+                    T *dst = bp + jr * kc;                                                         \
+                    for (size_t p = 0; p < kc; p++)                                                \
+                        for (size_t q = 0; q < NR; q++)                                            \
+                            *dst++ = jr + q < nc ? g->b[(ptrdiff_t)(pc + p) * g->b_rs +            \
+                                                        (ptrdiff_t)(jc + jr + q) * g->b_cs]        \
+                                                 : (T)0;                                           \
+                }                                                                                  \
+                for (size_t ic = 0; ic < m; ic += MC) {                                            \
+                    size_t mc = m - ic < MC ? m - ic : MC;                                         \
+                    for (size_t ir = 0; ir < mc; ir += MR) {                                       \
+                        T *dst = ap + ir * kc;                                                     \
+                        for (size_t p = 0; p < kc; p++)                                            \
+                            for (size_t r = 0; r < MR; r++)                                        \
+                                *dst++ = ir + r < mc ? g->a[(ptrdiff_t)(ic + ir + r) * g->a_rs +   \
+                                                            (ptrdiff_t)(pc + p) * g->a_cs]         \
+                                                     : (T)0;                                       \
+                    }                                                                              \
+                    for (size_t jr = 0; jr < nc; jr += NR) {                                       \
+                        for (size_t ir = 0; ir < mc; ir += MR) {                                   \
+                            T *c = g->c + (ic + ir) * g->ldc + jc + jr;                            \
+                            size_t rows = mc - ir < MR ? mc - ir : MR;                             \
+                            size_t cols = nc - jr < NR ? nc - jr : NR;                             \
+                            if (rows == MR && cols == NR) {                                        \
+                                micro(kc, ap + ir * kc, bp + jr * kc, c, g->ldc);                  \
+                                continue;                                                          \
+                            }                                                                      \
+                            T tile[MR * NR] = {0};                                                 \
+                            for (size_t r = 0; r < rows; r++)                                      \
+                                memcpy(tile + r * NR, c + r * g->ldc, cols * sizeof(T));           \
+                            micro(kc, ap + ir * kc, bp + jr * kc, tile, NR);                       \
+                            for (size_t r = 0; r < rows; r++)                                      \
+                                memcpy(c + r * g->ldc, tile + r * NR, cols * sizeof(T));           \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        free(ap);                                                                                  \
+        free(bp);                                                                                  \
+        return 0;                                                                                  \
+    }
+
+DEFINE_BLOCKED(float, f32, NR_F32, micro_f32_avx2, micro_f32_portable)
+DEFINE_BLOCKED(double, f64, NR_F64, micro_f64_avx2, micro_f64_portable)

@@ -1,0 +1,52 @@
+/*
+ * kernels.h — fpdiv's own CPU GEMM kernels: arithmetic only, no registry, no I/O.
+ *
+ * Contract shared by every kernel (the template a new kernel follows):
+ *   C[i][j] = bias[j] + sum_{p<k} A[i][p] * B[p][j]      (bias term only when bias != NULL)
+ *   A[i][p] = a[i*a_rs + p*a_cs], B[p][j] = b[p*b_rs + j*b_cs], C[i][j] = c[i*ldc + j].
+ * Each kernel documents its accumulation order in its file. The order depends on k alone, never
+ * on m, n, the strides or the batch, so slicing rows, columns or batch entries cannot change a
+ * result bit. FMAs are written explicitly (fmaf/fma) and the files are built with
+ * -ffp-contract=off, so the compiler cannot fuse or split anything on its own.
+ * A kernel returns 0, or -1 when it cannot allocate its workspace.
+ */
+#ifndef FPD_KERNELS_H
+#define FPD_KERNELS_H
+
+#include <stddef.h>
+
+struct fpd_kgemm_f32 {
+    size_t m, n, k;
+    const float *a;
+    ptrdiff_t a_rs, a_cs;
+    const float *b;
+    ptrdiff_t b_rs, b_cs;
+    float *c;
+    size_t ldc;
+    const float *bias;
+    /* NULL: accumulate in float. Else applied after every operation: emulates an f16 or bf16
+     * accumulator (exact, because float has at least 2p+2 bits for both; see backend_own.c). */
+    float (*round_acc)(float);
+};
+
+struct fpd_kgemm_f64 {
+    size_t m, n, k;
+    const double *a;
+    ptrdiff_t a_rs, a_cs;
+    const double *b;
+    ptrdiff_t b_rs, b_cs;
+    double *c;
+    size_t ldc;
+    const double *bias;
+};
+
+int fpd_kernel_seq_f32(const struct fpd_kgemm_f32 *g);
+int fpd_kernel_seq_f64(const struct fpd_kgemm_f64 *g);
+int fpd_kernel_pairwise_f32(const struct fpd_kgemm_f32 *g);
+int fpd_kernel_pairwise_f64(const struct fpd_kgemm_f64 *g);
+int fpd_kernel_blocked_f32(const struct fpd_kgemm_f32 *g);
+int fpd_kernel_blocked_f64(const struct fpd_kgemm_f64 *g);
+/* Tests: 1 restricts `blocked` to its portable micro-kernel, 0 lets it pick by CPU (default). */
+void fpd_kernel_blocked_portable_only(int on);
+
+#endif

@@ -1,0 +1,92 @@
+/* backend.c — the registry. Built-ins are rows of a table; run-time additions go after them. */
+#include "backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct fpd_backend *const builtin_backends[] = {
+    &fpd_backend_seq,
+    &fpd_backend_pairwise,
+    &fpd_backend_blocked,
+    &fpd_backend_openblas,
+};
+
+static struct fpd_backend_slot slots[FPD_MAX_BACKENDS];
+static size_t slot_count;
+static bool initialized;
+
+int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
+{
+    if (b->abi != FPDIV_BACKEND_ABI) {
+        snprintf(why, why_size, "backend '%s' was built for backend ABI %d; this fpdiv speaks ABI %d",
+                 b->name ? b->name : "?", b->abi, FPDIV_BACKEND_ABI);
+        return FPD_ERR_INPUT;
+    }
+    if (!b->name || !b->open || !b->supports || !b->gemm) {
+        snprintf(why, why_size, "backend '%s' lacks a name, open, supports or gemm", b->name ? b->name : "?");
+        return FPD_ERR_INPUT;
+    }
+    if (fpd_registry_find(b->name)) {
+        snprintf(why, why_size, "a backend named '%s' is already registered", b->name);
+        return FPD_ERR_INPUT;
+    }
+    if (slot_count == FPD_MAX_BACKENDS) {
+        snprintf(why, why_size, "too many backends (at most %d)", FPD_MAX_BACKENDS);
+        return FPD_ERR_INPUT;
+    }
+    slots[slot_count++] = (struct fpd_backend_slot){.impl = b, .state = FPD_SLOT_CLOSED};
+    return FPD_OK;
+}
+
+void fpd_registry_init(void)
+{
+    if (initialized)
+        return;
+    initialized = true;
+    char why[256];
+    for (size_t i = 0; i < sizeof builtin_backends / sizeof builtin_backends[0]; i++)
+        fpd_registry_add(builtin_backends[i], why, sizeof why); /* built-ins are well formed */
+}
+
+size_t fpd_registry_count(void) { return slot_count; }
+
+struct fpd_backend_slot *fpd_registry_at(size_t i) { return i < slot_count ? &slots[i] : NULL; }
+
+struct fpd_backend_slot *fpd_registry_find(const char *name)
+{
+    for (size_t i = 0; i < slot_count; i++)
+        if (strcmp(slots[i].impl->name, name) == 0)
+            return &slots[i];
+    return NULL;
+}
+
+int fpd_backend_acquire(struct fpd_backend_slot *s)
+{
+    if (s->state == FPD_SLOT_CLOSED) {
+        s->why[0] = '\0';
+        int rc = s->impl->open(s->impl, &s->handle, s->why, sizeof s->why);
+        s->state = rc == FPD_OK ? FPD_SLOT_OPEN : FPD_SLOT_UNAVAILABLE;
+        if (rc != FPD_OK && s->why[0] == '\0')
+            snprintf(s->why, sizeof s->why, "open failed (status %d)", rc);
+    }
+    return s->state == FPD_SLOT_OPEN ? FPD_OK : FPD_ERR_UNAVAILABLE;
+}
+
+bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    if (fpd_backend_acquire(s) != FPD_OK) {
+        snprintf(why, why_size, "%s is unavailable: %s", s->impl->name, s->why);
+        return false;
+    }
+    return s->impl->supports(s->handle, dt, why, why_size);
+}
+
+void fpd_registry_close_all(void)
+{
+    for (size_t i = 0; i < slot_count; i++) {
+        if (slots[i].state == FPD_SLOT_OPEN && slots[i].impl->close)
+            slots[i].impl->close(slots[i].handle);
+        slots[i].state = FPD_SLOT_CLOSED;
+        slots[i].handle = NULL;
+    }
+}

@@ -1,0 +1,35 @@
+/* backend.h — the backend registry: built-in backends plus any added at run time (tests, plugins). */
+#ifndef FPD_BACKEND_H
+#define FPD_BACKEND_H
+
+#include "fpdiv_backend.h"
+
+enum fpd_slot_state { FPD_SLOT_CLOSED, FPD_SLOT_OPEN, FPD_SLOT_UNAVAILABLE };
+
+/* A registered backend and its run-time state: opened at most once per process, on first use. */
+struct fpd_backend_slot {
+    const struct fpd_backend *impl;
+    enum fpd_slot_state state;
+    void *handle; /* what impl->open returned */
+    char why[256]; /* why unavailable */
+};
+
+#define FPD_MAX_BACKENDS 64
+
+/* Registers the built-in backends once; later calls do nothing. */
+void fpd_registry_init(void);
+/* Adds a backend (ABI and name checked). */
+int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size);
+size_t fpd_registry_count(void);
+struct fpd_backend_slot *fpd_registry_at(size_t i);
+struct fpd_backend_slot *fpd_registry_find(const char *name);
+/* Opens the backend if it is not yet; FPD_OK, or FPD_ERR_UNAVAILABLE with slot->why set. */
+int fpd_backend_acquire(struct fpd_backend_slot *s);
+/* Whether the backend can compute these dtypes here; when not, why says so. */
+bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size);
+void fpd_registry_close_all(void);
+
+/* Built-in backends (one definition each, in backend_own.c and backend_openblas.c). */
+extern const struct fpd_backend fpd_backend_seq, fpd_backend_pairwise, fpd_backend_blocked, fpd_backend_openblas;
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * backend_openblas.c — OpenBLAS through CBLAS.
+ *
+ * f32 and f64 go straight to sgemm/dgemm. f16 and bf16 inputs are upcast exactly to the
+ * accumulate type and computed with sgemm (or dgemm for an f64 accumulator), then rounded to the
+ * output type: the documented upcast route. When the library exports cblas_sbgemm (found at run
+ * time: Debian's build does not), bf16:f32:f32 uses it instead, and provenance says which route ran.
+ * The fused form of addmm is BLAS's own: C prefilled with the bias, beta = 1.
+ */
+#include <cblas.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "backend_util.h"
+#include "dtype.h"
+
+typedef void (*sbgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                          float, const uint16_t *, blasint, const uint16_t *, blasint, float, float *, blasint);
+
+struct openblas_state {
+    sbgemm_fn sbgemm;
+    int default_threads, current_threads;
+    struct fpd_staging a, b, c;
+};
+
+static int openblas_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
+{
+    (void)self;
+    struct openblas_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    s->sbgemm = (sbgemm_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "cblas_sbgemm");
+    s->default_threads = openblas_get_num_threads();
+    s->current_threads = s->default_threads;
+    *state = s;
+    return FPD_OK;
+}
+
+static bool openblas_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    (void)state;
+    if (!fpd_dtypes_valid(dt, why, why_size))
+        return false;
+    if (dt->acc != FPD_F32 && dt->acc != FPD_F64) {
+        snprintf(why, why_size, "OpenBLAS accumulates in f32 or f64, not %s", fpd_dtype_info(dt->acc)->name);
+        return false;
+    }
+    return true;
+}
+
+static void set_threads(struct openblas_state *s, int threads)
+{
+    int want = threads > 0 ? threads : s->default_threads;
+    if (want != s->current_threads) {
+        openblas_set_num_threads(want);
+        s->current_threads = want;
+    }
+}
+
+static bool fits_blasint(const struct fpd_gemm_args *g)
+{
+    size_t largest[] = {g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->n};
+    for (size_t i = 0; i < sizeof largest / sizeof largest[0]; i++)
+        if (largest[i] > INT_MAX)
+            return false;
+    return true;
+}
+
+/* Prefill C (m x n, ldc, in type ct) with the bias row: BLAS then adds A·B with beta = 1. */
+static void prefill_bias(const struct fpd_gemm_args *g, enum fpd_dtype ct, void *c, size_t ldc)
+{
+    size_t es = fpd_dtype_info(ct)->size;
+    fpd_convert_matrix(1, g->n, g->dt.out, g->bias, g->n, ct, c, ldc);
+    for (size_t i = 1; i < g->m; i++)
+        memcpy((char *)c + i * ldc * es, c, g->n * es);
+}
+
+static int openblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    struct openblas_state *s = state;
+    if (!fits_blasint(g)) {
+        snprintf(why, why_size, "a dimension exceeds OpenBLAS's %zu-byte integer", sizeof(blasint));
+        return FPD_ERR_BACKEND;
+    }
+    set_threads(s, g->threads);
+    enum fpd_dtype ct = g->dt.acc;
+    bool use_sbgemm = s->sbgemm && g->dt.in == FPD_BF16 && ct == FPD_F32;
+    enum fpd_dtype operand_t = use_sbgemm ? FPD_BF16 : ct;
+    size_t in_size = fpd_dtype_info(g->dt.in)->size;
+    size_t a_rows = g->trans_a ? g->k : g->m, a_cols = g->trans_a ? g->m : g->k;
+    size_t b_rows = g->trans_b ? g->n : g->k, b_cols = g->trans_b ? g->k : g->n;
+    enum CBLAS_TRANSPOSE ta = g->trans_a ? CblasTrans : CblasNoTrans, tb = g->trans_b ? CblasTrans : CblasNoTrans;
+    for (size_t b = 0; b < g->batch; b++) {
+        size_t lda, ldb, ldc;
+        const void *a = fpd_stage_input(&s->a, g->dt.in, (const char *)g->a + b * g->stride_a * in_size, a_rows,
+                                        a_cols, g->lda, operand_t, &lda);
+        const void *bm = fpd_stage_input(&s->b, g->dt.in, (const char *)g->b + b * g->stride_b * in_size, b_rows,
+                                         b_cols, g->ldb, operand_t, &ldb);
+        void *c = fpd_stage_output(&s->c, g, b, ct, &ldc);
+        if (!a || !bm || !c) {
+            snprintf(why, why_size, "out of memory");
+            return FPD_ERR_NOMEM;
+        }
+        if (g->bias)
+            prefill_bias(g, ct, c, ldc);
+        int m = (int)g->m, n = (int)g->n, k = (int)g->k;
+        if (use_sbgemm)
+            s->sbgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, (int)lda, bm, (int)ldb, g->bias ? 1.0f : 0.0f, c,
+                      (int)ldc);
+        else if (ct == FPD_F32)
+            cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, (int)lda, bm, (int)ldb, g->bias ? 1.0f : 0.0f, c,
+                        (int)ldc);
+        else
+            cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, (int)lda, bm, (int)ldb, g->bias ? 1.0 : 0.0, c,
+                        (int)ldc);
+        fpd_finish_output(g, b, ct, c, ldc);
+    }
+    return FPD_OK;
+}
+
+static void openblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
+{
+    struct openblas_state *s = state;
+    char threads[32];
+    snprintf(threads, sizeof threads, "%d", s->default_threads);
+    emit(ctx, "config", openblas_get_config());
+    emit(ctx, "core", openblas_get_corename());
+    emit(ctx, "threads", threads);
+    emit(ctx, "bf16", s->sbgemm ? "cblas_sbgemm" : "upcast to f32, cblas_sgemm");
+}
+
+static void openblas_close(void *state)
+{
+    struct openblas_state *s = state;
+    fpd_staging_free(&s->a);
+    fpd_staging_free(&s->b);
+    fpd_staging_free(&s->c);
+    free(s);
+}
+
+const struct fpd_backend fpd_backend_openblas = {
+    .abi = FPDIV_BACKEND_ABI,
+    .name = "openblas",
+    .summary = "OpenBLAS sgemm/dgemm via CBLAS; f16/bf16 upcast exactly (cblas_sbgemm when exported)",
+    .device = FPD_DEVICE_CPU,
+    .kind = FPD_KIND_VENDOR,
+    .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS,
+    .open = openblas_open,
+    .supports = openblas_supports,
+    .gemm = openblas_gemm,
+    .provenance = openblas_provenance,
+    .close = openblas_close,
+};

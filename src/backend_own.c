@@ -1,0 +1,143 @@
+/*
+ * backend_own.c — fpdiv's own CPU kernels as backends: one adapter, one table row per kernel.
+ *
+ * The adapter brings the inputs into the kernel's compute type (float for f32, f16 and bf16
+ * accumulation; double for f64) and rounds the result into the output type. 16-bit inputs
+ * upcast to float exactly, and their products are exact in float. A 16-bit accumulator is
+ * emulated by rounding after every float operation: each operation then adds two float values,
+ * and since float carries 24 >= 2p+2 bits for p = 11 (f16) and 8 (bf16), rounding first to
+ * float and then to 16 bits gives the correctly rounded 16-bit result (Figueroa, 1995).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../kernels/cpu/kernels.h"
+#include "backend.h"
+#include "backend_util.h"
+#include "dtype.h"
+
+struct own_kernel {
+    int (*f32)(const struct fpd_kgemm_f32 *);
+    int (*f64)(const struct fpd_kgemm_f64 *);
+    bool accumulates_16bit; /* supports f16/bf16 accumulators through round_acc */
+};
+
+static const struct own_kernel kernel_seq = {fpd_kernel_seq_f32, fpd_kernel_seq_f64, true};
+static const struct own_kernel kernel_pairwise = {fpd_kernel_pairwise_f32, fpd_kernel_pairwise_f64, true};
+static const struct own_kernel kernel_blocked = {fpd_kernel_blocked_f32, fpd_kernel_blocked_f64, false};
+
+struct own_state {
+    const struct own_kernel *kernel;
+    struct fpd_staging a, b, bias, c;
+};
+
+static int own_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
+{
+    struct own_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    s->kernel = self->data;
+    *state = s;
+    return FPD_OK;
+}
+
+static bool own_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    const struct own_state *s = state;
+    if (!fpd_dtypes_valid(dt, why, why_size))
+        return false;
+    if ((dt->acc == FPD_F16 || dt->acc == FPD_BF16) && !s->kernel->accumulates_16bit) {
+        snprintf(why, why_size, "this kernel accumulates in f32 or f64 only, not %s", fpd_dtype_info(dt->acc)->name);
+        return false;
+    }
+    return true;
+}
+
+/* Strides of op(X) for a matrix stored with leading dimension ld, transposed or not. */
+static void op_strides(bool transposed, size_t ld, ptrdiff_t *row_stride, ptrdiff_t *col_stride)
+{
+    *row_stride = transposed ? 1 : (ptrdiff_t)ld;
+    *col_stride = transposed ? (ptrdiff_t)ld : 1;
+}
+
+static float (*const acc_rounding[FPD_DTYPE_COUNT])(float) = {
+    [FPD_F16] = fpd_round_f32_to_f16,
+    [FPD_BF16] = fpd_round_f32_to_bf16,
+};
+
+static int own_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    struct own_state *s = state;
+    enum fpd_dtype ct = g->dt.acc == FPD_F64 ? FPD_F64 : FPD_F32;
+    size_t in_size = fpd_dtype_info(g->dt.in)->size;
+    size_t a_rows = g->trans_a ? g->k : g->m, a_cols = g->trans_a ? g->m : g->k;
+    size_t b_rows = g->trans_b ? g->n : g->k, b_cols = g->trans_b ? g->k : g->n;
+    size_t ignored_ld;
+    const void *bias = g->bias ? fpd_stage_input(&s->bias, g->dt.out, g->bias, 1, g->n, g->n, ct, &ignored_ld)
+                               : NULL;
+    if (g->bias && !bias)
+        goto nomem;
+    for (size_t b = 0; b < g->batch; b++) {
+        size_t lda, ldb, ldc;
+        const void *a = fpd_stage_input(&s->a, g->dt.in, (const char *)g->a + b * g->stride_a * in_size, a_rows,
+                                        a_cols, g->lda, ct, &lda);
+        const void *bm = fpd_stage_input(&s->b, g->dt.in, (const char *)g->b + b * g->stride_b * in_size, b_rows,
+                                         b_cols, g->ldb, ct, &ldb);
+        void *c = fpd_stage_output(&s->c, g, b, ct, &ldc);
+        if (!a || !bm || !c)
+            goto nomem;
+        ptrdiff_t a_rs, a_cs, b_rs, b_cs;
+        op_strides(g->trans_a, lda, &a_rs, &a_cs);
+        /* op(B)[p][j]: rows of op(B) run over p */
+        op_strides(g->trans_b, ldb, &b_rs, &b_cs);
+        int rc;
+        if (ct == FPD_F64) {
+            struct fpd_kgemm_f64 k = {g->m, g->n, g->k, a, a_rs, a_cs, bm, b_rs, b_cs, c, ldc, bias};
+            rc = s->kernel->f64(&k);
+        } else {
+            struct fpd_kgemm_f32 k = {g->m, g->n, g->k, a, a_rs, a_cs, bm, b_rs, b_cs, c, ldc, bias,
+                                      acc_rounding[g->dt.acc]};
+            rc = s->kernel->f32(&k);
+        }
+        if (rc != 0)
+            goto nomem;
+        fpd_finish_output(g, b, ct, c, ldc);
+    }
+    return FPD_OK;
+nomem:
+    snprintf(why, why_size, "out of memory");
+    return FPD_ERR_NOMEM;
+}
+
+static void own_provenance(void *state, fpd_provenance_fn emit, void *ctx)
+{
+    (void)state;
+    emit(ctx, "implementation", "fpdiv own CPU kernel");
+}
+
+static void own_close(void *state)
+{
+    struct own_state *s = state;
+    fpd_staging_free(&s->a);
+    fpd_staging_free(&s->b);
+    fpd_staging_free(&s->bias);
+    fpd_staging_free(&s->c);
+    free(s);
+}
+
+#define OWN_BACKEND(ident, nm, kernel_row, doc)                                                     \
+    const struct fpd_backend ident = {                                                             \
+        .abi = FPDIV_BACKEND_ABI, .name = nm, .summary = doc, .device = FPD_DEVICE_CPU,            \
+        .kind = FPD_KIND_OWN, .features = FPD_FEAT_FUSED_BIAS, .data = &kernel_row,                \
+        .open = own_open, .supports = own_supports, .gemm = own_gemm,                              \
+        .provenance = own_provenance, .close = own_close,                                          \
+    };
+
+OWN_BACKEND(fpd_backend_seq, "seq", kernel_seq,
+            "own kernel: sequential over k, one FMA per term, accumulator starts at the bias")
+OWN_BACKEND(fpd_backend_pairwise, "pairwise", kernel_pairwise,
+            "own kernel: pairwise tree over k (adjacent pairs, level by level), bias added last")
+OWN_BACKEND(fpd_backend_blocked, "blocked", kernel_blocked,
+            "own kernel: cache-blocked, vectorized; seq's order (sequential FMA over k from the bias)")

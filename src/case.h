@@ -1,0 +1,47 @@
+/* case.h — one concrete GEMM problem: shape, layout, dtypes, and where its data comes from. */
+#ifndef FPD_CASE_H
+#define FPD_CASE_H
+
+#include "fpdiv_backend.h"
+
+#define FPD_GEN_VERSION 1 /* bump whenever generated values change for the same recipe */
+#define FPD_MAX_DIM 0x7fffffffu
+
+enum fpd_dist { FPD_DIST_NORMAL, FPD_DIST_UNIFORM, FPD_DIST_INT, FPD_DIST_WIDE, FPD_DIST_COUNT };
+
+/* How the inputs are generated: values are keyed by (seed, index, tensor, batch, row, col). */
+struct fpd_recipe {
+    uint64_t seed;
+    uint32_t index;      /* case index within the seed's campaign */
+    enum fpd_dist dist;
+    double special_rate; /* probability of a special value (±0, ±Inf, NaN, subnormal) per element */
+};
+
+struct fpd_case {
+    uint32_t batch, m, n, k;
+    bool trans_a, trans_b; /* A (B) stored transposed: k x m (n x k) rows */
+    bool has_bias;         /* C = A·B + bias, bias broadcast over rows */
+    uint32_t pad;          /* extra elements at the end of every stored row of A, B and C */
+    struct fpd_dtypes dt;
+    struct fpd_recipe recipe;
+};
+
+/* Storage geometry of A and B (elements). */
+struct fpd_layout {
+    size_t a_rows, a_cols, lda, stride_a;
+    size_t b_rows, b_cols, ldb, stride_b;
+};
+
+void fpd_case_defaults(struct fpd_case *c);
+struct fpd_layout fpd_case_layout(const struct fpd_case *c);
+
+/* "[BATCHx]MxNxK" into c's dimensions. */
+int fpd_shape_parse(const char *text, struct fpd_case *c, char *why, size_t why_size);
+const char *fpd_shape_format(const struct fpd_case *c, char *buf, size_t size);
+
+/* Bytes a check of this case may hold at once (inputs, two outputs, conversions, bound). */
+double fpd_case_bytes(const struct fpd_case *c);
+/* Dimensions positive and addressable, dtypes valid, memory within max_mem bytes. */
+int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_t why_size);
+
+#endif

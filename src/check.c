@@ -1,0 +1,253 @@
+/* check.c — execute two paths, compare, classify. */
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels/cpu/kernels.h"
+#include "dtype.h"
+#include "scratch.h"
+
+/* Written into C's padding before the call; a backend that writes outside its matrix changes it. */
+#define CANARY_BYTE 0xA5
+
+/* An operand as the paths see it: storage pointer, layout and type. */
+struct operand {
+    const void *p;
+    enum fpd_dtype t;
+    bool transposed;
+    size_t ld, stride;
+};
+
+static size_t dsize(enum fpd_dtype t) { return fpd_dtype_info(t)->size; }
+
+/* The stored block of op(X) rows [r0, r0+rows) x cols [c0, c0+cols) of every batch entry from b0. */
+static struct operand operand_view(const struct operand *x, uint32_t b0, size_t r0, size_t c0)
+{
+    struct operand v = *x;
+    size_t offset = b0 * x->stride + (x->transposed ? c0 * x->ld + r0 : r0 * x->ld + c0);
+    v.p = (const char *)x->p + offset * dsize(x->t);
+    return v;
+}
+
+/* Re-materialize op(X) (rows x cols per batch entry) with another storage order and/or type. */
+static int restage(struct fpd_staging *s, const struct operand *src, size_t batch, size_t rows, size_t cols,
+                   bool transposed, enum fpd_dtype t, uint32_t pad, struct operand *dst)
+{
+    size_t srows = transposed ? cols : rows, scols = transposed ? rows : cols;
+    *dst = (struct operand){.t = t, .transposed = transposed, .ld = scols + pad};
+    dst->stride = srows * dst->ld;
+    if (fpd_grow(&s->buf, &s->cap, batch * dst->stride * dsize(t)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    memset(s->buf, 0xff, batch * dst->stride * dsize(t)); /* all-ones bits are NaN in every type */
+    for (size_t b = 0; b < batch; b++) {
+        const char *from = (const char *)src->p + b * src->stride * dsize(src->t);
+        char *to = (char *)s->buf + b * dst->stride * dsize(t);
+        if (transposed == src->transposed) {
+            fpd_convert_matrix(srows, scols, src->t, from, src->ld, t, to, dst->ld);
+            continue;
+        }
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++) {
+                size_t si = src->transposed ? j * src->ld + i : i * src->ld + j;
+                size_t di = transposed ? j * dst->ld + i : i * dst->ld + j;
+                fpd_store(t, to, di, fpd_load(src->t, from, si));
+            }
+    }
+    dst->p = s->buf;
+    return FPD_OK;
+}
+
+static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, size_t n, size_t ldc, size_t es)
+{
+    for (size_t i = 0; i < batch * rows; i++)
+        for (size_t byte = n * es; byte < ldc * es; byte++)
+            if (c[i * ldc * es + byte] != CANARY_BYTE)
+                return false;
+    return true;
+}
+
+static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc,
+                           const void *bias)
+{
+    /* c + bias is exact in binary64 for every output type but f64 (and correctly rounded there),
+     * so rounding it once to t is the correctly rounded sum in t. */
+    for (size_t i = 0; i < batch * rows; i++)
+        for (size_t j = 0; j < n; j++)
+            fpd_store(t, c, i * ldc + j, fpd_load(t, c, i * ldc + j) + fpd_load(t, bias, j));
+}
+
+static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_paths *paths, int which,
+                    char *why, size_t why_size)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_path *p = which == 0 ? &paths->a : &paths->b;
+    struct fpd_layout l = fpd_case_layout(c);
+    const struct fpd_region *g = &p->gemm;
+    size_t m = g->rows.len, n = g->cols.len, batch = g->batch.len;
+
+    struct operand a_all = {ck->tensors.a, c->dt.in, c->trans_a, l.lda, l.stride_a};
+    struct operand b_all = {ck->tensors.b, c->dt.in, c->trans_b, l.ldb, l.stride_b};
+    struct operand a = operand_view(&a_all, g->batch.start, g->rows.start, 0);
+    struct operand b = operand_view(&b_all, g->batch.start, 0, g->cols.start);
+    if (p->flip_layout || p->in != c->dt.in) {
+        int rc = restage(&ck->operand_a[which], &a, batch, m, c->k, a.transposed ^ p->flip_layout, p->in, c->pad, &a);
+        if (rc == FPD_OK)
+            rc = restage(&ck->operand_b[which], &b, batch, c->k, n, b.transposed ^ p->flip_layout, p->in, c->pad, &b);
+        if (rc != FPD_OK)
+            return rc;
+    }
+
+    const void *bias = NULL;
+    if (p->bias != FPD_BIAS_NONE) {
+        size_t ignored;
+        bias = fpd_stage_input(&ck->bias[which], c->dt.out, (const char *)ck->tensors.bias + g->cols.start * dsize(c->dt.out),
+                               1, n, n, p->out, &ignored);
+        if (!bias)
+            return FPD_ERR_NOMEM;
+    }
+
+    size_t ldc = n + c->pad, es = dsize(p->out);
+    if (fpd_grow(&ck->out[which].buf, &ck->out[which].cap, batch * m * ldc * es) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    unsigned char *out = ck->out[which].buf;
+    memset(out, CANARY_BYTE, batch * m * ldc * es);
+
+    struct fpd_gemm_args args = {
+        .dt = {p->in, p->out, c->dt.acc},
+        .batch = batch, .m = m, .n = n, .k = c->k,
+        .trans_a = a.transposed, .trans_b = b.transposed,
+        .a = a.p, .lda = a.ld, .stride_a = a.stride,
+        .b = b.p, .ldb = b.ld, .stride_b = b.stride,
+        .c = out, .ldc = ldc, .stride_c = m * ldc,
+        .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
+        .threads = p->threads,
+    };
+    struct fpd_backend_slot *slot = chk->backends[p->backend];
+    if (fpd_backend_acquire(slot) != FPD_OK) {
+        snprintf(why, why_size, "%s is unavailable: %s", slot->impl->name, slot->why);
+        return FPD_ERR_UNAVAILABLE;
+    }
+    why[0] = '\0';
+    int rc = slot->impl->gemm(slot->handle, &args, why, why_size);
+    if (rc != FPD_OK) {
+        if (why[0] == '\0')
+            snprintf(why, why_size, "%s failed (status %d)", slot->impl->name, rc);
+        return FPD_ERR_BACKEND;
+    }
+    if (!canary_intact(out, batch, m, n, ldc, es)) {
+        snprintf(why, why_size, "%s wrote outside the m x n block of C (into the row padding)", slot->impl->name);
+        return FPD_ERR_BACKEND;
+    }
+    if (p->bias == FPD_BIAS_AFTER)
+        add_bias_after(out, p->out, batch, m, n, ldc, bias);
+
+    /* The compared block, packed, in the case's output type. */
+    const struct fpd_region *cmp = &paths->compare;
+    size_t rows = cmp->rows.len, cols = cmp->cols.len, out_es = dsize(c->dt.out);
+    struct fpd_staging *res = &ck->result[which];
+    if (fpd_grow(&res->buf, &res->cap, (size_t)cmp->batch.len * rows * cols * out_es) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    for (size_t bi = 0; bi < cmp->batch.len; bi++) {
+        size_t src_b = cmp->batch.start - g->batch.start + bi;
+        size_t src_off = (src_b * m + (cmp->rows.start - g->rows.start)) * ldc + (cmp->cols.start - g->cols.start);
+        fpd_convert_matrix(rows, cols, p->out, out + src_off * es, ldc, c->dt.out,
+                           (char *)res->buf + bi * rows * cols * out_es, cols);
+    }
+    return FPD_OK;
+}
+
+/* |X| in binary64, packed: rows x cols of op(X) for one batch entry. */
+static int absolute_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols)
+{
+    if (fpd_grow(&s->buf, &s->cap, rows * cols * sizeof(double)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    double *d = s->buf;
+    const char *base = (const char *)x->p + b * x->stride * dsize(x->t);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            d[i * cols + j] = fabs(fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j));
+    return FPD_OK;
+}
+
+/* g = |A||B| (+ |bias|) over the compared block, in binary64. */
+static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_region *cmp,
+                      bool bias, double **g_out)
+{
+    const struct fpd_case *c = &chk->c;
+    struct fpd_layout l = fpd_case_layout(c);
+    size_t m = cmp->rows.len, n = cmp->cols.len;
+    struct operand a_all = {ck->tensors.a, c->dt.in, c->trans_a, l.lda, l.stride_a};
+    struct operand b_all = {ck->tensors.b, c->dt.in, c->trans_b, l.ldb, l.stride_b};
+    struct operand a = operand_view(&a_all, cmp->batch.start, cmp->rows.start, 0);
+    struct operand b = operand_view(&b_all, cmp->batch.start, 0, cmp->cols.start);
+    if (fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, cmp->batch.len * m * n * sizeof(double)) != FPD_OK ||
+        fpd_grow(&ck->abs_bias.buf, &ck->abs_bias.cap, n * sizeof(double)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    double *abs_bias = ck->abs_bias.buf;
+    for (size_t j = 0; j < n; j++)
+        abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j));
+    for (size_t bi = 0; bi < cmp->batch.len; bi++) {
+        if (absolute_f64(&ck->abs_a, &a, bi, m, c->k) != FPD_OK || absolute_f64(&ck->abs_b, &b, bi, c->k, n) != FPD_OK)
+            return FPD_ERR_NOMEM;
+        struct fpd_kgemm_f64 k = {
+            m, n, c->k, ck->abs_a.buf, (ptrdiff_t)c->k, 1, ck->abs_b.buf, (ptrdiff_t)n, 1,
+            (double *)ck->magnitude.buf + bi * m * n, n, bias ? abs_bias : NULL,
+        };
+        if (fpd_kernel_blocked_f64(&k) != 0)
+            return FPD_ERR_NOMEM;
+    }
+    *g_out = ck->magnitude.buf;
+    return FPD_OK;
+}
+
+int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    *res = (struct fpd_check_result){.failed_path = -1};
+    fpd_relation_build(chk->relation, c, &chk->params, &res->paths);
+    int rc = fpd_gen_materialize(c, &ck->tensors);
+    if (rc != FPD_OK)
+        return rc;
+    for (int which = 0; which < 2; which++) {
+        rc = run_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
+        if (rc == FPD_ERR_NOMEM)
+            return rc;
+        if (rc != FPD_OK) {
+            res->verdict = FPD_ERROR;
+            res->failed_path = which;
+            return FPD_OK;
+        }
+    }
+    const struct fpd_region *cmp = &res->paths.compare;
+    size_t count = (size_t)cmp->batch.len * cmp->rows.len * cmp->cols.len;
+    const void *out_a = ck->result[0].buf, *out_b = ck->result[1].buf;
+    fpd_compare_bits(c->dt.out, out_a, out_b, count, &res->metrics);
+    if (res->metrics.diff > 0) {
+        double *g;
+        rc = magnitudes(ck, chk, cmp, c->has_bias, &g);
+        if (rc != FPD_OK)
+            return rc;
+        struct fpd_bound_model bm;
+        fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
+        fpd_compare_bound(c->dt.out, out_a, out_b, g, count, &bm, &res->metrics);
+    }
+    res->verdict = fpd_classify(&res->metrics);
+    size_t w = res->metrics.worst, per_batch = (size_t)cmp->rows.len * cmp->cols.len;
+    res->worst_batch = cmp->batch.start + (uint32_t)(w / per_batch);
+    res->worst_row = cmp->rows.start + (uint32_t)(w % per_batch / cmp->cols.len);
+    res->worst_col = cmp->cols.start + (uint32_t)(w % cmp->cols.len);
+    return FPD_OK;
+}
+
+void fpd_checker_free(struct fpd_checker *ck)
+{
+    fpd_tensors_free(&ck->tensors);
+    struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
+                                 &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
+                                 &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_a,
+                                 &ck->abs_b,        &ck->abs_bias};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        fpd_staging_free(all[i]);
+}

@@ -1,0 +1,45 @@
+/*
+ * check.h — the one pipeline: a case, a relation, its backends → two outputs → verdict.
+ * Every subcommand that computes anything goes through fpd_check_run.
+ */
+#ifndef FPD_CHECK_H
+#define FPD_CHECK_H
+
+#include "backend.h"
+#include "backend_util.h"
+#include "compare.h"
+#include "gen.h"
+#include "relation.h"
+
+struct fpd_check {
+    const struct fpd_relation *relation;
+    struct fpd_relation_params params;
+    struct fpd_case c;
+    struct fpd_backend_slot *backends[2]; /* [1] only for relations between two backends */
+};
+
+struct fpd_check_result {
+    enum fpd_verdict verdict;
+    struct fpd_metrics metrics;
+    struct fpd_paths paths;
+    uint32_t worst_batch, worst_row, worst_col; /* the worst element, in case coordinates */
+    int failed_path;                            /* -1, or 0/1 for path A/B when verdict is error */
+    char error[256];
+};
+
+/* Reusable buffers: one checker serves a whole campaign without allocating per check. */
+struct fpd_checker {
+    struct fpd_tensors tensors;
+    struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
+    struct fpd_staging magnitude, abs_a, abs_b, abs_bias;
+};
+
+/*
+ * Runs the check. Backend failures and anything the paths cannot do become the `error` verdict
+ * with res->error set; the return value is FPD_OK then too. Only fpdiv's own failures (out of
+ * memory) return another status.
+ */
+int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res);
+void fpd_checker_free(struct fpd_checker *ck);
+
+#endif

@@ -1,0 +1,212 @@
+/* cli.c — shared option parsing. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dtype.h"
+
+void fpd_cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fpdiv %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (text[0] == '-' || text[0] == '\0' || *end != '\0' || errno == ERANGE) {
+        snprintf(why, why_size, "%s '%s': expected a non-negative integer", opt, text);
+        return FPD_ERR_INPUT;
+    }
+    if (v > max) {
+        snprintf(why, why_size, "%s '%s': at most %llu", opt, text, (unsigned long long)max);
+        return FPD_ERR_INPUT;
+    }
+    *out = v;
+    return FPD_OK;
+}
+
+int fpd_cli_double(const char *opt, const char *text, double lo, double hi, double *out, char *why, size_t why_size)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v >= lo && v <= hi)) {
+        snprintf(why, why_size, "%s '%s': expected a number from %g to %g", opt, text, lo, hi);
+        return FPD_ERR_INPUT;
+    }
+    *out = v;
+    return FPD_OK;
+}
+
+int fpd_cli_bytes(const char *opt, const char *text, double *out, char *why, size_t why_size)
+{
+    static const struct {
+        char suffix;
+        double factor;
+    } units[] = {{'K', 0x1p10}, {'M', 0x1p20}, {'G', 0x1p30}, {'T', 0x1p40}};
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    double factor = 1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0] && *end; i++)
+        if ((*end & ~0x20) == units[i].suffix) {
+            factor = units[i].factor;
+            end++;
+            break;
+        }
+    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v > 0) || !isfinite(v)) {
+        snprintf(why, why_size, "%s '%s': expected a size such as 512M or 4G", opt, text);
+        return FPD_ERR_INPUT;
+    }
+    *out = v * factor;
+    return FPD_OK;
+}
+
+int fpd_cli_slice(const char *text, struct fpd_range *out, char *why, size_t why_size)
+{
+    uint64_t start, len = 1;
+    char buf[64];
+    if (strlen(text) >= sizeof buf) {
+        snprintf(why, why_size, "--slice '%s' is too long", text);
+        return FPD_ERR_INPUT;
+    }
+    strcpy(buf, text);
+    char *colon = strchr(buf, ':');
+    if (colon)
+        *colon = '\0';
+    if (fpd_cli_u64("--slice", buf, UINT32_MAX, &start, why, why_size) != FPD_OK ||
+        (colon && fpd_cli_u64("--slice", colon + 1, UINT32_MAX, &len, why, why_size) != FPD_OK))
+        return FPD_ERR_INPUT;
+    if (len == 0) {
+        snprintf(why, why_size, "--slice '%s': the length must be at least 1", text);
+        return FPD_ERR_INPUT;
+    }
+    *out = (struct fpd_range){(uint32_t)start, (uint32_t)len};
+    return FPD_OK;
+}
+
+int fpd_cli_verdict(const char *opt, const char *text, bool allow_never, int *out, char *why, size_t why_size)
+{
+    enum fpd_verdict v;
+    if (allow_never && strcmp(text, "never") == 0) {
+        *out = FPD_FAIL_NEVER;
+        return FPD_OK;
+    }
+    if (fpd_verdict_parse(text, &v) != FPD_OK) {
+        snprintf(why, why_size, "%s '%s': expected same, reorder, bound, nonfinite, error%s", opt, text,
+                 allow_never ? " or never" : "");
+        return FPD_ERR_INPUT;
+    }
+    *out = (int)v;
+    return FPD_OK;
+}
+
+/* Splits a comma list and hands each item to `take`. */
+static int for_each_item(const char *opt, const char *text, size_t cap, size_t *n,
+                         int (*take)(const char *item, size_t slot, void *ctx, char *why, size_t why_size), void *ctx,
+                         char *why, size_t why_size)
+{
+    char buf[1024];
+    if (strlen(text) >= sizeof buf) {
+        snprintf(why, why_size, "%s: list too long", opt);
+        return FPD_ERR_INPUT;
+    }
+    strcpy(buf, text);
+    *n = 0;
+    for (char *p = buf, *item; (item = strsep(&p, ",")) != NULL;) {
+        if (*item == '\0') {
+            snprintf(why, why_size, "%s '%s': empty item in the list", opt, text);
+            return FPD_ERR_INPUT;
+        }
+        if (*n == cap) {
+            snprintf(why, why_size, "%s '%s': at most %zu items", opt, text, cap);
+            return FPD_ERR_INPUT;
+        }
+        if (take(item, (*n)++, ctx, why, why_size) != FPD_OK)
+            return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+static int take_relation(const char *item, size_t slot, void *ctx, char *why, size_t why_size)
+{
+    const struct fpd_relation *r = fpd_relation_find(item);
+    if (!r) {
+        snprintf(why, why_size, "unknown relation '%s' (fpdiv list shows them)", item);
+        return FPD_ERR_INPUT;
+    }
+    ((const struct fpd_relation **)ctx)[slot] = r;
+    return FPD_OK;
+}
+
+static int take_backend(const char *item, size_t slot, void *ctx, char *why, size_t why_size)
+{
+    struct fpd_backend_slot *b = fpd_registry_find(item);
+    if (!b) {
+        snprintf(why, why_size, "unknown backend '%s' (fpdiv list shows them)", item);
+        return FPD_ERR_INPUT;
+    }
+    ((struct fpd_backend_slot **)ctx)[slot] = b;
+    return FPD_OK;
+}
+
+static int take_dtypes(const char *item, size_t slot, void *ctx, char *why, size_t why_size)
+{
+    return fpd_dtypes_parse(item, &((struct fpd_dtypes *)ctx)[slot], why, why_size);
+}
+
+static int take_dist(const char *item, size_t slot, void *ctx, char *why, size_t why_size)
+{
+    if (fpd_dist_parse(item, &((enum fpd_dist *)ctx)[slot]) != FPD_OK) {
+        snprintf(why, why_size, "unknown distribution '%s' (fpdiv list shows them)", item);
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+int fpd_cli_relations(const char *text, const struct fpd_relation **out, size_t cap, size_t *n, char *why,
+                      size_t why_size)
+{
+    return for_each_item("--relations", text, cap, n, take_relation, out, why, why_size);
+}
+
+int fpd_cli_backends(const char *text, struct fpd_backend_slot **out, size_t cap, size_t *n, char *why,
+                     size_t why_size)
+{
+    return for_each_item("--backends", text, cap, n, take_backend, out, why, why_size);
+}
+
+int fpd_cli_dtypes(const char *text, struct fpd_dtypes *out, size_t cap, size_t *n, char *why, size_t why_size)
+{
+    return for_each_item("--dtypes", text, cap, n, take_dtypes, out, why, why_size);
+}
+
+int fpd_cli_dists(const char *text, enum fpd_dist *out, size_t cap, size_t *n, char *why, size_t why_size)
+{
+    return for_each_item("--dists", text, cap, n, take_dist, out, why, why_size);
+}
+
+double fpd_cli_default_max_mem(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page / 2 : 0x1p32;
+}
+
+int fpd_cli_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}

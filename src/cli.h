@@ -1,0 +1,39 @@
+/* cli.h — option parsing shared by the subcommands. Each returns FPD_OK or FPD_ERR_INPUT and
+ * writes a one-line reason naming the option and the offending text. */
+#ifndef FPD_CLI_H
+#define FPD_CLI_H
+
+#include <stdint.h>
+
+#include "check.h"
+
+enum fpd_exit { FPD_EXIT_OK = 0, FPD_EXIT_FINDINGS = 1, FPD_EXIT_USAGE = 2, FPD_EXIT_INTERNAL = 3 };
+
+/* Prints "fpdiv CMD: message" to stderr. */
+void fpd_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size);
+int fpd_cli_double(const char *opt, const char *text, double lo, double hi, double *out, char *why, size_t why_size);
+/* "512M", "4G", "1073741824" */
+int fpd_cli_bytes(const char *opt, const char *text, double *out, char *why, size_t why_size);
+/* "START:LEN" or "START" (length 1) */
+int fpd_cli_slice(const char *text, struct fpd_range *out, char *why, size_t why_size);
+int fpd_cli_verdict(const char *opt, const char *text, bool allow_never, int *out, char *why, size_t why_size);
+
+/* Comma-separated lists; each item validated. */
+int fpd_cli_relations(const char *text, const struct fpd_relation **out, size_t cap, size_t *n, char *why,
+                      size_t why_size);
+int fpd_cli_backends(const char *text, struct fpd_backend_slot **out, size_t cap, size_t *n, char *why,
+                     size_t why_size);
+int fpd_cli_dtypes(const char *text, struct fpd_dtypes *out, size_t cap, size_t *n, char *why, size_t why_size);
+int fpd_cli_dists(const char *text, enum fpd_dist *out, size_t cap, size_t *n, char *why, size_t why_size);
+
+/* The default memory budget: half of physical memory. */
+double fpd_cli_default_max_mem(void);
+int fpd_cli_cores(void);
+
+/* -1 for "never": nothing fails the policy. */
+#define FPD_FAIL_NEVER (-1)
+static inline bool fpd_fails_policy(enum fpd_verdict v, int fail_on) { return fail_on >= 0 && (int)v >= fail_on; }
+
+#endif

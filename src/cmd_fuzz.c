@@ -1,0 +1,324 @@
+/* cmd_fuzz.c — `fpdiv fuzz`: a campaign of random checks. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "cmd.h"
+#include "dtype.h"
+#include "report.h"
+
+static const char help[] =
+    "usage: fpdiv fuzz [options]\n\n"
+    "Generates cases from a seed and checks one relation on one backend (or pair) per case. The\n"
+    "seed is printed first; every finding carries seed and case index and the command that\n"
+    "reruns it alone.\n\n"
+    "  --seed S            campaign seed (default: random, printed)\n"
+    "  --cases N           number of checks (default 1000 unless --time is given)\n"
+    "  --time SEC          stop after SEC seconds (with --cases: whichever comes first)\n"
+    "  --relations L       comma list (default: every relation but cast-out)\n"
+    "  --backends L        comma list (default: every available backend)\n"
+    "  --dtypes L          comma list of IN[:OUT[:ACC]] (default f64,f32,f16,bf16)\n"
+    "  --dists L           comma list (default normal,uniform,wide,int)\n"
+    "  --max-dim D         largest m, n, k (default 256)\n"
+    "  --specials P        probability of a special value per element (default 0)\n"
+    "  --threads N         most threads for the threads relation (default: cores, at least 2)\n"
+    "  --fail-on V         exit 1 when a check is V or worse: same, reorder, bound, never\n"
+    "                      (default bound)\n"
+    "  --max-mem SIZE      memory budget per case; larger shapes are shrunk (default half of RAM)\n"
+    "  --json              JSON Lines on stdout: a campaign line, one line per check, a summary line\n"
+    "  -h, --help          this text\n";
+
+enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
+       OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON };
+
+static const struct option options[] = {
+    {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
+    {"time", required_argument, NULL, OPT_TIME},         {"relations", required_argument, NULL, OPT_RELATIONS},
+    {"backends", required_argument, NULL, OPT_BACKENDS}, {"dtypes", required_argument, NULL, OPT_DTYPES},
+    {"dists", required_argument, NULL, OPT_DISTS},       {"max-dim", required_argument, NULL, OPT_MAX_DIM},
+    {"specials", required_argument, NULL, OPT_SPECIALS}, {"threads", required_argument, NULL, OPT_THREADS},
+    {"fail-on", required_argument, NULL, OPT_FAIL_ON},   {"max-mem", required_argument, NULL, OPT_MAX_MEM},
+    {"json", no_argument, NULL, OPT_JSON},               {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+struct fuzz_options {
+    uint64_t cases;
+    double seconds; /* 0: no time limit */
+    int fail_on;
+    bool json, seed_given;
+};
+
+static uint64_t random_seed(void)
+{
+    uint64_t seed = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd >= 0) {
+        if (read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed)
+            seed = 0;
+        close(fd);
+    }
+    if (seed == 0)
+        seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+    return seed;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void set_defaults(struct fpd_campaign_config *cfg)
+{
+    *cfg = (struct fpd_campaign_config){.max_dim = 256, .max_mem = fpd_cli_default_max_mem()};
+    cfg->max_threads = fpd_cli_cores() < 2 ? 2 : fpd_cli_cores();
+    for (size_t i = 0; i < fpd_relation_count; i++)
+        if (fpd_relation_table[i].default_campaign)
+            cfg->relations[cfg->n_relations++] = &fpd_relation_table[i];
+    for (size_t i = 0; i < fpd_registry_count() && cfg->n_backends < FPD_MAX_BACKENDS; i++) {
+        struct fpd_backend_slot *s = fpd_registry_at(i);
+        if (s->impl->kind != FPD_KIND_TEST && fpd_backend_acquire(s) == FPD_OK)
+            cfg->backends[cfg->n_backends++] = s;
+    }
+    static const enum fpd_dtype inputs[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    char why[128];
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
+        fpd_dtypes_parse(fpd_dtype_info(inputs[i])->name, &cfg->dtypes[cfg->n_dtypes++], why, sizeof why);
+    static const enum fpd_dist dists[] = {FPD_DIST_NORMAL, FPD_DIST_UNIFORM, FPD_DIST_WIDE, FPD_DIST_INT};
+    for (size_t i = 0; i < sizeof dists / sizeof dists[0]; i++)
+        cfg->dists[cfg->n_dists++] = dists[i];
+}
+
+static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct fuzz_options *o, char *why,
+                 size_t why_size)
+{
+    uint64_t u;
+    bool cases_given = false;
+    int opt, rc = FPD_OK;
+    while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_SEED:
+            rc = fpd_cli_u64("--seed", optarg, UINT64_MAX, &cfg->seed, why, why_size);
+            o->seed_given = true;
+            break;
+        case OPT_CASES:
+            rc = fpd_cli_u64("--cases", optarg, 1ull << 32, &o->cases, why, why_size);
+            cases_given = true;
+            break;
+        case OPT_TIME: rc = fpd_cli_double("--time", optarg, 0.001, 1e9, &o->seconds, why, why_size); break;
+        case OPT_RELATIONS:
+            rc = fpd_cli_relations(optarg, cfg->relations, FPD_MAX_LIST, &cfg->n_relations, why, why_size);
+            break;
+        case OPT_BACKENDS:
+            rc = fpd_cli_backends(optarg, cfg->backends, FPD_MAX_BACKENDS, &cfg->n_backends, why, why_size);
+            break;
+        case OPT_DTYPES: rc = fpd_cli_dtypes(optarg, cfg->dtypes, FPD_MAX_LIST, &cfg->n_dtypes, why, why_size); break;
+        case OPT_DISTS: rc = fpd_cli_dists(optarg, cfg->dists, FPD_DIST_COUNT, &cfg->n_dists, why, why_size); break;
+        case OPT_MAX_DIM:
+            rc = fpd_cli_u64("--max-dim", optarg, FPD_MAX_DIM, &u, why, why_size);
+            if (rc == FPD_OK && u == 0) {
+                snprintf(why, why_size, "--max-dim must be at least 1");
+                rc = FPD_ERR_INPUT;
+            }
+            cfg->max_dim = (uint32_t)u;
+            break;
+        case OPT_SPECIALS: rc = fpd_cli_double("--specials", optarg, 0, 1, &cfg->special_rate, why, why_size); break;
+        case OPT_THREADS:
+            rc = fpd_cli_u64("--threads", optarg, 1024, &u, why, why_size);
+            if (rc == FPD_OK && u < 2) {
+                snprintf(why, why_size, "--threads must be at least 2 (the relation compares 1 against N)");
+                rc = FPD_ERR_INPUT;
+            }
+            cfg->max_threads = (int)u;
+            break;
+        case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
+        case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", optarg, &cfg->max_mem, why, why_size); break;
+        case OPT_JSON: o->json = true; break;
+        case 'h': fputs(help, stdout); return -1;
+        default: snprintf(why, why_size, "see 'fpdiv fuzz --help'"); return FPD_ERR_INPUT;
+        }
+    }
+    if (rc != FPD_OK)
+        return rc;
+    if (optind < argc) {
+        snprintf(why, why_size, "unexpected argument '%s'", argv[optind]);
+        return FPD_ERR_INPUT;
+    }
+    if (!cases_given)
+        o->cases = o->seconds > 0 ? 1ull << 32 : 1000;
+    if (!o->seed_given)
+        cfg->seed = random_seed();
+    for (size_t i = 0; i < cfg->n_backends; i++)
+        if (fpd_backend_acquire(cfg->backends[i]) != FPD_OK) {
+            snprintf(why, why_size, "backend %s is unavailable: %s", cfg->backends[i]->impl->name,
+                     cfg->backends[i]->why);
+            return FPD_ERR_INPUT;
+        }
+    return FPD_OK;
+}
+
+static const char *combo_backends(const struct fpd_campaign *cp, const uint16_t b[2], char *buf, size_t size)
+{
+    if (b[1] == UINT16_MAX)
+        snprintf(buf, size, "%s", cp->cfg.backends[b[0]]->impl->name);
+    else
+        snprintf(buf, size, "%s,%s", cp->cfg.backends[b[0]]->impl->name, cp->cfg.backends[b[1]]->impl->name);
+    return buf;
+}
+
+/* Progress on stderr: a live line on a terminal, a plain line every 10 s otherwise. */
+struct progress {
+    bool tty;
+    double start, last;
+};
+
+static void progress_show(struct progress *p, const struct fpd_stats *st, bool final)
+{
+    double t = now();
+    if (!final && t - p->last < (p->tty ? 0.25 : 10))
+        return;
+    if (final && !p->tty)
+        return;
+    p->last = t;
+    double rate = st->checks / (t - p->start > 0 ? t - p->start : 1e-9);
+    fprintf(stderr, "%s%zu checks, %.0f/s; reorder %zu, bound %zu, nonfinite %zu, error %zu%s", p->tty ? "\r\033[K" : "",
+            st->checks, rate, st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
+            st->by_verdict[FPD_ERROR], p->tty && !final ? "" : "\n");
+    fflush(stderr);
+}
+
+static void print_finding(const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    char dt[32], cmd[768];
+    const struct fpd_metrics *m = &res->metrics;
+    printf("finding %-9s %-11s %-16s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
+           " ulp, ratio %.3g%s%s\n  rerun: %s\n",
+           fpd_verdict_table[res->verdict].name, chk->relation->name, chk->backends[1] ? "pair" : chk->backends[0]->impl->name,
+           fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, m->diff, m->count,
+           m->max_ulp, m->ratio, res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "",
+           fpd_reproduce_command(chk, cmd, sizeof cmd));
+}
+
+static void print_summary(const struct fpd_campaign *cp, const struct fpd_stats *st, double seconds, int fail_on,
+                          size_t failed)
+{
+    char backends[160];
+    printf("\n%-12s %-18s %7s %7s %7s %7s %9s %6s %9s %9s\n", "relation", "backends", "checks", "same", "reorder",
+           "bound", "nonfinite", "error", "max ulp", "max ratio");
+    for (size_t i = 0; i < st->n_tallies; i++) {
+        const struct fpd_tally *t = &st->tallies[i];
+        printf("%-12s %-18s %7zu %7zu %7zu %7zu %9zu %6zu %9" PRIu64 " %9.3g\n", cp->cfg.relations[t->relation]->name,
+               combo_backends(cp, t->backend, backends, sizeof backends), t->checks, t->by_verdict[FPD_SAME],
+               t->by_verdict[FPD_REORDER], t->by_verdict[FPD_BOUND], t->by_verdict[FPD_NONFINITE],
+               t->by_verdict[FPD_ERROR], t->max_ulp, t->max_ratio);
+    }
+    printf("\n%zu checks in %.1f s (%.0f/s): same %zu, reorder %zu, bound %zu, nonfinite %zu, error %zu; "
+           "%zu signatures\n",
+           st->checks, seconds, st->checks / (seconds > 0 ? seconds : 1e-9), st->by_verdict[FPD_SAME],
+           st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
+           st->by_verdict[FPD_ERROR], st->n_signatures);
+    if (fail_on == FPD_FAIL_NEVER)
+        printf("policy: --fail-on never; nothing fails\n");
+    else
+        printf("policy: fail on %s or worse; %zu check%s failed\n", fpd_verdict_table[fail_on].name, failed,
+               failed == 1 ? "" : "s");
+}
+
+static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stats *st, double seconds, size_t failed)
+{
+    char backends[160];
+    json_t *rows = json_array();
+    for (size_t i = 0; i < st->n_tallies; i++) {
+        const struct fpd_tally *t = &st->tallies[i];
+        json_t *counts = json_object();
+        for (int v = 0; v < FPD_VERDICT_COUNT; v++)
+            json_object_set_new(counts, fpd_verdict_table[v].name, json_integer((json_int_t)t->by_verdict[v]));
+        json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:o,s:I,s:f}", "relation",
+                                              cp->cfg.relations[t->relation]->name, "backends",
+                                              combo_backends(cp, t->backend, backends, sizeof backends), "checks",
+                                              (json_int_t)t->checks, "verdicts", counts, "max_ulp",
+                                              (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
+    }
+    return json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:o}", "type", "summary", "seed", (json_int_t)cp->cfg.seed, "checks",
+                     (json_int_t)st->checks, "seconds", seconds, "failed", (json_int_t)failed, "signatures",
+                     (json_int_t)st->n_signatures, "rows", rows);
+}
+
+static void print_json(json_t *j)
+{
+    json_dumpf(j, stdout, JSON_COMPACT);
+    fputc('\n', stdout);
+    json_decref(j);
+}
+
+int fpd_cmd_fuzz(int argc, char **argv)
+{
+    struct fpd_campaign_config cfg;
+    set_defaults(&cfg);
+    struct fuzz_options o = {.fail_on = FPD_BOUND};
+    char why[512];
+    int rc = parse(argc, argv, &cfg, &o, why, sizeof why);
+    if (rc < 0)
+        return FPD_EXIT_OK;
+    struct fpd_campaign cp;
+    if (rc == FPD_OK)
+        rc = fpd_campaign_prepare(&cp, &cfg, why, sizeof why);
+    if (rc != FPD_OK) {
+        fpd_cli_error("fuzz", "%s", why);
+        return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+    }
+
+    if (o.json)
+        print_json(json_pack("{s:s,s:I,s:s}", "type", "campaign", "seed", (json_int_t)cfg.seed, "version", FPD_VERSION));
+    else
+        printf("seed %" PRIu64 "  (rerun this campaign with --seed %" PRIu64 ")\n", cfg.seed, cfg.seed);
+    fflush(stdout);
+
+    struct fpd_checker ck = {0};
+    struct fpd_stats st = {0};
+    struct progress prog = {.tty = isatty(STDERR_FILENO), .start = now()};
+    prog.last = prog.start;
+    size_t failed = 0;
+    int exit_code = FPD_EXIT_OK;
+    for (uint64_t i = 0; i < o.cases && i <= UINT32_MAX; i++) {
+        if (o.seconds > 0 && now() - prog.start >= o.seconds)
+            break;
+        struct fpd_check chk;
+        struct fpd_check_result res;
+        fpd_campaign_plan(&cp, (uint32_t)i, &chk);
+        rc = fpd_check_run(&ck, &chk, &res);
+        int added = rc == FPD_OK ? fpd_stats_add(&st, &cp, &chk, &res) : -rc;
+        if (rc != FPD_OK || added < 0) {
+            fpd_cli_error("fuzz", "internal error at seed %" PRIu64 " index %" PRIu64 ": out of memory", cfg.seed, i);
+            exit_code = FPD_EXIT_INTERNAL;
+            break;
+        }
+        if (fpd_fails_policy(res.verdict, o.fail_on))
+            failed++;
+        if (o.json)
+            print_json(fpd_check_json(&chk, &res));
+        else if (added == 1)
+            print_finding(&chk, &res);
+        progress_show(&prog, &st, false);
+    }
+    progress_show(&prog, &st, true);
+    double seconds = now() - prog.start;
+    if (o.json)
+        print_json(summary_json(&cp, &st, seconds, failed));
+    else
+        print_summary(&cp, &st, seconds, o.fail_on, failed);
+    fpd_stats_free(&st);
+    fpd_checker_free(&ck);
+    fpd_campaign_free(&cp);
+    if (exit_code != FPD_EXIT_OK)
+        return exit_code;
+    return failed ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
+}

@@ -1,0 +1,139 @@
+/* compare.c — metrics, bound and verdict. NaN and Inf are classified, never compared with ==. */
+#include "compare.h"
+
+#include <math.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "dtype.h"
+
+const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT] = {
+    [FPD_SAME] = {"same", "bitwise equal"},
+    [FPD_REORDER] = {"reorder", "differs, but within what any summation order may give"},
+    [FPD_BOUND] = {"bound", "beyond the worst-case rounding bound: lost precision or a wrong result"},
+    [FPD_NONFINITE] = {"nonfinite", "the NaN/Inf pattern differs"},
+    [FPD_ERROR] = {"error", "a path failed"},
+};
+
+int fpd_verdict_parse(const char *name, enum fpd_verdict *out)
+{
+    for (int v = 0; v < FPD_VERDICT_COUNT; v++) {
+        if (strcmp(name, fpd_verdict_table[v].name) == 0) {
+            *out = (enum fpd_verdict)v;
+            return FPD_OK;
+        }
+    }
+    return FPD_ERR_INPUT;
+}
+
+double fpd_gamma(size_t terms, double u)
+{
+    double tu = (double)terms * u;
+    return tu < 1 ? tu / (1 - tu) : INFINITY;
+}
+
+void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
+                          unsigned extra_out_roundings)
+{
+    const struct fpd_dtype_info *acc = fpd_dtype_info(dt->acc), *out = fpd_dtype_info(dt->out);
+    bm->u_acc = acc->unit_roundoff;
+    bm->u_out = out->unit_roundoff;
+    bm->eta_acc = acc->underflow;
+    bm->eta_out = out->underflow;
+    bm->terms = k + (bias ? 1 : 0);
+    bm->extra_out_roundings = extra_out_roundings;
+    bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
+}
+
+double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs)
+{
+    /* g itself was summed in binary64: allow for its own rounding (relative (T+1) 2^-53, doubled). */
+    double g_safe = g * (1 + (double)(bm->terms + 1) * 0x1p-52);
+    double rounding = bm->gamma * g_safe + bm->u_out * c_abs;
+    double intermediate = bm->extra_out_roundings * bm->u_out * g_safe * (1 + bm->gamma);
+    double underflow = (double)bm->terms * bm->eta_acc + (1 + bm->extra_out_roundings) * bm->eta_out;
+    return rounding + intermediate + underflow;
+}
+
+void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m)
+{
+    size_t bytes = count * fpd_dtype_info(t)->size;
+    *m = (struct fpd_metrics){.count = count};
+    m->hash_a = XXH3_64bits(a, bytes);
+    m->hash_b = XXH3_64bits(b, bytes);
+    if (memcmp(a, b, bytes) == 0)
+        return;
+    uint64_t worst_ulp = 0;
+    bool have_worst = false;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
+        if (fpd_same_value_bits(t, ba, bb))
+            continue;
+        m->diff++;
+        enum fpd_fp_class ca = fpd_classify_bits(t, ba), cb = fpd_classify_bits(t, bb);
+        if (ca != cb) {
+            m->nonfinite_mismatch++;
+            if (!have_worst || worst_ulp < UINT64_MAX) { /* a class change outranks any finite difference */
+                m->worst = i;
+                worst_ulp = UINT64_MAX;
+                have_worst = true;
+            }
+            continue;
+        }
+        if (ca != FPD_CLASS_FINITE)
+            continue; /* same infinity with different bits cannot happen; kept for clarity */
+        double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
+        double abs_diff = fabs(va - vb), scale = fmax(fabs(va), fabs(vb));
+        uint64_t ulp = fpd_ulp_distance(t, ba, bb);
+        m->max_abs = fmax(m->max_abs, abs_diff);
+        if (scale > 0)
+            m->max_rel = fmax(m->max_rel, abs_diff / scale);
+        if (ulp > m->max_ulp)
+            m->max_ulp = ulp;
+        if (!have_worst || ulp > worst_ulp) {
+            m->worst = i;
+            worst_ulp = ulp;
+            have_worst = true;
+        }
+    }
+    m->worst_bits_a = fpd_bits(t, a, m->worst);
+    m->worst_bits_b = fpd_bits(t, b, m->worst);
+}
+
+void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
+                       const struct fpd_bound_model *bm, struct fpd_metrics *m)
+{
+    m->bounded = true;
+    m->ratio = 0;
+    bool ratio_worst = false;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
+        if (fpd_same_value_bits(t, ba, bb) || fpd_classify_bits(t, ba) != FPD_CLASS_FINITE ||
+            fpd_classify_bits(t, bb) != FPD_CLASS_FINITE)
+            continue;
+        double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
+        double bound = fpd_bound_element(bm, g[i], fmax(fabs(va), fabs(vb)));
+        if (!isfinite(bound))
+            continue; /* Inf or NaN among the inputs: no finite bound, nothing to measure against */
+        double diff = fabs(va - vb);
+        double ratio = bound > 0 ? diff / (2 * bound) : diff > 0 ? INFINITY : 0;
+        if (ratio > m->ratio || !ratio_worst) {
+            m->ratio = fmax(m->ratio, ratio);
+            if (m->nonfinite_mismatch == 0) { /* a class change stays the worst element */
+                m->worst = i;
+                ratio_worst = true;
+            }
+        }
+    }
+    m->worst_bits_a = fpd_bits(t, a, m->worst);
+    m->worst_bits_b = fpd_bits(t, b, m->worst);
+}
+
+enum fpd_verdict fpd_classify(const struct fpd_metrics *m)
+{
+    if (m->nonfinite_mismatch > 0)
+        return FPD_NONFINITE;
+    if (m->diff == 0)
+        return FPD_SAME;
+    return m->bounded && m->ratio > 1 ? FPD_BOUND : FPD_REORDER;
+}

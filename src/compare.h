@@ -1,0 +1,62 @@
+/*
+ * compare.h — comparing two outputs: fingerprints, difference metrics, the rounding-error bound,
+ * and the verdict.
+ *
+ * The bound (DESIGN.md): for output element (i, j) with T terms (k, plus one for a bias),
+ *   g_ij = sum_p |a_ip||b_pj| (+ |bias_j|),   bound_ij = gamma_T(u_acc) g_ij + u_out |c_ij|
+ * with gamma_T(u) = T u / (1 - T u). Two paths that each honour the bound differ by at most
+ * 2 bound_ij, and the ratio max |a - b| / (2 bound) is the headline number. Two terms make it
+ * rigorous beyond the textbook form: underflow (each rounding may also lose eta, the smallest
+ * subnormal of its type) and, for paths that round an intermediate result to the output type
+ * before a further step (mm, then + bias), u_out g_ij per extra rounding.
+ */
+#ifndef FPD_COMPARE_H
+#define FPD_COMPARE_H
+
+#include "fpdiv_backend.h"
+
+enum fpd_verdict { FPD_SAME, FPD_REORDER, FPD_BOUND, FPD_NONFINITE, FPD_ERROR, FPD_VERDICT_COUNT };
+
+struct fpd_verdict_info {
+    const char *name;
+    const char *doc;
+};
+
+extern const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT];
+int fpd_verdict_parse(const char *name, enum fpd_verdict *out);
+
+struct fpd_metrics {
+    size_t count;              /* elements compared */
+    size_t diff;               /* elements whose bits differ (two NaNs count as equal) */
+    size_t nonfinite_mismatch; /* elements whose class (finite, +Inf, -Inf, NaN) differs */
+    uint64_t max_ulp;          /* over elements finite on both sides */
+    double max_abs, max_rel;
+    bool bounded;              /* ratio was computed */
+    double ratio;              /* max |a-b| / (2 bound) over finite elements; 0 when nothing differs */
+    size_t worst;              /* flat index of the worst element: by ratio when bounded, else by ulp */
+    uint64_t worst_bits_a, worst_bits_b;
+    uint64_t hash_a, hash_b;   /* XXH3-64 of each output's bytes */
+};
+
+/* What the bound needs to know about the computation. */
+struct fpd_bound_model {
+    double u_acc, u_out, eta_acc, eta_out;
+    size_t terms;                 /* k, plus one when a bias is summed */
+    unsigned extra_out_roundings; /* intermediate results rounded to the output type */
+    double gamma;                 /* gamma_terms(u_acc), precomputed */
+};
+
+double fpd_gamma(size_t terms, double u);
+void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
+                          unsigned extra_out_roundings);
+/* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). */
+double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs);
+
+/* Phase 1, always: hashes, difference counts and sizes. Resets *m. */
+void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m);
+/* Phase 2, when something differs: the ratio against the bound, given g for every element. */
+void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
+                       const struct fpd_bound_model *bm, struct fpd_metrics *m);
+enum fpd_verdict fpd_classify(const struct fpd_metrics *m);
+
+#endif

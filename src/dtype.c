@@ -1,0 +1,307 @@
+/* dtype.c — storage types and their conversions. Every rounding here is once, to nearest even. */
+#include "dtype.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Written out rather than computed: these are the constants the numerics rest on. */
+const struct fpd_dtype_info fpd_dtype_table[FPD_DTYPE_COUNT] = {
+    [FPD_F64] = {"f64", "IEEE binary64 (double)", 8, 53, -1022, 1023, 0x1p-53, 0x1p-1074, DBL_MAX},
+    [FPD_F32] = {"f32", "IEEE binary32 (float)", 4, 24, -126, 127, 0x1p-24, 0x1p-149, FLT_MAX},
+    [FPD_F16] = {"f16", "IEEE binary16 (half)", 2, 11, -14, 15, 0x1p-11, 0x1p-24, 65504.0},
+    [FPD_BF16] = {"bf16", "bfloat16: binary32 range, 8-bit significand", 2, 8, -126, 127, 0x1p-8, 0x1p-133,
+                  0x1.fep127},
+};
+
+int fpd_dtype_parse(const char *name, enum fpd_dtype *out)
+{
+    for (int t = 0; t < FPD_DTYPE_COUNT; t++) {
+        if (strcmp(name, fpd_dtype_table[t].name) == 0) {
+            *out = (enum fpd_dtype)t;
+            return FPD_OK;
+        }
+    }
+    return FPD_ERR_INPUT;
+}
+
+static bool is_low_precision(enum fpd_dtype t) { return t == FPD_F16 || t == FPD_BF16; }
+
+/* Width order used by the validity rule: f16 and bf16 are both "16-bit". */
+static int dtype_rank(enum fpd_dtype t) { return t == FPD_F64 ? 3 : t == FPD_F32 ? 2 : 1; }
+
+static enum fpd_dtype default_wide(enum fpd_dtype in) { return is_low_precision(in) ? FPD_F32 : in; }
+
+/* The accumulator "IN:OUT" implies, by the parse rule above. */
+static enum fpd_dtype implied_acc(enum fpd_dtype in, enum fpd_dtype out)
+{
+    enum fpd_dtype acc = default_wide(in);
+    return dtype_rank(acc) < dtype_rank(out) ? out : acc;
+}
+
+bool fpd_dtypes_valid(const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    const char *in = fpd_dtype_table[dt->in].name, *out = fpd_dtype_table[dt->out].name;
+    const char *acc = fpd_dtype_table[dt->acc].name;
+    if (dtype_rank(dt->acc) < dtype_rank(dt->in)) {
+        snprintf(why, why_size, "accumulate type %s is narrower than input type %s", acc, in);
+        return false;
+    }
+    if (dtype_rank(dt->acc) < dtype_rank(dt->out)) {
+        snprintf(why, why_size, "accumulate type %s is narrower than output type %s", acc, out);
+        return false;
+    }
+    if (is_low_precision(dt->acc) && dt->acc != dt->in) {
+        snprintf(why, why_size, "a 16-bit accumulator must have the input's type (%s), not %s", in, acc);
+        return false;
+    }
+    return true;
+}
+
+int fpd_dtypes_parse(const char *spec, struct fpd_dtypes *out, char *why, size_t why_size)
+{
+    char buf[64];
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(why, why_size, "dtype '%s' is too long", spec);
+        return FPD_ERR_INPUT;
+    }
+    strcpy(buf, spec);
+    char *fields[3] = {NULL, NULL, NULL};
+    int nfields = 0;
+    for (char *p = buf, *tok; nfields <= 3 && (tok = strsep(&p, ":")) != NULL;) {
+        if (nfields == 3) {
+            snprintf(why, why_size, "dtype '%s' has more than three fields (IN[:OUT[:ACC]])", spec);
+            return FPD_ERR_INPUT;
+        }
+        fields[nfields++] = tok;
+    }
+    enum fpd_dtype parsed[3] = {FPD_F32, FPD_F32, FPD_F32};
+    for (int i = 0; i < nfields; i++) {
+        if (fpd_dtype_parse(fields[i], &parsed[i]) != FPD_OK) {
+            snprintf(why, why_size, "unknown dtype '%s' in '%s' (expected f64, f32, f16 or bf16)", fields[i],
+                     spec);
+            return FPD_ERR_INPUT;
+        }
+    }
+    out->in = parsed[0];
+    out->out = nfields > 1 ? parsed[1] : default_wide(parsed[0]);
+    /* "f32:f64" means f64 accumulation rather than an invalid request */
+    out->acc = nfields > 2 ? parsed[2] : implied_acc(out->in, out->out);
+    if (!fpd_dtypes_valid(out, why, why_size))
+        return FPD_ERR_INPUT;
+    return FPD_OK;
+}
+
+const char *fpd_dtypes_format(const struct fpd_dtypes *dt, char *buf, size_t size)
+{
+    const char *in = fpd_dtype_table[dt->in].name, *out = fpd_dtype_table[dt->out].name;
+    bool acc_implied = dt->acc == implied_acc(dt->in, dt->out);
+    if (acc_implied && dt->out == default_wide(dt->in))
+        snprintf(buf, size, "%s", in);
+    else if (acc_implied)
+        snprintf(buf, size, "%s:%s", in, out);
+    else
+        snprintf(buf, size, "%s:%s:%s", in, out, fpd_dtype_table[dt->acc].name);
+    return buf;
+}
+
+bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b)
+{
+    return a->in == b->in && a->out == b->out && a->acc == b->acc;
+}
+
+/*
+ * Round a finite double to `precision` significand bits with normal exponents down to `emin`
+ * (below it the quantum stays 2^(emin-precision+1): subnormals). The scaled value has at most
+ * precision+1 integer bits, so nearbyint (ties to even in the default mode) rounds it exactly,
+ * and scaling back by a power of two is exact. Overflow is decided after rounding, as IEEE does.
+ */
+static double round_to_format(double x, const struct fpd_dtype_info *f)
+{
+    if (!isfinite(x) || !(fabs(x) > 0))
+        return x;
+    int e;
+    frexp(x, &e);
+    int lead = e - 1; /* exponent of the leading bit */
+    int quantum = (lead < f->emin ? f->emin : lead) - (f->precision - 1);
+    double r = ldexp(nearbyint(ldexp(x, -quantum)), quantum);
+    if (fabs(r) > f->max_finite)
+        return copysign(INFINITY, x);
+    return r;
+}
+
+double fpd_round(enum fpd_dtype t, double x)
+{
+    if (t == FPD_F64)
+        return x;
+    if (t == FPD_F32)
+        return (double)(float)x; /* the hardware conversion is RNE and single-rounding */
+    return round_to_format(x, &fpd_dtype_table[t]);
+}
+
+/* Encode a value already representable in binary16. */
+static uint16_t f16_encode_exact(double r)
+{
+    uint16_t sign = signbit(r) ? 0x8000 : 0;
+    double a = fabs(r);
+    if (isnan(r))
+        return sign | 0x7e00;
+    if (isinf(r))
+        return sign | 0x7c00;
+    if (a < 0x1p-14)
+        return sign | (uint16_t)(a * 0x1p24); /* subnormal (or zero): an exact integer count of 2^-24 */
+    int e;
+    double frac = frexp(a, &e); /* a = frac * 2^e, frac in [0.5, 1) */
+    uint16_t mant = (uint16_t)((frac * 2.0 - 1.0) * 1024.0);
+    return sign | (uint16_t)((e - 1 + 15) << 10) | mant;
+}
+
+uint16_t fpd_f16_from_double(double x)
+{
+    if (isnan(x)) {
+        /* keep the sign and the top payload bits, force quiet so it cannot turn into an Inf */
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);
+        return (uint16_t)(((bits >> 48) & 0x8000) | 0x7e00 | ((bits >> 42) & 0x01ff));
+    }
+    return f16_encode_exact(round_to_format(x, &fpd_dtype_table[FPD_F16]));
+}
+
+double fpd_f16_to_double(uint16_t h)
+{
+    double sign = (h & 0x8000) ? -1.0 : 1.0;
+    unsigned exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    if (exp == 0x1f) {
+        if (mant == 0)
+            return sign * INFINITY;
+        /* carry the payload into the double's top payload bits */
+        uint64_t bits = ((uint64_t)(h & 0x8000) << 48) | 0x7ff8000000000000ull | ((uint64_t)(mant & 0x1ff) << 42);
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    if (exp == 0)
+        return sign * ldexp((double)mant, -24);
+    return sign * ldexp((double)(mant | 0x400), (int)exp - 25);
+}
+
+uint16_t fpd_bf16_from_float(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((bits >> 16) | 0x0040); /* NaN: keep sign and top payload, make it quiet */
+    /* RNE on the integer: add half a bf16 ulp minus one, plus the kept lsb to break ties to even.
+     * A carry out of the significand bumps the exponent, which is exactly right, up to Inf. */
+    bits += 0x7fffu + ((bits >> 16) & 1u);
+    return (uint16_t)(bits >> 16);
+}
+
+uint16_t fpd_bf16_from_double(double x)
+{
+    /* Round once, to 8 bits, from the exact double; the result is exact in float. */
+    if (isnan(x))
+        return fpd_bf16_from_float((float)x);
+    return fpd_bf16_from_float((float)round_to_format(x, &fpd_dtype_table[FPD_BF16]));
+}
+
+float fpd_bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+float fpd_round_f32_to_f16(float x) { return (float)fpd_f16_to_double(fpd_f16_from_double(x)); }
+float fpd_round_f32_to_bf16(float x) { return fpd_bf16_to_float(fpd_bf16_from_float(x)); }
+
+double fpd_load(enum fpd_dtype t, const void *p, size_t i)
+{
+    switch (t) {
+    case FPD_F64: return ((const double *)p)[i];
+    case FPD_F32: return ((const float *)p)[i];
+    case FPD_F16: return fpd_f16_to_double(((const uint16_t *)p)[i]);
+    case FPD_BF16: return fpd_bf16_to_float(((const uint16_t *)p)[i]);
+    default: return NAN;
+    }
+}
+
+void fpd_store(enum fpd_dtype t, void *p, size_t i, double x)
+{
+    switch (t) {
+    case FPD_F64: ((double *)p)[i] = x; break;
+    case FPD_F32: ((float *)p)[i] = (float)x; break;
+    case FPD_F16: ((uint16_t *)p)[i] = fpd_f16_from_double(x); break;
+    case FPD_BF16: ((uint16_t *)p)[i] = fpd_bf16_from_double(x); break;
+    default: break;
+    }
+}
+
+uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)
+{
+    switch (fpd_dtype_table[t].size) {
+    case 8: return ((const uint64_t *)p)[i];
+    case 4: return ((const uint32_t *)p)[i];
+    default: return ((const uint16_t *)p)[i];
+    }
+}
+
+void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const void *src, size_t src_ld,
+                        enum fpd_dtype dst_t, void *dst, size_t dst_ld)
+{
+    size_t es = fpd_dtype_table[src_t].size, ed = fpd_dtype_table[dst_t].size;
+    for (size_t r = 0; r < rows; r++) {
+        const char *s = (const char *)src + r * src_ld * es;
+        char *d = (char *)dst + r * dst_ld * ed;
+        if (src_t == dst_t) {
+            memcpy(d, s, cols * es);
+        } else if (src_t == FPD_F32 && dst_t == FPD_BF16) {
+            for (size_t c = 0; c < cols; c++)
+                ((uint16_t *)d)[c] = fpd_bf16_from_float(((const float *)s)[c]);
+        } else if (src_t == FPD_BF16 && dst_t == FPD_F32) {
+            for (size_t c = 0; c < cols; c++)
+                ((float *)d)[c] = fpd_bf16_to_float(((const uint16_t *)s)[c]);
+        } else {
+            for (size_t c = 0; c < cols; c++)
+                fpd_store(dst_t, d, c, fpd_load(src_t, s, c));
+        }
+    }
+}
+
+enum fpd_fp_class fpd_classify_bits(enum fpd_dtype t, uint64_t bits)
+{
+    const struct fpd_dtype_info *f = &fpd_dtype_table[t];
+    unsigned total = (unsigned)f->size * 8, mant_bits = (unsigned)f->precision - 1;
+    unsigned exp_bits = total - 1 - mant_bits;
+    uint64_t exp_mask = ((1ull << exp_bits) - 1) << mant_bits, mant_mask = (1ull << mant_bits) - 1;
+    if ((bits & exp_mask) != exp_mask)
+        return FPD_CLASS_FINITE;
+    if (bits & mant_mask)
+        return FPD_CLASS_NAN;
+    return (bits >> (total - 1)) & 1 ? FPD_CLASS_NEG_INF : FPD_CLASS_POS_INF;
+}
+
+/* Map bits to an integer line on which adjacent representable values are adjacent integers. */
+static int64_t ordered(enum fpd_dtype t, uint64_t bits)
+{
+    unsigned total = (unsigned)fpd_dtype_table[t].size * 8;
+    uint64_t sign = 1ull << (total - 1);
+    int64_t magnitude = (int64_t)(bits & (sign - 1));
+    return (bits & sign) ? -magnitude : magnitude;
+}
+
+uint64_t fpd_ulp_distance(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b)
+{
+    int64_t a = ordered(t, bits_a), b = ordered(t, bits_b);
+    /* The true distance is below 2^64, so unsigned wrap-around subtraction gives it exactly. */
+    return a >= b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
+}
+
+bool fpd_same_value_bits(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b)
+{
+    if (bits_a == bits_b)
+        return true;
+    return fpd_classify_bits(t, bits_a) == FPD_CLASS_NAN && fpd_classify_bits(t, bits_b) == FPD_CLASS_NAN;
+}

@@ -1,0 +1,75 @@
+/* dtype.h — storage types: properties, exact round-to-nearest-even conversions, ulp distance. */
+#ifndef FPD_DTYPE_H
+#define FPD_DTYPE_H
+
+#include "fpdiv_backend.h"
+
+struct fpd_dtype_info {
+    const char *name;
+    const char *doc;
+    size_t size;      /* bytes per element */
+    int precision;    /* significand bits, hidden bit included */
+    int emin, emax;   /* exponent range of normal numbers */
+    double unit_roundoff; /* u = 2^-precision */
+    double underflow;     /* eta: the smallest subnormal, a safe bound on one rounding's absolute error */
+    double max_finite;
+};
+
+extern const struct fpd_dtype_info fpd_dtype_table[FPD_DTYPE_COUNT];
+
+static inline const struct fpd_dtype_info *fpd_dtype_info(enum fpd_dtype t) { return &fpd_dtype_table[t]; }
+
+/* Name lookup: returns FPD_OK or FPD_ERR_INPUT. */
+int fpd_dtype_parse(const char *name, enum fpd_dtype *out);
+
+/*
+ * "IN[:OUT[:ACC]]". Defaults: f64 and f32 accumulate and output in their own type; f16 and bf16
+ * output and accumulate in f32 (the mixed-precision GEMM frameworks use), so "bf16" means
+ * bf16:f32:f32 and "bf16:bf16" means bf16 in and out with f32 accumulation.
+ */
+int fpd_dtypes_parse(const char *spec, struct fpd_dtypes *out, char *why, size_t why_size);
+/* Whether the combination is meaningful: acc at least as wide as in and as out. */
+bool fpd_dtypes_valid(const struct fpd_dtypes *dt, char *why, size_t why_size);
+/* Canonical short form ("bf16", "f16:f16", "f32:f32:f64"); buf of at least 16 bytes. */
+const char *fpd_dtypes_format(const struct fpd_dtypes *dt, char *buf, size_t size);
+bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b);
+
+/* x rounded to the nearest value of type t, ties to even; overflow gives ±Inf, NaN stays NaN. */
+double fpd_round(enum fpd_dtype t, double x);
+
+/* Element access on typed storage; load is exact, store rounds (RNE). */
+double fpd_load(enum fpd_dtype t, const void *p, size_t i);
+void fpd_store(enum fpd_dtype t, void *p, size_t i, double x);
+/* Raw bits of element i, zero-extended. */
+uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i);
+
+/* Scalar conversions with the same rounding rules. */
+uint16_t fpd_f16_from_double(double x);
+double fpd_f16_to_double(uint16_t h);
+uint16_t fpd_bf16_from_float(float x);
+uint16_t fpd_bf16_from_double(double x);
+float fpd_bf16_to_float(uint16_t h);
+/* Round a float accumulator to f16 / bf16 and back (for emulated low-precision accumulation). */
+float fpd_round_f32_to_f16(float x);
+float fpd_round_f32_to_bf16(float x);
+
+/*
+ * Convert a rows x cols matrix between types (row-major, leading dimensions in elements).
+ * Rounds once, RNE, from the exact source value.
+ */
+void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const void *src, size_t src_ld,
+                        enum fpd_dtype dst_t, void *dst, size_t dst_ld);
+
+enum fpd_fp_class { FPD_CLASS_FINITE, FPD_CLASS_POS_INF, FPD_CLASS_NEG_INF, FPD_CLASS_NAN };
+enum fpd_fp_class fpd_classify_bits(enum fpd_dtype t, uint64_t bits);
+
+/*
+ * Distance in units in the last place between two finite values of type t, counted as the
+ * number of representable values between them (+0 and -0 are the same point). Saturates.
+ */
+uint64_t fpd_ulp_distance(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b);
+
+/* Bitwise equality of two values; NaNs are equal to each other whatever their payload. */
+bool fpd_same_value_bits(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b);
+
+#endif

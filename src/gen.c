@@ -1,0 +1,164 @@
+/* gen.c — deterministic input generation. No libm transcendental is used, so generated values do
+ * not depend on the C library's version: only on FPD_GEN_VERSION and the recipe. */
+#include "gen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "scratch.h"
+
+const struct fpd_dist_info fpd_dist_table[FPD_DIST_COUNT] = {
+    [FPD_DIST_NORMAL] = {"normal", "approximately standard normal (Irwin-Hall sum of 4 uniforms, |x| < 3.47)"},
+    [FPD_DIST_UNIFORM] = {"uniform", "uniform in [-1, 1)"},
+    [FPD_DIST_INT] = {"int", "integers in [-4, 4]: partial sums exact while |sum| < 2^p of the acc/out types"},
+    [FPD_DIST_WIDE] = {"wide", "random sign and significand over many binades (cancellation-heavy)"},
+};
+
+int fpd_dist_parse(const char *name, enum fpd_dist *out)
+{
+    for (int d = 0; d < FPD_DIST_COUNT; d++) {
+        if (strcmp(name, fpd_dist_table[d].name) == 0) {
+            *out = (enum fpd_dist)d;
+            return FPD_OK;
+        }
+    }
+    return FPD_ERR_INPUT;
+}
+
+/* Binades spanned by `wide`, per input type: kept inside each type's normal range, and for f16
+ * small enough that a product stays far from overflow. */
+static const int wide_binades[FPD_DTYPE_COUNT] = {[FPD_F64] = 30, [FPD_F32] = 20, [FPD_F16] = 5, [FPD_BF16] = 20};
+
+double fpd_dist_value(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4])
+{
+    switch (d) {
+    case FPD_DIST_NORMAL: {
+        double sum = (double)w[0] + (double)w[1] + (double)w[2] + (double)w[3]; /* exact: < 2^34 */
+        return (sum * 0x1p-32 - 2.0) * 1.7320508075688772;                        /* variance 1 */
+    }
+    case FPD_DIST_UNIFORM: {
+        uint64_t u53 = (((uint64_t)w[0] << 32) | w[1]) >> 11;
+        return (double)u53 * 0x1p-52 - 1.0;
+    }
+    case FPD_DIST_INT:
+        return (double)(int)((uint64_t)w[0] * 9 >> 32) - 4.0;
+    case FPD_DIST_WIDE: {
+        int span = wide_binades[in];
+        int exponent = (int)((uint64_t)w[1] * (uint64_t)(2 * span + 1) >> 32) - span;
+        double significand = 1.0 + (double)(w[2] >> 9) * 0x1p-23;
+        return ldexp((w[0] & 1) ? -significand : significand, exponent);
+    }
+    default:
+        return NAN;
+    }
+}
+
+static double special_value(enum fpd_dtype t, uint32_t pick)
+{
+    const struct fpd_dtype_info *f = fpd_dtype_info(t);
+    double min_sub = f->underflow, max_sub = ldexp(1.0, f->emin) - f->underflow;
+    const double values[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, min_sub, -max_sub, f->max_finite};
+    return values[pick % (sizeof values / sizeof values[0])];
+}
+
+double fpd_gen_element(const struct fpd_recipe *r, enum fpd_dtype in, unsigned stream, uint32_t batch,
+                       uint32_t row, uint32_t col)
+{
+    uint32_t w[4];
+    if (r->special_rate > 0) {
+        fpd_rng_element(r->seed, r->index, stream | FPD_STREAM_SPECIAL, batch, row, col, w);
+        if ((double)w[0] < r->special_rate * 0x1p32)
+            return special_value(in, w[1]);
+    }
+    fpd_rng_element(r->seed, r->index, stream, batch, row, col, w);
+    return fpd_round(in, fpd_dist_value(r->dist, in, w));
+}
+
+static bool is_prime(uint32_t x)
+{
+    if (x < 2)
+        return false;
+    for (uint32_t d = 2; (uint64_t)d * d <= x; d++)
+        if (x % d == 0)
+            return false;
+    return true;
+}
+
+static uint32_t clamp_dim(uint64_t x, uint32_t lo, uint32_t hi) { return x < lo ? lo : x > hi ? hi : (uint32_t)x; }
+
+static uint32_t log2_floor(uint32_t x) { return 31u - (uint32_t)__builtin_clz(x); }
+
+uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
+{
+    static const uint32_t tiles[] = {8, 16, 32, 64, 128};
+    if (lo >= hi)
+        return lo;
+    uint32_t top_power = log2_floor(hi);
+    switch (fpd_stream_below(s, 6)) {
+    case 0:
+        return lo;
+    case 1:
+        return clamp_dim(1ull << fpd_stream_below(s, top_power + 1), lo, hi);
+    case 2: {
+        uint64_t p = 1ull << fpd_stream_below(s, top_power + 1);
+        return clamp_dim(fpd_stream_below(s, 2) ? p + 1 : p - 1, lo, hi);
+    }
+    case 3: {
+        uint32_t tile = tiles[fpd_stream_below(s, sizeof tiles / sizeof tiles[0])];
+        return clamp_dim((uint64_t)tile * (1 + fpd_stream_below(s, hi / tile + 1)), lo, hi);
+    }
+    case 4: {
+        uint32_t x = lo + fpd_stream_below(s, hi - lo + 1);
+        while (x > lo && !is_prime(x))
+            x--;
+        return x;
+    }
+    default:
+        return lo + fpd_stream_below(s, hi - lo + 1);
+    }
+}
+
+/* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed. */
+static void fill_matrix(const struct fpd_recipe *rc, enum fpd_dtype in, unsigned stream, uint32_t batch,
+                        void *dst, size_t rows, size_t cols, size_t ld, bool transposed)
+{
+    const double poison = NAN;
+    for (size_t i = 0; i < rows; i++) {
+        for (size_t j = 0; j < cols; j++) {
+            uint32_t row = (uint32_t)(transposed ? j : i), col = (uint32_t)(transposed ? i : j);
+            fpd_store(in, dst, i * ld + j, fpd_gen_element(rc, in, stream, batch, row, col));
+        }
+        for (size_t j = cols; j < ld; j++)
+            fpd_store(in, dst, i * ld + j, poison);
+    }
+}
+
+int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
+{
+    struct fpd_layout l = fpd_case_layout(c);
+    size_t in_size = fpd_dtype_info(c->dt.in)->size, out_size = fpd_dtype_info(c->dt.out)->size;
+    if (fpd_grow(&t->a, &t->cap_a, c->batch * l.stride_a * in_size) != FPD_OK ||
+        fpd_grow(&t->b, &t->cap_b, c->batch * l.stride_b * in_size) != FPD_OK ||
+        fpd_grow(&t->bias, &t->cap_bias, (size_t)c->n * out_size) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    for (uint32_t b = 0; b < c->batch; b++) {
+        /* Keys are logical coordinates, so a transposed layout holds the very same values. */
+        fill_matrix(&c->recipe, c->dt.in, FPD_STREAM_A, b, (char *)t->a + b * l.stride_a * in_size, l.a_rows,
+                    l.a_cols, l.lda, c->trans_a);
+        fill_matrix(&c->recipe, c->dt.in, FPD_STREAM_B, b, (char *)t->b + b * l.stride_b * in_size, l.b_rows,
+                    l.b_cols, l.ldb, c->trans_b);
+    }
+    for (uint32_t j = 0; j < c->n; j++)
+        fpd_store(c->dt.out, t->bias, j, fpd_gen_element(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0, 0, j));
+    return FPD_OK;
+}
+
+void fpd_tensors_free(struct fpd_tensors *t)
+{
+    free(t->a);
+    free(t->b);
+    free(t->bias);
+    *t = (struct fpd_tensors){0};
+}

@@ -1,0 +1,59 @@
+/* main.c — the command table, global options, dispatch. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "report.h"
+
+struct fpd_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct fpd_command commands[] = {
+    {"fuzz", fpd_cmd_fuzz, "generate random cases and check relations on them; print what diverges"},
+    {"check", fpd_cmd_check, "run one relation on one case and report it in full"},
+    {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fpdiv <command> [options]\n"
+               "       fpdiv --version | --help\n\n"
+               "fpdiv finds GEMM computations that are equal in exact arithmetic but differ in their bits,\n"
+               "and tells whether the difference is expected from rounding or beyond its bound.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'fpdiv <command> --help' describes a command's options.\n"
+               "exit status: 0 nothing failed the policy, 1 findings failed it, 2 usage or input error,\n"
+               "3 internal error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return FPD_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return FPD_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("fpdiv %s (generator %d, backend ABI %d)\n", FPD_VERSION, FPD_GEN_VERSION, FPDIV_BACKEND_ABI);
+        return FPD_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            fpd_registry_init();
+            int rc = commands[i].run(argc - 1, argv + 1);
+            fpd_registry_close_all();
+            return rc;
+        }
+    }
+    fprintf(stderr, "fpdiv: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return FPD_EXIT_USAGE;
+}

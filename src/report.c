@@ -1,0 +1,193 @@
+/* report.c — formatting of check results. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "dtype.h"
+
+const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size)
+{
+    uint64_t raw = bits;
+    double v = fpd_load(t, &raw, 0); /* little-endian: the low bytes of raw hold the element */
+    snprintf(buf, size, "%a (%.*g)", v, t == FPD_F64 ? 17 : 9, v);
+    return buf;
+}
+
+static const char *path_backend_names(const struct fpd_check *chk, char *buf, size_t size)
+{
+    if (chk->relation->backends == 2)
+        snprintf(buf, size, "%s,%s", chk->backends[0]->impl->name, chk->backends[1]->impl->name);
+    else
+        snprintf(buf, size, "%s", chk->backends[0]->impl->name);
+    return buf;
+}
+
+const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size)
+{
+    const struct fpd_case *c = &chk->c;
+    char shape[64], dt[32], backends[160], extra[96] = "";
+    if (chk->relation->slice != FPD_SLICE_NONE)
+        snprintf(extra, sizeof extra, " --slice %u:%u", chk->params.slice.start, chk->params.slice.len);
+    else if (chk->relation->needs & FPD_FEAT_THREADS)
+        snprintf(extra, sizeof extra, " --threads %d", chk->params.threads);
+    char specials[48] = "";
+    if (c->recipe.special_rate > 0)
+        snprintf(specials, sizeof specials, " --specials %g", c->recipe.special_rate);
+    char pad[32] = "";
+    if (c->pad)
+        snprintf(pad, sizeof pad, " --pad %u", c->pad);
+    snprintf(buf, size, "fpdiv check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
+             " --index %" PRIu32,
+             chk->relation->name, path_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
+             fpd_dtypes_format(&c->dt, dt, sizeof dt), c->trans_a ? " --trans-a" : "", c->trans_b ? " --trans-b" : "",
+             c->has_bias ? " --bias" : "", pad, fpd_dist_table[c->recipe.dist].name, specials, extra, c->recipe.seed,
+             c->recipe.index);
+    return buf;
+}
+
+static void describe_path(FILE *f, const char *label, const struct fpd_check *chk, const struct fpd_path *p,
+                          const struct fpd_region *cmp)
+{
+    static const char *const bias_words[] = {[FPD_BIAS_NONE] = "", [FPD_BIAS_FUSED] = ", fused bias",
+                                             [FPD_BIAS_AFTER] = ", then + bias"};
+    const struct fpd_region *g = &p->gemm;
+    fprintf(f, "  path %s   %s: gemm %ux%ux%ux%u", label, chk->backends[p->backend]->impl->name, g->batch.len,
+            g->rows.len, g->cols.len, chk->c.k);
+    if (g->batch.start || g->rows.start || g->cols.start)
+        fprintf(f, " at batch %u, row %u, col %u", g->batch.start, g->rows.start, g->cols.start);
+    fprintf(f, ", %s in, %s out%s", fpd_dtype_info(p->in)->name, fpd_dtype_info(p->out)->name, bias_words[p->bias]);
+    if (p->flip_layout)
+        fprintf(f, ", operands re-stored in the other order");
+    if (p->threads)
+        fprintf(f, ", %d thread%s", p->threads, p->threads == 1 ? "" : "s");
+    if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
+        fprintf(f, "; keep batch %u:%u rows %u:%u cols %u:%u", cmp->batch.start, cmp->batch.len, cmp->rows.start,
+                cmp->rows.len, cmp->cols.start, cmp->cols.len);
+    if (p->out != chk->c.dt.out)
+        fprintf(f, "; cast to %s", fpd_dtype_info(chk->c.dt.out)->name);
+    fputc('\n', f);
+}
+
+void fpd_report_provenance(FILE *f, struct fpd_backend_slot *slot)
+{
+    json_t *p = fpd_provenance_json(slot);
+    const char *key;
+    json_t *value;
+    fprintf(f, "  %-10s", slot->impl->name);
+    json_object_foreach(p, key, value) fprintf(f, " %s=%s;", key, json_string_value(value));
+    fputc('\n', f);
+    json_decref(p);
+}
+
+void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_metrics *m = &res->metrics;
+    char shape[64], dt[32], backends[160], a[96], b[96], cmd[768];
+    fprintf(f, "check %s on %s: %s\n", chk->relation->name, path_backend_names(chk, backends, sizeof backends),
+            fpd_verdict_table[res->verdict].name);
+    fprintf(f, "  case     %s (%sm x n x k), %s (in %s, out %s, acc %s)%s%s%s, %s data, seed %" PRIu64 " index %" PRIu32 "\n",
+            fpd_shape_format(c, shape, sizeof shape), c->batch > 1 ? "batch x " : "", fpd_dtypes_format(&c->dt, dt, sizeof dt),
+            fpd_dtype_info(c->dt.in)->name, fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name,
+            c->trans_a ? ", A transposed" : "", c->trans_b ? ", B transposed" : "", c->has_bias ? ", bias" : "",
+            fpd_dist_table[c->recipe.dist].name, c->recipe.seed, c->recipe.index);
+    describe_path(f, "A", chk, &res->paths.a, &res->paths.compare);
+    describe_path(f, "B", chk, &res->paths.b, &res->paths.compare);
+    if (res->verdict == FPD_ERROR) {
+        fprintf(f, "  error    path %c: %s\n", res->failed_path == 0 ? 'A' : 'B', res->error);
+    } else {
+        fprintf(f, "  verdict  %s (%s)\n", fpd_verdict_table[res->verdict].name, fpd_verdict_table[res->verdict].doc);
+        fprintf(f, "  differ   %zu of %zu elements", m->diff, m->count);
+        if (m->nonfinite_mismatch)
+            fprintf(f, " (%zu with a different NaN/Inf class)", m->nonfinite_mismatch);
+        fputc('\n', f);
+        if (m->diff) {
+            fprintf(f, "  max      %" PRIu64 " ulp, abs %.3g, rel %.3g\n", m->max_ulp, m->max_abs, m->max_rel);
+            fprintf(f, "  ratio    %.3g of the rounding bound (<= 1: any summation order may give it)\n", m->ratio);
+            fprintf(f, "  worst    [%u, %u, %u]: A = %s, B = %s\n", res->worst_batch, res->worst_row, res->worst_col,
+                    fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a),
+                    fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b));
+        }
+        fprintf(f, "  hashes   A %016" PRIx64 "  B %016" PRIx64 " (XXH3-64 of the compared outputs)\n", m->hash_a,
+                m->hash_b);
+    }
+    fprintf(f, "  rerun    %s\n", fpd_reproduce_command(chk, cmd, sizeof cmd));
+    fprintf(f, "provenance\n");
+    for (int i = 0; i < chk->relation->backends; i++)
+        fpd_report_provenance(f, chk->backends[i]);
+}
+
+static void emit_json(void *ctx, const char *key, const char *value)
+{
+    json_object_set_new(ctx, key, json_string(value ? value : ""));
+}
+
+json_t *fpd_provenance_json(struct fpd_backend_slot *slot)
+{
+    json_t *p = json_object();
+    if (slot->state == FPD_SLOT_OPEN && slot->impl->provenance)
+        slot->impl->provenance(slot->handle, emit_json, p);
+    return p;
+}
+
+static json_t *hex64(uint64_t x)
+{
+    char buf[17];
+    snprintf(buf, sizeof buf, "%016" PRIx64, x);
+    return json_string(buf);
+}
+
+/* JSON has no Inf or NaN: non-finite numbers become null. */
+static json_t *real(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_metrics *m = &res->metrics;
+    char shape[64], dt[32], a[96], b[96], cmd[768];
+    json_t *backends = json_array();
+    for (int i = 0; i < chk->relation->backends; i++)
+        json_array_append_new(backends, json_string(chk->backends[i]->impl->name));
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string("check"));
+    json_object_set_new(o, "relation", json_string(chk->relation->name));
+    json_object_set_new(o, "backends", backends);
+    json_object_set_new(o, "verdict", json_string(fpd_verdict_table[res->verdict].name));
+    json_object_set_new(o, "diff", json_integer((json_int_t)m->diff));
+    json_object_set_new(o, "count", json_integer((json_int_t)m->count));
+    json_object_set_new(o, "nonfinite_mismatch", json_integer((json_int_t)m->nonfinite_mismatch));
+    json_object_set_new(o, "max_ulp", json_integer((json_int_t)(m->max_ulp > INT64_MAX ? INT64_MAX : m->max_ulp)));
+    json_object_set_new(o, "max_abs", real(m->max_abs));
+    json_object_set_new(o, "max_rel", real(m->max_rel));
+    json_object_set_new(o, "ratio", m->bounded || m->diff == 0 ? real(m->ratio) : json_null());
+    json_object_set_new(o, "hash_a", hex64(m->hash_a));
+    json_object_set_new(o, "hash_b", hex64(m->hash_b));
+    json_object_set_new(o, "seed", json_integer((json_int_t)c->recipe.seed));
+    json_object_set_new(o, "index", json_integer(c->recipe.index));
+    json_object_set_new(o, "shape", json_string(fpd_shape_format(c, shape, sizeof shape)));
+    json_object_set_new(o, "dtype", json_string(fpd_dtypes_format(&c->dt, dt, sizeof dt)));
+    json_object_set_new(o, "trans_a", json_boolean(c->trans_a));
+    json_object_set_new(o, "trans_b", json_boolean(c->trans_b));
+    json_object_set_new(o, "bias", json_boolean(c->has_bias));
+    json_object_set_new(o, "pad", json_integer(c->pad));
+    json_object_set_new(o, "dist", json_string(fpd_dist_table[c->recipe.dist].name));
+    if (chk->relation->slice != FPD_SLICE_NONE)
+        json_object_set_new(o, "slice", json_pack("{s:i,s:i}", "start", (json_int_t)chk->params.slice.start, "len",
+                                                  (json_int_t)chk->params.slice.len));
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        json_object_set_new(o, "threads", json_integer(chk->params.threads));
+    if (res->verdict == FPD_ERROR) {
+        json_object_set_new(o, "error", json_string(res->error));
+        json_object_set_new(o, "failed_path", json_string(res->failed_path == 0 ? "A" : "B"));
+    } else if (m->diff) {
+        json_object_set_new(o, "worst",
+                            json_pack("{s:[i,i,i],s:s,s:s}", "at", (json_int_t)res->worst_batch,
+                                      (json_int_t)res->worst_row, (json_int_t)res->worst_col, "a",
+                                      fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a), "b",
+                                      fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b)));
+    }
+    json_object_set_new(o, "reproduce", json_string(fpd_reproduce_command(chk, cmd, sizeof cmd)));
+    return o;
+}

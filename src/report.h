@@ -1,0 +1,29 @@
+/* report.h — turning check results into text and JSON. The CLI decides where they go. */
+#ifndef FPD_REPORT_H
+#define FPD_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "check.h"
+
+#define FPD_VERSION "0.1.0"
+
+/* "0x1.8p+1 (3)": a value of type t from its bits, hex-float (exact) and decimal. */
+const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size);
+
+/* The `fpdiv check …` command that reruns exactly this check. */
+const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size);
+
+/* A full human-readable report of one check. */
+void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res);
+
+/* One JSON object per check: relation, backends, verdict, diff, max_ulp, max_abs, max_rel, ratio,
+ * hash_a, hash_b, seed, index, and the case and worst element. Caller owns the reference. */
+json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res);
+
+/* Backend provenance as a JSON object / as indented text lines. */
+json_t *fpd_provenance_json(struct fpd_backend_slot *slot);
+void fpd_report_provenance(FILE *f, struct fpd_backend_slot *slot);
+
+#endif
