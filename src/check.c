@@ -32,9 +32,10 @@ static struct operand operand_view(const struct operand *x, uint32_t b0, size_t 
 }
 
 /* Re-materialize op(X) (rows x cols per batch entry) with another storage order and/or type. */
-static int restage(struct fpd_staging *s, const struct operand *src, size_t batch, size_t rows, size_t cols,
+static int restage(struct fpd_staging *s, struct operand src_copy, size_t batch, size_t rows, size_t cols,
                    bool transposed, enum fpd_dtype t, uint32_t pad, struct operand *dst)
 {
+    const struct operand *src = &src_copy; /* by value: dst may be the very operand being restaged */
     size_t srows = transposed ? cols : rows, scols = transposed ? rows : cols;
     *dst = (struct operand){.t = t, .transposed = transposed, .ld = scols + pad};
     dst->stride = srows * dst->ld;
@@ -92,9 +93,9 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     struct operand a = operand_view(&a_all, g->batch.start, g->rows.start, 0);
     struct operand b = operand_view(&b_all, g->batch.start, 0, g->cols.start);
     if (p->flip_layout || p->in != c->dt.in) {
-        int rc = restage(&ck->operand_a[which], &a, batch, m, c->k, a.transposed ^ p->flip_layout, p->in, c->pad, &a);
+        int rc = restage(&ck->operand_a[which], a, batch, m, c->k, a.transposed ^ p->flip_layout, p->in, c->pad, &a);
         if (rc == FPD_OK)
-            rc = restage(&ck->operand_b[which], &b, batch, c->k, n, b.transposed ^ p->flip_layout, p->in, c->pad, &b);
+            rc = restage(&ck->operand_b[which], b, batch, c->k, n, b.transposed ^ p->flip_layout, p->in, c->pad, &b);
         if (rc != FPD_OK)
             return rc;
     }
@@ -126,7 +127,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     };
     struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (fpd_backend_acquire(slot) != FPD_OK) {
-        snprintf(why, why_size, "%s is unavailable: %s", slot->impl->name, slot->why);
+        snprintf(why, why_size, "%s is unavailable: %.200s", slot->impl->name, slot->why);
         return FPD_ERR_UNAVAILABLE;
     }
     why[0] = '\0';

@@ -1,0 +1,204 @@
+/* Conversions against known bit patterns and MPFR, ulp distance, dtype specs. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <mpfr.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "rng.h"
+
+static uint32_t f32_bits(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static double from_bits64(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+Test(dtype, f16_known_patterns)
+{
+    static const struct {
+        double x;
+        uint16_t bits;
+    } table[] = {
+        {1.0, 0x3c00},
+        {-2.0, 0xc000},
+        {65504.0, 0x7bff},                /* largest finite */
+        {65519.99, 0x7bff},               /* just below the overflow threshold */
+        {65520.0, 0x7c00},                /* the tie at the threshold overflows */
+        {0x1p-14, 0x0400},                /* smallest normal */
+        {0x1p-24, 0x0001},                /* smallest subnormal */
+        {0x1p-25, 0x0000},                /* half of it: tie to even, zero */
+        {0x1.8p-25, 0x0001},              /* above half */
+        {0x1.8p-24, 0x0002},              /* 1.5 subnormal ulps: tie to even, up */
+        {1.0 + 0x1p-11, 0x3c00},          /* tie: to even */
+        {1.0 + 0x1.8p-10, 0x3c02},        /* tie: to even, up */
+        {1.0 + 0x1p-11 + 0x1p-40, 0x3c01}, /* just above the tie: a second rounding would lose this */
+        {-0.0, 0x8000},
+        {INFINITY, 0x7c00},
+        {-INFINITY, 0xfc00},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        cr_expect_eq(fpd_f16_from_double(table[i].x), table[i].bits, "f16(%a) = %04x, want %04x", table[i].x,
+                     fpd_f16_from_double(table[i].x), table[i].bits);
+}
+
+Test(dtype, bf16_known_patterns)
+{
+    static const struct {
+        double x;
+        uint16_t bits;
+    } table[] = {
+        {1.0, 0x3f80},
+        {-1.0, 0xbf80},
+        {1.0 + 0x1p-8, 0x3f80},           /* tie: to even */
+        {1.0 + 0x1.8p-7, 0x3f82},         /* tie: to even, up */
+        {1.0 + 0x1p-8 + 0x1p-30, 0x3f81}, /* above the tie: float would round it onto the tie first */
+        {FLT_MAX, 0x7f80},                /* rounds up past bf16's largest finite */
+        {0x1.fep127, 0x7f7f},             /* largest finite bf16 */
+        {0x1p-133, 0x0001},               /* smallest bf16 subnormal */
+        {0x1p-149, 0x0000},
+        {-0.0, 0x8000},
+        {INFINITY, 0x7f80},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        cr_expect_eq(fpd_bf16_from_double(table[i].x), table[i].bits, "bf16(%a) = %04x, want %04x", table[i].x,
+                     fpd_bf16_from_double(table[i].x), table[i].bits);
+    cr_expect_eq(fpd_bf16_from_float(1.0f + 0x1p-8f), 0x3f80);
+    cr_expect_eq(fpd_bf16_from_float(-0x1p-149f), 0x8000);
+}
+
+Test(dtype, nan_stays_nan)
+{
+    uint64_t payloads[] = {0x7ff8000000000000ull, 0x7ff0000000000001ull, 0xfff4000000000000ull,
+                           0x7ff0000000000400ull};
+    for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++) {
+        double nan = from_bits64(payloads[i]);
+        uint16_t h = fpd_f16_from_double(nan), b = fpd_bf16_from_double(nan);
+        cr_expect_eq(fpd_classify_bits(FPD_F16, h), FPD_CLASS_NAN, "f16 of %016llx is %04x",
+                     (unsigned long long)payloads[i], h);
+        cr_expect_eq(fpd_classify_bits(FPD_BF16, b), FPD_CLASS_NAN, "bf16 of %016llx is %04x",
+                     (unsigned long long)payloads[i], b);
+        cr_expect(isnan(fpd_f16_to_double(h)));
+        cr_expect(isnan(fpd_bf16_to_float(b)));
+        cr_expect_eq(signbit(fpd_f16_to_double(h)) != 0, signbit(nan) != 0);
+    }
+    cr_expect_eq(fpd_bf16_from_float(from_bits64(0x7ff8000000000000ull)) & 0x7fc0, 0x7fc0);
+}
+
+/* Every 16-bit pattern decodes and re-encodes to itself (NaNs to some NaN). */
+Test(dtype, sixteen_bit_round_trip_exhaustive)
+{
+    for (uint32_t bits = 0; bits <= 0xffff; bits++) {
+        double h = fpd_f16_to_double((uint16_t)bits);
+        float b = fpd_bf16_to_float((uint16_t)bits);
+        if (fpd_classify_bits(FPD_F16, bits) == FPD_CLASS_NAN)
+            cr_assert(isnan(h));
+        else
+            cr_assert_eq(fpd_f16_from_double(h), bits, "f16 %04x -> %a -> %04x", bits, h, fpd_f16_from_double(h));
+        if (fpd_classify_bits(FPD_BF16, bits) == FPD_CLASS_NAN)
+            cr_assert(isnan(b));
+        else
+            cr_assert_eq(fpd_bf16_from_float(b), bits, "bf16 %04x -> %a", bits, (double)b);
+    }
+}
+
+/* MPFR rounds to a format given precision and exponent range (emin/emax in MPFR's convention,
+ * significand in [1/2, 1)); subnormalize then gives IEEE's gradual underflow. */
+static double mpfr_reference_round(double x, int precision, int emin, int emax)
+{
+    mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    mpfr_t m;
+    mpfr_init2(m, precision);
+    int inexact = mpfr_set_d(m, x, MPFR_RNDN);
+    inexact = mpfr_check_range(m, inexact, MPFR_RNDN);
+    mpfr_subnormalize(m, inexact, MPFR_RNDN);
+    double r = mpfr_get_d(m, MPFR_RNDN);
+    mpfr_clear(m);
+    mpfr_set_emin(old_min);
+    mpfr_set_emax(old_max);
+    return r;
+}
+
+Test(dtype, rounding_matches_mpfr)
+{
+    /* emin = 1 - 24 for binary16 (smallest subnormal 2^-24 = 0.5 * 2^-23), emax = 16 */
+    static const struct {
+        enum fpd_dtype t;
+        int precision, emin, emax, scale;
+    } formats[] = {{FPD_F16, 11, -23, 16, 18}, {FPD_BF16, 8, -132, 128, 140}, {FPD_F32, 24, -148, 128, 150}};
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+        for (uint32_t i = 0; i < 200000; i++) {
+            uint32_t w[4];
+            fpd_rng_element(42, i, 1, 0, (uint32_t)f, 0, w);
+            /* a random significand with many bits, over the format's whole exponent range and beyond */
+            double sig = 1.0 + (double)((((uint64_t)w[0] << 32) | w[1]) >> 12) * 0x1p-52;
+            int e = (int)(w[2] % (uint32_t)(2 * formats[f].scale)) - formats[f].scale;
+            double x = ldexp((w[3] & 1) ? -sig : sig, e);
+            if (w[3] & 2) /* land exactly on ties now and then */
+                x = ldexp(nearbyint(ldexp(x, 40)) + 0.5, -40);
+            double want = mpfr_reference_round(x, formats[f].precision, formats[f].emin, formats[f].emax);
+            double got = fpd_round(formats[f].t, x);
+            cr_assert(memcmp(&want, &got, sizeof want) == 0, "%s: round(%a) = %a, MPFR says %a",
+                      fpd_dtype_info(formats[f].t)->name, x, got, want);
+        }
+    }
+}
+
+Test(dtype, ulp_distance)
+{
+    cr_expect_eq(fpd_ulp_distance(FPD_F32, f32_bits(1.0f), f32_bits(nextafterf(1.0f, 2.0f))), 1);
+    cr_expect_eq(fpd_ulp_distance(FPD_F32, f32_bits(1.0f), f32_bits(2.0f)), 1u << 23);
+    cr_expect_eq(fpd_ulp_distance(FPD_F32, f32_bits(0.0f), f32_bits(-0.0f)), 0);
+    cr_expect_eq(fpd_ulp_distance(FPD_F32, f32_bits(0x1p-149f), f32_bits(-0x1p-149f)), 2);
+    cr_expect_eq(fpd_ulp_distance(FPD_F16, 0x3c00, 0xbc00), 2 * 0x3c00);
+    cr_expect_eq(fpd_ulp_distance(FPD_BF16, 0x3f80, 0x3f81), 1);
+    cr_expect_eq(fpd_ulp_distance(FPD_F64, 0x7fefffffffffffffull, 0xffefffffffffffffull), 2 * 0x7fefffffffffffffull);
+}
+
+Test(dtype, same_value_ignores_nan_payload_only)
+{
+    cr_expect(fpd_same_value_bits(FPD_F16, 0x7e00, 0x7e01));
+    cr_expect(!fpd_same_value_bits(FPD_F16, 0x0000, 0x8000));
+    cr_expect(!fpd_same_value_bits(FPD_F16, 0x7c00, 0x7e00));
+}
+
+Test(dtype, dtype_specs)
+{
+    static const struct {
+        const char *spec;
+        struct fpd_dtypes want;
+        const char *canonical;
+    } good[] = {
+        {"f32", {FPD_F32, FPD_F32, FPD_F32}, "f32"},
+        {"f64", {FPD_F64, FPD_F64, FPD_F64}, "f64"},
+        {"bf16", {FPD_BF16, FPD_F32, FPD_F32}, "bf16"},
+        {"f16:f16", {FPD_F16, FPD_F16, FPD_F32}, "f16:f16"},
+        {"bf16:bf16:bf16", {FPD_BF16, FPD_BF16, FPD_BF16}, "bf16:bf16:bf16"},
+        {"f32:f64", {FPD_F32, FPD_F64, FPD_F64}, "f32:f64"},
+        {"f32:f32:f64", {FPD_F32, FPD_F32, FPD_F64}, "f32:f32:f64"},
+        {"bf16:f32:f32", {FPD_BF16, FPD_F32, FPD_F32}, "bf16"},
+    };
+    char why[256], buf[32];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct fpd_dtypes dt;
+        cr_assert_eq(fpd_dtypes_parse(good[i].spec, &dt, why, sizeof why), FPD_OK, "%s: %s", good[i].spec, why);
+        cr_expect(fpd_dtypes_equal(&dt, &good[i].want), "%s parsed wrong", good[i].spec);
+        cr_expect_str_eq(fpd_dtypes_format(&dt, buf, sizeof buf), good[i].canonical);
+    }
+    const char *bad[] = {"f8", "f32:f16:f16", "f64:f64:f32", "f16:f16:bf16", "bf16:f32:bf16", "", "f32:f32:f32:f32",
+                         "f32:"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct fpd_dtypes dt;
+        cr_expect_eq(fpd_dtypes_parse(bad[i], &dt, why, sizeof why), FPD_ERR_INPUT, "'%s' was accepted", bad[i]);
+    }
+}

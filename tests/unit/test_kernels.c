@@ -1,0 +1,167 @@
+/* Own kernels: exact answers on exactly-summable data, their documented orders, and agreement. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kernels/cpu/kernels.h"
+#include "dtype.h"
+#include "rng.h"
+
+typedef int (*kernel_f32)(const struct fpd_kgemm_f32 *);
+typedef int (*kernel_f64)(const struct fpd_kgemm_f64 *);
+
+static const struct {
+    const char *name;
+    kernel_f32 f32;
+    kernel_f64 f64;
+} kernels[] = {
+    {"seq", fpd_kernel_seq_f32, fpd_kernel_seq_f64},
+    {"pairwise", fpd_kernel_pairwise_f32, fpd_kernel_pairwise_f64},
+    {"blocked", fpd_kernel_blocked_f32, fpd_kernel_blocked_f64},
+};
+
+static double small_int(uint32_t seed, uint32_t row, uint32_t col)
+{
+    uint32_t w[4];
+    fpd_rng_element(seed, 0, 1, 0, row, col, w);
+    return (double)(int)(w[0] % 17) - 8;
+}
+
+/* Integer data: every partial sum is exact in any order, so every kernel must hit the exact
+ * integer answer, whatever the shape, strides or transposes. */
+Test(kernels, exact_on_integer_data)
+{
+    static const size_t shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {13, 33, 300}, {6, 16, 257}, {97, 31, 64}, {1, 100, 1000}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        for (int trans = 0; trans < 4; trans++) {
+            bool ta = trans & 1, tb = trans & 2;
+            double *a64 = malloc(m * k * 8), *b64 = malloc(k * n * 8), *bias64 = malloc(n * 8), *want = malloc(m * n * 8);
+            float *a32 = malloc(m * k * 4), *b32 = malloc(k * n * 4), *bias32 = malloc(n * 4);
+            for (size_t i = 0; i < m; i++)
+                for (size_t p = 0; p < k; p++)
+                    a64[ta ? p * m + i : i * k + p] = small_int(1, (uint32_t)i, (uint32_t)p);
+            for (size_t p = 0; p < k; p++)
+                for (size_t j = 0; j < n; j++)
+                    b64[tb ? j * k + p : p * n + j] = small_int(2, (uint32_t)p, (uint32_t)j);
+            for (size_t j = 0; j < n; j++)
+                bias64[j] = small_int(3, 0, (uint32_t)j);
+            for (size_t i = 0; i < m * k; i++)
+                a32[i] = (float)a64[i];
+            for (size_t i = 0; i < k * n; i++)
+                b32[i] = (float)b64[i];
+            for (size_t j = 0; j < n; j++)
+                bias32[j] = (float)bias64[j];
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j < n; j++) {
+                    long long acc = (long long)bias64[j];
+                    for (size_t p = 0; p < k; p++)
+                        acc += (long long)a64[ta ? p * m + i : i * k + p] * (long long)b64[tb ? j * k + p : p * n + j];
+                    want[i * n + j] = (double)acc;
+                }
+            ptrdiff_t a_rs = ta ? 1 : (ptrdiff_t)k, a_cs = ta ? (ptrdiff_t)m : 1;
+            ptrdiff_t b_rs = tb ? 1 : (ptrdiff_t)n, b_cs = tb ? (ptrdiff_t)k : 1;
+            for (size_t kn = 0; kn < sizeof kernels / sizeof kernels[0]; kn++) {
+                float *c32 = malloc(m * n * 4);
+                double *c64 = malloc(m * n * 8);
+                struct fpd_kgemm_f32 g32 = {m, n, k, a32, a_rs, a_cs, b32, b_rs, b_cs, c32, n, bias32, NULL};
+                struct fpd_kgemm_f64 g64 = {m, n, k, a64, a_rs, a_cs, b64, b_rs, b_cs, c64, n, bias64};
+                cr_assert_eq(kernels[kn].f32(&g32), 0);
+                cr_assert_eq(kernels[kn].f64(&g64), 0);
+                for (size_t i = 0; i < m * n; i++) {
+                    cr_assert(fabs(c32[i] - want[i]) <= 0, "%s f32 %zux%zux%zu trans %d: C[%zu] = %g, want %g",
+                              kernels[kn].name, m, n, k, trans, i, c32[i], want[i]);
+                    cr_assert(fabs(c64[i] - want[i]) <= 0, "%s f64: C[%zu] = %g, want %g", kernels[kn].name, i, c64[i],
+                              want[i]);
+                }
+                free(c32);
+                free(c64);
+            }
+            free(a64), free(b64), free(bias64), free(want), free(a32), free(b32), free(bias32);
+        }
+    }
+}
+
+/* One dot product over k with the given terms (b = 1), through a kernel. */
+static float dot_f32(kernel_f32 kernel, const float *a, size_t k, float (*round_acc)(float))
+{
+    float *ones = malloc(k * sizeof *ones), c = 0;
+    for (size_t p = 0; p < k; p++)
+        ones[p] = 1;
+    struct fpd_kgemm_f32 g = {1, 1, k, a, (ptrdiff_t)k, 1, ones, 1, 1, &c, 1, NULL, round_acc};
+    cr_assert_eq(kernel(&g), 0);
+    free(ones);
+    return c;
+}
+
+/* The orders, revealed by data where they matter: 2^24 + 1 rounds back to 2^24 in float. */
+Test(kernels, documented_orders)
+{
+    const float terms[] = {0x1p24f, 1, 1, -0x1p24f};
+    /* seq: ((2^24 + 1) + 1) - 2^24 = 0; pairwise: (2^24 + 1) + (1 - 2^24) = 2^24 + (1 - 2^24) = 1 */
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, terms, 4, NULL)) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_blocked_f32, terms, 4, NULL)) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, terms, 4, NULL) - 1) <= 0);
+    /* pairwise with 5 terms: ((t0+t1)+(t2+t3)) + t4 */
+    const float five[] = {1, 1, 1, 0x1p24f, -0x1p24f};
+    /* (1+1) + (1 + 2^24 -> 2^24) = 2 + 2^24 (exact: even), then - 2^24 = 2 */
+    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, five, 5, NULL) - 2) <= 0);
+    /* seq: 3 + 2^24 -> 2^24 + 4 (tie to even), - 2^24 = 4 */
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, five, 5, NULL) - 4) <= 0);
+}
+
+Test(kernels, sixteen_bit_accumulation)
+{
+    /* 2049 ones: a float accumulator reaches 2049, an f16 one sticks at 2048 (2048 + 1 ties to even) */
+    float ones[2049];
+    for (size_t p = 0; p < 2049; p++)
+        ones[p] = 1;
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 2049, NULL) - 2049) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 2049, fpd_round_f32_to_f16) - 2048) <= 0);
+    /* bf16 has 8 bits: 256 + 1 sticks at 256 */
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 300, fpd_round_f32_to_bf16) - 256) <= 0);
+    /* pairwise keeps every partial sum a power of two: exact even in bf16 */
+    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, ones, 2048, fpd_round_f32_to_bf16) - 2048) <= 0);
+}
+
+/* blocked follows seq's order: bitwise equal on random data, SIMD and portable micro-kernels alike. */
+Test(kernels, blocked_equals_seq_bitwise)
+{
+    static const size_t shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {6, 16, 256}, {7, 17, 257}, {97, 1030, 520}, {200, 3, 600}};
+    for (int portable = 0; portable < 2; portable++) {
+        fpd_kernel_blocked_portable_only(portable);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+            float *a = malloc(m * k * 4), *b = malloc(k * n * 4), *bias = malloc(n * 4);
+            float *c1 = malloc(m * n * 4), *c2 = malloc(m * n * 4);
+            double *a64 = malloc(m * k * 8), *b64 = malloc(k * n * 8), *d1 = malloc(m * n * 8), *d2 = malloc(m * n * 8);
+            for (size_t i = 0; i < m * k; i++) {
+                uint32_t w[4];
+                fpd_rng_element(9, 0, 1, 0, 0, (uint32_t)i, w);
+                a64[i] = ((double)w[0] - 0x1p31) * 0x1p-31 + (double)w[1] * 0x1p-60;
+                a[i] = (float)a64[i];
+            }
+            for (size_t i = 0; i < k * n; i++) {
+                uint32_t w[4];
+                fpd_rng_element(9, 0, 2, 0, 0, (uint32_t)i, w);
+                b64[i] = ((double)w[0] - 0x1p31) * 0x1p-31 + (double)w[1] * 0x1p-60;
+                b[i] = (float)b64[i];
+            }
+            for (size_t j = 0; j < n; j++)
+                bias[j] = (float)j * 0.125f;
+            struct fpd_kgemm_f32 g = {m, n, k, a, (ptrdiff_t)k, 1, b, (ptrdiff_t)n, 1, c1, n, bias, NULL};
+            cr_assert_eq(fpd_kernel_seq_f32(&g), 0);
+            g.c = c2;
+            cr_assert_eq(fpd_kernel_blocked_f32(&g), 0);
+            cr_assert(memcmp(c1, c2, m * n * 4) == 0, "f32 %zux%zux%zu (portable %d) differs", m, n, k, portable);
+            struct fpd_kgemm_f64 h = {m, n, k, a64, 1, (ptrdiff_t)m, b64, (ptrdiff_t)n, 1, d1, n, NULL};
+            cr_assert_eq(fpd_kernel_seq_f64(&h), 0);
+            h.c = d2;
+            cr_assert_eq(fpd_kernel_blocked_f64(&h), 0);
+            cr_assert(memcmp(d1, d2, m * n * 8) == 0, "f64 %zux%zux%zu (portable %d) differs", m, n, k, portable);
+            free(a), free(b), free(bias), free(c1), free(c2), free(a64), free(b64), free(d1), free(d2);
+        }
+    }
+    fpd_kernel_blocked_portable_only(0);
+}

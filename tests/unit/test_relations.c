@@ -1,0 +1,278 @@
+/*
+ * Every relation both ways: `same` where the backend must agree, and a divergence planted by a
+ * deliberately perturbed test backend detected. Plus the error paths of the pipeline.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "dtype.h"
+
+/* When the perturbed backend changes its output: a condition on the call it receives. */
+enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,
+               THREADS_ABOVE_1, EVEN_CALL };
+
+static enum trigger trigger;
+static double nudge; /* 0: one ulp; else multiply by (1 + nudge); NAN: write a NaN */
+static int calls;
+
+static bool triggered(const struct fpd_gemm_args *g)
+{
+    calls++;
+    switch (trigger) {
+    case ALWAYS: return true;
+    case M_ABOVE_1: return g->m > 1;
+    case N_ABOVE_1: return g->n > 1;
+    case BATCH_ABOVE_1: return g->batch > 1;
+    case FUSED_BIAS: return g->bias != NULL;
+    case IN_16BIT: return g->dt.in == FPD_F16 || g->dt.in == FPD_BF16;
+    case OUT_F32: return g->dt.out == FPD_F32;
+    case TRANS_A: return g->trans_a;
+    case THREADS_ABOVE_1: return g->threads > 1;
+    case EVEN_CALL: return calls % 2 == 0;
+    default: return false;
+    }
+}
+
+/* seq's arithmetic, then C[0][0] of batch entry 0 nudged when the trigger holds. */
+static int perturbed_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    int rc = fpd_backend_seq.gemm(state, g, why, why_size);
+    if (rc != FPD_OK || !triggered(g))
+        return rc;
+    if (isnan(nudge)) {
+        fpd_store(g->dt.out, g->c, 0, NAN);
+    } else if (nudge > 0) {
+        fpd_store(g->dt.out, g->c, 0, fpd_load(g->dt.out, g->c, 0) * (1 + nudge));
+    } else {
+        /* one ulp away from zero, in the output type: the bit pattern plus one (little-endian) */
+        uint64_t bits = fpd_bits(g->dt.out, g->c, 0) + 1;
+        memcpy(g->c, &bits, fpd_dtype_info(g->dt.out)->size);
+    }
+    return FPD_OK;
+}
+
+static int failing_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    (void)state, (void)g;
+    snprintf(why, why_size, "planted failure");
+    return FPD_ERR_BACKEND;
+}
+
+/* Writes one element past the end of row 0: into the padding when ldc > n. */
+static int scribbling_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    int rc = fpd_backend_seq.gemm(state, g, why, why_size);
+    fpd_store(g->dt.out, g->c, g->n, 1.0);
+    return rc;
+}
+
+static int unavailable_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
+{
+    (void)self, (void)state;
+    snprintf(why, why_size, "planted: no such device");
+    return FPD_ERR_UNAVAILABLE;
+}
+
+#define TEST_BACKEND(ident, nm, gemm_fn, open_fn)                                                   \
+    static struct fpd_backend ident;                                                               \
+    static void init_##ident(void)                                                                 \
+    {                                                                                              \
+        ident = fpd_backend_seq;                                                                   \
+        ident.name = nm;                                                                           \
+        ident.kind = FPD_KIND_TEST;                                                                \
+        ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS;                                   \
+        ident.gemm = gemm_fn;                                                                      \
+        ident.open = open_fn;                                                                      \
+    }
+
+TEST_BACKEND(perturbed, "perturbed", perturbed_gemm, fpd_backend_seq.open)
+TEST_BACKEND(failing, "failing", failing_gemm, fpd_backend_seq.open)
+TEST_BACKEND(scribbling, "scribbling", scribbling_gemm, fpd_backend_seq.open)
+TEST_BACKEND(unavailable, "unavailable", perturbed_gemm, unavailable_open)
+
+static void setup(void)
+{
+    char why[256];
+    fpd_registry_init();
+    init_perturbed(), init_failing(), init_scribbling(), init_unavailable();
+    const struct fpd_backend *tests[] = {&perturbed, &failing, &scribbling, &unavailable};
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        cr_assert_eq(fpd_registry_add(tests[i], why, sizeof why), FPD_OK, "%s", why);
+    trigger = NEVER;
+    nudge = 0;
+    calls = 0;
+}
+
+static void teardown(void) { fpd_registry_close_all(); }
+
+struct scenario {
+    const char *relation, *backends[2], *dtype, *shape;
+    enum fpd_dist dist;
+    bool bias, trans_a;
+    enum trigger trigger;
+    enum fpd_verdict want;
+};
+
+static struct fpd_check_result run(const struct scenario *s)
+{
+    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2}};
+    char why[256];
+    fpd_case_defaults(&chk.c);
+    chk.relation = fpd_relation_find(s->relation);
+    cr_assert_not_null(chk.relation, "%s", s->relation);
+    for (int i = 0; i < 2 && s->backends[i]; i++) {
+        chk.backends[i] = fpd_registry_find(s->backends[i]);
+        cr_assert_not_null(chk.backends[i], "%s", s->backends[i]);
+    }
+    cr_assert_eq(fpd_dtypes_parse(s->dtype, &chk.c.dt, why, sizeof why), FPD_OK, "%s", why);
+    cr_assert_eq(fpd_shape_parse(s->shape, &chk.c, why, sizeof why), FPD_OK, "%s", why);
+    chk.c.recipe.dist = s->dist;
+    chk.c.recipe.seed = 11;
+    chk.c.has_bias = s->bias;
+    chk.c.trans_a = s->trans_a;
+    fpd_relation_prepare_case(chk.relation, &chk.c);
+    trigger = s->trigger;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    return res;
+}
+
+static const struct scenario scenarios[] = {
+    /* must agree: own kernels' orders do not depend on m, n, batch or layout */
+    {"slice-rows", {"seq"}, "f32", "4x40x50", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"slice-rows", {"blocked"}, "f64", "2x7x300x257", FPD_DIST_WIDE, false, true, NEVER, FPD_SAME},
+    {"slice-cols", {"pairwise"}, "bf16", "9x40x50", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"slice-batch", {"blocked"}, "f16", "3x4x5x60", FPD_DIST_UNIFORM, false, true, NEVER, FPD_SAME},
+    {"addmm", {"pairwise"}, "f32", "8x9x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"addmm", {"openblas"}, "f32", "8x9x600", FPD_DIST_INT, true, false, NEVER, FPD_SAME},
+    {"cast-in", {"seq"}, "bf16", "5x6x70", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
+    {"cast-out", {"seq"}, "bf16", "5x6x4", FPD_DIST_INT, false, false, NEVER, FPD_SAME},
+    {"layout", {"blocked"}, "f32", "17x33x65", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
+    {"vendor", {"seq", "blocked"}, "f32", "2x17x33x300", FPD_DIST_WIDE, true, false, NEVER, FPD_SAME},
+    {"threads", {"openblas"}, "f64", "64x64x64", FPD_DIST_INT, false, false, NEVER, FPD_SAME},
+    {"repeat", {"openblas"}, "f32", "30x20x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    /* planted: the perturbed backend changes one element by one ulp exactly when the relation's
+     * two paths differ in what it reacts to */
+    {"slice-rows", {"perturbed"}, "f32", "4x40x50", FPD_DIST_NORMAL, false, false, M_ABOVE_1, FPD_REORDER},
+    {"slice-cols", {"perturbed"}, "f32", "4x40x50", FPD_DIST_NORMAL, false, false, N_ABOVE_1, FPD_REORDER},
+    {"slice-batch", {"perturbed"}, "f32", "3x4x5x6", FPD_DIST_NORMAL, false, false, BATCH_ABOVE_1, FPD_REORDER},
+    {"addmm", {"perturbed"}, "f32", "8x9x10", FPD_DIST_INT, true, false, FUSED_BIAS, FPD_REORDER},
+    {"cast-in", {"perturbed"}, "bf16", "5x6x7", FPD_DIST_NORMAL, false, false, IN_16BIT, FPD_REORDER},
+    {"cast-out", {"perturbed"}, "bf16", "5x6x4", FPD_DIST_INT, false, false, OUT_F32, FPD_REORDER},
+    {"layout", {"perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, true, TRANS_A, FPD_REORDER},
+    {"vendor", {"seq", "perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
+    {"threads", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, THREADS_ABOVE_1, FPD_REORDER},
+    {"repeat", {"perturbed"}, "f16:f16", "5x6x7", FPD_DIST_NORMAL, false, false, EVEN_CALL, FPD_REORDER},
+};
+
+Test(relations, every_relation_both_ways, .init = setup, .fini = teardown)
+{
+    bool covered[64] = {false};
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        const struct scenario *s = &scenarios[i];
+        struct fpd_check_result res = run(s);
+        cr_expect_eq(res.verdict, s->want, "%s on %s%s%s: %s (%s), want %s", s->relation, s->backends[0],
+                     s->backends[1] ? "," : "", s->backends[1] ? s->backends[1] : "", fpd_verdict_table[res.verdict].name,
+                     res.error, fpd_verdict_table[s->want].name);
+        if (s->want != FPD_SAME) {
+            cr_expect_eq(res.metrics.diff, 1, "%s: the planted change is one element", s->relation);
+            cr_expect_eq(res.worst_batch + res.worst_row + res.worst_col, 0, "%s: planted at [0,0,0]", s->relation);
+        }
+        covered[(fpd_relation_find(s->relation) - fpd_relation_table) * 2 + (s->want != FPD_SAME)] = true;
+    }
+    for (size_t r = 0; r < fpd_relation_count; r++) {
+        cr_expect(covered[2 * r], "relation %s has no must-agree scenario", fpd_relation_table[r].name);
+        cr_expect(covered[2 * r + 1], "relation %s has no planted divergence", fpd_relation_table[r].name);
+    }
+}
+
+Test(relations, planted_large_change_is_bound, .init = setup, .fini = teardown)
+{
+    nudge = 0.01;
+    struct scenario s = {"slice-rows", {"perturbed"}, "f32", "4x40x50", FPD_DIST_NORMAL, false, false, M_ABOVE_1,
+                         FPD_BOUND};
+    struct fpd_check_result res = run(&s);
+    cr_expect_eq(res.verdict, FPD_BOUND, "%s", fpd_verdict_table[res.verdict].name);
+    cr_expect(res.metrics.ratio > 1);
+}
+
+Test(relations, planted_nan_is_nonfinite, .init = setup, .fini = teardown)
+{
+    nudge = NAN;
+    struct scenario s = {"slice-cols", {"perturbed"}, "bf16", "4x40x50", FPD_DIST_NORMAL, false, false, N_ABOVE_1,
+                         FPD_NONFINITE};
+    struct fpd_check_result res = run(&s);
+    cr_expect_eq(res.verdict, FPD_NONFINITE, "%s", fpd_verdict_table[res.verdict].name);
+}
+
+Test(relations, failing_backend_is_an_error_verdict, .init = setup, .fini = teardown)
+{
+    struct scenario s = {"vendor", {"seq", "failing"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, NEVER, FPD_ERROR};
+    struct fpd_check_result res = run(&s);
+    cr_expect_eq(res.verdict, FPD_ERROR);
+    cr_expect_eq(res.failed_path, 1);
+    cr_expect(strstr(res.error, "planted failure"), "error: %s", res.error);
+}
+
+Test(relations, writing_outside_c_is_an_error_verdict, .init = setup, .fini = teardown)
+{
+    struct scenario s = {"repeat", {"scribbling"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, NEVER, FPD_ERROR};
+    struct fpd_check_result res = run(&s); /* the check pads nothing by default: C's rows are dense */
+    cr_expect_eq(res.verdict, FPD_SAME, "without padding the write lands in the next row, then is overwritten");
+    struct fpd_check chk = {.relation = fpd_relation_find("repeat"), .backends = {fpd_registry_find("scribbling")}};
+    fpd_case_defaults(&chk.c);
+    chk.c.m = 3, chk.c.n = 4, chk.c.k = 5, chk.c.pad = 2;
+    struct fpd_checker ck = {0};
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    cr_expect_eq(res.verdict, FPD_ERROR);
+    cr_expect(strstr(res.error, "outside"), "error: %s", res.error);
+}
+
+Test(relations, unavailable_backend_says_why, .init = setup, .fini = teardown)
+{
+    struct fpd_backend_slot *slot = fpd_registry_find("unavailable");
+    cr_expect_eq(fpd_backend_acquire(slot), FPD_ERR_UNAVAILABLE);
+    cr_expect(strstr(slot->why, "no such device"), "why: %s", slot->why);
+    struct scenario s = {"repeat", {"unavailable"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, NEVER, FPD_ERROR};
+    struct fpd_check_result res = run(&s);
+    cr_expect_eq(res.verdict, FPD_ERROR);
+    cr_expect(strstr(res.error, "no such device"), "error: %s", res.error);
+}
+
+Test(relations, registry_rejects_wrong_abi_and_duplicates, .init = setup, .fini = teardown)
+{
+    char why[256];
+    struct fpd_backend wrong = fpd_backend_seq;
+    wrong.name = "wrong-abi";
+    wrong.abi = FPDIV_BACKEND_ABI + 1;
+    cr_expect_eq(fpd_registry_add(&wrong, why, sizeof why), FPD_ERR_INPUT);
+    cr_expect(strstr(why, "ABI"), "%s", why);
+    cr_expect_eq(fpd_registry_add(&fpd_backend_seq, why, sizeof why), FPD_ERR_INPUT);
+}
+
+Test(relations, applicability, .init = setup, .fini = teardown)
+{
+    char why[256];
+    struct fpd_dtypes f32 = {FPD_F32, FPD_F32, FPD_F32}, bf16 = {FPD_BF16, FPD_F32, FPD_F32},
+                      bf16_out = {FPD_BF16, FPD_BF16, FPD_F32};
+    const struct fpd_backend *seq[2] = {&fpd_backend_seq, NULL}, *pair[2] = {&fpd_backend_seq, &fpd_backend_openblas};
+    cr_expect(!fpd_relation_applies(fpd_relation_find("cast-in"), &f32, seq, why, sizeof why));
+    cr_expect(fpd_relation_applies(fpd_relation_find("cast-in"), &bf16, seq, why, sizeof why));
+    cr_expect(!fpd_relation_applies(fpd_relation_find("cast-out"), &bf16_out, seq, why, sizeof why));
+    cr_expect(!fpd_relation_applies(fpd_relation_find("threads"), &f32, seq, why, sizeof why), "seq has no threads");
+    cr_expect(!fpd_relation_applies(fpd_relation_find("vendor"), &f32, seq, why, sizeof why), "vendor needs two");
+    cr_expect(fpd_relation_applies(fpd_relation_find("vendor"), &f32, pair, why, sizeof why));
+    struct fpd_case c;
+    fpd_case_defaults(&c);
+    c.m = 4;
+    struct fpd_relation_params p = {.slice = {3, 2}};
+    cr_expect_eq(fpd_relation_check_params(fpd_relation_find("slice-rows"), &c, &p, why, sizeof why), FPD_ERR_INPUT);
+    p.slice = (struct fpd_range){3, 1};
+    cr_expect_eq(fpd_relation_check_params(fpd_relation_find("slice-rows"), &c, &p, why, sizeof why), FPD_OK);
+}

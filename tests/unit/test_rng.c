@@ -1,0 +1,127 @@
+/* Philox known answers, the frozen generator stream, and shape independence of the data. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "gen.h"
+
+/* Random123's kat_vectors for philox4x32-10 (counter, key -> output). */
+Test(rng, philox_known_answers)
+{
+    static const uint32_t kat[][10] = {
+        {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+        {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d, 0x41c83b0e, 0xa20bc7c6,
+         0x6d5451fd},
+        {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09, 0x94fdcceb, 0x5001e420,
+         0x24126ea1},
+    };
+    for (size_t i = 0; i < sizeof kat / sizeof kat[0]; i++) {
+        uint32_t out[4];
+        fpd_philox4x32_10(kat[i], kat[i] + 4, out);
+        cr_expect(memcmp(out, kat[i] + 6, sizeof out) == 0, "vector %zu: %08x %08x %08x %08x", i, out[0], out[1],
+                  out[2], out[3]);
+    }
+}
+
+/* The generator's stream is frozen: these values may change only with FPD_GEN_VERSION. */
+Test(rng, frozen_generator_stream)
+{
+    cr_assert_eq(FPD_GEN_VERSION, 1, "bump the frozen values together with the generator version");
+    static const struct {
+        enum fpd_dist dist;
+        enum fpd_dtype in;
+        unsigned stream;
+        uint32_t row, col;
+        double want;
+    } frozen[] = {
+#include "frozen_stream.inc"
+    };
+    for (size_t i = 0; i < sizeof frozen / sizeof frozen[0]; i++) {
+        struct fpd_recipe r = {.seed = 0x5eed, .index = 3, .dist = frozen[i].dist};
+        double got = fpd_gen_element(&r, frozen[i].in, frozen[i].stream, 0, frozen[i].row, frozen[i].col);
+        cr_expect(memcmp(&got, &frozen[i].want, sizeof got) == 0, "entry %zu: %a, frozen %a", i, got, frozen[i].want);
+    }
+}
+
+Test(rng, stream_draws_are_reproducible_and_in_range)
+{
+    struct fpd_stream a, b;
+    fpd_stream_init(&a, 99, 7);
+    fpd_stream_init(&b, 99, 7);
+    for (int i = 0; i < 1000; i++) {
+        uint32_t n = 1 + (uint32_t)i;
+        uint32_t x = fpd_stream_below(&a, n);
+        cr_assert_eq(x, fpd_stream_below(&b, n));
+        cr_assert_lt(x, n);
+    }
+}
+
+Test(rng, distributions_stay_in_their_ranges)
+{
+    struct fpd_recipe r = {.seed = 3};
+    for (uint32_t j = 0; j < 20000; j++) {
+        r.dist = FPD_DIST_INT;
+        double v = fpd_gen_element(&r, FPD_F32, FPD_STREAM_A, 0, 0, j);
+        cr_assert(v >= -4 && v <= 4 && nearbyint(v) - v <= 0 && v - nearbyint(v) <= 0, "int gave %a", v);
+        r.dist = FPD_DIST_UNIFORM;
+        v = fpd_gen_element(&r, FPD_F64, FPD_STREAM_A, 0, 0, j);
+        cr_assert(v >= -1 && v < 1, "uniform gave %a", v);
+        r.dist = FPD_DIST_NORMAL;
+        v = fpd_gen_element(&r, FPD_F64, FPD_STREAM_A, 0, 0, j);
+        cr_assert(fabs(v) < 3.47, "normal gave %a", v);
+        r.dist = FPD_DIST_WIDE;
+        v = fpd_gen_element(&r, FPD_F16, FPD_STREAM_A, 0, 0, j);
+        cr_assert(fabs(v) >= 0x1p-5 && fabs(v) <= 0x1p6, "wide f16 gave %a", v);
+    }
+}
+
+Test(rng, specials_appear_at_their_rate)
+{
+    struct fpd_recipe r = {.seed = 3, .dist = FPD_DIST_NORMAL, .special_rate = 0.1};
+    int special = 0, nonfinite = 0;
+    for (uint32_t j = 0; j < 10000; j++) {
+        double v = fpd_gen_element(&r, FPD_F32, FPD_STREAM_B, 0, 1, j);
+        special += !isfinite(v) || fabs(v) < 0x1p-126 || fabs(v) >= 0x1p127;
+        nonfinite += !isfinite(v);
+    }
+    cr_expect(special > 800 && special < 1200, "%d specials in 10000 at rate 0.1", special);
+    cr_expect(nonfinite > 200, "%d non-finite values", nonfinite);
+}
+
+/* Growing m or k, or transposing, leaves every other element bit-identical. */
+Test(rng, data_does_not_depend_on_shape_or_layout)
+{
+    struct fpd_case small, big;
+    fpd_case_defaults(&small);
+    small.m = 3, small.n = 4, small.k = 5, small.dt = (struct fpd_dtypes){FPD_BF16, FPD_F32, FPD_F32};
+    big = small;
+    big.m = 9, big.k = 11, big.trans_a = true, big.pad = 3;
+    struct fpd_tensors ts = {0}, tb = {0};
+    cr_assert_eq(fpd_gen_materialize(&small, &ts), FPD_OK);
+    cr_assert_eq(fpd_gen_materialize(&big, &tb), FPD_OK);
+    struct fpd_layout ls = fpd_case_layout(&small), lb = fpd_case_layout(&big);
+    for (size_t i = 0; i < small.m; i++)
+        for (size_t p = 0; p < small.k; p++) {
+            uint64_t s = fpd_bits(FPD_BF16, ts.a, i * ls.lda + p), b = fpd_bits(FPD_BF16, tb.a, p * lb.lda + i);
+            cr_assert_eq(s, b, "A[%zu][%zu]: %04llx vs %04llx", i, p, (unsigned long long)s, (unsigned long long)b);
+        }
+    cr_assert(isnan(fpd_load(FPD_BF16, tb.a, lb.a_cols)), "padding should be poisoned with NaN");
+    fpd_tensors_free(&ts);
+    fpd_tensors_free(&tb);
+}
+
+Test(rng, boundary_dims_in_range)
+{
+    struct fpd_stream s;
+    fpd_stream_init(&s, 5, 0);
+    int ones = 0, powers = 0;
+    for (int i = 0; i < 5000; i++) {
+        uint32_t d = fpd_gen_dim(&s, 1, 300);
+        cr_assert(d >= 1 && d <= 300, "dim %u", d);
+        ones += d == 1;
+        powers += (d & (d - 1)) == 0;
+    }
+    cr_expect(ones > 500, "1 drawn %d times in 5000", ones);
+    cr_expect(powers > 1000, "powers of two drawn %d times in 5000", powers);
+}
