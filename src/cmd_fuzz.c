@@ -207,10 +207,22 @@ static void print_finding(const struct fpd_check *chk, const struct fpd_check_re
            fpd_reproduce_command(chk, cmd, sizeof cmd));
 }
 
-static void print_summary(const struct fpd_campaign *cp, const struct fpd_stats *st, double seconds, int fail_on,
+/* Table rows in the relation table's order, then by backend. */
+static int tally_order(const void *x, const void *y)
+{
+    const struct fpd_tally *a = x, *b = y;
+    if (a->relation != b->relation)
+        return a->relation < b->relation ? -1 : 1;
+    if (a->backend[0] != b->backend[0])
+        return a->backend[0] < b->backend[0] ? -1 : 1;
+    return (a->backend[1] > b->backend[1]) - (a->backend[1] < b->backend[1]);
+}
+
+static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, double seconds, int fail_on,
                           size_t failed)
 {
     char backends[160];
+    qsort(st->tallies, st->n_tallies, sizeof *st->tallies, tally_order);
     printf("\n%-12s %-18s %7s %7s %7s %7s %9s %6s %9s %9s\n", "relation", "backends", "checks", "same", "reorder",
            "bound", "nonfinite", "error", "max ulp", "max ratio");
     for (size_t i = 0; i < st->n_tallies; i++) {

@@ -53,8 +53,11 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
     static const char *const bias_words[] = {[FPD_BIAS_NONE] = "", [FPD_BIAS_FUSED] = ", fused bias",
                                              [FPD_BIAS_AFTER] = ", then + bias"};
     const struct fpd_region *g = &p->gemm;
-    fprintf(f, "  path %s   %s: gemm %ux%ux%ux%u", label, chk->backends[p->backend]->impl->name, g->batch.len,
-            g->rows.len, g->cols.len, chk->c.k);
+    struct fpd_case sub = chk->c;
+    sub.batch = g->batch.len, sub.m = g->rows.len, sub.n = g->cols.len;
+    char shape[64];
+    fprintf(f, "  path %s   %s: gemm %s", label, chk->backends[p->backend]->impl->name,
+            fpd_shape_format(&sub, shape, sizeof shape));
     if (g->batch.start || g->rows.start || g->cols.start)
         fprintf(f, " at batch %u, row %u, col %u", g->batch.start, g->rows.start, g->cols.start);
     fprintf(f, ", %s in, %s out%s", fpd_dtype_info(p->in)->name, fpd_dtype_info(p->out)->name, bias_words[p->bias]);
@@ -63,8 +66,8 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
     if (p->threads)
         fprintf(f, ", %d thread%s", p->threads, p->threads == 1 ? "" : "s");
     if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
-        fprintf(f, "; keep batch %u:%u rows %u:%u cols %u:%u", cmp->batch.start, cmp->batch.len, cmp->rows.start,
-                cmp->rows.len, cmp->cols.start, cmp->cols.len);
+        fprintf(f, "; then take batch %u:%u, rows %u:%u, cols %u:%u (start:length)", cmp->batch.start,
+                cmp->batch.len, cmp->rows.start, cmp->rows.len, cmp->cols.start, cmp->cols.len);
     if (p->out != chk->c.dt.out)
         fprintf(f, "; cast to %s", fpd_dtype_info(chk->c.dt.out)->name);
     fputc('\n', f);

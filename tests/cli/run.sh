@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# CLI tests: run the built binary as a user would and check exit codes and output.
+# Usage: FPDIV=build/fpdiv tests/cli/run.sh
+set -u
+FPDIV=${FPDIV:-build/fpdiv}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+# run NAME WANT_EXIT CMD...: runs CMD, keeps stdout in $out and stderr in $err
+run() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+    if [ "$got" -ne "$want" ]; then
+        fail "$name" "exit $got, want $want; stderr: ${err:0:300}"
+        return 1
+    fi
+    return 0
+}
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+# expect NAME TEXT PATTERN: grep -E PATTERN in TEXT
+expect() {
+    if grep -qE -- "$3" <<<"$2"; then pass "$1"; else fail "$1" "no match for /$3/ in: ${2:0:400}"; fi
+}
+json_field() { python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }
+
+# --- acceptance: the reported cases on this machine's OpenBLAS ---
+if run "slice-rows openblas" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --dtype f32 --json; then
+    v=$(json_field verdict <<<"$out"); d=$(json_field diff <<<"$out")
+    if [ "$v" = reorder ] && [ "$d" -ge 100 ]; then pass "slice-rows openblas: reorder, $d differ"; else fail "slice-rows openblas" "verdict $v, $d differ"; fi
+fi
+for b in seq blocked pairwise; do
+    run "slice-rows $b" 0 $FPDIV check --relation slice-rows --backend $b --shape 2x1000x1000 --dtype f32 --json &&
+        expect "slice-rows $b is same" "$out" '"verdict":"same"'
+done
+run "addmm openblas" 0 $FPDIV check --relation addmm --backend openblas --shape 32x512x2048 --dtype f32 --bias --json &&
+    expect "addmm openblas is reorder" "$out" '"verdict":"reorder"'
+run "cast-out bf16 fails the default policy" 1 $FPDIV check --relation cast-out --backend openblas --shape 16x64x256 --dtype bf16 --json &&
+    expect "cast-out bf16 is bound" "$out" '"verdict":"bound"'
+for b in seq pairwise blocked openblas; do
+    run "cast-in $b" 0 $FPDIV check --relation cast-in --backend $b --shape 16x64x256 --dtype bf16 --json &&
+        expect "cast-in $b is same or reorder" "$out" '"verdict":"(same|reorder)"'
+done
+
+# --- --dist int: every relation but cast-out is `same` on every backend ---
+for r in slice-rows slice-cols slice-batch addmm cast-in layout threads repeat vendor; do
+    for b in seq pairwise blocked openblas; do
+        backend=$b
+        [ $r = vendor ] && { [ $b = openblas ] && continue; backend=$b,openblas; }
+        [ $r = threads ] && [ $b != openblas ] && continue
+        run "int $r $backend" 0 $FPDIV check --relation $r --backend $backend --shape 3x33x65x257 --dtype bf16 --trans-b \
+            --dist int --slice 1:2 --json && expect "int data: $r on $backend is same" "$out" '"verdict":"same"'
+    done
+done
+
+# --- output formats ---
+if run "check report" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --seed 3; then
+    expect "report gives the verdict" "$out" '^  verdict +reorder'
+    expect "report gives the worst element in hex and decimal" "$out" '^  worst +\[0, 0, [0-9]+\]: A = -?0x[0-9a-f.]+p[-+][0-9]+ \(-?[0-9.e+-]+\), B = '
+    expect "report gives the rerun command" "$out" '^  rerun +fpdiv check --relation slice-rows --backend openblas --shape 2x1000x1000'
+    expect "report gives provenance" "$out" 'openblas +config=OpenBLAS'
+fi
+run "check json keys" 0 $FPDIV check --relation repeat --backend seq --shape 4x4x4 --json &&
+    python3 -c 'import json,sys; o=json.loads(sys.argv[1]); missing=[k for k in "relation backends verdict diff max_ulp max_abs max_rel ratio hash_a hash_b seed index".split() if k not in o]; sys.exit(1 if missing else 0)' "$out" &&
+    pass "check --json has every documented key" || fail "check --json keys" "$out"
+
+# --- fuzz ---
+if run "fuzz" 0 $FPDIV fuzz --seed 5 --cases 60 --max-dim 32; then
+    expect "fuzz prints the seed first" "$(head -1 <<<"$out")" '^seed 5 '
+    expect "fuzz prints a summary table" "$out" 'relation +backends +checks +same +reorder'
+    expect "fuzz counts its checks" "$out" '^60 checks in'
+fi
+run "fuzz json" 0 $FPDIV fuzz --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz1.jsonl"
+run "fuzz json again" 0 $FPDIV fuzz --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz2.jsonl"
+n=$(grep -c '"type":"check"' "$tmp/fuzz1.jsonl")
+[ "$n" = 60 ] && pass "fuzz --json: one line per check" || fail "fuzz --json lines" "$n check lines"
+grep '"type":"check"' "$tmp/fuzz1.jsonl" | sed 's/"seconds":[^,]*,//' >"$tmp/a"
+grep '"type":"check"' "$tmp/fuzz2.jsonl" | sed 's/"seconds":[^,]*,//' >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && pass "same seed, same checks" || fail "fuzz reproducibility" "two runs with --seed 5 differ"
+# case i alone: its reproduce command gives the same output hashes
+line=$(grep '"type":"check"' "$tmp/fuzz1.jsonl" | sed -n 37p)
+cmd=$(json_field reproduce <<<"$line")
+if run "rerun case 36 alone" 0 ${cmd/fpdiv/$FPDIV} --json --fail-on never; then
+    [ "$(json_field hash_a <<<"$line")$(json_field hash_b <<<"$line")" = "$(json_field hash_a <<<"$out")$(json_field hash_b <<<"$out")" ] &&
+        pass "a campaign's case reruns alone bit for bit" || fail "rerun alone" "hashes differ: $line vs $out"
+fi
+run "fuzz fail-on reorder" 1 $FPDIV fuzz --seed 5 --cases 200 --max-dim 64 --relations vendor --fail-on reorder &&
+    expect "fuzz reports failed checks" "$out" 'policy: fail on reorder or worse; [1-9][0-9]* checks? failed'
+run "fuzz time box" 0 $FPDIV fuzz --seed 9 --time 1 --max-dim 16 && expect "fuzz --time stops" "$out" 'checks in 1\.'
+run "fuzz cast-out opt-in" 1 $FPDIV fuzz --seed 2 --cases 20 --relations cast-out --dtypes bf16 &&
+    expect "cast-out is bound in fuzz too" "$out" 'finding bound +cast-out'
+
+# --- list, help, version ---
+run "list" 0 $FPDIV list && expect "list shows openblas available" "$out" 'openblas +cpu available'
+expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs before'
+run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
+for c in check fuzz list; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
+
+# --- errors: one line naming what is wrong, exit 2 ---
+bad() { # NAME PATTERN ARGS...
+    local name=$1 pattern=$2
+    shift 2
+    run "$name" 2 $FPDIV "$@" && expect "$name: message" "$err" "$pattern"
+}
+bad "unknown command" "unknown command 'frobnicate'" frobnicate
+bad "no command" "usage" 
+bad "unknown relation" "unknown relation 'slice-diag'" check --relation slice-diag --shape 2x3x4
+bad "unknown backend" "unknown backend 'mkl'" check --relation repeat --backend mkl --shape 2x3x4
+bad "unknown dtype" "unknown dtype 'f8'" check --relation repeat --shape 2x3x4 --dtype f8
+bad "zero dimension" "n is zero" check --relation repeat --shape 2x0x4
+bad "negative dimension" "expected a positive integer at column 3" check --relation repeat --shape 2x-3x4
+bad "malformed shape" "unexpected 'y' at column 2" check --relation repeat --shape 2y3x4
+bad "too few dimensions" "needs three dimensions" check --relation repeat --shape 2x3
+bad "absurd dimensions" "over the --max-mem budget" check --relation repeat --shape 100000x100000x100000
+bad "huge dimension" "larger than" check --relation repeat --shape 2x3x99999999999
+bad "slice outside" "slice 5:1 is outside m = 2" check --relation slice-rows --backend seq --shape 2x3x4 --slice 5
+bad "missing shape" "--relation and --shape are required" check --relation repeat
+bad "pair needs two" "takes 2 backends" check --relation vendor --backend seq --shape 2x3x4
+bad "cast-in on f32" "needs f16 or bf16 inputs" check --relation cast-in --backend seq --shape 2x3x4
+bad "threads on seq" "needs a backend with a thread count" check --relation threads --backend seq --shape 2x3x4
+bad "bad fail-on" "--fail-on 'sometimes'" check --relation repeat --shape 2x3x4 --fail-on sometimes
+bad "bad option" "see 'fpdiv check --help'" check --relation repeat --shape 2x3x4 --frob
+bad "fuzz unknown relation" "unknown relation 'nope'" fuzz --relations slice-rows,nope
+bad "fuzz empty list item" "empty item" fuzz --dtypes f32,,bf16 --cases 1
+bad "fuzz bad dtype list" "unknown dtype 'f8'" fuzz --dtypes f32,f8 --cases 1
+bad "fuzz bad max-dim" "--max-dim must be at least 1" fuzz --max-dim 0
+bad "fuzz nothing runs" "no relation can run" fuzz --relations cast-in --dtypes f32 --cases 1
+bad "fuzz bad time" "--time 'soon'" fuzz --time soon
+
+echo
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
