@@ -25,7 +25,7 @@ typedef void (*sbgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRA
 struct openblas_state {
     sbgemm_fn sbgemm;
     int default_threads, current_threads;
-    struct fpd_staging a, b, c;
+    struct fpd_batch_staging batch;
 };
 
 static int openblas_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
@@ -66,7 +66,7 @@ static void set_threads(struct openblas_state *s, int threads)
 
 static bool fits_blasint(const struct fpd_gemm_args *g)
 {
-    size_t largest[] = {g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->n};
+    size_t largest[] = {g->m, g->n, g->k, g->lda, g->ldb, g->ldc};
     for (size_t i = 0; i < sizeof largest / sizeof largest[0]; i++)
         if (largest[i] > INT_MAX)
             return false;
@@ -93,34 +93,26 @@ static int openblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, 
     enum fpd_dtype ct = g->dt.acc;
     bool use_sbgemm = s->sbgemm && g->dt.in == FPD_BF16 && ct == FPD_F32;
     enum fpd_dtype operand_t = use_sbgemm ? FPD_BF16 : ct;
-    size_t in_size = fpd_dtype_info(g->dt.in)->size;
-    size_t a_rows = g->trans_a ? g->k : g->m, a_cols = g->trans_a ? g->m : g->k;
-    size_t b_rows = g->trans_b ? g->n : g->k, b_cols = g->trans_b ? g->k : g->n;
     enum CBLAS_TRANSPOSE ta = g->trans_a ? CblasTrans : CblasNoTrans, tb = g->trans_b ? CblasTrans : CblasNoTrans;
     for (size_t b = 0; b < g->batch; b++) {
-        size_t lda, ldb, ldc;
-        const void *a = fpd_stage_input(&s->a, g->dt.in, (const char *)g->a + b * g->stride_a * in_size, a_rows,
-                                        a_cols, g->lda, operand_t, &lda);
-        const void *bm = fpd_stage_input(&s->b, g->dt.in, (const char *)g->b + b * g->stride_b * in_size, b_rows,
-                                         b_cols, g->ldb, operand_t, &ldb);
-        void *c = fpd_stage_output(&s->c, g, b, ct, &ldc);
-        if (!a || !bm || !c) {
+        struct fpd_batch_entry e;
+        if (fpd_stage_batch_entry(&s->batch, g, b, operand_t, ct, &e) != FPD_OK) {
             snprintf(why, why_size, "out of memory");
             return FPD_ERR_NOMEM;
         }
         if (g->bias)
-            prefill_bias(g, ct, c, ldc);
+            prefill_bias(g, ct, e.c, e.ldc);
         int m = (int)g->m, n = (int)g->n, k = (int)g->k;
         if (use_sbgemm)
-            s->sbgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, (int)lda, bm, (int)ldb, g->bias ? 1.0f : 0.0f, c,
-                      (int)ldc);
+            s->sbgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, e.a, (int)e.lda, e.b, (int)e.ldb, g->bias ? 1.0f : 0.0f, e.c,
+                      (int)e.ldc);
         else if (ct == FPD_F32)
-            cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, (int)lda, bm, (int)ldb, g->bias ? 1.0f : 0.0f, c,
-                        (int)ldc);
+            cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, e.a, (int)e.lda, e.b, (int)e.ldb, g->bias ? 1.0f : 0.0f, e.c,
+                        (int)e.ldc);
         else
-            cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, (int)lda, bm, (int)ldb, g->bias ? 1.0 : 0.0, c,
-                        (int)ldc);
-        fpd_finish_output(g, b, ct, c, ldc);
+            cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, e.a, (int)e.lda, e.b, (int)e.ldb, g->bias ? 1.0 : 0.0, e.c,
+                        (int)e.ldc);
+        fpd_finish_batch_entry(g, b, ct, &e);
     }
     return FPD_OK;
 }
@@ -139,9 +131,7 @@ static void openblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
 static void openblas_close(void *state)
 {
     struct openblas_state *s = state;
-    fpd_staging_free(&s->a);
-    fpd_staging_free(&s->b);
-    fpd_staging_free(&s->c);
+    fpd_batch_staging_free(&s->batch);
     free(s);
 }
 

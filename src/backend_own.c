@@ -28,7 +28,8 @@ static const struct own_kernel kernel_blocked = {fpd_kernel_blocked_f32, fpd_ker
 
 struct own_state {
     const struct own_kernel *kernel;
-    struct fpd_staging a, b, bias, c;
+    struct fpd_batch_staging batch;
+    struct fpd_staging bias;
 };
 
 static int own_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
@@ -71,39 +72,30 @@ static int own_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_
 {
     struct own_state *s = state;
     enum fpd_dtype ct = g->dt.acc == FPD_F64 ? FPD_F64 : FPD_F32;
-    size_t in_size = fpd_dtype_info(g->dt.in)->size;
-    size_t a_rows = g->trans_a ? g->k : g->m, a_cols = g->trans_a ? g->m : g->k;
-    size_t b_rows = g->trans_b ? g->n : g->k, b_cols = g->trans_b ? g->k : g->n;
     size_t ignored_ld;
     const void *bias = g->bias ? fpd_stage_input(&s->bias, g->dt.out, g->bias, 1, g->n, g->n, ct, &ignored_ld)
                                : NULL;
     if (g->bias && !bias)
         goto nomem;
     for (size_t b = 0; b < g->batch; b++) {
-        size_t lda, ldb, ldc;
-        const void *a = fpd_stage_input(&s->a, g->dt.in, (const char *)g->a + b * g->stride_a * in_size, a_rows,
-                                        a_cols, g->lda, ct, &lda);
-        const void *bm = fpd_stage_input(&s->b, g->dt.in, (const char *)g->b + b * g->stride_b * in_size, b_rows,
-                                         b_cols, g->ldb, ct, &ldb);
-        void *c = fpd_stage_output(&s->c, g, b, ct, &ldc);
-        if (!a || !bm || !c)
+        struct fpd_batch_entry e;
+        if (fpd_stage_batch_entry(&s->batch, g, b, ct, ct, &e) != FPD_OK)
             goto nomem;
         ptrdiff_t a_rs, a_cs, b_rs, b_cs;
-        op_strides(g->trans_a, lda, &a_rs, &a_cs);
-        /* op(B)[p][j]: rows of op(B) run over p */
-        op_strides(g->trans_b, ldb, &b_rs, &b_cs);
+        op_strides(g->trans_a, e.lda, &a_rs, &a_cs);
+        op_strides(g->trans_b, e.ldb, &b_rs, &b_cs); /* op(B)[p][j]: its rows run over p */
         int rc;
         if (ct == FPD_F64) {
-            struct fpd_kgemm_f64 k = {g->m, g->n, g->k, a, a_rs, a_cs, bm, b_rs, b_cs, c, ldc, bias};
+            struct fpd_kgemm_f64 k = {g->m, g->n, g->k, e.a, a_rs, a_cs, e.b, b_rs, b_cs, e.c, e.ldc, bias};
             rc = s->kernel->f64(&k);
         } else {
-            struct fpd_kgemm_f32 k = {g->m, g->n, g->k, a, a_rs, a_cs, bm, b_rs, b_cs, c, ldc, bias,
+            struct fpd_kgemm_f32 k = {g->m, g->n, g->k, e.a, a_rs, a_cs, e.b, b_rs, b_cs, e.c, e.ldc, bias,
                                       acc_rounding[g->dt.acc]};
             rc = s->kernel->f32(&k);
         }
         if (rc != 0)
             goto nomem;
-        fpd_finish_output(g, b, ct, c, ldc);
+        fpd_finish_batch_entry(g, b, ct, &e);
     }
     return FPD_OK;
 nomem:
@@ -120,10 +112,8 @@ static void own_provenance(void *state, fpd_provenance_fn emit, void *ctx)
 static void own_close(void *state)
 {
     struct own_state *s = state;
-    fpd_staging_free(&s->a);
-    fpd_staging_free(&s->b);
+    fpd_batch_staging_free(&s->batch);
     fpd_staging_free(&s->bias);
-    fpd_staging_free(&s->c);
     free(s);
 }
 

@@ -15,13 +15,25 @@ struct fpd_staging {
 const void *fpd_stage_input(struct fpd_staging *s, enum fpd_dtype from, const void *src, size_t rows,
                             size_t cols, size_t ld, enum fpd_dtype to, size_t *ld_out);
 
-/* Where batch entry b of the output should be computed in type ct: C itself when ct is the
- * output type, else a staging buffer (m x n, ld n). NULL when out of memory. */
-void *fpd_stage_output(struct fpd_staging *s, const struct fpd_gemm_args *g, size_t b, enum fpd_dtype ct,
-                       size_t *ldc_out);
-/* Rounds a staged output into C (nothing to do when it was C itself). */
-void fpd_finish_output(const struct fpd_gemm_args *g, size_t b, enum fpd_dtype ct, const void *staged,
-                       size_t staged_ld);
+/* One batch entry of a GEMM as an adapter computes it: A and B in `operand_t`, C in `compute_t`
+ * (C itself when that is the output type, else a staging buffer of m x n, ld n). */
+struct fpd_batch_entry {
+    const void *a, *b;
+    void *c;
+    size_t lda, ldb, ldc;
+};
+
+struct fpd_batch_staging {
+    struct fpd_staging a, b, c;
+};
+
+/* Stages batch entry `index`; FPD_OK or FPD_ERR_NOMEM. */
+int fpd_stage_batch_entry(struct fpd_batch_staging *s, const struct fpd_gemm_args *g, size_t index,
+                          enum fpd_dtype operand_t, enum fpd_dtype compute_t, struct fpd_batch_entry *e);
+/* Rounds a staged C into the output (nothing to do when C was computed in place). */
+void fpd_finish_batch_entry(const struct fpd_gemm_args *g, size_t index, enum fpd_dtype compute_t,
+                            const struct fpd_batch_entry *e);
+void fpd_batch_staging_free(struct fpd_batch_staging *s);
 
 void fpd_staging_free(struct fpd_staging *s);
 
