@@ -60,24 +60,27 @@ DEFINE_MICRO_PORTABLE(double, micro_f64_portable, NR_F64, fma)
 
 #ifdef HAVE_X86_SIMD
 /* Two vectors per row of C: 12 accumulators, 2 for B, 1 broadcast — 15 of the 16 ymm registers. */
+/* Fully unrolled, so that the accumulator arrays below are registers, not memory. */
+#define UNROLL _Pragma("GCC unroll 8")
+
 #define DEFINE_MICRO_AVX2(T, NAME, VEC, LOAD, STORE, BCAST, FMADD, LANES)                          \
     __attribute__((target("avx2,fma"))) static void NAME(size_t kc, const T *ap, const T *bp, T *c, \
                                                           size_t ldc)                              \
     {                                                                                              \
         VEC c0[MR], c1[MR];                                                                        \
-        for (int r = 0; r < MR; r++) {                                                             \
+        UNROLL for (int r = 0; r < MR; r++) {                                                      \
             c0[r] = LOAD(c + r * ldc);                                                             \
             c1[r] = LOAD(c + r * ldc + LANES);                                                     \
         }                                                                                          \
         for (size_t p = 0; p < kc; p++, ap += MR, bp += 2 * LANES) {                               \
             VEC b0 = LOAD(bp), b1 = LOAD(bp + LANES);                                              \
-            for (int r = 0; r < MR; r++) {                                                         \
+            UNROLL for (int r = 0; r < MR; r++) {                                                  \
                 VEC a = BCAST(ap + r);                                                             \
                 c0[r] = FMADD(a, b0, c0[r]);                                                       \
                 c1[r] = FMADD(a, b1, c1[r]);                                                       \
             }                                                                                      \
         }                                                                                          \
-        for (int r = 0; r < MR; r++) {                                                             \
+        UNROLL for (int r = 0; r < MR; r++) {                                                      \
             STORE(c + r * ldc, c0[r]);                                                             \
             STORE(c + r * ldc + LANES, c1[r]);                                                     \
         }                                                                                          \
