@@ -197,11 +197,15 @@ static void progress_show(struct progress *p, const struct fpd_stats *st, bool f
 
 static void print_finding(const struct fpd_check *chk, const struct fpd_check_result *res)
 {
-    char dt[32], cmd[768];
+    char dt[32], cmd[768], backends[160];
+    if (chk->backends[1])
+        snprintf(backends, sizeof backends, "%s,%s", chk->backends[0]->impl->name, chk->backends[1]->impl->name);
+    else
+        snprintf(backends, sizeof backends, "%s", chk->backends[0]->impl->name);
     const struct fpd_metrics *m = &res->metrics;
     printf("finding %-9s %-11s %-16s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
            " ulp, ratio %.3g%s%s\n  rerun: %s\n",
-           fpd_verdict_table[res->verdict].name, chk->relation->name, chk->backends[1] ? "pair" : chk->backends[0]->impl->name,
+           fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
            fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, m->diff, m->count,
            m->max_ulp, m->ratio, res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "",
            fpd_reproduce_command(chk, cmd, sizeof cmd));

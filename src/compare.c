@@ -63,8 +63,9 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
     m->hash_b = XXH3_64bits(b, bytes);
     if (memcmp(a, b, bytes) == 0)
         return;
+    /* The worst element: the first whose class changed, else the one farthest apart in ulps. */
     uint64_t worst_ulp = 0;
-    bool have_worst = false;
+    bool found = false;
     for (size_t i = 0; i < count; i++) {
         uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
         if (fpd_same_value_bits(t, ba, bb))
@@ -72,16 +73,10 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
         m->diff++;
         enum fpd_fp_class ca = fpd_classify_bits(t, ba), cb = fpd_classify_bits(t, bb);
         if (ca != cb) {
-            m->nonfinite_mismatch++;
-            if (!have_worst || worst_ulp < UINT64_MAX) { /* a class change outranks any finite difference */
+            if (m->nonfinite_mismatch++ == 0)
                 m->worst = i;
-                worst_ulp = UINT64_MAX;
-                have_worst = true;
-            }
             continue;
         }
-        if (ca != FPD_CLASS_FINITE)
-            continue; /* same infinity with different bits cannot happen; kept for clarity */
         double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
         double abs_diff = fabs(va - vb), scale = fmax(fabs(va), fabs(vb));
         uint64_t ulp = fpd_ulp_distance(t, ba, bb);
@@ -90,10 +85,10 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
             m->max_rel = fmax(m->max_rel, abs_diff / scale);
         if (ulp > m->max_ulp)
             m->max_ulp = ulp;
-        if (!have_worst || ulp > worst_ulp) {
+        if (m->nonfinite_mismatch == 0 && (!found || ulp > worst_ulp)) {
             m->worst = i;
             worst_ulp = ulp;
-            have_worst = true;
+            found = true;
         }
     }
     m->worst_bits_a = fpd_bits(t, a, m->worst);
@@ -103,9 +98,10 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
 void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
                        const struct fpd_bound_model *bm, struct fpd_metrics *m)
 {
+    /* With no class change, the worst element becomes the one with the largest ratio. */
     m->bounded = true;
     m->ratio = 0;
-    bool ratio_worst = false;
+    bool found = false;
     for (size_t i = 0; i < count; i++) {
         uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
         if (fpd_same_value_bits(t, ba, bb) || fpd_classify_bits(t, ba) != FPD_CLASS_FINITE ||
@@ -117,12 +113,11 @@ void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const dou
             continue; /* Inf or NaN among the inputs: no finite bound, nothing to measure against */
         double diff = fabs(va - vb);
         double ratio = bound > 0 ? diff / (2 * bound) : diff > 0 ? INFINITY : 0;
-        if (ratio > m->ratio || !ratio_worst) {
-            m->ratio = fmax(m->ratio, ratio);
-            if (m->nonfinite_mismatch == 0) { /* a class change stays the worst element */
+        if (!found || ratio > m->ratio) {
+            m->ratio = ratio;
+            if (m->nonfinite_mismatch == 0)
                 m->worst = i;
-                ratio_worst = true;
-            }
+            found = true;
         }
     }
     m->worst_bits_a = fpd_bits(t, a, m->worst);

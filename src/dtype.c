@@ -239,12 +239,44 @@ void fpd_store(enum fpd_dtype t, void *p, size_t i, double x)
     }
 }
 
+/* Bits move through memcpy, never through a pointer cast: the buffers hold floats, and reading
+ * them through an integer lvalue (or the reverse) is undefined behaviour the optimizer exploits. */
 uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)
 {
-    switch (fpd_dtype_table[t].size) {
-    case 8: return ((const uint64_t *)p)[i];
-    case 4: return ((const uint32_t *)p)[i];
-    default: return ((const uint16_t *)p)[i];
+    size_t size = fpd_dtype_table[t].size;
+    const char *src = (const char *)p + i * size;
+    if (size == 8) {
+        uint64_t v;
+        memcpy(&v, src, 8);
+        return v;
+    }
+    if (size == 4) {
+        uint32_t v;
+        memcpy(&v, src, 4);
+        return v;
+    }
+    uint16_t v;
+    memcpy(&v, src, 2);
+    return v;
+}
+
+double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits)
+{
+    switch (t) {
+    case FPD_F64: {
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    case FPD_F32: {
+        uint32_t w = (uint32_t)bits;
+        float f;
+        memcpy(&f, &w, sizeof f);
+        return f;
+    }
+    case FPD_F16: return fpd_f16_to_double((uint16_t)bits);
+    case FPD_BF16: return fpd_bf16_to_float((uint16_t)bits);
+    default: return NAN;
     }
 }
 

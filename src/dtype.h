@@ -40,8 +40,9 @@ double fpd_round(enum fpd_dtype t, double x);
 /* Element access on typed storage; load is exact, store rounds (RNE). */
 double fpd_load(enum fpd_dtype t, const void *p, size_t i);
 void fpd_store(enum fpd_dtype t, void *p, size_t i, double x);
-/* Raw bits of element i, zero-extended. */
+/* Raw bits of element i, zero-extended; and the value such bits encode. */
 uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i);
+double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits);
 
 /* Scalar conversions with the same rounding rules. */
 uint16_t fpd_f16_from_double(double x);

@@ -9,8 +9,7 @@
 
 const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size)
 {
-    uint64_t raw = bits;
-    double v = fpd_load(t, &raw, 0); /* little-endian: the low bytes of raw hold the element */
+    double v = fpd_value_of_bits(t, bits);
     snprintf(buf, size, "%a (%.*g)", v, t == FPD_F64 ? 17 : 9, v);
     return buf;
 }

@@ -202,3 +202,13 @@ Test(dtype, dtype_specs)
         cr_expect_eq(fpd_dtypes_parse(bad[i], &dt, why, sizeof why), FPD_ERR_INPUT, "'%s' was accepted", bad[i]);
     }
 }
+
+Test(dtype, value_of_bits)
+{
+    cr_expect(fabs(fpd_value_of_bits(FPD_F32, 0x3f800000) - 1) <= 0);
+    cr_expect(fabs(fpd_value_of_bits(FPD_F64, 0xc000000000000000ull) + 2) <= 0);
+    cr_expect(fabs(fpd_value_of_bits(FPD_F16, 0x3555) - 0x1.554p-2) <= 0);
+    cr_expect(fabs(fpd_value_of_bits(FPD_BF16, 0xc040) + 3) <= 0);
+    float f = 0.1f;
+    cr_expect_eq(fpd_bits(FPD_F32, &f, 0), f32_bits(0.1f));
+}
