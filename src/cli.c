@@ -25,7 +25,9 @@ int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, 
 {
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
+    /* decimal, or hex with 0x; never octal, so "010" is ten */
+    bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    unsigned long long v = strtoull(text, &end, hex ? 16 : 10);
     if (text[0] == '-' || text[0] == '\0' || *end != '\0' || errno == ERANGE) {
         snprintf(why, why_size, "%s '%s': expected a non-negative integer", opt, text);
         return FPD_ERR_INPUT;

@@ -66,7 +66,7 @@ static uint64_t random_seed(void)
     }
     if (seed == 0)
         seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
-    return seed;
+    return seed & ((1ull << 53) - 1); /* exact in every JSON reader, JavaScript's included */
 }
 
 static double now(void)
@@ -263,7 +263,7 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
                                               (json_int_t)t->checks, "verdicts", counts, "max_ulp",
                                               (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
     }
-    return json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:o}", "type", "summary", "seed", (json_int_t)cp->cfg.seed, "checks",
+    return json_pack("{s:s,s:o,s:I,s:f,s:I,s:I,s:o}", "type", "summary", "seed", fpd_seed_json(cp->cfg.seed), "checks",
                      (json_int_t)st->checks, "seconds", seconds, "failed", (json_int_t)failed, "signatures",
                      (json_int_t)st->n_signatures, "rows", rows);
 }
@@ -293,7 +293,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     }
 
     if (o.json)
-        print_json(json_pack("{s:s,s:I,s:s}", "type", "campaign", "seed", (json_int_t)cfg.seed, "version", FPD_VERSION));
+        print_json(json_pack("{s:s,s:o,s:s}", "type", "campaign", "seed", fpd_seed_json(cfg.seed), "version", FPD_VERSION));
     else
         printf("seed %" PRIu64 "  (rerun this campaign with --seed %" PRIu64 ")\n", cfg.seed, cfg.seed);
     fflush(stdout);

@@ -141,6 +141,15 @@ static json_t *hex64(uint64_t x)
     return json_string(buf);
 }
 
+json_t *fpd_seed_json(uint64_t seed)
+{
+    if (seed <= INT64_MAX)
+        return json_integer((json_int_t)seed);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, seed); /* beyond JSON integers as Jansson reads them */
+    return json_string(buf);
+}
+
 /* JSON has no Inf or NaN: non-finite numbers become null. */
 static json_t *real(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
@@ -166,7 +175,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "ratio", m->bounded || m->diff == 0 ? real(m->ratio) : json_null());
     json_object_set_new(o, "hash_a", hex64(m->hash_a));
     json_object_set_new(o, "hash_b", hex64(m->hash_b));
-    json_object_set_new(o, "seed", json_integer((json_int_t)c->recipe.seed));
+    json_object_set_new(o, "seed", fpd_seed_json(c->recipe.seed));
     json_object_set_new(o, "index", json_integer(c->recipe.index));
     json_object_set_new(o, "shape", json_string(fpd_shape_format(c, shape, sizeof shape)));
     json_object_set_new(o, "dtype", json_string(fpd_dtypes_format(&c->dt, dt, sizeof dt)));

@@ -22,6 +22,9 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
  * hash_a, hash_b, seed, index, and the case and worst element. Caller owns the reference. */
 json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res);
 
+/* A seed as JSON: an integer, or a decimal string above INT64_MAX. */
+json_t *fpd_seed_json(uint64_t seed);
+
 /* Backend provenance as a JSON object / as indented text lines. */
 json_t *fpd_provenance_json(struct fpd_backend_slot *slot);
 void fpd_report_provenance(FILE *f, struct fpd_backend_slot *slot);

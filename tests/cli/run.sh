@@ -131,6 +131,9 @@ bad "fuzz bad dtype list" "unknown dtype 'f8'" fuzz --dtypes f32,f8 --cases 1
 bad "fuzz bad max-dim" "--max-dim must be at least 1" fuzz --max-dim 0
 bad "fuzz nothing runs" "no relation can run" fuzz --relations cast-in --dtypes f32 --cases 1
 bad "fuzz bad time" "--time 'soon'" fuzz --time soon
+run "seeds: decimal or hex, never octal" 0 $FPDIV check --relation repeat --backend seq --shape 2x2x2 --seed 010 --json && expect "seed 010 is ten" "$out" '"seed":10,'
+run "hex seed" 0 $FPDIV check --relation repeat --backend seq --shape 2x2x2 --seed 0x10 --json && expect "seed 0x10 is sixteen" "$out" '"seed":16,'
+run "largest seed" 0 $FPDIV check --relation repeat --backend seq --shape 2x2x2 --seed 18446744073709551615 --json && expect "seeds above INT64_MAX are JSON strings" "$out" '"seed":"18446744073709551615"'
 
 echo
 echo "cli: $passed passed, $failed failed"
