@@ -60,12 +60,17 @@ static int restage(struct fpd_staging *s, struct operand src_copy, size_t batch,
     return FPD_OK;
 }
 
+/* C's row padding and one guard row after its end must still hold the canary. */
 static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, size_t n, size_t ldc, size_t es)
 {
     for (size_t i = 0; i < batch * rows; i++)
         for (size_t byte = n * es; byte < ldc * es; byte++)
             if (c[i * ldc * es + byte] != CANARY_BYTE)
                 return false;
+    const unsigned char *guard = c + batch * rows * ldc * es;
+    for (size_t byte = 0; byte < ldc * es; byte++)
+        if (guard[byte] != CANARY_BYTE)
+            return false;
     return true;
 }
 
@@ -110,10 +115,11 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     }
 
     size_t ldc = n + c->pad, es = dsize(p->out);
-    if (fpd_grow(&ck->out[which].buf, &ck->out[which].cap, batch * m * ldc * es) != FPD_OK)
+    size_t out_bytes = (batch * m + 1) * ldc * es; /* plus a guard row */
+    if (fpd_grow(&ck->out[which].buf, &ck->out[which].cap, out_bytes) != FPD_OK)
         return FPD_ERR_NOMEM;
     unsigned char *out = ck->out[which].buf;
-    memset(out, CANARY_BYTE, batch * m * ldc * es);
+    memset(out, CANARY_BYTE, out_bytes);
 
     struct fpd_gemm_args args = {
         .dt = {p->in, p->out, c->dt.acc},
@@ -138,7 +144,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         return FPD_ERR_BACKEND;
     }
     if (!canary_intact(out, batch, m, n, ldc, es)) {
-        snprintf(why, why_size, "%s wrote outside the m x n block of C (into the row padding)", slot->impl->name);
+        snprintf(why, why_size, "%s wrote outside the m x n block of C (into its row padding or past its end)", slot->impl->name);
         return FPD_ERR_BACKEND;
     }
     if (p->bias == FPD_BIAS_AFTER)

@@ -221,9 +221,11 @@ Test(relations, failing_backend_is_an_error_verdict, .init = setup, .fini = tear
 
 Test(relations, writing_outside_c_is_an_error_verdict, .init = setup, .fini = teardown)
 {
-    struct scenario s = {"repeat", {"scribbling"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, NEVER, FPD_ERROR};
-    struct fpd_check_result res = run(&s); /* the check pads nothing by default: C's rows are dense */
-    cr_expect_eq(res.verdict, FPD_SAME, "without padding the write lands in the next row, then is overwritten");
+    /* m = 1, no padding: the stray element lands past the end of C */
+    struct scenario s = {"repeat", {"scribbling"}, "f32", "1x5x6", FPD_DIST_NORMAL, false, false, NEVER, FPD_ERROR};
+    struct fpd_check_result res = run(&s);
+    cr_expect_eq(res.verdict, FPD_ERROR, "a write past the end of C must be caught");
+    /* with padding: it lands in row 0's padding */
     struct fpd_check chk = {.relation = fpd_relation_find("repeat"), .backends = {fpd_registry_find("scribbling")}};
     fpd_case_defaults(&chk.c);
     chk.c.m = 3, chk.c.n = 4, chk.c.k = 5, chk.c.pad = 2;
