@@ -17,6 +17,15 @@ struct fpd_recipe {
     double special_rate; /* probability of a special value (±0, ±Inf, NaN, subnormal) per element */
 };
 
+/* Explicit inputs, as a case file carries them: logical row-major arrays of raw element bits
+ * (A is batch x m x k, B batch x k x n, in dt.in; bias n values of dt.out). The arrays may be
+ * larger than the case, which then uses their leading block: shrinking a dimension keeps every
+ * other element, as with generated data. */
+struct fpd_case_data {
+    uint32_t batch, m, n, k; /* extents the arrays were stored with */
+    void *a, *b, *bias;
+};
+
 struct fpd_case {
     uint32_t batch, m, n, k;
     bool trans_a, trans_b; /* A (B) stored transposed: k x m (n x k) rows */
@@ -24,6 +33,7 @@ struct fpd_case {
     uint32_t pad;          /* extra elements at the end of every stored row of A, B and C */
     struct fpd_dtypes dt;
     struct fpd_recipe recipe;
+    const struct fpd_case_data *data; /* NULL: inputs generated from the recipe */
 };
 
 /* Storage geometry of A and B (elements). */
@@ -43,5 +53,12 @@ const char *fpd_shape_format(const struct fpd_case *c, char *buf, size_t size);
 double fpd_case_bytes(const struct fpd_case *c);
 /* Dimensions positive and addressable, dtypes valid, memory within max_mem bytes. */
 int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_t why_size);
+
+/* The inputs of a case as explicit data (logical, packed): owned buffers, freed with
+ * fpd_case_data_free. */
+int fpd_case_data_capture(const struct fpd_case *c, struct fpd_case_data *out);
+void fpd_case_data_free(struct fpd_case_data *d);
+/* XXH3-64 of a case's inputs (logical, packed A, then B, then bias): detects generator drift. */
+int fpd_case_data_hash(const struct fpd_case *c, uint64_t *hash);
 
 #endif

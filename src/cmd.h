@@ -17,5 +17,8 @@
 int fpd_cmd_check(int argc, char **argv);
 int fpd_cmd_fuzz(int argc, char **argv);
 int fpd_cmd_list(int argc, char **argv);
+int fpd_cmd_replay(int argc, char **argv);
+int fpd_cmd_show(int argc, char **argv);
+int fpd_cmd_minimize(int argc, char **argv);
 
 #endif

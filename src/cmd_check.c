@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "corpus.h"
 #include "dtype.h"
 #include "report.h"
 
@@ -29,10 +30,11 @@ static const char help[] =
     "                       (default bound)\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
     "  --json               print one JSON object instead of the report\n"
+    "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
     "  -h, --help           this text\n";
 
 enum { OPT_RELATION = 256, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD, OPT_DIST,
-       OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON };
+       OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_SAVE };
 
 static const struct option options[] = {
     {"relation", required_argument, NULL, OPT_RELATION}, {"backend", required_argument, NULL, OPT_BACKEND},
@@ -43,12 +45,13 @@ static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"index", required_argument, NULL, OPT_INDEX},
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
     {"fail-on", required_argument, NULL, OPT_FAIL_ON},   {"max-mem", required_argument, NULL, OPT_MAX_MEM},
-    {"json", no_argument, NULL, OPT_JSON},               {"help", no_argument, NULL, 'h'},
+    {"json", no_argument, NULL, OPT_JSON},               {"save", required_argument, NULL, OPT_SAVE},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct check_options {
-    const char *relation, *backends, *shape;
+    const char *relation, *backends, *shape, *save;
     int fail_on;
     double max_mem;
     bool json;
@@ -92,6 +95,7 @@ static int parse(int argc, char **argv, struct fpd_check *chk, struct check_opti
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
         case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", optarg, &o->max_mem, why, why_size); break;
         case OPT_JSON: o->json = true; break;
+        case OPT_SAVE: o->save = optarg; break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv check --help'"); return FPD_ERR_INPUT;
         }
@@ -144,6 +148,24 @@ static int resolve(struct fpd_check *chk, const struct check_options *o, char *w
     return FPD_OK;
 }
 
+static int save_case(const struct fpd_check *chk, const struct fpd_check_result *res, const char *dir)
+{
+    struct fpd_case_file f;
+    char path[4200], why[512];
+    bool existed;
+    int rc = fpd_case_file_from_check(&f, chk, res, FPD_INLINE_MAX_DEFAULT, fpd_environment_json(chk));
+    if (rc == FPD_OK)
+        rc = fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "out of memory");
+    fpd_case_file_free(&f);
+    if (rc != FPD_OK)
+        fpd_cli_error("check", "%s", why);
+    else
+        fprintf(stderr, "%s %s\n", existed ? "already saved:" : "saved", path);
+    return rc;
+}
+
 int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = fpd_cli_cores() < 2 ? 2 : fpd_cli_cores()}};
@@ -180,5 +202,7 @@ int fpd_cmd_check(int argc, char **argv)
     } else {
         fpd_report_check(stdout, &chk, &res);
     }
+    if (o.save && save_case(&chk, &res, o.save) != FPD_OK)
+        return FPD_EXIT_USAGE;
     return fpd_fails_policy(res.verdict, o.fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
 }

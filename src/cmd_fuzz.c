@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "campaign.h"
 #include "cmd.h"
+#include "corpus.h"
+#include "minimize.h"
 #include "dtype.h"
 #include "report.h"
 
@@ -32,10 +35,18 @@ static const char help[] =
     "                      (default bound)\n"
     "  --max-mem SIZE      memory budget per case; larger shapes are shrunk (default half of RAM)\n"
     "  --json              JSON Lines on stdout: a campaign line, one line per check, a summary line\n"
+    "  --corpus DIR        save findings into DIR (default corpus): the first case of each new\n"
+    "                      signature (relation, backends, dtypes, verdict), minimized\n"
+    "  --no-corpus         save nothing\n"
+    "  --max-per-signature N  cases saved per signature (default 1)\n"
+    "  --no-minimize       save the raw case instead of a minimized one\n"
+    "  --minimize-time SEC time cap per minimization (default 10)\n"
+    "  --inline-max BYTES  cases with inputs up to this size carry them inline (default 64K)\n"
     "  -h, --help          this text\n";
 
 enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
-       OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON };
+       OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
+       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX };
 
 static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
@@ -44,7 +55,10 @@ static const struct option options[] = {
     {"dists", required_argument, NULL, OPT_DISTS},       {"max-dim", required_argument, NULL, OPT_MAX_DIM},
     {"specials", required_argument, NULL, OPT_SPECIALS}, {"threads", required_argument, NULL, OPT_THREADS},
     {"fail-on", required_argument, NULL, OPT_FAIL_ON},   {"max-mem", required_argument, NULL, OPT_MAX_MEM},
-    {"json", no_argument, NULL, OPT_JSON},               {"help", no_argument, NULL, 'h'},
+    {"json", no_argument, NULL, OPT_JSON},               {"corpus", required_argument, NULL, OPT_CORPUS},
+    {"no-corpus", no_argument, NULL, OPT_NO_CORPUS},     {"max-per-signature", required_argument, NULL, OPT_MAX_PER_SIG},
+    {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE}, {"minimize-time", required_argument, NULL, OPT_MINIMIZE_TIME},
+    {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -52,7 +66,10 @@ struct fuzz_options {
     uint64_t cases;
     double seconds; /* 0: no time limit */
     int fail_on;
-    bool json, seed_given;
+    bool json, seed_given, minimize;
+    const char *corpus; /* NULL: save nothing */
+    uint64_t max_per_signature;
+    double minimize_seconds, inline_max;
 };
 
 static uint64_t random_seed(void)
@@ -142,6 +159,16 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
         case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", optarg, &cfg->max_mem, why, why_size); break;
         case OPT_JSON: o->json = true; break;
+        case OPT_CORPUS: o->corpus = optarg; break;
+        case OPT_NO_CORPUS: o->corpus = NULL; break;
+        case OPT_MAX_PER_SIG:
+            rc = fpd_cli_u64("--max-per-signature", optarg, 1u << 20, &o->max_per_signature, why, why_size);
+            break;
+        case OPT_NO_MINIMIZE: o->minimize = false; break;
+        case OPT_MINIMIZE_TIME:
+            rc = fpd_cli_double("--minimize-time", optarg, 0.001, 1e6, &o->minimize_seconds, why, why_size);
+            break;
+        case OPT_INLINE_MAX: rc = fpd_cli_bytes("--inline-max", optarg, &o->inline_max, why, why_size); break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv fuzz --help'"); return FPD_ERR_INPUT;
         }
@@ -275,11 +302,108 @@ static void print_json(json_t *j)
     json_decref(j);
 }
 
+/* What the corpus holds, by signature, and what this run adds. */
+struct corpus_entry {
+    struct fpd_signature_key key;
+    size_t files, saved, seen;
+};
+
+struct corpus_index {
+    struct corpus_entry *entries;
+    size_t n, cap, saved, known; /* known: findings whose signature the corpus already had */
+};
+
+static struct corpus_entry *corpus_entry(struct corpus_index *ix, const struct fpd_signature_key *key)
+{
+    for (size_t i = 0; i < ix->n; i++)
+        if (fpd_signature_equal(&ix->entries[i].key, key))
+            return &ix->entries[i];
+    if (ix->n == ix->cap) {
+        size_t grown = ix->cap ? ix->cap * 2 : 32;
+        struct corpus_entry *p = realloc(ix->entries, grown * sizeof *p);
+        if (!p)
+            return NULL;
+        ix->entries = p, ix->cap = grown;
+    }
+    ix->entries[ix->n] = (struct corpus_entry){.key = *key};
+    return &ix->entries[ix->n++];
+}
+
+/* Reads the signatures of every case already in the corpus (a missing directory is an empty one). */
+static int corpus_index_load(struct corpus_index *ix, const char *dir, char *why, size_t why_size)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return FPD_OK;
+    char **files;
+    size_t n;
+    int rc = fpd_corpus_list(dir, &files, &n, why, why_size);
+    for (size_t i = 0; i < n; i++) {
+        struct fpd_signature_key key;
+        if (rc == FPD_OK && (rc = fpd_case_file_signature(files[i], &key, why, why_size)) == FPD_OK) {
+            struct corpus_entry *e = corpus_entry(ix, &key);
+            if (!e)
+                rc = FPD_ERR_NOMEM;
+            else
+                e->files++;
+        }
+        free(files[i]);
+    }
+    if (rc == FPD_OK)
+        free(files);
+    return rc;
+}
+
+/* A finding: save it (minimized) when its signature still has room in the corpus. */
+static int corpus_take(struct corpus_index *ix, const struct fuzz_options *o, struct fpd_checker *ck,
+                       const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    struct fpd_signature_key key;
+    fpd_signature_of(chk, res->verdict, &key);
+    struct corpus_entry *e = corpus_entry(ix, &key);
+    if (!e)
+        return FPD_ERR_NOMEM;
+    e->seen++;
+    if (e->files)
+        ix->known++;
+    if (e->files + e->saved >= o->max_per_signature)
+        return FPD_OK;
+    struct fpd_check small = *chk;
+    struct fpd_check_result small_res = *res;
+    struct fpd_case_data data = {0};
+    struct fpd_minimize_result mr = {.before = chk->c};
+    int rc = FPD_OK;
+    if (o->minimize) {
+        rc = fpd_minimize(ck, &small, res->verdict, o->minimize_seconds, &data, &mr);
+        small_res = mr.final;
+    }
+    struct fpd_case_file f;
+    char path[4200], why[512], before[64], after[64];
+    bool existed = false;
+    if (rc == FPD_OK)
+        rc = fpd_case_file_from_check(&f, &small, &small_res, (size_t)o->inline_max, fpd_environment_json(&small));
+    if (rc == FPD_OK) {
+        f.signature_count = e->seen;
+        if (fpd_case_file_save(o->corpus, &f, path, sizeof path, &existed, why, sizeof why) != FPD_OK)
+            fpd_cli_error("fuzz", "cannot save a finding: %s", why); /* the campaign goes on */
+        else if (!existed)
+            e->saved++, ix->saved++;
+        fpd_case_file_free(&f);
+        if (!o->json && !existed)
+            printf("  saved %s (%s -> %s, %zu minimizing checks%s)\n", path,
+                   fpd_shape_format(&mr.before, before, sizeof before), fpd_shape_format(&small.c, after, sizeof after),
+                   mr.checks, mr.timed_out ? ", time cap reached" : "");
+    }
+    fpd_case_data_free(&data);
+    return rc;
+}
+
 int fpd_cmd_fuzz(int argc, char **argv)
 {
     struct fpd_campaign_config cfg;
     set_defaults(&cfg);
-    struct fuzz_options o = {.fail_on = FPD_BOUND};
+    struct fuzz_options o = {.fail_on = FPD_BOUND, .minimize = true, .corpus = "corpus", .max_per_signature = 1,
+                             .minimize_seconds = 10, .inline_max = FPD_INLINE_MAX_DEFAULT};
     char why[512];
     int rc = parse(argc, argv, &cfg, &o, why, sizeof why);
     if (rc < 0)
@@ -292,6 +416,12 @@ int fpd_cmd_fuzz(int argc, char **argv)
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
 
+    struct corpus_index corpus = {0};
+    if (o.corpus && corpus_index_load(&corpus, o.corpus, why, sizeof why) != FPD_OK) {
+        fpd_cli_error("fuzz", "%s", why);
+        fpd_campaign_free(&cp);
+        return FPD_EXIT_USAGE;
+    }
     if (o.json)
         print_json(json_pack("{s:s,s:o,s:s}", "type", "campaign", "seed", fpd_seed_json(cfg.seed), "version", FPD_VERSION));
     else
@@ -323,6 +453,11 @@ int fpd_cmd_fuzz(int argc, char **argv)
             print_json(fpd_check_json(&chk, &res));
         else if (added == 1)
             print_finding(&chk, &res);
+        if (o.corpus && res.verdict != FPD_SAME && corpus_take(&corpus, &o, &ck, &chk, &res) != FPD_OK) {
+            fpd_cli_error("fuzz", "internal error while saving seed %" PRIu64 " index %" PRIu64, cfg.seed, i);
+            exit_code = FPD_EXIT_INTERNAL;
+            break;
+        }
         progress_show(&prog, &st, false);
     }
     progress_show(&prog, &st, true);
@@ -331,6 +466,10 @@ int fpd_cmd_fuzz(int argc, char **argv)
         print_json(summary_json(&cp, &st, seconds, failed));
     else
         print_summary(&cp, &st, seconds, o.fail_on, failed);
+    if (o.corpus && !o.json)
+        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had\n", o.corpus, corpus.saved,
+               corpus.saved == 1 ? "" : "s", corpus.known, corpus.known == 1 ? "" : "s");
+    free(corpus.entries);
     fpd_stats_free(&st);
     fpd_checker_free(&ck);
     fpd_campaign_free(&cp);

@@ -260,6 +260,35 @@ uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)
     return v;
 }
 
+void fpd_store_bits(enum fpd_dtype t, void *p, size_t i, uint64_t bits)
+{
+    size_t size = fpd_dtype_table[t].size;
+    char *dst = (char *)p + i * size;
+    uint32_t w = (uint32_t)bits;
+    uint16_t h = (uint16_t)bits;
+    memcpy(dst, size == 8 ? (const void *)&bits : size == 4 ? (const void *)&w : (const void *)&h, size);
+}
+
+uint64_t fpd_bits_of_value(enum fpd_dtype t, double x)
+{
+    switch (t) {
+    case FPD_F64: {
+        uint64_t b;
+        memcpy(&b, &x, sizeof b);
+        return b;
+    }
+    case FPD_F32: {
+        float f = (float)x;
+        uint32_t b;
+        memcpy(&b, &f, sizeof b);
+        return b;
+    }
+    case FPD_F16: return fpd_f16_from_double(x);
+    case FPD_BF16: return fpd_bf16_from_double(x);
+    default: return 0;
+    }
+}
+
 double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits)
 {
     switch (t) {

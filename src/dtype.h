@@ -43,6 +43,9 @@ void fpd_store(enum fpd_dtype t, void *p, size_t i, double x);
 /* Raw bits of element i, zero-extended; and the value such bits encode. */
 uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i);
 double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits);
+void fpd_store_bits(enum fpd_dtype t, void *p, size_t i, uint64_t bits);
+/* The bits of x rounded to type t (RNE). */
+uint64_t fpd_bits_of_value(enum fpd_dtype t, double x);
 
 /* Scalar conversions with the same rounding rules. */
 uint16_t fpd_f16_from_double(double x);

@@ -120,24 +120,30 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
-/* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed. */
-static void fill_matrix(const struct fpd_recipe *rc, enum fpd_dtype in, unsigned stream, uint32_t batch,
-                        void *dst, size_t rows, size_t cols, size_t ld, bool transposed)
+/* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
+ * Values come from `given` (explicit data, `given_cols` per logical row) or from the generator. */
+static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batch, const char *given,
+                        size_t given_cols, void *dst, size_t rows, size_t cols, size_t ld, bool transposed)
 {
-    const double poison = NAN;
+    enum fpd_dtype in = c->dt.in;
+    size_t es = fpd_dtype_info(in)->size;
     for (size_t i = 0; i < rows; i++) {
         for (size_t j = 0; j < cols; j++) {
             uint32_t row = (uint32_t)(transposed ? j : i), col = (uint32_t)(transposed ? i : j);
-            fpd_store(in, dst, i * ld + j, fpd_gen_element(rc, in, stream, batch, row, col));
+            if (given)
+                memcpy((char *)dst + (i * ld + j) * es, given + (row * given_cols + col) * es, es);
+            else
+                fpd_store(in, dst, i * ld + j, fpd_gen_element(&c->recipe, in, stream, batch, row, col));
         }
         for (size_t j = cols; j < ld; j++)
-            fpd_store(in, dst, i * ld + j, poison);
+            fpd_store(in, dst, i * ld + j, NAN);
     }
 }
 
 int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
 {
     struct fpd_layout l = fpd_case_layout(c);
+    const struct fpd_case_data *d = c->data;
     size_t in_size = fpd_dtype_info(c->dt.in)->size, out_size = fpd_dtype_info(c->dt.out)->size;
     if (fpd_grow(&t->a, &t->cap_a, c->batch * l.stride_a * in_size) != FPD_OK ||
         fpd_grow(&t->b, &t->cap_b, c->batch * l.stride_b * in_size) != FPD_OK ||
@@ -145,13 +151,18 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         return FPD_ERR_NOMEM;
     for (uint32_t b = 0; b < c->batch; b++) {
         /* Keys are logical coordinates, so a transposed layout holds the very same values. */
-        fill_matrix(&c->recipe, c->dt.in, FPD_STREAM_A, b, (char *)t->a + b * l.stride_a * in_size, l.a_rows,
+        const char *given_a = d ? (const char *)d->a + (size_t)b * d->m * d->k * in_size : NULL;
+        const char *given_b = d ? (const char *)d->b + (size_t)b * d->k * d->n * in_size : NULL;
+        fill_matrix(c, FPD_STREAM_A, b, given_a, d ? d->k : 0, (char *)t->a + b * l.stride_a * in_size, l.a_rows,
                     l.a_cols, l.lda, c->trans_a);
-        fill_matrix(&c->recipe, c->dt.in, FPD_STREAM_B, b, (char *)t->b + b * l.stride_b * in_size, l.b_rows,
+        fill_matrix(c, FPD_STREAM_B, b, given_b, d ? d->n : 0, (char *)t->b + b * l.stride_b * in_size, l.b_rows,
                     l.b_cols, l.ldb, c->trans_b);
     }
-    for (uint32_t j = 0; j < c->n; j++)
-        fpd_store(c->dt.out, t->bias, j, fpd_gen_element(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0, 0, j));
+    if (d)
+        memcpy(t->bias, d->bias, (size_t)c->n * out_size);
+    else
+        for (uint32_t j = 0; j < c->n; j++)
+            fpd_store(c->dt.out, t->bias, j, fpd_gen_element(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0, 0, j));
     return FPD_OK;
 }
 

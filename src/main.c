@@ -15,6 +15,9 @@ struct fpd_command {
 static const struct fpd_command commands[] = {
     {"fuzz", fpd_cmd_fuzz, "generate random cases and check relations on them; print what diverges"},
     {"check", fpd_cmd_check, "run one relation on one case and report it in full"},
+    {"minimize", fpd_cmd_minimize, "shrink a saved case to the smallest one with the same signature"},
+    {"replay", fpd_cmd_replay, "re-run saved cases: reproduced, changed, fixed, worse or skipped"},
+    {"show", fpd_cmd_show, "show a saved case: what it is, what was recorded, what happens now"},
     {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},
 };
 

@@ -26,6 +26,8 @@ static const char *path_backend_names(const struct fpd_check *chk, char *buf, si
 const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size)
 {
     const struct fpd_case *c = &chk->c;
+    if (c->data)
+        return NULL; /* explicit inputs do not fit on a command line: replay the case file */
     char shape[64], dt[32], backends[160], extra[96] = "";
     if (chk->relation->slice != FPD_SLICE_NONE)
         snprintf(extra, sizeof extra, " --slice %u:%u", chk->params.slice.start, chk->params.slice.len);
@@ -90,11 +92,16 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
     char shape[64], dt[32], backends[160], a[96], b[96], cmd[768];
     fprintf(f, "check %s on %s: %s\n", chk->relation->name, path_backend_names(chk, backends, sizeof backends),
             fpd_verdict_table[res->verdict].name);
-    fprintf(f, "  case     %s (%sm x n x k), %s (in %s, out %s, acc %s)%s%s%s, %s data, seed %" PRIu64 " index %" PRIu32 "\n",
+    char source[96];
+    if (c->data)
+        snprintf(source, sizeof source, "inline data");
+    else
+        snprintf(source, sizeof source, "%s data, seed %" PRIu64 " index %" PRIu32, fpd_dist_table[c->recipe.dist].name,
+                 c->recipe.seed, c->recipe.index);
+    fprintf(f, "  case     %s (%sm x n x k), %s (in %s, out %s, acc %s)%s%s%s, %s\n",
             fpd_shape_format(c, shape, sizeof shape), c->batch > 1 ? "batch x " : "", fpd_dtypes_format(&c->dt, dt, sizeof dt),
             fpd_dtype_info(c->dt.in)->name, fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name,
-            c->trans_a ? ", A transposed" : "", c->trans_b ? ", B transposed" : "", c->has_bias ? ", bias" : "",
-            fpd_dist_table[c->recipe.dist].name, c->recipe.seed, c->recipe.index);
+            c->trans_a ? ", A transposed" : "", c->trans_b ? ", B transposed" : "", c->has_bias ? ", bias" : "", source);
     describe_path(f, "A", chk, &res->paths.a, &res->paths.compare);
     describe_path(f, "B", chk, &res->paths.b, &res->paths.compare);
     if (res->verdict == FPD_ERROR) {
@@ -115,7 +122,8 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
         fprintf(f, "  hashes   A %016" PRIx64 "  B %016" PRIx64 " (XXH3-64 of the compared outputs)\n", m->hash_a,
                 m->hash_b);
     }
-    fprintf(f, "  rerun    %s\n", fpd_reproduce_command(chk, cmd, sizeof cmd));
+    if (fpd_reproduce_command(chk, cmd, sizeof cmd))
+        fprintf(f, "  rerun    %s\n", cmd);
     fprintf(f, "provenance\n");
     for (int i = 0; i < chk->relation->backends; i++)
         fpd_report_provenance(f, chk->backends[i]);
@@ -199,6 +207,38 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
                                       fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a), "b",
                                       fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b)));
     }
-    json_object_set_new(o, "reproduce", json_string(fpd_reproduce_command(chk, cmd, sizeof cmd)));
+    const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
+    json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());
     return o;
+}
+
+/* The CPU's model name, from /proc/cpuinfo where there is one. */
+static void cpu_model(char *buf, size_t size)
+{
+    snprintf(buf, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            colon += 1 + (colon[1] == ' ');
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(buf, size, "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+json_t *fpd_environment_json(const struct fpd_check *chk)
+{
+    char cpu[256];
+    cpu_model(cpu, sizeof cpu);
+    json_t *backends = json_object();
+    for (int i = 0; i < chk->relation->backends; i++)
+        json_object_set_new(backends, chk->backends[i]->impl->name, fpd_provenance_json(chk->backends[i]));
+    return json_pack("{s:s,s:i,s:s,s:o}", "fpdiv", FPD_VERSION, "generator", FPD_GEN_VERSION, "cpu", cpu, "backends",
+                     backends);
 }

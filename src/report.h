@@ -12,7 +12,7 @@
 /* "0x1.8p+1 (3)": a value of type t from its bits, hex-float (exact) and decimal. */
 const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size);
 
-/* The `fpdiv check …` command that reruns exactly this check. */
+/* The `fpdiv check …` command that reruns exactly this check; NULL for explicit (inline) inputs. */
 const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size);
 
 /* A full human-readable report of one check. */
@@ -28,5 +28,8 @@ json_t *fpd_seed_json(uint64_t seed);
 /* Backend provenance as a JSON object / as indented text lines. */
 json_t *fpd_provenance_json(struct fpd_backend_slot *slot);
 void fpd_report_provenance(FILE *f, struct fpd_backend_slot *slot);
+
+/* Where a result was produced: fpdiv and generator versions, CPU model, backend provenance. */
+json_t *fpd_environment_json(const struct fpd_check *chk);
 
 #endif

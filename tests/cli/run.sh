@@ -70,13 +70,13 @@ run "check json keys" 0 $FPDIV check --relation repeat --backend seq --shape 4x4
     pass "check --json has every documented key" || fail "check --json keys" "$out"
 
 # --- fuzz ---
-if run "fuzz" 0 $FPDIV fuzz --seed 5 --cases 60 --max-dim 32; then
+if run "fuzz" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32; then
     expect "fuzz prints the seed first" "$(head -1 <<<"$out")" '^seed 5 '
     expect "fuzz prints a summary table" "$out" 'relation +backends +checks +same +reorder'
     expect "fuzz counts its checks" "$out" '^60 checks in'
 fi
-run "fuzz json" 0 $FPDIV fuzz --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz1.jsonl"
-run "fuzz json again" 0 $FPDIV fuzz --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz2.jsonl"
+run "fuzz json" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz1.jsonl"
+run "fuzz json again" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz2.jsonl"
 n=$(grep -c '"type":"check"' "$tmp/fuzz1.jsonl")
 [ "$n" = 60 ] && pass "fuzz --json: one line per check" || fail "fuzz --json lines" "$n check lines"
 grep '"type":"check"' "$tmp/fuzz1.jsonl" | sed 's/"seconds":[^,]*,//' >"$tmp/a"
@@ -89,17 +89,18 @@ if run "rerun case 36 alone" 0 ${cmd/fpdiv/$FPDIV} --json --fail-on never; then
     [ "$(json_field hash_a <<<"$line")$(json_field hash_b <<<"$line")" = "$(json_field hash_a <<<"$out")$(json_field hash_b <<<"$out")" ] &&
         pass "a campaign's case reruns alone bit for bit" || fail "rerun alone" "hashes differ: $line vs $out"
 fi
-run "fuzz fail-on reorder" 1 $FPDIV fuzz --seed 5 --cases 200 --max-dim 64 --relations vendor --fail-on reorder &&
+run "fuzz fail-on reorder" 1 $FPDIV fuzz --no-corpus --seed 5 --cases 200 --max-dim 64 --relations vendor --fail-on reorder &&
     expect "fuzz reports failed checks" "$out" 'policy: fail on reorder or worse; [1-9][0-9]* checks? failed'
-run "fuzz time box" 0 $FPDIV fuzz --seed 9 --time 1 --max-dim 16 && expect "fuzz --time stops" "$out" 'checks in 1\.'
-run "fuzz cast-out opt-in" 1 $FPDIV fuzz --seed 2 --cases 20 --relations cast-out --dtypes bf16 &&
+run "fuzz time box" 0 $FPDIV fuzz --no-corpus --seed 9 --time 1 --max-dim 16 && expect "fuzz --time stops" "$out" 'checks in 1\.'
+run "fuzz cast-out opt-in" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 20 --relations cast-out --dtypes bf16 &&
     expect "cast-out is bound in fuzz too" "$out" 'finding bound +cast-out'
+
 
 # --- list, help, version ---
 run "list" 0 $FPDIV list && expect "list shows openblas available" "$out" 'openblas +cpu available'
 expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs before'
 run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
-for c in check fuzz list; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
+for c in check fuzz list replay show minimize; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
 
 # --- errors: one line naming what is wrong, exit 2 ---
 bad() { # NAME PATTERN ARGS...
@@ -125,7 +126,7 @@ bad "cast-in on f32" "needs f16 or bf16 inputs" check --relation cast-in --backe
 bad "threads on seq" "needs a backend with a thread count" check --relation threads --backend seq --shape 2x3x4
 bad "bad fail-on" "--fail-on 'sometimes'" check --relation repeat --shape 2x3x4 --fail-on sometimes
 bad "bad option" "see 'fpdiv check --help'" check --relation repeat --shape 2x3x4 --frob
-bad "fuzz unknown relation" "unknown relation 'nope'" fuzz --relations slice-rows,nope
+bad "fuzz unknown relation" "unknown relation 'nope'" fuzz --no-corpus --relations slice-rows,nope
 bad "fuzz empty list item" "empty item" fuzz --dtypes f32,,bf16 --cases 1
 bad "fuzz bad dtype list" "unknown dtype 'f8'" fuzz --dtypes f32,f8 --cases 1
 bad "fuzz bad max-dim" "--max-dim must be at least 1" fuzz --max-dim 0
@@ -134,6 +135,43 @@ bad "fuzz bad time" "--time 'soon'" fuzz --time soon
 run "seeds: decimal or hex, never octal" 0 $FPDIV check --relation repeat --backend seq --shape 2x2x2 --seed 010 --json && expect "seed 010 is ten" "$out" '"seed":10,'
 run "hex seed" 0 $FPDIV check --relation repeat --backend seq --shape 2x2x2 --seed 0x10 --json && expect "seed 0x10 is sixteen" "$out" '"seed":16,'
 run "largest seed" 0 $FPDIV check --relation repeat --backend seq --shape 2x2x2 --seed 18446744073709551615 --json && expect "seeds above INT64_MAX are JSON strings" "$out" '"seed":"18446744073709551615"'
+
+# --- corpus: fuzz saves minimized findings, replay re-runs them, show and minimize read them ---
+C=$tmp/corpus
+if run "fuzz saves into a corpus" 0 $FPDIV fuzz --seed 42 --cases 300 --max-dim 64 --corpus $C; then
+    expect "fuzz reports what it saved" "$out" "^corpus $C: [1-9][0-9]* new cases? saved"
+    expect "saved cases are minimized" "$out" '^  saved .* -> .* minimizing checks'
+fi
+nfiles=$(find $C -name '*.json' | wc -l)
+[ "$nfiles" -ge 5 ] && pass "one file per signature ($nfiles)" || fail "corpus files" "$nfiles files"
+run "fuzz again: nothing new" 0 $FPDIV fuzz --seed 42 --cases 300 --max-dim 64 --corpus $C &&
+    expect "a signature already saved is only counted" "$out" "^corpus $C: 0 new cases saved; [1-9][0-9]* findings"
+run "replay the corpus" 0 $FPDIV replay $C && expect "every case reproduces" "$out" "^$nfiles cases: reproduced $nfiles, "
+run "replay --json" 0 $FPDIV replay --json $C &&
+    expect "replay --json ends with a summary" "$(tail -1 <<<"$out")" '"type":"summary".*"reproduced":'"$nfiles"
+one=$(find $C -name '*.json' | sort | head -1)
+run "replay one file: good" 0 $FPDIV replay "$one"
+run "show" 0 $FPDIV show "$one" && expect "show gives recorded, current and the command" "$out" "^reproduce: fpdiv replay $one"
+expect "show re-runs the case" "$out" '^now: reproduced'
+sed 's/"hash_b": "[0-9a-f]*"/"hash_b": "0000000000000000"/' "$one" >$tmp/changed.json
+run "changed is not a failure" 0 $FPDIV replay $tmp/changed.json && expect "changed" "$out" '^changed '
+run "changed fails with --strict" 1 $FPDIV replay --strict $tmp/changed.json
+sed 's/"verdict": "reorder"/"verdict": "same"/' "$one" >$tmp/worse.json
+run "worse fails: git bisect bad" 1 $FPDIV replay $tmp/worse.json && expect "worse" "$out" '^worse '
+printf '{\n "schema": 1,\n "check": {\n' >$tmp/truncated.json
+bad "truncated case file" "truncated.json:4:0: " replay $tmp/truncated.json
+sed 's/"schema": 1/"schema": 2/' "$one" >$tmp/schema.json
+bad "wrong schema version" "schema.json: schema: version 2" replay $tmp/schema.json
+sed '0,/"m": [0-9]*/s//"m": -3/' "$one" >$tmp/negative.json
+bad "negative dimension in a file" "negative.json: check.case.m: expected an integer" replay $tmp/negative.json
+bad "show a missing file" "nope.json" show $tmp/nope.json
+run "minimize a saved case" 0 $FPDIV minimize "$one" -o $tmp/min && expect "minimize reports before and after" "$out" '^minimized .* -> .* in [0-9]+ checks'
+expect "minimize saves" "$out" "^(saved|already saved:) $tmp/min/"
+run "slice-rows check saved" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/big
+big=$(find $tmp/big -name '*.json')
+if run "minimize 2x1000x1000" 0 $FPDIV minimize "$big" -o $tmp/big-min --minimize-time 20; then
+    expect "the minimized slice-rows case keeps its verdict" "$out" '^check slice-rows on openblas: reorder'
+fi
 
 echo
 echo "cli: $passed passed, $failed failed"

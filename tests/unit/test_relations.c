@@ -47,9 +47,8 @@ static int perturbed_gemm(void *state, const struct fpd_gemm_args *g, char *why,
     } else if (nudge > 0) {
         fpd_store(g->dt.out, g->c, 0, fpd_load(g->dt.out, g->c, 0) * (1 + nudge));
     } else {
-        /* one ulp away from zero, in the output type: the bit pattern plus one (little-endian) */
-        uint64_t bits = fpd_bits(g->dt.out, g->c, 0) + 1;
-        memcpy(g->c, &bits, fpd_dtype_info(g->dt.out)->size);
+        /* one ulp away from zero, in the output type: the bit pattern plus one */
+        fpd_store_bits(g->dt.out, g->c, 0, fpd_bits(g->dt.out, g->c, 0) + 1);
     }
     return FPD_OK;
 }

@@ -1,0 +1,73 @@
+/* cmd_show.c — `fpdiv show`: a saved case, readable, with its recorded and current outcome. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cmd.h"
+#include "dtype.h"
+#include "replay.h"
+#include "report.h"
+
+static const char help[] = "usage: fpdiv show CASE.json\n\n"
+                           "Shows a saved case: shape, dtypes, layout, relation, where its data come from, the\n"
+                           "outcome recorded when it was saved, the outcome here and now (the case is re-run),\n"
+                           "and the command that reproduces it.\n";
+
+static void show_recorded(const struct fpd_case_file *f)
+{
+    const char *cpu = json_string_value(json_object_get(f->provenance, "cpu"));
+    const char *version = json_string_value(json_object_get(f->provenance, "fpdiv"));
+    printf("recorded %s: %zu of %zu elements differ, max %" PRIu64 " ulp, ratio %.3g\n",
+           fpd_verdict_table[f->recorded.verdict].name, f->recorded.diff, f->recorded.count, f->recorded.max_ulp,
+           f->recorded.ratio);
+    printf("  hashes   A %016" PRIx64 "  B %016" PRIx64 "\n", f->recorded.hash_a, f->recorded.hash_b);
+    printf("  origin   seed %" PRIu64 " index %" PRIu32 " (%zu check%s of this signature), by fpdiv %s on %s\n",
+           f->origin_seed, f->origin_index, f->signature_count, f->signature_count == 1 ? "" : "s",
+           version ? version : "?", cpu ? cpu : "an unrecorded CPU");
+    printf("  data     %s\n", f->has_data ? "inline, exact" : "generated from the recipe; its hash matches this fpdiv's generator");
+}
+
+int fpd_cmd_show(int argc, char **argv)
+{
+    static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(help, stdout);
+            return FPD_EXIT_OK;
+        }
+        fpd_cli_error("show", "see 'fpdiv show --help'");
+        return FPD_EXIT_USAGE;
+    }
+    if (argc - optind != 1) {
+        fpd_cli_error("show", "give exactly one case file (see 'fpdiv show --help')");
+        return FPD_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    struct fpd_case_file f;
+    char why[1024];
+    if (fpd_case_file_load(path, &f, why, sizeof why) != FPD_OK) {
+        fpd_cli_error("show", "%s", why);
+        return FPD_EXIT_USAGE;
+    }
+    printf("case %s\n", path);
+    show_recorded(&f);
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    enum fpd_replay_class cls;
+    int rc = fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why);
+    fpd_checker_free(&ck);
+    if (rc != FPD_OK) {
+        fpd_cli_error("show", "internal error (out of memory?)");
+        fpd_case_file_free(&f);
+        return FPD_EXIT_INTERNAL;
+    }
+    printf("now: %s\n", fpd_replay_class_names[cls]);
+    if (cls == FPD_SKIPPED)
+        printf("  %s\n", why);
+    else
+        fpd_report_check(stdout, &f.chk, &res);
+    printf("reproduce: fpdiv replay %s\n", path);
+    fpd_case_file_free(&f);
+    return FPD_EXIT_OK;
+}

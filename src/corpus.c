@@ -1,0 +1,634 @@
+/* corpus.c — case files: JSON encoding, atomic saving, validated loading. */
+#define _GNU_SOURCE /* nftw's FTW_ACTIONRETVAL-free use, mkstemp */
+#include "corpus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "dtype.h"
+#include "report.h"
+
+/* ---- elements -------------------------------------------------------------------------------- */
+
+json_t *fpd_element_json(enum fpd_dtype t, uint64_t bits)
+{
+    char buf[48];
+    switch (fpd_classify_bits(t, bits)) {
+    case FPD_CLASS_NAN: snprintf(buf, sizeof buf, "nan:0x%" PRIx64, bits); break;
+    case FPD_CLASS_POS_INF: snprintf(buf, sizeof buf, "inf"); break;
+    case FPD_CLASS_NEG_INF: snprintf(buf, sizeof buf, "-inf"); break;
+    default: snprintf(buf, sizeof buf, "%a", fpd_value_of_bits(t, bits)); break;
+    }
+    return json_string(buf);
+}
+
+/* The bits of value x in type t, when x is exactly representable there. */
+static bool exact_bits(enum fpd_dtype t, double x, uint64_t *bits)
+{
+    if (!(fpd_round(t, x) <= x && fpd_round(t, x) >= x))
+        return false;
+    *bits = fpd_bits_of_value(t, x);
+    return true;
+}
+
+int fpd_element_parse(enum fpd_dtype t, const char *text, uint64_t *bits)
+{
+    size_t width = fpd_dtype_info(t)->size * 8;
+    uint64_t mask = width == 64 ? UINT64_MAX : (1ull << width) - 1;
+    if (strncmp(text, "nan:0x", 6) == 0) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(text + 6, &end, 16);
+        if (*end || errno || (v & ~mask) || fpd_classify_bits(t, v) != FPD_CLASS_NAN)
+            return FPD_ERR_INPUT;
+        *bits = v;
+        return FPD_OK;
+    }
+    if (strcmp(text, "inf") == 0 || strcmp(text, "-inf") == 0)
+        return exact_bits(t, text[0] == '-' ? -INFINITY : INFINITY, bits) ? FPD_OK : FPD_ERR_INPUT;
+    char *end;
+    double x = strtod(text, &end);
+    if (end == text || *end || !isfinite(x) || strncmp(text + (text[0] == '-'), "0x", 2) != 0)
+        return FPD_ERR_INPUT; /* only hex floats: decimal would invite inexact values */
+    return exact_bits(t, x, bits) ? FPD_OK : FPD_ERR_INPUT;
+}
+
+/* ---- encoding -------------------------------------------------------------------------------- */
+
+static json_t *hex64_json(uint64_t x)
+{
+    char buf[17];
+    snprintf(buf, sizeof buf, "%016" PRIx64, x);
+    return json_string(buf);
+}
+
+static json_t *elements_json(enum fpd_dtype t, const void *p, size_t count)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < count; i++)
+        json_array_append_new(a, fpd_element_json(t, fpd_bits(t, p, i)));
+    return a;
+}
+
+static json_t *data_json(const struct fpd_case_file *f)
+{
+    const struct fpd_case *c = &f->chk.c;
+    if (f->has_data) {
+        return json_pack("{s:o,s:o,s:o}", "a", elements_json(c->dt.in, f->data.a, (size_t)c->batch * c->m * c->k), "b",
+                         elements_json(c->dt.in, f->data.b, (size_t)c->batch * c->k * c->n), "bias",
+                         elements_json(c->dt.out, f->data.bias, c->n));
+    }
+    uint64_t hash = 0;
+    fpd_case_data_hash(c, &hash);
+    return json_pack("{s:i,s:o,s:I,s:s,s:f,s:o}", "generator", FPD_GEN_VERSION, "seed", fpd_seed_json(c->recipe.seed),
+                     "index", (json_int_t)c->recipe.index, "dist", fpd_dist_table[c->recipe.dist].name, "specials",
+                     c->recipe.special_rate, "hash", hex64_json(hash));
+}
+
+/* The check, canonically: what identifies a case file. */
+static json_t *check_json(const struct fpd_case_file *f)
+{
+    const struct fpd_check *chk = &f->chk;
+    const struct fpd_case *c = &chk->c;
+    char dt[32];
+    json_t *backends = json_array();
+    for (int i = 0; i < chk->relation->backends; i++)
+        json_array_append_new(backends, json_string(f->backend_names[i]));
+    json_t *params = json_object();
+    if (chk->relation->slice != FPD_SLICE_NONE)
+        json_object_set_new(params, "slice", json_pack("{s:i,s:i}", "start", (json_int_t)chk->params.slice.start,
+                                                       "len", (json_int_t)chk->params.slice.len));
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        json_object_set_new(params, "threads", json_integer(chk->params.threads));
+    json_t *cj = json_pack("{s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:s}", "batch", (json_int_t)c->batch, "m",
+                           (json_int_t)c->m, "n", (json_int_t)c->n, "k", (json_int_t)c->k, "trans_a", c->trans_a,
+                           "trans_b", c->trans_b, "bias", c->has_bias, "pad", (json_int_t)c->pad, "dtype",
+                           fpd_dtypes_format(&c->dt, dt, sizeof dt));
+    json_object_set_new(cj, "data", data_json(f));
+    return json_pack("{s:s,s:o,s:o,s:o}", "relation", chk->relation->name, "backends", backends, "params", params,
+                     "case", cj);
+}
+
+json_t *fpd_case_file_json(const struct fpd_case_file *f)
+{
+    json_t *outcome = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o}", "verdict", fpd_verdict_table[f->recorded.verdict].name,
+                                "diff", (json_int_t)f->recorded.diff, "count", (json_int_t)f->recorded.count,
+                                "max_ulp", (json_int_t)(f->recorded.max_ulp > INT64_MAX ? INT64_MAX : f->recorded.max_ulp),
+                                "hash_a", hex64_json(f->recorded.hash_a), "hash_b", hex64_json(f->recorded.hash_b));
+    json_object_set_new(outcome, "ratio", isfinite(f->recorded.ratio) ? json_real(f->recorded.ratio) : json_null());
+    return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I},s:I,s:O}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION, "check",
+                     check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed), "index",
+                     (json_int_t)f->origin_index, "count", (json_int_t)f->signature_count, "provenance",
+                     f->provenance ? f->provenance : json_object());
+}
+
+int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash)
+{
+    json_t *j = check_json(f);
+    char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(j);
+    if (!text)
+        return FPD_ERR_NOMEM;
+    *hash = XXH3_64bits(text, strlen(text));
+    free(text);
+    return FPD_OK;
+}
+
+int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *chk, const struct fpd_check_result *res,
+                             size_t inline_max, json_t *provenance)
+{
+    *f = (struct fpd_case_file){.chk = *chk, .provenance = provenance, .signature_count = 1};
+    const struct fpd_case *c = &chk->c;
+    for (int i = 0; i < chk->relation->backends; i++)
+        snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", chk->backends[i]->impl->name);
+    f->recorded.verdict = res->verdict;
+    f->recorded.diff = res->metrics.diff;
+    f->recorded.count = res->metrics.count;
+    f->recorded.max_ulp = res->metrics.max_ulp;
+    f->recorded.ratio = res->metrics.ratio;
+    f->recorded.hash_a = res->metrics.hash_a;
+    f->recorded.hash_b = res->metrics.hash_b;
+    f->origin_seed = c->recipe.seed;
+    f->origin_index = c->recipe.index;
+    size_t in = fpd_dtype_info(c->dt.in)->size, out = fpd_dtype_info(c->dt.out)->size;
+    double bytes = (double)c->batch * ((double)c->m * c->k + (double)c->k * c->n) * (double)in + (double)c->n * out;
+    if (c->data || bytes <= (double)inline_max) {
+        int rc = fpd_case_data_capture(c, &f->data);
+        if (rc != FPD_OK)
+            return rc;
+        f->has_data = true;
+        f->chk.c.data = &f->data;
+    }
+    return FPD_OK;
+}
+
+void fpd_case_file_free(struct fpd_case_file *f)
+{
+    fpd_case_data_free(&f->data);
+    json_decref(f->provenance);
+    *f = (struct fpd_case_file){0};
+}
+
+/* ---- saving ---------------------------------------------------------------------------------- */
+
+static int make_dir(const char *path, char *why, size_t why_size)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST)
+        return FPD_OK;
+    snprintf(why, why_size, "cannot create directory %s: %s", path, strerror(errno));
+    return FPD_ERR_INPUT;
+}
+
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int fpd_case_file_save(const char *dir, const struct fpd_case_file *f, char *path, size_t path_size, bool *existed,
+                       char *why, size_t why_size)
+{
+    uint64_t hash;
+    char sub[4096], tmp[4200];
+    *existed = false;
+    if (fpd_case_file_hash(f, &hash) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    snprintf(sub, sizeof sub, "%s/%s", dir, f->chk.relation->name);
+    snprintf(path, path_size, "%s/%016" PRIx64 ".json", sub, hash);
+    if (make_dir(dir, why, why_size) != FPD_OK || make_dir(sub, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
+    if (access(path, F_OK) == 0) {
+        *existed = true;
+        return FPD_OK;
+    }
+    /* Write a temporary file beside the target, make it durable, then link it into place: link
+     * fails rather than replace an existing file, so concurrent writers of the same case cannot
+     * clobber each other and a reader never sees a half-written file. */
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%016" PRIx64 "-XXXXXX", sub, hash);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(why, why_size, "cannot create a file in %s: %s", sub, strerror(errno));
+        return FPD_ERR_INPUT;
+    }
+    mode_t mask = umask(0); /* mkstemp makes 0600; a corpus file is as readable as any other file */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    json_t *j = fpd_case_file_json(f);
+    char *text = json_dumps(j, JSON_INDENT(1));
+    json_decref(j);
+    int rc = FPD_OK;
+    if (!text) {
+        rc = FPD_ERR_NOMEM;
+    } else {
+        size_t len = strlen(text), done = 0;
+        while (done < len) {
+            ssize_t w = write(fd, text + done, len - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            done += (size_t)w;
+        }
+        if (done < len || write(fd, "\n", 1) != 1 || fsync(fd) != 0) {
+            snprintf(why, why_size, "cannot write %s: %s", tmp, strerror(errno));
+            rc = FPD_ERR_INPUT;
+        }
+        free(text);
+    }
+    close(fd);
+    if (rc == FPD_OK && link(tmp, path) != 0) {
+        if (errno == EEXIST) {
+            *existed = true;
+        } else {
+            snprintf(why, why_size, "cannot create %s: %s", path, strerror(errno));
+            rc = FPD_ERR_INPUT;
+        }
+    }
+    unlink(tmp);
+    if (rc == FPD_OK)
+        sync_dir(sub);
+    return rc;
+}
+
+/* ---- loading --------------------------------------------------------------------------------- */
+
+struct reader {
+    const char *path;
+    char *why;
+    size_t why_size;
+};
+
+static int bad(struct reader *r, const char *field, const char *expected)
+{
+    snprintf(r->why, r->why_size, "%s: %s: %s", r->path, field, expected);
+    return FPD_ERR_INPUT;
+}
+
+static json_t *member(struct reader *r, json_t *obj, const char *field, const char *key, json_type type, int *rc)
+{
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    static const char *const names[] = {[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+                                        [JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
+                                        [JSON_REAL] = "a number",    [JSON_TRUE] = "true or false",
+                                        [JSON_FALSE] = "true or false", [JSON_NULL] = "null"};
+    bool ok = v && (json_typeof(v) == type || (type == JSON_TRUE && json_is_boolean(v)) ||
+                    (type == JSON_REAL && json_is_number(v)));
+    if (!ok && *rc == FPD_OK) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s %s", v ? "expected" : "missing; expected", names[type]);
+        *rc = bad(r, field, msg);
+    }
+    return ok ? v : NULL;
+}
+
+static uint64_t get_uint(struct reader *r, json_t *obj, const char *field, const char *key, uint64_t lo, uint64_t hi,
+                         int *rc)
+{
+    json_t *v = member(r, obj, field, key, JSON_INTEGER, rc);
+    if (!v)
+        return lo;
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x < lo || (uint64_t)x > hi) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected an integer from %" PRIu64 " to %" PRIu64, lo, hi);
+        if (*rc == FPD_OK)
+            *rc = bad(r, field, msg);
+        return lo;
+    }
+    return (uint64_t)x;
+}
+
+static uint64_t get_hex64(struct reader *r, json_t *obj, const char *field, const char *key, int *rc)
+{
+    json_t *v = member(r, obj, field, key, JSON_STRING, rc);
+    if (!v)
+        return 0;
+    const char *s = json_string_value(v);
+    char *end;
+    uint64_t x = strtoull(s, &end, 16);
+    if (strlen(s) != 16 || *end) {
+        if (*rc == FPD_OK)
+            *rc = bad(r, field, "expected 16 hex digits");
+        return 0;
+    }
+    return x;
+}
+
+static uint64_t get_seed(struct reader *r, json_t *obj, const char *field, int *rc)
+{
+    json_t *v = json_object_get(obj, "seed");
+    if (json_is_integer(v) && json_integer_value(v) >= 0)
+        return (uint64_t)json_integer_value(v);
+    if (json_is_string(v)) {
+        char *end;
+        errno = 0;
+        uint64_t x = strtoull(json_string_value(v), &end, 10);
+        if (!*end && !errno && json_string_value(v)[0] >= '0' && json_string_value(v)[0] <= '9')
+            return x;
+    }
+    if (*rc == FPD_OK)
+        *rc = bad(r, field, "expected a non-negative integer (or its decimal string)");
+    return 0;
+}
+
+static int read_elements(struct reader *r, json_t *obj, const char *field, const char *key, enum fpd_dtype t,
+                         size_t count, void **out)
+{
+    int rc = FPD_OK;
+    json_t *a = member(r, obj, field, key, JSON_ARRAY, &rc);
+    if (!a)
+        return rc;
+    if (json_array_size(a) != count) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected %zu elements, found %zu", count, json_array_size(a));
+        return bad(r, field, msg);
+    }
+    *out = calloc(count ? count : 1, fpd_dtype_info(t)->size);
+    if (!*out)
+        return FPD_ERR_NOMEM;
+    for (size_t i = 0; i < count; i++) {
+        json_t *e = json_array_get(a, i);
+        uint64_t bits;
+        if (!json_is_string(e) || fpd_element_parse(t, json_string_value(e), &bits) != FPD_OK) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "element %zu is not an exact %s value (a hex float such as \"0x1.8p+1\", "
+                                      "\"inf\", \"-inf\" or \"nan:0xBITS\")",
+                     i, fpd_dtype_info(t)->name);
+            return bad(r, field, msg);
+        }
+        fpd_store_bits(t, *out, i, bits);
+    }
+    return FPD_OK;
+}
+
+static int read_data(struct reader *r, json_t *data, struct fpd_case_file *f)
+{
+    struct fpd_case *c = &f->chk.c;
+    int rc = FPD_OK;
+    if (json_object_get(data, "a")) {
+        f->data = (struct fpd_case_data){.batch = c->batch, .m = c->m, .n = c->n, .k = c->k};
+        f->has_data = true;
+        if ((rc = read_elements(r, data, "check.case.data.a", "a", c->dt.in, (size_t)c->batch * c->m * c->k,
+                                &f->data.a)) != FPD_OK ||
+            (rc = read_elements(r, data, "check.case.data.b", "b", c->dt.in, (size_t)c->batch * c->k * c->n,
+                                &f->data.b)) != FPD_OK ||
+            (rc = read_elements(r, data, "check.case.data.bias", "bias", c->dt.out, c->n, &f->data.bias)) != FPD_OK)
+            return rc;
+        c->data = &f->data;
+        return FPD_OK;
+    }
+    uint64_t generator = get_uint(r, data, "check.case.data.generator", "generator", 0, INT32_MAX, &rc);
+    c->recipe.seed = get_seed(r, data, "check.case.data.seed", &rc);
+    c->recipe.index = (uint32_t)get_uint(r, data, "check.case.data.index", "index", 0, UINT32_MAX, &rc);
+    json_t *dist = member(r, data, "check.case.data.dist", "dist", JSON_STRING, &rc);
+    json_t *specials = member(r, data, "check.case.data.specials", "specials", JSON_REAL, &rc);
+    uint64_t hash = get_hex64(r, data, "check.case.data.hash", "hash", &rc);
+    if (rc != FPD_OK)
+        return rc;
+    if (generator != FPD_GEN_VERSION) {
+        snprintf(r->why, r->why_size, "%s: check.case.data.generator: made by generator %" PRIu64
+                 ", this fpdiv has generator %d: its data cannot be regenerated", r->path, generator, FPD_GEN_VERSION);
+        return FPD_ERR_INPUT;
+    }
+    if (fpd_dist_parse(json_string_value(dist), &c->recipe.dist) != FPD_OK)
+        return bad(r, "check.case.data.dist", "unknown distribution");
+    c->recipe.special_rate = json_number_value(specials);
+    if (!(c->recipe.special_rate >= 0 && c->recipe.special_rate <= 1))
+        return bad(r, "check.case.data.specials", "expected a probability from 0 to 1");
+    uint64_t actual;
+    if ((rc = fpd_case_data_hash(c, &actual)) != FPD_OK)
+        return rc;
+    if (actual != hash) {
+        snprintf(r->why, r->why_size, "%s: check.case.data.hash: the generated data hash to %016" PRIx64
+                 ", the file says %016" PRIx64 ": generator drift, refusing to replay different data", r->path, actual,
+                 hash);
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
+{
+    struct fpd_check *chk = &f->chk;
+    struct fpd_case *c = &chk->c;
+    int rc = FPD_OK;
+    json_t *relation = member(r, check, "check.relation", "relation", JSON_STRING, &rc);
+    json_t *backends = member(r, check, "check.backends", "backends", JSON_ARRAY, &rc);
+    json_t *params = member(r, check, "check.params", "params", JSON_OBJECT, &rc);
+    json_t *cj = member(r, check, "check.case", "case", JSON_OBJECT, &rc);
+    if (rc != FPD_OK)
+        return rc;
+    chk->relation = fpd_relation_find(json_string_value(relation));
+    if (!chk->relation) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "unknown relation '%.64s'", json_string_value(relation));
+        return bad(r, "check.relation", msg);
+    }
+    if ((int)json_array_size(backends) != chk->relation->backends)
+        return bad(r, "check.backends", chk->relation->backends == 2 ? "expected two names" : "expected one name");
+    for (int i = 0; i < chk->relation->backends; i++) {
+        json_t *name = json_array_get(backends, (size_t)i);
+        if (!json_is_string(name) || strlen(json_string_value(name)) >= sizeof f->backend_names[i])
+            return bad(r, "check.backends", "expected backend names");
+        snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", json_string_value(name));
+        chk->backends[i] = fpd_registry_find(f->backend_names[i]);
+    }
+    fpd_case_defaults(c);
+    c->batch = (uint32_t)get_uint(r, cj, "check.case.batch", "batch", 1, FPD_RNG_MAX_BATCH - 1, &rc);
+    c->m = (uint32_t)get_uint(r, cj, "check.case.m", "m", 1, FPD_MAX_DIM, &rc);
+    c->n = (uint32_t)get_uint(r, cj, "check.case.n", "n", 1, FPD_MAX_DIM, &rc);
+    c->k = (uint32_t)get_uint(r, cj, "check.case.k", "k", 1, FPD_MAX_DIM, &rc);
+    c->pad = (uint32_t)get_uint(r, cj, "check.case.pad", "pad", 0, 1u << 16, &rc);
+    json_t *ta = member(r, cj, "check.case.trans_a", "trans_a", JSON_TRUE, &rc);
+    json_t *tb = member(r, cj, "check.case.trans_b", "trans_b", JSON_TRUE, &rc);
+    json_t *bias = member(r, cj, "check.case.bias", "bias", JSON_TRUE, &rc);
+    json_t *dtype = member(r, cj, "check.case.dtype", "dtype", JSON_STRING, &rc);
+    json_t *data = member(r, cj, "check.case.data", "data", JSON_OBJECT, &rc);
+    if (rc != FPD_OK)
+        return rc;
+    c->trans_a = json_is_true(ta), c->trans_b = json_is_true(tb), c->has_bias = json_is_true(bias);
+    char msg[256];
+    if (fpd_dtypes_parse(json_string_value(dtype), &c->dt, msg, sizeof msg) != FPD_OK)
+        return bad(r, "check.case.dtype", msg);
+    chk->params.slice = (struct fpd_range){0, 1};
+    chk->params.threads = 2;
+    if (chk->relation->slice != FPD_SLICE_NONE) {
+        json_t *slice = member(r, params, "check.params.slice", "slice", JSON_OBJECT, &rc);
+        chk->params.slice.start = (uint32_t)get_uint(r, slice, "check.params.slice.start", "start", 0, UINT32_MAX, &rc);
+        chk->params.slice.len = (uint32_t)get_uint(r, slice, "check.params.slice.len", "len", 1, UINT32_MAX, &rc);
+    }
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        chk->params.threads = (int)get_uint(r, params, "check.params.threads", "threads", 1, 1024, &rc);
+    if (rc != FPD_OK)
+        return rc;
+    fpd_relation_prepare_case(chk->relation, c);
+    if (fpd_relation_check_params(chk->relation, c, &chk->params, msg, sizeof msg) != FPD_OK)
+        return bad(r, "check.params", msg);
+    return read_data(r, data, f);
+}
+
+static enum fpd_verdict read_verdict(struct reader *r, json_t *obj, int *rc)
+{
+    json_t *v = member(r, obj, "outcome.verdict", "verdict", JSON_STRING, rc);
+    enum fpd_verdict verdict = FPD_SAME;
+    if (v && fpd_verdict_parse(json_string_value(v), &verdict) != FPD_OK && *rc == FPD_OK)
+        *rc = bad(r, "outcome.verdict", "unknown verdict");
+    return verdict;
+}
+
+int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
+{
+    *f = (struct fpd_case_file){0};
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!root) {
+        if (err.line > 0)
+            snprintf(why, why_size, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+        else
+            snprintf(why, why_size, "%s: %s", path, err.text);
+        return FPD_ERR_INPUT;
+    }
+    struct reader r = {path, why, why_size};
+    int rc = FPD_OK;
+    uint64_t schema = get_uint(&r, root, "schema", "schema", 0, INT32_MAX, &rc);
+    if (rc == FPD_OK && schema != FPD_CASE_SCHEMA) {
+        snprintf(why, why_size, "%s: schema: version %" PRIu64 ", this fpdiv reads version %d", path, schema,
+                 FPD_CASE_SCHEMA);
+        rc = FPD_ERR_INPUT;
+    }
+    json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);
+    json_t *outcome = member(&r, root, "outcome", "outcome", JSON_OBJECT, &rc);
+    json_t *origin = member(&r, root, "origin", "origin", JSON_OBJECT, &rc);
+    if (rc == FPD_OK)
+        rc = read_check(&r, check, f);
+    if (rc == FPD_OK) {
+        f->recorded.verdict = read_verdict(&r, outcome, &rc);
+        f->recorded.diff = get_uint(&r, outcome, "outcome.diff", "diff", 0, INT64_MAX, &rc);
+        f->recorded.count = get_uint(&r, outcome, "outcome.count", "count", 0, INT64_MAX, &rc);
+        f->recorded.max_ulp = get_uint(&r, outcome, "outcome.max_ulp", "max_ulp", 0, INT64_MAX, &rc);
+        json_t *ratio = json_object_get(outcome, "ratio");
+        f->recorded.ratio = json_is_number(ratio) ? json_number_value(ratio) : NAN;
+        f->recorded.hash_a = get_hex64(&r, outcome, "outcome.hash_a", "hash_a", &rc);
+        f->recorded.hash_b = get_hex64(&r, outcome, "outcome.hash_b", "hash_b", &rc);
+        f->origin_seed = get_seed(&r, origin, "origin.seed", &rc);
+        f->origin_index = (uint32_t)get_uint(&r, origin, "origin.index", "index", 0, UINT32_MAX, &rc);
+        json_t *count = json_object_get(root, "count");
+        f->signature_count = json_is_integer(count) && json_integer_value(count) > 0 ? (size_t)json_integer_value(count) : 1;
+        json_t *prov = json_object_get(root, "provenance");
+        f->provenance = json_is_object(prov) ? json_incref(prov) : json_object();
+    }
+    json_decref(root);
+    if (rc != FPD_OK)
+        fpd_case_file_free(f);
+    return rc;
+}
+
+/* ---- signatures ------------------------------------------------------------------------------ */
+
+void fpd_signature_of(const struct fpd_check *chk, enum fpd_verdict verdict, struct fpd_signature_key *key)
+{
+    *key = (struct fpd_signature_key){.dt = chk->c.dt, .verdict = verdict};
+    snprintf(key->relation, sizeof key->relation, "%s", chk->relation->name);
+    for (int i = 0; i < chk->relation->backends; i++)
+        snprintf(key->backends[i], sizeof key->backends[i], "%s", chk->backends[i]->impl->name);
+}
+
+bool fpd_signature_equal(const struct fpd_signature_key *a, const struct fpd_signature_key *b)
+{
+    return strcmp(a->relation, b->relation) == 0 && strcmp(a->backends[0], b->backends[0]) == 0 &&
+           strcmp(a->backends[1], b->backends[1]) == 0 && fpd_dtypes_equal(&a->dt, &b->dt) && a->verdict == b->verdict;
+}
+
+int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, char *why, size_t why_size)
+{
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    if (!root) {
+        snprintf(why, why_size, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+        return FPD_ERR_INPUT;
+    }
+    struct reader r = {path, why, why_size};
+    int rc = FPD_OK;
+    *key = (struct fpd_signature_key){0};
+    json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);
+    json_t *outcome = member(&r, root, "outcome", "outcome", JSON_OBJECT, &rc);
+    json_t *relation = member(&r, check, "check.relation", "relation", JSON_STRING, &rc);
+    json_t *backends = member(&r, check, "check.backends", "backends", JSON_ARRAY, &rc);
+    json_t *cj = member(&r, check, "check.case", "case", JSON_OBJECT, &rc);
+    json_t *dtype = member(&r, cj, "check.case.dtype", "dtype", JSON_STRING, &rc);
+    if (rc == FPD_OK) {
+        key->verdict = read_verdict(&r, outcome, &rc);
+        snprintf(key->relation, sizeof key->relation, "%s", json_string_value(relation));
+        for (size_t i = 0; i < 2 && i < json_array_size(backends); i++)
+            snprintf(key->backends[i], sizeof key->backends[i], "%s",
+                     json_is_string(json_array_get(backends, i)) ? json_string_value(json_array_get(backends, i)) : "");
+        char msg[256];
+        if (rc == FPD_OK && fpd_dtypes_parse(json_string_value(dtype), &key->dt, msg, sizeof msg) != FPD_OK)
+            rc = bad(&r, "check.case.dtype", msg);
+    }
+    json_decref(root);
+    return rc;
+}
+
+/* ---- listing --------------------------------------------------------------------------------- */
+
+static char **found;
+static size_t found_count, found_cap;
+
+static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    const char *base = path + ftw->base;
+    size_t len = strlen(base);
+    if (type != FTW_F || base[0] == '.' || len < 6 || strcmp(base + len - 5, ".json") != 0)
+        return 0;
+    if (found_count == found_cap) {
+        size_t grown = found_cap ? found_cap * 2 : 64;
+        char **p = realloc(found, grown * sizeof *p);
+        if (!p)
+            return 1;
+        found = p;
+        found_cap = grown;
+    }
+    found[found_count] = strdup(path);
+    return found[found_count++] ? 0 : 1;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int fpd_corpus_list(const char *path, char ***files, size_t *count, char *why, size_t why_size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+        return FPD_ERR_INPUT;
+    }
+    found = NULL, found_count = found_cap = 0;
+    if (S_ISDIR(st.st_mode)) {
+        if (nftw(path, collect, 16, FTW_PHYS) != 0) {
+            snprintf(why, why_size, "%s: cannot list: %s", path, strerror(errno));
+            return FPD_ERR_INPUT;
+        }
+        qsort(found, found_count, sizeof *found, by_name);
+    } else {
+        found = malloc(sizeof *found);
+        if (!found || !(found[0] = strdup(path)))
+            return FPD_ERR_NOMEM;
+        found_count = 1;
+    }
+    *files = found;
+    *count = found_count;
+    return FPD_OK;
+}

@@ -1,0 +1,23 @@
+/* replay.h — re-running a saved case and classifying what changed since it was recorded. */
+#ifndef FPD_REPLAY_H
+#define FPD_REPLAY_H
+
+#include "corpus.h"
+
+enum fpd_replay_class {
+    FPD_REPRODUCED, /* both output hashes as recorded, verdict not worse */
+    FPD_CHANGED,    /* different bits, verdict not worse (and not now `same` when it was not) */
+    FPD_FIXED,      /* now `same` */
+    FPD_WORSE,      /* a higher verdict than recorded */
+    FPD_SKIPPED,    /* cannot run here: a backend is unavailable or lacks the dtypes */
+    FPD_REPLAY_CLASS_COUNT,
+};
+
+extern const char *const fpd_replay_class_names[FPD_REPLAY_CLASS_COUNT];
+
+/* Runs the saved check. For `skipped`, why says why; res is filled otherwise. Returns a status
+ * only for fpdiv's own failures. */
+int fpd_replay_case(struct fpd_checker *ck, struct fpd_case_file *f, struct fpd_check_result *res,
+                    enum fpd_replay_class *cls, char *why, size_t why_size);
+
+#endif
