@@ -58,11 +58,13 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
 
-# Both suites always run; the target fails if either failed.
+# Every suite always runs; the target fails if any failed. The committed corpus is replayed last:
+# a case that got worse fails the build.
 test: $(BUILD)/fpdiv $(BUILD)/unit-tests
 	@status=0; \
 	$(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
+	$(BUILD)/fpdiv replay corpus || status=1; \
 	exit $$status
 
 unit-test: $(BUILD)/unit-tests

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -211,4 +212,27 @@ int fpd_cli_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+int fpd_cli_only_help(const char *cmd, int argc, char **argv, const char *help, int positional)
+{
+    static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(help, stdout);
+            return FPD_EXIT_OK;
+        }
+        fpd_cli_error(cmd, "see 'fpdiv %s --help'", cmd);
+        return FPD_EXIT_USAGE;
+    }
+    if (positional >= 0 && argc - optind != positional) {
+        if (positional == 0)
+            fpd_cli_error(cmd, "unexpected argument '%s'", argv[optind]);
+        else
+            fpd_cli_error(cmd, "expected %d argument%s (see 'fpdiv %s --help')", positional, positional == 1 ? "" : "s",
+                          cmd);
+        return FPD_EXIT_USAGE;
+    }
+    return -1;
 }

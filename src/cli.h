@@ -28,6 +28,10 @@ int fpd_cli_backends(const char *text, struct fpd_backend_slot **out, size_t cap
 int fpd_cli_dtypes(const char *text, struct fpd_dtypes *out, size_t cap, size_t *n, char *why, size_t why_size);
 int fpd_cli_dists(const char *text, enum fpd_dist *out, size_t cap, size_t *n, char *why, size_t why_size);
 
+/* Option parsing for commands whose only option is --help, expecting `positional` arguments
+ * (-1: any number). Returns -1 to go on, or the exit status to return (help shown, or an error). */
+int fpd_cli_only_help(const char *cmd, int argc, char **argv, const char *help, int positional);
+
 /* The default memory budget: half of physical memory. */
 double fpd_cli_default_max_mem(void);
 int fpd_cli_cores(void);

@@ -12,20 +12,9 @@ static const char help[] = "usage: fpdiv list\n\n"
 
 int fpd_cmd_list(int argc, char **argv)
 {
-    static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(help, stdout);
-            return FPD_EXIT_OK;
-        }
-        fpd_cli_error("list", "see 'fpdiv list --help'");
-        return FPD_EXIT_USAGE;
-    }
-    if (optind < argc) {
-        fpd_cli_error("list", "unexpected argument '%s'", argv[optind]);
-        return FPD_EXIT_USAGE;
-    }
+    int stop = fpd_cli_only_help("list", argc, argv, help, 0);
+    if (stop >= 0)
+        return stop;
     static const char *const devices[] = {[FPD_DEVICE_CPU] = "cpu", [FPD_DEVICE_GPU] = "gpu"};
     printf("backends\n");
     for (size_t i = 0; i < fpd_registry_count(); i++) {

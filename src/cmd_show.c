@@ -29,20 +29,9 @@ static void show_recorded(const struct fpd_case_file *f)
 
 int fpd_cmd_show(int argc, char **argv)
 {
-    static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(help, stdout);
-            return FPD_EXIT_OK;
-        }
-        fpd_cli_error("show", "see 'fpdiv show --help'");
-        return FPD_EXIT_USAGE;
-    }
-    if (argc - optind != 1) {
-        fpd_cli_error("show", "give exactly one case file (see 'fpdiv show --help')");
-        return FPD_EXIT_USAGE;
-    }
+    int stop = fpd_cli_only_help("show", argc, argv, help, 1);
+    if (stop >= 0)
+        return stop;
     const char *path = argv[optind];
     struct fpd_case_file f;
     char why[1024];
