@@ -444,6 +444,11 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
             return bad(r, "check.backends", "expected backend names");
         snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", json_string_value(name));
         chk->backends[i] = fpd_registry_find(f->backend_names[i]);
+        if (!chk->backends[i]) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "unknown backend '%s' (fpdiv list shows them)", f->backend_names[i]);
+            return bad(r, "check.backends", msg);
+        }
     }
     fpd_case_defaults(c);
     c->batch = (uint32_t)get_uint(r, cj, "check.case.batch", "batch", 1, FPD_RNG_MAX_BATCH - 1, &rc);

@@ -19,7 +19,7 @@
 #define FPD_INLINE_MAX_DEFAULT (64 * 1024)
 
 struct fpd_case_file {
-    struct fpd_check chk;          /* backends may be NULL when a name is unknown here */
+    struct fpd_check chk;
     char backend_names[2][64];
     struct fpd_case_data data;     /* inline inputs (chk.c.data points here), when has_data */
     bool has_data;
@@ -52,7 +52,7 @@ int fpd_case_file_save(const char *dir, const struct fpd_case_file *f, char *pat
                        char *why, size_t why_size);
 
 /* Reads and validates a case file. Errors name the file, and line and column for JSON syntax, or
- * the offending field. Unknown backend names are kept in backend_names with chk.backends NULL. */
+ * the offending field. A backend that is known but unavailable here loads fine (replay skips it). */
 int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size);
 
 /* Every *.json file under path (a file or a directory), sorted; caller frees each and the array. */

@@ -165,6 +165,8 @@ bad "wrong schema version" "schema.json: schema: version 2" replay $tmp/schema.j
 sed '0,/"m": [0-9]*/s//"m": -3/' "$one" >$tmp/negative.json
 bad "negative dimension in a file" "negative.json: check.case.m: expected an integer" replay $tmp/negative.json
 bad "show a missing file" "nope.json" show $tmp/nope.json
+sed '/"backends": \[/{n;s/"[a-z]*"/"mkl"/}' "$one" >$tmp/mkl.json
+bad "unknown backend in a file" "mkl.json: check.backends: unknown backend 'mkl'" replay $tmp/mkl.json
 run "minimize a saved case" 0 $FPDIV minimize "$one" -o $tmp/min && expect "minimize reports before and after" "$out" '^minimized .* -> .* in [0-9]+ checks'
 expect "minimize saves" "$out" "^(saved|already saved:) $tmp/min/"
 run "slice-rows check saved" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/big
