@@ -125,10 +125,10 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
                                 "max_ulp", (json_int_t)(f->recorded.max_ulp > INT64_MAX ? INT64_MAX : f->recorded.max_ulp),
                                 "hash_a", hex64_json(f->recorded.hash_a), "hash_b", hex64_json(f->recorded.hash_b));
     json_object_set_new(outcome, "ratio", isfinite(f->recorded.ratio) ? json_real(f->recorded.ratio) : json_null());
-    return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I},s:I,s:O}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION, "check",
+    return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION, "check",
                      check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed), "index",
                      (json_int_t)f->origin_index, "count", (json_int_t)f->signature_count, "provenance",
-                     f->provenance ? f->provenance : json_object());
+                     f->provenance ? json_incref(f->provenance) : json_object());
 }
 
 int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash)

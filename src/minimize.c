@@ -278,6 +278,7 @@ int fpd_minimize(struct fpd_checker *ck, struct fpd_check *chk, enum fpd_verdict
         if (rc != FPD_OK)
             return rc;
         simplify_values(&s, data);
+        shrink_shape(&s); /* simpler values often let a dimension shrink further */
     }
     if (s.status != FPD_OK)
         return s.status;
