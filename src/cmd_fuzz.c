@@ -389,10 +389,16 @@ static int corpus_take(struct corpus_index *ix, const struct fuzz_options *o, st
         else if (!existed)
             e->saved++, ix->saved++;
         fpd_case_file_free(&f);
-        if (!o->json && !existed)
-            printf("  saved %s (%s -> %s, %zu minimizing checks%s)\n", path,
-                   fpd_shape_format(&mr.before, before, sizeof before), fpd_shape_format(&small.c, after, sizeof after),
-                   mr.checks, mr.timed_out ? ", time cap reached" : "");
+        fpd_shape_format(&mr.before, before, sizeof before);
+        fpd_shape_format(&small.c, after, sizeof after);
+        if (existed)
+            ; /* another fuzzer sharing the corpus saved the very same case first */
+        else if (o->json)
+            print_json(json_pack("{s:s,s:s,s:s,s:s,s:I,s:b}", "type", "saved", "path", path, "before", before, "after",
+                                 after, "minimizing_checks", (json_int_t)mr.checks, "time_cap_reached", mr.timed_out));
+        else
+            printf("  saved %s (%s -> %s, %zu minimizing checks%s)\n", path, before, after, mr.checks,
+                   mr.timed_out ? ", time cap reached" : "");
     }
     fpd_case_data_free(&data);
     return rc;

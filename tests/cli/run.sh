@@ -167,6 +167,16 @@ bad "negative dimension in a file" "negative.json: check.case.m: expected an int
 bad "show a missing file" "nope.json" show $tmp/nope.json
 sed '/"backends": \[/{n;s/"[a-z]*"/"mkl"/}' "$one" >$tmp/mkl.json
 bad "unknown backend in a file" "mkl.json: check.backends: unknown backend 'mkl'" replay $tmp/mkl.json
+# two fuzzers sharing one corpus at once: nothing lost, nothing corrupted
+$FPDIV fuzz --seed 11 --cases 400 --max-dim 48 --corpus $tmp/shared --json >$tmp/f1 2>&1 &
+$FPDIV fuzz --seed 12 --cases 400 --max-dim 48 --corpus $tmp/shared --json >$tmp/f2 2>&1 &
+wait
+saved=$(cat $tmp/f1 $tmp/f2 | grep -c '"type":"saved"')
+nfiles=$(find $tmp/shared -name '*.json' | wc -l)
+[ "$saved" -eq "$nfiles" ] && [ "$nfiles" -gt 0 ] && pass "concurrent fuzzers: $nfiles cases saved, all there" ||
+    fail "concurrent fuzzers" "$saved saved lines, $nfiles files"
+[ -z "$(find $tmp/shared -name '.tmp-*')" ] && pass "no temporary files left" || fail "concurrent fuzzers" "temporary files left"
+run "concurrent corpus replays" 0 $FPDIV replay $tmp/shared && expect "every shared case reproduces" "$out" "^$nfiles cases: reproduced $nfiles,"
 run "minimize a saved case" 0 $FPDIV minimize "$one" -o $tmp/min && expect "minimize reports before and after" "$out" '^minimized .* -> .* in [0-9]+ checks'
 expect "minimize saves" "$out" "^(saved|already saved:) $tmp/min/"
 run "slice-rows check saved" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/big
