@@ -31,9 +31,10 @@ static const struct fpd_range *region_extent(const struct fpd_region *r, enum fp
     return d == FPD_DIM_BATCH ? &r->batch : d == FPD_DIM_M ? &r->rows : &r->cols;
 }
 
-int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, char *why, size_t why_size)
+int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size)
 {
     b->probes = 0;
+    b->data = (struct fpd_case_data){0};
     if (b->by == FPD_BY_HASH && b->dim == FPD_DIM_K) {
         snprintf(why, why_size, "--by hash compares the output that neighbouring shapes share; varying k changes "
                                 "every output element, so use --by verdict for k");
@@ -46,7 +47,33 @@ int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, char *why, size_t why_s
         fpd_relation_build(b->base.relation, &c, &b->base.params, &paths);
         b->shared = region_extent(&paths.compare, b->dim)->len;
     }
+    if (!b->base.c.data) {
+        struct fpd_case largest = b->base.c;
+        *dim_field(&largest, b->dim) = hi;
+        if (fpd_case_bytes(&largest) <= b->max_mem / 4) {
+            if (fpd_case_data_capture(&largest, &b->data) != FPD_OK)
+                return FPD_ERR_NOMEM;
+            b->base.c.data = &b->data;
+        }
+    }
     return FPD_OK;
+}
+
+void fpd_bisect_free(struct fpd_bisector *b)
+{
+    if (b->base.c.data == &b->data)
+        b->base.c.data = NULL;
+    fpd_case_data_free(&b->data);
+}
+
+/* Explicit inputs cover the shapes up to their extents, and no further. */
+static bool data_covers(const struct fpd_case *c, char *why, size_t why_size)
+{
+    const struct fpd_case_data *d = c->data;
+    if (!d || (c->batch <= d->batch && c->m <= d->m && c->n <= d->n && c->k <= d->k))
+        return true;
+    snprintf(why, why_size, "the case's explicit inputs cover at most %ux%ux%ux%u", d->batch, d->m, d->n, d->k);
+    return false;
 }
 
 /* XXH3 of path A's compared output, restricted along the varied dimension to the shared prefix. */
@@ -76,7 +103,7 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_probe *o
     struct fpd_check chk = b->base;
     *dim_field(&chk.c, b->dim) = value;
     char why[256];
-    if (fpd_case_validate(&chk.c, b->max_mem, why, sizeof why) != FPD_OK ||
+    if (!data_covers(&chk.c, why, sizeof why) || fpd_case_validate(&chk.c, b->max_mem, why, sizeof why) != FPD_OK ||
         fpd_relation_check_params(chk.relation, &chk.c, &chk.params, why, sizeof why) != FPD_OK) {
         snprintf(out->skip_reason, sizeof out->skip_reason, "%s", why);
     } else {

@@ -38,6 +38,7 @@ struct fpd_bisector {
     fpd_probe_fn on_probe; /* told of every probe, as it completes (may be NULL) */
     void *ctx;
     size_t probes;
+    struct fpd_case_data data; /* the inputs at the largest probed shape, generated once */
 };
 
 /* A boundary: the last value with one outcome and the first with the next. */
@@ -46,8 +47,11 @@ struct fpd_boundary {
     uint32_t skipped; /* untestable values passed over inside the interval */
 };
 
-/* Checks the bisector's settings (FPD_BY_HASH needs m, n or batch); sets `shared` from lo. */
-int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, char *why, size_t why_size);
+/* Checks the bisector's settings (FPD_BY_HASH needs m, n or batch) and sets `shared` from lo.
+ * Generated inputs are made once, at hi, when they fit in a quarter of max_mem: every probe then
+ * uses their leading block, which is exactly what it would generate. */
+int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size);
+void fpd_bisect_free(struct fpd_bisector *b);
 /* Runs one probe. Returns a status only for fpdiv's own failures. */
 int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_probe *out);
 /* The outcome changes somewhere in [lo, hi] (lo's and hi's differ): find one adjacent pair.

@@ -20,5 +20,7 @@ int fpd_cmd_list(int argc, char **argv);
 int fpd_cmd_replay(int argc, char **argv);
 int fpd_cmd_show(int argc, char **argv);
 int fpd_cmd_minimize(int argc, char **argv);
+int fpd_cmd_bisect(int argc, char **argv);
+int fpd_cmd_sweep(int argc, char **argv);
 
 #endif

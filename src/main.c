@@ -18,6 +18,8 @@ static const struct fpd_command commands[] = {
     {"minimize", fpd_cmd_minimize, "shrink a saved case to the smallest one with the same signature"},
     {"replay", fpd_cmd_replay, "re-run saved cases: reproduced, changed, fixed, worse or skipped"},
     {"show", fpd_cmd_show, "show a saved case: what it is, what was recorded, what happens now"},
+    {"bisect", fpd_cmd_bisect, "find where a divergence starts as one dimension of a case grows"},
+    {"sweep", fpd_cmd_sweep, "run a relation over a range of one dimension; table, CSV and SVG plot"},
     {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},
 };
 
