@@ -100,7 +100,7 @@ run "fuzz cast-out opt-in" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 20 --relat
 run "list" 0 $FPDIV list && expect "list shows openblas available" "$out" 'openblas +cpu available'
 expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs before'
 run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
-for c in check fuzz list replay show minimize; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
+for c in check fuzz list replay show minimize bisect sweep; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
 
 # --- errors: one line naming what is wrong, exit 2 ---
 bad() { # NAME PATTERN ARGS...
@@ -184,6 +184,39 @@ big=$(find $tmp/big -name '*.json')
 if run "minimize 2x1000x1000" 0 $FPDIV minimize "$big" -o $tmp/big-min --minimize-time 20; then
     expect "the minimized slice-rows case keeps its verdict" "$out" '^check slice-rows on openblas: reorder'
 fi
+
+# --- bisect and sweep ---
+if run "bisect good/bad" 0 $FPDIV bisect --good 2x1000x300 --bad 2x1000x1000 --relation slice-rows --backend openblas; then
+    expect "bisect prints each probe" "$out" '^  probe k=[0-9]+: (same|reorder), '
+    expect "bisect finds the boundary" "$out" '^boundary: k=[0-9]+ gives same; k=[0-9]+ gives reorder'
+    expect "bisect counts its probes" "$out" '^[0-9]+ probes$'
+fi
+run "bisect --scan" 0 $FPDIV bisect --good 2x1000x1 --bad 2x1000x2048 --relation slice-rows --backend openblas --scan &&
+    expect "scan maps transitions" "$out" '^[1-9][0-9]* transitions? in [0-9]+ probes'
+run "bisect by hash" 0 $FPDIV bisect --good 1x1000x1000 --bad 64x1000x1000 --relation slice-rows --backend openblas --by hash --scan &&
+    expect "by hash names path A's bits" "$out" '^boundary: m=[0-9]+ gives path A bits [0-9a-f]{16}'
+$FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/bis >/dev/null 2>&1
+bisfile=$(find $tmp/bis -name '*.json' | head -1)
+run "bisect a case file" 0 $FPDIV bisect "$bisfile" --dim k --lo 300 &&
+    expect "bisect a case file finds the boundary" "$out" '^boundary: k=[0-9]+ gives same; k=[0-9]+ gives reorder'
+run "bisect, no change" 1 $FPDIV bisect --good 2x10x10 --bad 2x10x40 --relation slice-rows --backend seq &&
+    expect "no change is said" "$out" '^no change: k=10 and k=40 both give same'
+bad "bisect file without --dim" "--dim is required" bisect "$bisfile"
+bad "bisect shapes differing twice" "differ in exactly one dimension" bisect --good 2x3x4 --bad 3x4x4 --relation repeat
+bad "bisect by hash along k" "use --by verdict for k" bisect --good 2x3x4 --bad 2x3x9 --relation repeat --by hash
+if run "sweep" 0 $FPDIV sweep --relation addmm --backend openblas --shape 8x64x1 --vary k --range 1:600:7 --csv $tmp/s.csv --svg $tmp/s.svg; then
+    expect "sweep prints a table" "$out" '^ +k verdict +differ +of +max abs +max ulp +ratio'
+    rows=$(($(wc -l <$tmp/s.csv) - 1))
+    [ "$rows" = 86 ] && pass "sweep CSV has a row per point" || fail "sweep csv" "$rows rows"
+    expect "sweep CSV header" "$(head -1 $tmp/s.csv)" '^k,verdict,diff,count,max_abs,max_ulp,max_rel,ratio$'
+    expect "sweep SVG is an SVG" "$(head -1 $tmp/s.svg)" "^<svg xmlns='http://www.w3.org/2000/svg'"
+    expect "sweep SVG has a title" "$(cat $tmp/s.svg)" "addmm on openblas, f32, shape 8x64x1, k varied"
+    expect "sweep SVG labels the x axis" "$(cat $tmp/s.svg)" ">k</text>"
+    grep -q 'ratio to bound' $tmp/s.svg && grep -q 'rounding bound' $tmp/s.svg && pass "SVG has both panels" || fail "svg" "panels missing"
+fi
+bad "sweep bad range" "--range '5:2': need 1 <= LO <= HI" sweep --relation repeat --shape 2x2x2 --vary k --range 5:2
+bad "sweep unknown dimension" "--vary 'q'" sweep --relation repeat --shape 2x2x2 --vary q --range 1:2
+bad "sweep without range" "--vary and --range are required" sweep --relation repeat --shape 2x2x2
 
 echo
 echo "cli: $passed passed, $failed failed"
