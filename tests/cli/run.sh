@@ -211,7 +211,7 @@ if run "sweep" 0 $FPDIV sweep --relation addmm --backend openblas --shape 8x64x1
     expect "sweep CSV header" "$(head -1 $tmp/s.csv)" '^k,verdict,diff,count,max_abs,max_ulp,max_rel,ratio$'
     expect "sweep SVG is an SVG" "$(head -1 $tmp/s.svg)" "^<svg xmlns='http://www.w3.org/2000/svg'"
     expect "sweep SVG has a title" "$(cat $tmp/s.svg)" "addmm on openblas, f32, shape 8x64x1, k varied"
-    expect "sweep SVG labels the x axis" "$(cat $tmp/s.svg)" ">k</text>"
+    expect "sweep SVG labels the x axis" "$(cat $tmp/s.svg)" ">k \(log scale\)</text>"
     grep -q 'ratio to bound' $tmp/s.svg && grep -q 'rounding bound' $tmp/s.svg && pass "SVG has both panels" || fail "svg" "panels missing"
 fi
 bad "sweep bad range" "--range '5:2': need 1 <= LO <= HI" sweep --relation repeat --shape 2x2x2 --vary k --range 5:2
