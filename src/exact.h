@@ -1,0 +1,45 @@
+/*
+ * exact.h — the exact (correctly rounded) GEMM reference.
+ *
+ * A superaccumulator in the spirit of Neal's xsum: a fixed-point number spanning every product of
+ * two binary64 values (2^-2148 up) and every sum of up to 2^32 of them (2^2080 and beyond), held
+ * as 32-bit digits in 64-bit chunks so additions need no carry propagation for 2^30 steps. Each
+ * product is formed exactly from the two significands (a 106-bit integer at most) and added into
+ * the chunks it covers; nothing is rounded until the end, when the sum is rounded once, to nearest
+ * even, to the requested type (with its subnormals and overflow to ±Inf). Inf and NaN follow IEEE
+ * 754 for the exact sum: NaN from a NaN, Inf·0 or Inf − Inf; the sign of an exact zero is − only
+ * when every term is −0.
+ */
+#ifndef FPD_EXACT_H
+#define FPD_EXACT_H
+
+#include "fpdiv_backend.h"
+
+#define FPD_SUPERACC_LOW (-2208) /* weight of the lowest bit: below 2^-2148 and a multiple of 32 */
+#define FPD_SUPERACC_CHUNKS 142  /* up to 2^(32*142 - 2208) = 2^2336: products reach 2^2048, sums 2^32 times more */
+
+struct fpd_superacc {
+    int64_t chunk[FPD_SUPERACC_CHUNKS];
+    int lo, hi;          /* chunks in use: [lo, hi], empty when hi < lo */
+    uint32_t pending;    /* additions since carries were last propagated */
+    bool nan, pos_inf, neg_inf;
+    bool all_negative_zero; /* every term so far was -0 (or there was none) */
+    bool any_term;
+};
+
+void fpd_superacc_reset(struct fpd_superacc *s);
+/* s += a * b, exactly. */
+void fpd_superacc_add_product(struct fpd_superacc *s, double a, double b);
+/* s += x, exactly. */
+void fpd_superacc_add(struct fpd_superacc *s, double x);
+/* The sum rounded once to type t (returned as a double holding a value of t). */
+double fpd_superacc_round(struct fpd_superacc *s, enum fpd_dtype t);
+/* The sum as an unevaluated pair hi + lo: hi the sum rounded to binary64, lo the rest rounded.
+ * Consumes s (it is left holding lo's part). */
+void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo);
+
+/* Correctly rounded dot product of n terms a[i*sa] * b[i*sb] (+ bias when with_bias) in type t. */
+double fpd_exact_dot(struct fpd_superacc *s, const double *a, ptrdiff_t sa, const double *b, ptrdiff_t sb, size_t n,
+                     bool with_bias, double bias, enum fpd_dtype t);
+
+#endif

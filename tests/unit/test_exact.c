@@ -1,0 +1,160 @@
+/* The superaccumulator against MPFR, bit for bit, on data chosen to break weaker methods. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "exact.h"
+#include "rng.h"
+
+/* The exact dot product (plus bias), by MPFR at a precision that holds it exactly, rounded once to
+ * the target format the way IEEE 754 does (subnormals included). */
+static double reference_dot(const double *a, const double *b, size_t n, double bias, enum fpd_dtype t)
+{
+    mpfr_t sum, prod;
+    mpfr_init2(sum, 4600);
+    mpfr_init2(prod, 120); /* two 53-bit significands: exact */
+    mpfr_set_d(sum, bias, MPFR_RNDN);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_d(prod, a[i], MPFR_RNDN);
+        mpfr_mul_d(prod, prod, b[i], MPFR_RNDN);
+        mpfr_add(sum, sum, prod, MPFR_RNDN); /* exact at 4600 bits for the ranges used here */
+    }
+    const struct fpd_dtype_info *f = fpd_dtype_info(t);
+    mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
+    mpfr_set_emin(f->emin - f->precision + 2);
+    mpfr_set_emax(f->emax + 1);
+    mpfr_t r;
+    mpfr_init2(r, f->precision);
+    int inexact = mpfr_set(r, sum, MPFR_RNDN);
+    inexact = mpfr_check_range(r, inexact, MPFR_RNDN);
+    mpfr_subnormalize(r, inexact, MPFR_RNDN);
+    double out = mpfr_get_d(r, MPFR_RNDN);
+    mpfr_set_emin(old_min);
+    mpfr_set_emax(old_max);
+    mpfr_clears(sum, prod, r, (mpfr_ptr)0);
+    return out;
+}
+
+static double random_in(uint32_t seed, uint32_t i, int kind, enum fpd_dtype in)
+{
+    uint32_t w[4];
+    fpd_rng_element(seed, i, 1, 0, (uint32_t)kind, 0, w);
+    double sig = 1.0 + (double)((((uint64_t)w[0] << 32) | w[1]) >> 12) * 0x1p-52;
+    double sign = (w[3] & 1) ? -1 : 1;
+    const struct fpd_dtype_info *f = fpd_dtype_info(in);
+    int e;
+    switch (kind) {
+    case 0: e = (int)(w[2] % 8) - 4; break;                                   /* ordinary */
+    case 1: e = (int)(w[2] % (uint32_t)(f->emax - f->emin)) + f->emin; break; /* the whole range */
+    case 2: e = f->emin - (int)(w[2] % (uint32_t)f->precision); break;        /* subnormal */
+    default: e = (int)(w[2] % 40) - 20; break;                                /* wide */
+    }
+    return fpd_round(in, sign * ldexp(sig, e));
+}
+
+static void check_dot(size_t n, int kind, enum fpd_dtype in, enum fpd_dtype out, uint32_t seed, bool cancel)
+{
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = random_in(seed, (uint32_t)i, kind, in);
+        b[i] = random_in(seed + 1, (uint32_t)i, kind, in);
+        if (cancel && i % 2 == 1) { /* the previous product, negated, plus a little: heavy cancellation */
+            a[i] = -a[i - 1];
+            b[i] = i % 4 == 1 ? b[i - 1] : fpd_round(in, b[i - 1] * (1 + 0x1p-6));
+        }
+    }
+    double bias = random_in(seed + 2, 0, kind, out);
+    struct fpd_superacc s = {0};
+    fpd_superacc_reset(&s);
+    double got = fpd_exact_dot(&s, a, 1, b, 1, n, true, bias, out);
+    double want = reference_dot(a, b, n, bias, out);
+    cr_assert(memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)), "%s->%s n=%zu kind %d seed %u%s: %a, MPFR %a",
+              fpd_dtype_info(in)->name, fpd_dtype_info(out)->name, n, kind, seed, cancel ? " cancelling" : "", got,
+              want);
+    free(a);
+    free(b);
+}
+
+Test(exact, matches_mpfr_on_every_dtype_and_kind_of_data)
+{
+    static const enum fpd_dtype ins[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    static const enum fpd_dtype outs[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    for (size_t i = 0; i < 4; i++)
+        for (size_t o = 0; o < 4; o++)
+            for (int kind = 0; kind < 4; kind++)
+                for (uint32_t seed = 1; seed <= 12; seed++) {
+                    size_t n = 1 + (seed * 37) % 300;
+                    check_dot(n, kind, ins[i], outs[o], seed * 101 + (uint32_t)kind, false);
+                    check_dot(n, kind, ins[i], outs[o], seed * 103 + (uint32_t)kind, true);
+                }
+}
+
+Test(exact, matches_mpfr_for_long_sums)
+{
+    check_dot(100000, 0, FPD_F32, FPD_F32, 7, true);
+    check_dot(100000, 3, FPD_F64, FPD_F64, 8, false);
+    check_dot(131072, 1, FPD_F64, FPD_F64, 9, true);
+    check_dot(100000, 0, FPD_BF16, FPD_BF16, 10, false);
+}
+
+Test(exact, extreme_products)
+{
+    /* the largest and the smallest products a binary64 pair can make, and their cancellation */
+    double a[] = {DBL_MAX, -DBL_MAX, 0x1p-1074, 0x1p-1074, 1};
+    double b[] = {DBL_MAX, DBL_MAX, 0x1p-1074, 3, 0x1p-1074};
+    struct fpd_superacc s = {0};
+    fpd_superacc_reset(&s);
+    /* DBL_MAX^2 - DBL_MAX^2 + 2^-2148 + 3*2^-1074 + 2^-1074: exactly 4 * 2^-1074 + a speck */
+    double got = fpd_exact_dot(&s, a, 1, b, 1, 5, false, 0, FPD_F64);
+    cr_expect(memcmp(&got, &(double){0x1p-1072}, sizeof got) == 0, "%a", got);
+    fpd_superacc_reset(&s);
+    got = fpd_exact_dot(&s, a, 1, b, 1, 1, false, 0, FPD_F64);
+    cr_expect(isinf(got) && got > 0, "DBL_MAX^2 overflows: %a", got);
+}
+
+Test(exact, ieee_specials)
+{
+    struct fpd_superacc s = {0};
+    const struct {
+        double a[2], b[2], bias;
+        int want; /* 0: +0, 1: -0, 2: +Inf, 3: -Inf, 4: NaN */
+    } table[] = {
+        {{-0.0, 0.0}, {1, -1}, -0.0, 1},         /* every term -0 */
+        {{-0.0, 0.0}, {1, 1}, -0.0, 0},          /* one +0 */
+        {{1, -1}, {2, 2}, -0.0, 0},              /* x - x = +0 */
+        {{INFINITY, 1}, {2, 1}, 0, 2},
+        {{INFINITY, 1}, {-2, 1}, 0, 3},
+        {{INFINITY, 1}, {0, 1}, 0, 4},           /* Inf * 0 */
+        {{INFINITY, -INFINITY}, {1, 1}, 0, 4},   /* Inf - Inf */
+        {{NAN, 1}, {1, 1}, 0, 4},
+        {{1, 1}, {1, 1}, -INFINITY, 3},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        fpd_superacc_reset(&s);
+        double r = fpd_exact_dot(&s, table[i].a, 1, table[i].b, 1, 2, true, table[i].bias, FPD_F32);
+        int got = isnan(r) ? 4 : isinf(r) ? (r > 0 ? 2 : 3) : signbit(r) ? 1 : 0;
+        cr_expect(got == table[i].want && (got > 1 || !(fabs(r) > 0)), "row %zu: %a", i, r);
+    }
+}
+
+Test(exact, split_gives_the_rest)
+{
+    /* 1 + 2^-80: hi is 1, lo is 2^-80 */
+    double a[] = {1, 0x1p-40}, b[] = {1, 0x1p-40};
+    struct fpd_superacc s = {0};
+    fpd_superacc_reset(&s);
+    fpd_superacc_add_product(&s, a[0], b[0]);
+    fpd_superacc_add_product(&s, a[1], b[1]);
+    double hi, lo;
+    fpd_superacc_split(&s, &hi, &lo);
+    cr_expect(memcmp(&hi, &(double){1}, 8) == 0 && memcmp(&lo, &(double){0x1p-80}, 8) == 0, "%a %a", hi, lo);
+    fpd_superacc_reset(&s);
+    fpd_superacc_add(&s, -1);
+    fpd_superacc_add(&s, 0x1p-60);
+    fpd_superacc_split(&s, &hi, &lo); /* -1 + 2^-60: hi -1, lo +2^-60 */
+    cr_expect(memcmp(&hi, &(double){-1}, 8) == 0 && memcmp(&lo, &(double){0x1p-60}, 8) == 0, "%a %a", hi, lo);
+}
