@@ -33,7 +33,7 @@ MAIN_OBJ   := $(BUILD)/obj/src/main.o
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all test unit-test cli-test clean install uninstall
+.PHONY: all test unit-test cli-test bench clean install uninstall
 all: $(BUILD)/fpdiv
 
 $(BUILD)/obj/%.o: %.c
@@ -72,6 +72,18 @@ unit-test: $(BUILD)/unit-tests
 
 cli-test: $(BUILD)/fpdiv
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh
+
+BENCH_SRC := $(wildcard scripts/bench/*.c)
+BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)
+
+$(BUILD)/bench/%: scripts/bench/%.c $(BUILD)/libfpdiv.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -Isrc -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
+
+# Benchmarks: run on an idle machine; each prints what it measured and how.
+bench: $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
 install: $(BUILD)/fpdiv
 	install -D -m 755 $(BUILD)/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv

@@ -12,6 +12,17 @@ enum { PROPAGATE_EVERY = 1 << 30 }; /* each addition adds < 2^32 to a chunk: 2^3
 
 void fpd_superacc_reset(struct fpd_superacc *s)
 {
+    if (!s->ready) {
+        memset(s->large, 0, sizeof s->large);
+        s->ready = true;
+    } else {
+        for (int e = s->large_lo; e <= s->large_hi; e++)
+            s->large[e] = 0;
+    }
+    s->large_lo = 2048;
+    s->large_hi = -1;
+    s->large_shift = 0;
+    s->room = FPD_LARGE_ADDS;
     if (s->hi >= s->lo && s->hi >= 0)
         memset(&s->chunk[s->lo], 0, (size_t)(s->hi - s->lo + 1) * sizeof s->chunk[0]);
     else
@@ -45,24 +56,52 @@ static void propagate(struct fpd_superacc *s)
     s->pending = 0;
 }
 
-/* s += sign * m * 2^e, m < 2^106. */
+/* s += sign * m * 2^e, m < 2^106. Branch-free: always five digits (zeros cost nothing), the
+ * sign applied by a mask, the range in use widened with min/max. */
 static inline void add_scaled(struct fpd_superacc *s, bool negative, u128 m, int e)
 {
     int pos = e - FPD_SUPERACC_LOW;
     int c = pos >> 5, shift = pos & 31;
     u128 low = m << shift;
-    uint64_t top = shift ? (uint64_t)(m >> (128 - shift)) : 0;
-    uint64_t digits[5] = {(uint64_t)low & 0xffffffffu, (uint64_t)(low >> 32) & 0xffffffffu,
-                          (uint64_t)(low >> 64) & 0xffffffffu, (uint64_t)(low >> 96), top};
-    int used = top ? 5 : digits[3] ? 4 : digits[2] ? 3 : digits[1] ? 2 : 1;
-    for (int d = 0; d < used; d++)
-        s->chunk[c + d] += negative ? -(int64_t)digits[d] : (int64_t)digits[d];
-    if (c < s->lo)
-        s->lo = c;
-    if (c + used - 1 > s->hi)
-        s->hi = c + used - 1;
+    uint64_t top = (uint64_t)((m >> 1) >> (127 - shift)); /* the bits shifted past 128 (none for shift 0) */
+    int64_t mask = -(int64_t)negative;                    /* 0 or -1: x ^ mask - mask negates when set */
+    int64_t *chunk = &s->chunk[c];
+    chunk[0] += ((int64_t)((uint64_t)low & 0xffffffffu) ^ mask) - mask;
+    chunk[1] += ((int64_t)((uint64_t)(low >> 32) & 0xffffffffu) ^ mask) - mask;
+    chunk[2] += ((int64_t)((uint64_t)(low >> 64) & 0xffffffffu) ^ mask) - mask;
+    chunk[3] += ((int64_t)(uint64_t)(low >> 96) ^ mask) - mask;
+    chunk[4] += ((int64_t)top ^ mask) - mask;
+    s->lo = c < s->lo ? c : s->lo;
+    s->hi = c + 4 > s->hi ? c + 4 : s->hi;
     if (++s->pending == PROPAGATE_EVERY)
         propagate(s);
+}
+
+/* Moves every large entry into the chunks. */
+static void flush_all_large(struct fpd_superacc *s)
+{
+    for (int e = s->large_lo; e <= s->large_hi; e++) {
+        int64_t v = s->large[e];
+        s->large[e] = 0;
+        if (v)
+            add_scaled(s, v < 0, (u128)(v < 0 ? -(uint64_t)v : (uint64_t)v), (e ? e - 1075 : -1074) + s->large_shift);
+    }
+    s->large_lo = 2048;
+    s->large_hi = -1;
+    s->room = FPD_LARGE_ADDS << s->large_shift;
+}
+
+/* A finite double, zero or not, into the large accumulator: one signed integer addition. */
+static inline void add_large(struct fpd_superacc *s, uint64_t bits)
+{
+    unsigned e = (unsigned)(bits >> 52) & 0x7ff;
+    int64_t m = (int64_t)(((bits & ((1ull << 52) - 1)) | (e ? 1ull << 52 : 0)) >> s->large_shift);
+    int64_t sign = -(int64_t)(bits >> 63);
+    s->large[e] += (m ^ sign) - sign;
+    s->large_lo = (int)e < s->large_lo ? (int)e : s->large_lo;
+    s->large_hi = (int)e > s->large_hi ? (int)e : s->large_hi;
+    if (__builtin_expect(--s->room == 0, 0))
+        flush_all_large(s);
 }
 
 /* A finite nonzero double as significand * 2^exponent. */
@@ -141,6 +180,7 @@ void fpd_superacc_add(struct fpd_superacc *s, double x)
  * [0, 2^32) and chunk[hi] is nonzero (or the sum is zero, hi < lo). Returns the sign. */
 static bool to_magnitude(struct fpd_superacc *s)
 {
+    flush_all_large(s);
     propagate(s);
     bool negative = s->hi >= s->lo && s->chunk[s->hi] < 0;
     if (negative) {
@@ -254,13 +294,110 @@ void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo)
     *lo = (residual_negative != negative) ? -residual : residual;
 }
 
-double fpd_exact_dot(struct fpd_superacc *s, const double *a, ptrdiff_t sa, const double *b, ptrdiff_t sb, size_t n,
-                     bool with_bias, double bias, enum fpd_dtype t)
+/* f64 products as their two exact halves (TwoProduct: p = x*y rounded, err = fma(x, y, -p)),
+ * two large additions. The general path takes zeros, subnormals, Inf, NaN, overflow, and products
+ * whose lower half could underflow (err >= 2^(e_p - 106) must stay normal). Compiled twice: with
+ * the FMA instruction where the CPU has it, else with libm's fma (the same exact result). */
+#define F64_PRODUCT_LOOP(FMA)                                                                      \
+    bool nonzero = false;                                                                          \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        double x = a[i], y = b[i], p = x * y;                                                      \
+        uint64_t bits;                                                                             \
+        memcpy(&bits, &p, sizeof bits);                                                            \
+        unsigned e = (unsigned)(bits >> 52) & 0x7ff;                                               \
+        if (__builtin_expect(e - 108 >= 0x7fe - 108, 0)) {                                         \
+            fpd_superacc_add_product(s, x, y);                                                     \
+            continue;                                                                              \
+        }                                                                                          \
+        double err = FMA(x, y, -p);                                                                \
+        uint64_t err_bits;                                                                         \
+        memcpy(&err_bits, &err, sizeof err_bits);                                                  \
+        add_large(s, bits);                                                                        \
+        add_large(s, err_bits);                                                                    \
+        nonzero = true;                                                                            \
+    }                                                                                              \
+    return nonzero;
+
+static bool add_f64_products(struct fpd_superacc *s, const double *a, const double *b, size_t n)
+{
+    F64_PRODUCT_LOOP(fma)
+}
+
+#if defined(__x86_64__)
+__attribute__((target("fma"))) static bool add_f64_products_fma(struct fpd_superacc *s, const double *a,
+                                                                 const double *b, size_t n)
+{
+    F64_PRODUCT_LOOP(__builtin_fma)
+}
+#endif
+
+/* The loop body of add_exact_products; TRACK keeps the range of exponents in use (worth it for
+ * short sums, whose flush then scans only that range; long sums scan all 2048 entries once). */
+#define EXACT_PRODUCT_LOOP(TRACK)                                                                  \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        double x = a[i], y = b[i], p = x * y;                                                      \
+        uint64_t bits;                                                                             \
+        memcpy(&bits, &p, sizeof bits);                                                            \
+        unsigned e = (unsigned)(bits >> 52) & 0x7ff;                                               \
+        if (__builtin_expect(e - 1 >= 0x7fe, 0)) { /* zero, Inf or NaN (never subnormal) */        \
+            fpd_superacc_add_product(s, x, y);                                                     \
+            continue;                                                                              \
+        }                                                                                          \
+        int64_t m = (int64_t)(((bits & frac) | hidden) >> 5), sign = -(int64_t)(bits >> 63);       \
+        large[e] += (m ^ sign) - sign;                                                             \
+        nonzero = true;                                                                            \
+        if (TRACK) {                                                                               \
+            lo = (int)e < lo ? (int)e : lo;                                                        \
+            hi = (int)e > hi ? (int)e : hi;                                                        \
+        }                                                                                          \
+        if (__builtin_expect(--room == 0, 0)) {                                                    \
+            s->large_lo = TRACK ? lo : 0, s->large_hi = TRACK ? hi : 2047;                         \
+            flush_all_large(s);                                                                    \
+            lo = s->large_lo, hi = s->large_hi, room = s->room;                                    \
+        }                                                                                          \
+    }
+
+/* Products of values with at most 24 significant bits (f32, f16, bf16 inputs) are exact in
+ * binary64 and have at most 48 significant bits: the low 5 bits of the significand are zero, so
+ * a large entry takes 2^15 of them between spills. The loop keeps its state in registers. */
+static bool add_exact_products(struct fpd_superacc *s, const double *a, const double *b, size_t n)
+{
+    const uint64_t frac = (1ull << 52) - 1, hidden = 1ull << 52;
+    int64_t *large = s->large;
+    int lo = s->large_lo, hi = s->large_hi;
+    s->large_shift = 5;
+    uint32_t room = FPD_LARGE_ADDS << 5;
+    bool nonzero = false;
+    if (n < 4096) {
+        EXACT_PRODUCT_LOOP(1)
+    } else {
+        EXACT_PRODUCT_LOOP(0)
+        lo = 0, hi = 2047;
+    }
+    s->large_lo = lo, s->large_hi = hi;
+    s->room = room;
+    return nonzero;
+}
+
+double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
+                     enum fpd_dtype in, enum fpd_dtype t)
 {
     fpd_superacc_reset(s);
     if (with_bias)
         fpd_superacc_add(s, bias);
-    for (size_t i = 0; i < n; i++)
-        fpd_superacc_add_product(s, a[(ptrdiff_t)i * sa], b[(ptrdiff_t)i * sb]);
+    bool nonzero = false;
+    if (in != FPD_F64) {
+        nonzero = add_exact_products(s, a, b, n);
+    } else {
+#if defined(__x86_64__)
+        nonzero = __builtin_cpu_supports("fma") ? add_f64_products_fma(s, a, b, n) : add_f64_products(s, a, b, n);
+#else
+        nonzero = add_f64_products(s, a, b, n);
+#endif
+    }
+    if (nonzero) {
+        s->any_term = true;
+        s->all_negative_zero = false;
+    }
     return fpd_superacc_round(s, t);
 }

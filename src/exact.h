@@ -18,7 +18,18 @@
 #define FPD_SUPERACC_LOW (-2208) /* weight of the lowest bit: below 2^-2148 and a multiple of 32 */
 #define FPD_SUPERACC_CHUNKS 142  /* up to 2^(32*142 - 2208) = 2^2336: products reach 2^2048, sums 2^32 times more */
 
+/* Two levels, as in xsum: a "large" accumulator with one signed 64-bit sum per binary64 exponent
+ * takes each term that is itself a double (a product exact in binary64, or the two halves of an
+ * exact f64 product) with a single integer addition; every 1024 additions, and at the end, the
+ * live entries move into the fixed-point chunks, which hold the exact sum. */
+#define FPD_LARGE_ADDS 1024 /* 2^10 significands of 53 bits fit in 63 (2^15 of 48 bits) */
+
 struct fpd_superacc {
+    int64_t large[2048];      /* by biased exponent: sum of signed significands */
+    int large_lo, large_hi;   /* entries that may be nonzero: [large_lo, large_hi] */
+    bool ready;               /* large[] cleared once */
+    uint32_t room;            /* large additions left before every entry must move to the chunks */
+    int large_shift;          /* low significand bits known to be zero and dropped (5 for exact products) */
     int64_t chunk[FPD_SUPERACC_CHUNKS];
     int lo, hi;          /* chunks in use: [lo, hi], empty when hi < lo */
     uint32_t pending;    /* additions since carries were last propagated */
@@ -28,6 +39,8 @@ struct fpd_superacc {
 };
 
 void fpd_superacc_reset(struct fpd_superacc *s);
+/* A zero-initialized struct is ready for its first reset. */
+
 /* s += a * b, exactly. */
 void fpd_superacc_add_product(struct fpd_superacc *s, double a, double b);
 /* s += x, exactly. */
@@ -38,8 +51,10 @@ double fpd_superacc_round(struct fpd_superacc *s, enum fpd_dtype t);
  * Consumes s (it is left holding lo's part). */
 void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo);
 
-/* Correctly rounded dot product of n terms a[i*sa] * b[i*sb] (+ bias when with_bias) in type t. */
-double fpd_exact_dot(struct fpd_superacc *s, const double *a, ptrdiff_t sa, const double *b, ptrdiff_t sb, size_t n,
-                     bool with_bias, double bias, enum fpd_dtype t);
+/* Correctly rounded dot product of a[0..n) and b[0..n) (contiguous; + bias when with_bias) in
+ * type t. The factors are values of type `in` (products of f32, f16 and bf16 values are exact
+ * in binary64, which the fast path relies on). */
+double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
+                     enum fpd_dtype in, enum fpd_dtype t);
 
 #endif

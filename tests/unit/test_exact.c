@@ -70,7 +70,7 @@ static void check_dot(size_t n, int kind, enum fpd_dtype in, enum fpd_dtype out,
     double bias = random_in(seed + 2, 0, kind, out);
     struct fpd_superacc s = {0};
     fpd_superacc_reset(&s);
-    double got = fpd_exact_dot(&s, a, 1, b, 1, n, true, bias, out);
+    double got = fpd_exact_dot(&s, a, b, n, true, bias, in, out);
     double want = reference_dot(a, b, n, bias, out);
     cr_assert(memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)), "%s->%s n=%zu kind %d seed %u%s: %a, MPFR %a",
               fpd_dtype_info(in)->name, fpd_dtype_info(out)->name, n, kind, seed, cancel ? " cancelling" : "", got,
@@ -109,10 +109,10 @@ Test(exact, extreme_products)
     struct fpd_superacc s = {0};
     fpd_superacc_reset(&s);
     /* DBL_MAX^2 - DBL_MAX^2 + 2^-2148 + 3*2^-1074 + 2^-1074: exactly 4 * 2^-1074 + a speck */
-    double got = fpd_exact_dot(&s, a, 1, b, 1, 5, false, 0, FPD_F64);
+    double got = fpd_exact_dot(&s, a, b, 5, false, 0, FPD_F64, FPD_F64);
     cr_expect(memcmp(&got, &(double){0x1p-1072}, sizeof got) == 0, "%a", got);
     fpd_superacc_reset(&s);
-    got = fpd_exact_dot(&s, a, 1, b, 1, 1, false, 0, FPD_F64);
+    got = fpd_exact_dot(&s, a, b, 1, false, 0, FPD_F64, FPD_F64);
     cr_expect(isinf(got) && got > 0, "DBL_MAX^2 overflows: %a", got);
 }
 
@@ -135,7 +135,7 @@ Test(exact, ieee_specials)
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         fpd_superacc_reset(&s);
-        double r = fpd_exact_dot(&s, table[i].a, 1, table[i].b, 1, 2, true, table[i].bias, FPD_F32);
+        double r = fpd_exact_dot(&s, table[i].a, table[i].b, 2, true, table[i].bias, FPD_F64, FPD_F32);
         int got = isnan(r) ? 4 : isinf(r) ? (r > 0 ? 2 : 3) : signbit(r) ? 1 : 0;
         cr_expect(got == table[i].want && (got > 1 || !(fabs(r) > 0)), "row %zu: %a", i, r);
     }
