@@ -26,6 +26,7 @@ struct fpd_campaign_config {
     double special_rate;
     double max_mem;
     int max_threads;
+    enum fpd_exact_mode exact;
 };
 
 /* One runnable (relation, dtypes, backend[s]) combination. */

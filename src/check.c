@@ -3,11 +3,15 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/cpu/kernels.h"
 #include "dtype.h"
 #include "scratch.h"
+
+const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
+    [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};
 
 /* Written into C's padding before the call; a backend that writes outside its matrix changes it. */
 #define CANARY_BYTE 0xA5
@@ -165,17 +169,32 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     return FPD_OK;
 }
 
-/* |X| in binary64, packed: rows x cols of op(X) for one batch entry. */
-static int absolute_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols)
+/* op(X) of one batch entry in binary64, packed: rows x cols, or cols x rows when `by_columns`
+ * (each column contiguous), as absolute values when `absolute`. */
+static int pack_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols, bool by_columns,
+                    bool absolute)
 {
     if (fpd_grow(&s->buf, &s->cap, rows * cols * sizeof(double)) != FPD_OK)
         return FPD_ERR_NOMEM;
     double *d = s->buf;
     const char *base = (const char *)x->p + b * x->stride * dsize(x->t);
     for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++)
-            d[i * cols + j] = fabs(fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j));
+        for (size_t j = 0; j < cols; j++) {
+            double v = fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j);
+            d[by_columns ? j * rows + i : i * cols + j] = absolute ? fabs(v) : v;
+        }
     return FPD_OK;
+}
+
+/* The case's A rows and B columns that make the compared block. */
+static void compared_operands(const struct fpd_checker *ck, const struct fpd_case *c, const struct fpd_region *cmp,
+                              struct operand *a, struct operand *b)
+{
+    struct fpd_layout l = fpd_case_layout(c);
+    struct operand a_all = {ck->tensors.a, c->dt.in, c->trans_a, l.lda, l.stride_a};
+    struct operand b_all = {ck->tensors.b, c->dt.in, c->trans_b, l.ldb, l.stride_b};
+    *a = operand_view(&a_all, cmp->batch.start, cmp->rows.start, 0);
+    *b = operand_view(&b_all, cmp->batch.start, 0, cmp->cols.start);
 }
 
 /* g = |A||B| (+ |bias|) over the compared block, in binary64. */
@@ -183,12 +202,9 @@ static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const
                       bool bias, double **g_out)
 {
     const struct fpd_case *c = &chk->c;
-    struct fpd_layout l = fpd_case_layout(c);
     size_t m = cmp->rows.len, n = cmp->cols.len;
-    struct operand a_all = {ck->tensors.a, c->dt.in, c->trans_a, l.lda, l.stride_a};
-    struct operand b_all = {ck->tensors.b, c->dt.in, c->trans_b, l.ldb, l.stride_b};
-    struct operand a = operand_view(&a_all, cmp->batch.start, cmp->rows.start, 0);
-    struct operand b = operand_view(&b_all, cmp->batch.start, 0, cmp->cols.start);
+    struct operand a, b;
+    compared_operands(ck, c, cmp, &a, &b);
     if (fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, cmp->batch.len * m * n * sizeof(double)) != FPD_OK ||
         fpd_grow(&ck->abs_bias.buf, &ck->abs_bias.cap, n * sizeof(double)) != FPD_OK)
         return FPD_ERR_NOMEM;
@@ -196,7 +212,8 @@ static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const
     for (size_t j = 0; j < n; j++)
         abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j));
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        if (absolute_f64(&ck->abs_a, &a, bi, m, c->k) != FPD_OK || absolute_f64(&ck->abs_b, &b, bi, c->k, n) != FPD_OK)
+        if (pack_f64(&ck->abs_a, &a, bi, m, c->k, false, true) != FPD_OK ||
+            pack_f64(&ck->abs_b, &b, bi, c->k, n, false, true) != FPD_OK)
             return FPD_ERR_NOMEM;
         struct fpd_kgemm_f64 k = {
             m, n, c->k, ck->abs_a.buf, (ptrdiff_t)c->k, 1, ck->abs_b.buf, (ptrdiff_t)n, 1,
@@ -206,6 +223,65 @@ static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const
             return FPD_ERR_NOMEM;
     }
     *g_out = ck->magnitude.buf;
+    return FPD_OK;
+}
+
+/* One unit in the last place of x in type t (subnormal spacing below the normal range). */
+static double ulp_of(double x, enum fpd_dtype t)
+{
+    const struct fpd_dtype_info *f = fpd_dtype_info(t);
+    int e;
+    frexp(x, &e); /* x = f * 2^e, f in [0.5, 1): the leading bit has exponent e - 1 */
+    int lead = fabs(x) > 0 && e - 1 > f->emin ? e - 1 : f->emin;
+    return ldexp(1, lead - f->precision + 1);
+}
+
+/* Each path against the correctly rounded result: error in ulps, and against its own bound. */
+static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res, const double *g)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_region *cmp = &res->paths.compare;
+    size_t m = cmp->rows.len, n = cmp->cols.len;
+    if (!ck->acc && !(ck->acc = calloc(1, sizeof *ck->acc)))
+        return FPD_ERR_NOMEM;
+    struct operand a, b;
+    compared_operands(ck, c, cmp, &a, &b);
+    const struct fpd_path *paths[2] = {&res->paths.a, &res->paths.b};
+    struct fpd_bound_model own[2];
+    for (int w = 0; w < 2; w++) {
+        struct fpd_dtypes dt = {paths[w]->in, paths[w]->out, c->dt.acc};
+        fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, paths[w]->bias == FPD_BIAS_AFTER);
+    }
+    struct fpd_exact_report *x = &res->exact;
+    *x = (struct fpd_exact_report){.computed = true};
+    for (size_t bi = 0; bi < cmp->batch.len; bi++) {
+        if (pack_f64(&ck->values_a, &a, bi, m, c->k, false, false) != FPD_OK ||
+            pack_f64(&ck->values_b, &b, bi, c->k, n, true, false) != FPD_OK)
+            return FPD_ERR_NOMEM;
+        const double *rows = ck->values_a.buf, *cols = ck->values_b.buf;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t at = (bi * m + i) * n + j;
+                double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0;
+                double hi, lo;
+                fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in, &hi, &lo);
+                if (!isfinite(hi))
+                    continue;
+                for (int w = 0; w < 2; w++) {
+                    double v = fpd_load(c->dt.out, ck->result[w].buf, at);
+                    if (!isfinite(v))
+                        continue;
+                    double err = fabs((v - hi) - lo);
+                    x->err_ulp[w] = fmax(x->err_ulp[w], err / ulp_of(hi, c->dt.out));
+                    double bound = fpd_bound_element(&own[w], g[at], fabs(v));
+                    if (isfinite(bound))
+                        x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
+                }
+            }
+    }
+    for (int w = 0; w < 2; w++)
+        if (x->own_ratio[w] > 1)
+            x->beyond |= 1u << w;
     return FPD_OK;
 }
 
@@ -231,16 +307,27 @@ int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fp
     size_t count = (size_t)cmp->batch.len * cmp->rows.len * cmp->cols.len;
     const void *out_a = ck->result[0].buf, *out_b = ck->result[1].buf;
     fpd_compare_bits(c->dt.out, out_a, out_b, count, &res->metrics);
-    if (res->metrics.diff > 0) {
-        double *g;
+    bool want_exact = chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0);
+    double *g = NULL;
+    if (res->metrics.diff > 0 || want_exact) {
         rc = magnitudes(ck, chk, cmp, c->has_bias, &g);
         if (rc != FPD_OK)
             return rc;
+    }
+    if (res->metrics.diff > 0) {
         struct fpd_bound_model bm;
         fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
         fpd_compare_bound(c->dt.out, out_a, out_b, g, count, &bm, &res->metrics);
     }
     res->verdict = fpd_classify(&res->metrics);
+    if (want_exact) {
+        rc = exact_report(ck, chk, res, g);
+        if (rc != FPD_OK)
+            return rc;
+        /* a path beyond its own bound is lost precision, even when the other path shares it */
+        if (res->exact.beyond && res->verdict < FPD_BOUND)
+            res->verdict = FPD_BOUND;
+    }
     size_t w = res->metrics.worst, per_batch = (size_t)cmp->rows.len * cmp->cols.len;
     res->worst_batch = cmp->batch.start + (uint32_t)(w / per_batch);
     res->worst_row = cmp->rows.start + (uint32_t)(w % per_batch / cmp->cols.len);
@@ -254,7 +341,9 @@ void fpd_checker_free(struct fpd_checker *ck)
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
                                  &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_a,
-                                 &ck->abs_b,        &ck->abs_bias};
+                                 &ck->abs_b,        &ck->abs_bias,     &ck->values_a,     &ck->values_b};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fpd_staging_free(all[i]);
+    free(ck->acc);
+    ck->acc = NULL;
 }

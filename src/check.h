@@ -8,14 +8,28 @@
 #include "backend.h"
 #include "backend_util.h"
 #include "compare.h"
+#include "exact.h"
 #include "gen.h"
 #include "relation.h"
+
+/* When the exact reference is computed: it costs about 2 ns per term of every compared element. */
+enum fpd_exact_mode { FPD_EXACT_NEVER, FPD_EXACT_DIVERGING, FPD_EXACT_ALWAYS, FPD_EXACT_MODE_COUNT };
+extern const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT];
 
 struct fpd_check {
     const struct fpd_relation *relation;
     struct fpd_relation_params params;
     struct fpd_case c;
     struct fpd_backend_slot *backends[2]; /* [1] only for relations between two backends */
+    enum fpd_exact_mode exact;            /* how the check is run, not what it is: not in the case's identity */
+};
+
+/* Each path against the correctly rounded result. */
+struct fpd_exact_report {
+    bool computed;
+    double err_ulp[2];   /* max |c - exact| over the compared block, in ulps of the case's output type */
+    double own_ratio[2]; /* max |c - exact| / the path's own rounding bound (its own output type) */
+    unsigned beyond;     /* bit 0: path A exceeds its own bound; bit 1: path B */
 };
 
 struct fpd_check_result {
@@ -25,13 +39,15 @@ struct fpd_check_result {
     uint32_t worst_batch, worst_row, worst_col; /* the worst element, in case coordinates */
     int failed_path;                            /* -1, or 0/1 for path A/B when verdict is error */
     char error[256];
+    struct fpd_exact_report exact;
 };
 
 /* Reusable buffers: one checker serves a whole campaign without allocating per check. */
 struct fpd_checker {
     struct fpd_tensors tensors;
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
-    struct fpd_staging magnitude, abs_a, abs_b, abs_bias;
+    struct fpd_staging magnitude, abs_a, abs_b, abs_bias, values_a, values_b;
+    struct fpd_superacc *acc; /* allocated on first use */
 };
 
 /*

@@ -236,3 +236,14 @@ int fpd_cli_only_help(const char *cmd, int argc, char **argv, const char *help, 
     }
     return -1;
 }
+
+int fpd_cli_exact_mode(const char *text, enum fpd_exact_mode *out, char *why, size_t why_size)
+{
+    for (int m = 0; m < FPD_EXACT_MODE_COUNT; m++)
+        if (strcmp(text, fpd_exact_mode_names[m]) == 0) {
+            *out = (enum fpd_exact_mode)m;
+            return FPD_OK;
+        }
+    snprintf(why, why_size, "--exact '%s': expected always, diverging or never", text);
+    return FPD_ERR_INPUT;
+}

@@ -165,6 +165,7 @@ int fpd_cmd_bisect(int argc, char **argv)
 {
     struct fpd_case_flags cf;
     fpd_case_flags_init(&cf);
+    cf.chk.exact = FPD_EXACT_NEVER; /* many probes: the reference only on request (--exact) */
     struct bisect_options o = {.by = FPD_BY_VERDICT};
     struct fpd_case_file file = {0};
     char why[1024];

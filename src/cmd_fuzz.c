@@ -42,11 +42,13 @@ static const char help[] =
     "  --no-minimize       save the raw case instead of a minimized one\n"
     "  --minimize-time SEC time cap per minimization (default 10)\n"
     "  --inline-max BYTES  cases with inputs up to this size carry them inline (default 64K)\n"
+    "  --exact MODE        compare each path with the correctly rounded result: always,\n"
+    "                      diverging (default: only checks whose paths differ) or never\n"
     "  -h, --help          this text\n";
 
 enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
        OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
-       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX };
+       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT };
 
 static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
@@ -58,7 +60,8 @@ static const struct option options[] = {
     {"json", no_argument, NULL, OPT_JSON},               {"corpus", required_argument, NULL, OPT_CORPUS},
     {"no-corpus", no_argument, NULL, OPT_NO_CORPUS},     {"max-per-signature", required_argument, NULL, OPT_MAX_PER_SIG},
     {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE}, {"minimize-time", required_argument, NULL, OPT_MINIMIZE_TIME},
-    {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"help", no_argument, NULL, 'h'},
+    {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"exact", required_argument, NULL, OPT_EXACT},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -95,7 +98,8 @@ static double now(void)
 
 static void set_defaults(struct fpd_campaign_config *cfg)
 {
-    *cfg = (struct fpd_campaign_config){.max_dim = 256, .max_mem = fpd_cli_default_max_mem()};
+    *cfg = (struct fpd_campaign_config){.max_dim = 256, .max_mem = fpd_cli_default_max_mem(),
+                                        .exact = FPD_EXACT_DIVERGING};
     cfg->max_threads = fpd_cli_cores() < 2 ? 2 : fpd_cli_cores();
     for (size_t i = 0; i < fpd_relation_count; i++)
         if (fpd_relation_table[i].default_campaign)
@@ -169,6 +173,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             rc = fpd_cli_double("--minimize-time", optarg, 0.001, 1e6, &o->minimize_seconds, why, why_size);
             break;
         case OPT_INLINE_MAX: rc = fpd_cli_bytes("--inline-max", optarg, &o->inline_max, why, why_size); break;
+        case OPT_EXACT: rc = fpd_cli_exact_mode(optarg, &cfg->exact, why, why_size); break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv fuzz --help'"); return FPD_ERR_INPUT;
         }
@@ -268,6 +273,10 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
            st->checks, seconds, st->checks / (seconds > 0 ? seconds : 1e-9), st->by_verdict[FPD_SAME],
            st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
            st->by_verdict[FPD_ERROR], st->n_signatures);
+    static const char *const exact_words[] = {[FPD_EXACT_NEVER] = "not computed",
+                                              [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
+                                              [FPD_EXACT_ALWAYS] = "computed for every check"};
+    printf("exact reference: %s (--exact %s)\n", exact_words[cp->cfg.exact], fpd_exact_mode_names[cp->cfg.exact]);
     if (fail_on == FPD_FAIL_NEVER)
         printf("policy: --fail-on never; nothing fails\n");
     else

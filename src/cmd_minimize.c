@@ -61,6 +61,7 @@ int fpd_cmd_minimize(int argc, char **argv)
             exit_code = FPD_EXIT_USAGE;
             goto done;
         }
+    f.chk.exact = FPD_EXACT_DIVERGING; /* as fuzz judges findings */
     if (fpd_check_run(&ck, &f.chk, &now) != FPD_OK)
         goto internal;
     if (now.verdict == FPD_SAME) {

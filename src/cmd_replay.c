@@ -73,7 +73,7 @@ int fpd_cmd_replay(int argc, char **argv)
             if (fpd_case_file_load(files[i], &f, why, sizeof why) != FPD_OK) {
                 fpd_cli_error("replay", "%s", why);
                 malformed++;
-            } else if (fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why) != FPD_OK) {
+            } else if ((f.chk.exact = FPD_EXACT_ALWAYS, fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why)) != FPD_OK) {
                 fpd_cli_error("replay", "%s: internal error (out of memory?)", files[i]);
                 exit_code = FPD_EXIT_INTERNAL;
             } else {

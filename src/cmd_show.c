@@ -44,7 +44,7 @@ int fpd_cmd_show(int argc, char **argv)
     struct fpd_checker ck = {0};
     struct fpd_check_result res;
     enum fpd_replay_class cls;
-    int rc = fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why);
+    int rc = (f.chk.exact = FPD_EXACT_ALWAYS, fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why));
     fpd_checker_free(&ck);
     if (rc != FPD_OK) {
         fpd_cli_error("show", "internal error (out of memory?)");

@@ -109,6 +109,7 @@ int fpd_cmd_sweep(int argc, char **argv)
 {
     struct fpd_case_flags cf;
     fpd_case_flags_init(&cf);
+    cf.chk.exact = FPD_EXACT_NEVER; /* many probes: the reference only on request (--exact) */
     struct sweep_options o = {0};
     char why[1024];
     enum fpd_bisect_dim dim = FPD_DIM_K;

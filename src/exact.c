@@ -379,13 +379,14 @@ static bool add_exact_products(struct fpd_superacc *s, const double *a, const do
     return nonzero;
 }
 
-double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
-                     enum fpd_dtype in, enum fpd_dtype t)
+/* Accumulates the dot product (and bias) into s, ready to round or split. */
+static void accumulate_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias,
+                           double bias, enum fpd_dtype in)
 {
     fpd_superacc_reset(s);
     if (with_bias)
         fpd_superacc_add(s, bias);
-    bool nonzero = false;
+    bool nonzero;
     if (in != FPD_F64) {
         nonzero = add_exact_products(s, a, b, n);
     } else {
@@ -399,5 +400,18 @@ double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, s
         s->any_term = true;
         s->all_negative_zero = false;
     }
+}
+
+double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
+                     enum fpd_dtype in, enum fpd_dtype t)
+{
+    accumulate_dot(s, a, b, n, with_bias, bias, in);
     return fpd_superacc_round(s, t);
+}
+
+void fpd_exact_dot_split(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
+                         enum fpd_dtype in, double *hi, double *lo)
+{
+    accumulate_dot(s, a, b, n, with_bias, bias, in);
+    fpd_superacc_split(s, hi, lo);
 }

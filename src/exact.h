@@ -56,5 +56,8 @@ void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo);
  * in binary64, which the fast path relies on). */
 double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
                      enum fpd_dtype in, enum fpd_dtype t);
+/* The same dot product as an unevaluated pair hi + lo (see fpd_superacc_split). */
+void fpd_exact_dot_split(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
+                         enum fpd_dtype in, double *hi, double *lo);
 
 #endif

@@ -85,6 +85,26 @@ void fpd_report_provenance(FILE *f, struct fpd_backend_slot *slot)
     json_decref(p);
 }
 
+/* Which path is farther from the correctly rounded result, and whether either exceeds its bound. */
+static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    const struct fpd_exact_report *x = &res->exact;
+    if (!x->computed)
+        return;
+    const char *out = fpd_dtype_info(chk->c.dt.out)->name;
+    fprintf(f, "  exact    path A is %.3g ulp from the exact result, path B %.3g (%s ulps)", x->err_ulp[0], x->err_ulp[1],
+            out);
+    if (x->err_ulp[0] > x->err_ulp[1])
+        fprintf(f, ": path A is the farther, B the closer");
+    else if (x->err_ulp[1] > x->err_ulp[0])
+        fprintf(f, ": path B is the farther, A the closer");
+    fputc('\n', f);
+    for (int w = 0; w < 2; w++)
+        if (x->beyond & (1u << w))
+            fprintf(f, "           path %c exceeds its own rounding bound (%.3g times it): it lost precision\n",
+                    "AB"[w], x->own_ratio[w]);
+}
+
 void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
@@ -121,6 +141,7 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
         }
         fprintf(f, "  hashes   A %016" PRIx64 "  B %016" PRIx64 " (XXH3-64 of the compared outputs)\n", m->hash_a,
                 m->hash_b);
+        report_exact(f, chk, res);
     }
     if (fpd_reproduce_command(chk, cmd, sizeof cmd))
         fprintf(f, "  rerun    %s\n", cmd);
@@ -206,6 +227,16 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
                                       (json_int_t)res->worst_row, (json_int_t)res->worst_col, "a",
                                       fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a), "b",
                                       fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b)));
+    }
+    if (res->exact.computed) {
+        const struct fpd_exact_report *x = &res->exact;
+        json_t *beyond = json_array();
+        for (int w = 0; w < 2; w++)
+            if (x->beyond & (1u << w))
+                json_array_append_new(beyond, json_string(w ? "B" : "A"));
+        json_object_set_new(o, "exact", json_pack("{s:o,s:o,s:o,s:o,s:o}", "ulp_a", real(x->err_ulp[0]), "ulp_b",
+                                                  real(x->err_ulp[1]), "own_ratio_a", real(x->own_ratio[0]),
+                                                  "own_ratio_b", real(x->own_ratio[1]), "beyond_bound", beyond));
     }
     const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
     json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());

@@ -42,6 +42,13 @@ run "addmm openblas" 0 $FPDIV check --relation addmm --backend openblas --shape 
     expect "addmm openblas is reorder" "$out" '"verdict":"reorder"'
 run "cast-out bf16 fails the default policy" 1 $FPDIV check --relation cast-out --backend openblas --shape 16x64x256 --dtype bf16 --json &&
     expect "cast-out bf16 is bound" "$out" '"verdict":"bound"'
+run "cast-out report" 1 $FPDIV check --relation cast-out --backend openblas --shape 16x64x256 --dtype bf16 &&
+    expect "cast-out: the bf16-output path is named the inaccurate side" "$out" '^  exact +path A is .* ulp from the exact result, path B .*: path B is the farther'
+run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --json &&
+    expect "exact in JSON" "$out" '"exact":\{"ulp_a":[0-9.e+-]+,"ulp_b":[0-9.e+-]+,"own_ratio_a":'
+if run "the exact backend across a fuzz run" 0 $FPDIV fuzz --no-corpus --seed 4 --cases 600 --max-dim 40 --backends exact --dtypes f64,f32,f16,bf16,f16:f16,bf16:bf16:bf16 --specials 0.001; then
+    expect "exact is same on every relation it runs" "$out" '^600 checks in .*: same 600, reorder 0, bound 0, nonfinite 0, error 0'
+fi
 for b in seq pairwise blocked openblas; do
     run "cast-in $b" 0 $FPDIV check --relation cast-in --backend $b --shape 16x64x256 --dtype bf16 --json &&
         expect "cast-in $b is same or reorder" "$out" '"verdict":"(same|reorder)"'

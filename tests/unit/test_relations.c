@@ -53,6 +53,19 @@ static int perturbed_gemm(void *state, const struct fpd_gemm_args *g, char *why,
     return FPD_OK;
 }
 
+/* Both paths lose the same precision: every output multiplied by 1 + 2^-10. */
+static int lossy_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    int rc = fpd_backend_seq.gemm(state, g, why, why_size);
+    for (size_t b = 0; rc == FPD_OK && b < g->batch; b++)
+        for (size_t i = 0; i < g->m; i++)
+            for (size_t j = 0; j < g->n; j++) {
+                size_t at = b * g->stride_c + i * g->ldc + j;
+                fpd_store(g->dt.out, g->c, at, fpd_load(g->dt.out, g->c, at) * (1 + 0x1p-10));
+            }
+    return rc;
+}
+
 static int failing_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     (void)state, (void)g;
@@ -91,13 +104,14 @@ TEST_BACKEND(perturbed, "perturbed", perturbed_gemm, fpd_backend_seq.open)
 TEST_BACKEND(failing, "failing", failing_gemm, fpd_backend_seq.open)
 TEST_BACKEND(scribbling, "scribbling", scribbling_gemm, fpd_backend_seq.open)
 TEST_BACKEND(unavailable, "unavailable", perturbed_gemm, unavailable_open)
+TEST_BACKEND(lossy, "lossy", lossy_gemm, fpd_backend_seq.open)
 
 static void setup(void)
 {
     char why[256];
     fpd_registry_init();
-    init_perturbed(), init_failing(), init_scribbling(), init_unavailable();
-    const struct fpd_backend *tests[] = {&perturbed, &failing, &scribbling, &unavailable};
+    init_perturbed(), init_failing(), init_scribbling(), init_unavailable(), init_lossy();
+    const struct fpd_backend *tests[] = {&perturbed, &failing, &scribbling, &unavailable, &lossy};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         cr_assert_eq(fpd_registry_add(tests[i], why, sizeof why), FPD_OK, "%s", why);
     trigger = NEVER;
@@ -276,4 +290,46 @@ Test(relations, applicability, .init = setup, .fini = teardown)
     cr_expect_eq(fpd_relation_check_params(fpd_relation_find("slice-rows"), &c, &p, why, sizeof why), FPD_ERR_INPUT);
     p.slice = (struct fpd_range){3, 1};
     cr_expect_eq(fpd_relation_check_params(fpd_relation_find("slice-rows"), &c, &p, why, sizeof why), FPD_OK);
+}
+
+/* Two paths that agree bit for bit can still both be wrong: the exact reference says so. */
+Test(relations, shared_precision_loss_is_bound_with_the_exact_reference, .init = setup, .fini = teardown)
+{
+    struct fpd_check chk = {.relation = fpd_relation_find("repeat"), .backends = {fpd_registry_find("lossy")},
+                            .params = {.slice = {0, 1}}};
+    fpd_case_defaults(&chk.c);
+    chk.c.m = 5, chk.c.n = 6, chk.c.k = 40;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    cr_expect_eq(res.verdict, FPD_SAME, "without the reference the paths simply agree");
+    cr_expect(!res.exact.computed);
+    chk.exact = FPD_EXACT_ALWAYS;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    cr_expect_eq(res.verdict, FPD_BOUND, "%s", fpd_verdict_table[res.verdict].name);
+    cr_expect_eq(res.exact.beyond, 3u, "both paths exceed their own bound");
+    cr_expect(res.exact.err_ulp[0] > 1000, "%g ulp", res.exact.err_ulp[0]);
+    chk.exact = FPD_EXACT_DIVERGING; /* nothing diverges: the reference is not computed */
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    cr_expect_eq(res.verdict, FPD_SAME);
+    fpd_checker_free(&ck);
+}
+
+/* The correctly rounded backend agrees with itself on every relation it can run, whatever the data. */
+Test(relations, exact_backend_is_same_everywhere, .init = setup, .fini = teardown)
+{
+    static const char *const relations[] = {"slice-rows", "slice-cols", "slice-batch", "cast-in", "layout", "repeat"};
+    static const char *const dtypes[] = {"f64", "f32", "f16", "bf16", "f16:f16", "bf16:bf16:bf16"};
+    for (size_t r = 0; r < sizeof relations / sizeof relations[0]; r++)
+        for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+            if (strncmp(relations[r], "cast", 4) == 0 && dtypes[d][0] != 'b' && strcmp(dtypes[d], "f16") != 0 &&
+                strcmp(dtypes[d], "f16:f16") != 0)
+                continue; /* cast-in needs 16-bit inputs */
+            for (enum fpd_dist dist = 0; dist < FPD_DIST_COUNT; dist++) {
+                struct scenario sc = {relations[r], {"exact"}, dtypes[d], "3x7x9x33", dist, true, true, NEVER, FPD_SAME};
+                struct fpd_check_result res = run(&sc);
+                cr_expect_eq(res.verdict, FPD_SAME, "%s %s %s: %s", relations[r], dtypes[d], fpd_dist_table[dist].name,
+                             fpd_verdict_table[res.verdict].name);
+            }
+        }
 }
