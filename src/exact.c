@@ -299,6 +299,10 @@ void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo)
  * whose lower half could underflow (err >= 2^(e_p - 106) must stay normal). Compiled twice: with
  * the FMA instruction where the CPU has it, else with libm's fma (the same exact result). */
 #define F64_PRODUCT_LOOP(FMA)                                                                      \
+    const uint64_t frac = (1ull << 52) - 1, hidden = 1ull << 52;                                   \
+    int64_t *large = s->large;                                                                     \
+    int lo = s->large_lo, hi = s->large_hi;                                                        \
+    uint32_t room = s->room;                                                                       \
     bool nonzero = false;                                                                          \
     for (size_t i = 0; i < n; i++) {                                                               \
         double x = a[i], y = b[i], p = x * y;                                                      \
@@ -312,10 +316,23 @@ void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo)
         double err = FMA(x, y, -p);                                                                \
         uint64_t err_bits;                                                                         \
         memcpy(&err_bits, &err, sizeof err_bits);                                                  \
-        add_large(s, bits);                                                                        \
-        add_large(s, err_bits);                                                                    \
+        unsigned f = (unsigned)(err_bits >> 52) & 0x7ff; /* normal or zero, by the range check */  \
+        int64_t m = (int64_t)((bits & frac) | hidden), sign = -(int64_t)(bits >> 63);              \
+        int64_t me = (int64_t)((err_bits & frac) | (f ? hidden : 0)), sign_e = -(int64_t)(err_bits >> 63); \
+        large[e] += (m ^ sign) - sign;                                                             \
+        large[f] += (me ^ sign_e) - sign_e;                                                        \
+        unsigned low = f ? f : e; /* the error half is the smaller, when there is one */           \
+        lo = (int)low < lo ? (int)low : lo;                                                        \
+        hi = (int)e > hi ? (int)e : hi;                                                            \
         nonzero = true;                                                                            \
+        if (__builtin_expect((room -= 2) < 2, 0)) {                                                \
+            s->large_lo = lo, s->large_hi = hi;                                                    \
+            flush_all_large(s);                                                                    \
+            lo = s->large_lo, hi = s->large_hi, room = s->room;                                    \
+        }                                                                                          \
     }                                                                                              \
+    s->large_lo = lo, s->large_hi = hi;                                                            \
+    s->room = room;                                                                                \
     return nonzero;
 
 static bool add_f64_products(struct fpd_superacc *s, const double *a, const double *b, size_t n)
@@ -390,6 +407,8 @@ static void accumulate_dot(struct fpd_superacc *s, const double *a, const double
     if (in != FPD_F64) {
         nonzero = add_exact_products(s, a, b, n);
     } else {
+        s->large_shift = 0;
+        s->room = FPD_LARGE_ADDS;
 #if defined(__x86_64__)
         nonzero = __builtin_cpu_supports("fma") ? add_f64_products_fma(s, a, b, n) : add_f64_products(s, a, b, n);
 #else
