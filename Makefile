@@ -31,6 +31,8 @@ CORE_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/cp
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ   := $(BUILD)/obj/src/main.o
 UNIT_SRC   := $(wildcard tests/unit/*.c)
+PLUGIN_SRC := $(wildcard tests/plugins/*.c)
+PLUGINS    := $(PLUGIN_SRC:tests/plugins/%.c=$(BUILD)/plugins/%.so)
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
 .PHONY: all test unit-test cli-test bench clean install uninstall
@@ -54,13 +56,19 @@ $(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Test plugins: built exactly as a user would build one, against src/fpdiv_backend.h alone.
+$(BUILD)/plugins/%.so: tests/plugins/%.c src/fpdiv_backend.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  PLUGIN  $@")
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Isrc -o $@ $< -lm
+
 $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
 
 # Every suite always runs; the target fails if any failed. The committed corpus is replayed last:
 # a case that got worse fails the build.
-test: $(BUILD)/fpdiv $(BUILD)/unit-tests
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS)
 	@status=0; \
 	$(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
@@ -70,7 +78,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests
 unit-test: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 
-cli-test: $(BUILD)/fpdiv
+cli-test: $(BUILD)/fpdiv $(PLUGINS)
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)

@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "dtype.h"
+#include "plugin.h"
 #include "report.h"
 
 static const char help[] = "usage: fpdiv list\n\n"
@@ -27,6 +28,10 @@ int fpd_cmd_list(int argc, char **argv)
         else if (s->impl->kind == FPD_KIND_VENDOR)
             fpd_report_provenance(stdout, s);
     }
+    const char *const *paths, *const *reasons;
+    size_t failures = fpd_plugin_failures(&paths, &reasons);
+    for (size_t i = 0; i < failures; i++)
+        printf("  (plugin %s could not load: %s)\n", paths[i], reasons[i]);
     printf("\nrelations (* = in fuzz's default set)\n");
     for (size_t i = 0; i < fpd_relation_count; i++) {
         const struct fpd_relation *r = &fpd_relation_table[i];

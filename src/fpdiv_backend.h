@@ -86,4 +86,17 @@ struct fpd_backend {
     void (*close)(void *state);
 };
 
+/*
+ * Plugins. A shared object adds backends by exporting one function with C linkage:
+ *
+ *     const struct fpd_backend *const *fpdiv_plugin_init(int abi, size_t *count, char *why, size_t why_size);
+ *
+ * fpdiv passes the ABI it speaks; the plugin returns its backends (static storage, each with
+ * .abi = FPDIV_BACKEND_ABI) and their count, or NULL with a reason (for instance a mismatched ABI).
+ * Load plugins with `fpdiv --plugin PATH.so` or FPDIV_PLUGIN_PATH (colon-separated paths).
+ */
+#define FPDIV_PLUGIN_ENTRY "fpdiv_plugin_init"
+typedef const struct fpd_backend *const *(*fpdiv_plugin_init_fn)(int abi, size_t *count, char *why,
+                                                                 size_t why_size);
+
 #endif

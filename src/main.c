@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "plugin.h"
 #include "report.h"
 
 struct fpd_command {
@@ -25,19 +26,55 @@ static const struct fpd_command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: fpdiv <command> [options]\n"
+    fprintf(f, "usage: fpdiv [--plugin PATH.so]... <command> [options]\n"
                "       fpdiv --version | --help\n\n"
                "fpdiv finds GEMM computations that are equal in exact arithmetic but differ in their bits,\n"
                "and tells whether the difference is expected from rounding or beyond its bound.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'fpdiv <command> --help' describes a command's options.\n"
+    fprintf(f, "\n'fpdiv <command> --help' describes a command's options. --plugin (repeatable) and\n"
+               "FPDIV_PLUGIN_PATH (colon-separated) load backends from shared objects; fpdiv-cuda.so is\n"
+               "loaded from beside the binary when present.\n"
                "exit status: 0 nothing failed the policy, 1 findings failed it, 2 usage or input error,\n"
                "3 internal error.\n");
 }
 
+/* Plugins: --plugin options first on the command line, then FPDIV_PLUGIN_PATH, then the bundled
+ * ones. Returns the index of the command word. */
+static int load_plugins(int argc, char **argv, int *exit_code)
+{
+    char why[1024];
+    int i = 1;
+    fpd_registry_init();
+    for (; i < argc && strncmp(argv[i], "--plugin", 8) == 0; i++) {
+        const char *path = argv[i][8] == '=' ? argv[i] + 9 : argv[i][8] == '\0' && i + 1 < argc ? argv[++i] : NULL;
+        if (!path || !*path) {
+            fprintf(stderr, "fpdiv: --plugin needs a path to a shared object\n");
+            *exit_code = FPD_EXIT_USAGE;
+            return -1;
+        }
+        if (fpd_plugin_load(path, why, sizeof why) != FPD_OK) {
+            fprintf(stderr, "fpdiv: %s\n", why);
+            *exit_code = FPD_EXIT_USAGE;
+            return -1;
+        }
+    }
+    if (fpd_plugin_load_env(why, sizeof why) != FPD_OK) {
+        fprintf(stderr, "fpdiv: FPDIV_PLUGIN_PATH: %s\n", why);
+        *exit_code = FPD_EXIT_USAGE;
+        return -1;
+    }
+    fpd_plugin_load_bundled();
+    return i;
+}
+
 int main(int argc, char **argv)
 {
+    int exit_code = FPD_EXIT_OK;
+    int first = load_plugins(argc, argv, &exit_code);
+    if (first < 0)
+        return exit_code;
+    argc -= first - 1, argv += first - 1; /* argv[1] is now the command */
     if (argc < 2) {
         usage(stderr);
         return FPD_EXIT_USAGE;
@@ -52,7 +89,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) == 0) {
-            fpd_registry_init();
             int rc = commands[i].run(argc - 1, argv + 1);
             fpd_registry_close_all();
             return rc;

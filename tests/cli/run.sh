@@ -225,6 +225,21 @@ bad "sweep bad range" "--range '5:2': need 1 <= LO <= HI" sweep --relation repea
 bad "sweep unknown dimension" "--vary 'q'" sweep --relation repeat --shape 2x2x2 --vary q --range 1:2
 bad "sweep without range" "--vary and --range are required" sweep --relation repeat --shape 2x2x2
 
+# --- plugins: a user's own kernel, loaded like any backend ---
+P=$(dirname "$FPDIV")/plugins
+run "plugin listed" 0 $FPDIV --plugin $P/reverse.so list && expect "the plugin's backend is listed" "$out" '^  reverse +cpu available +example plugin'
+run "plugin: slice-rows same" 0 $FPDIV --plugin $P/reverse.so check --relation slice-rows --backend reverse --shape 4x50x300 &&
+    expect "its order does not depend on m" "$out" '^check slice-rows on reverse: same'
+run "plugin: vendor" 0 $FPDIV --plugin $P/reverse.so check --relation vendor --backend reverse,openblas --shape 4x50x300 &&
+    expect "against OpenBLAS it reorders" "$out" '^check vendor on reverse,openblas: reorder'
+run "plugin refuses bf16" 2 $FPDIV --plugin $P/reverse.so check --relation repeat --backend reverse --shape 2x2x2 --dtype bf16 &&
+    expect "and says why" "$err" 'reverse kernel computes f32 or f64 only'
+FPDIV_PLUGIN_PATH=$P/reverse.so run "FPDIV_PLUGIN_PATH" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --backends reverse,openblas --dtypes f32,f64 &&
+    expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas'
+bad "plugin with another ABI" "was built for backend ABI 2; this fpdiv speaks ABI 1" --plugin $P/wrong_abi.so list
+bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
+bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
+
 echo
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,123 @@
+/* plugin.c — dlopen, one entry point, every backend registered through the same checks. */
+#include "plugin.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+#ifndef FPD_LIBDIR
+#define FPD_LIBDIR "/usr/local/lib/fpdiv"
+#endif
+
+static const char *bundled[] = {"fpdiv-cuda.so"};
+
+enum { MAX_FAILURES = 8 };
+static const char *failure_paths[MAX_FAILURES], *failure_reasons[MAX_FAILURES];
+static size_t n_failures;
+
+int fpd_plugin_load(const char *path, char *why, size_t why_size)
+{
+    /* RTLD_LOCAL: a plugin's own dependencies (CUDA, …) stay out of everyone else's way */
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(why, why_size, "cannot load plugin %s: %s", path, dlerror());
+        return FPD_ERR_INPUT;
+    }
+    fpdiv_plugin_init_fn init = (fpdiv_plugin_init_fn)(uintptr_t)dlsym(handle, FPDIV_PLUGIN_ENTRY);
+    if (!init) {
+        snprintf(why, why_size, "plugin %s does not export %s(): not an fpdiv plugin", path, FPDIV_PLUGIN_ENTRY);
+        dlclose(handle);
+        return FPD_ERR_INPUT;
+    }
+    size_t count = 0;
+    char reason[256] = "";
+    const struct fpd_backend *const *backends = init(FPDIV_BACKEND_ABI, &count, reason, sizeof reason);
+    if (!backends) {
+        snprintf(why, why_size, "plugin %s refused to load: %s", path, reason[0] ? reason : "no reason given");
+        dlclose(handle);
+        return FPD_ERR_INPUT;
+    }
+    /* Check every backend before registering any, so a bad plugin adds nothing. */
+    for (size_t i = 0; i < count; i++) {
+        const struct fpd_backend *b = backends[i];
+        if (!b || b->abi != FPDIV_BACKEND_ABI) {
+            snprintf(why, why_size, "plugin %s: backend %zu (%s) was built for backend ABI %d; this fpdiv speaks ABI %d",
+                     path, i, b && b->name ? b->name : "?", b ? b->abi : -1, FPDIV_BACKEND_ABI);
+            dlclose(handle);
+            return FPD_ERR_INPUT;
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        char msg[256];
+        if (fpd_registry_add(backends[i], msg, sizeof msg) != FPD_OK) {
+            snprintf(why, why_size, "plugin %s: %s", path, msg);
+            return FPD_ERR_INPUT; /* the ones before stay: their names are distinct and valid */
+        }
+    }
+    return FPD_OK; /* the handle stays open for the life of the process */
+}
+
+int fpd_plugin_load_env(char *why, size_t why_size)
+{
+    const char *env = getenv("FPDIV_PLUGIN_PATH");
+    if (!env || !*env)
+        return FPD_OK;
+    char *list = strdup(env);
+    if (!list)
+        return FPD_ERR_NOMEM;
+    int rc = FPD_OK;
+    for (char *p = list, *item; rc == FPD_OK && (item = strsep(&p, ":")) != NULL;)
+        if (*item)
+            rc = fpd_plugin_load(item, why, why_size);
+    free(list);
+    return rc;
+}
+
+/* The directory of the running binary (build/ in a checkout, PREFIX/bin once installed). */
+static bool binary_dir(char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    return true;
+}
+
+void fpd_plugin_load_bundled(void)
+{
+    char dir[PATH_MAX];
+    bool have_dir = binary_dir(dir, sizeof dir);
+    for (size_t i = 0; i < sizeof bundled / sizeof bundled[0]; i++) {
+        char candidates[2][PATH_MAX + 64];
+        int n = 0;
+        if (have_dir)
+            snprintf(candidates[n++], sizeof candidates[0], "%s/%s", dir, bundled[i]);
+        snprintf(candidates[n++], sizeof candidates[0], "%s/%s", FPD_LIBDIR, bundled[i]);
+        for (int c = 0; c < n; c++) {
+            if (access(candidates[c], F_OK) != 0)
+                continue;
+            char why[512];
+            if (fpd_plugin_load(candidates[c], why, sizeof why) != FPD_OK && n_failures < MAX_FAILURES) {
+                failure_paths[n_failures] = strdup(candidates[c]);
+                failure_reasons[n_failures++] = strdup(why);
+            }
+            break;
+        }
+    }
+}
+
+size_t fpd_plugin_failures(const char *const **paths, const char *const **reasons)
+{
+    *paths = failure_paths;
+    *reasons = failure_reasons;
+    return n_failures;
+}
