@@ -7,6 +7,7 @@
 static const struct fpd_backend *const builtin_backends[] = {
     &fpd_backend_seq,
     &fpd_backend_pairwise,
+    &fpd_backend_splitk,
     &fpd_backend_blocked,
     &fpd_backend_exact,
     &fpd_backend_openblas,

@@ -30,7 +30,8 @@ bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *d
 void fpd_registry_close_all(void);
 
 /* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_openblas.c). */
-extern const struct fpd_backend fpd_backend_seq, fpd_backend_pairwise, fpd_backend_blocked, fpd_backend_exact,
+extern const struct fpd_backend fpd_backend_seq, fpd_backend_pairwise, fpd_backend_splitk, fpd_backend_blocked,
+    fpd_backend_exact,
     fpd_backend_openblas;
 
 #endif

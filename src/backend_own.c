@@ -25,6 +25,7 @@ struct own_kernel {
 static const struct own_kernel kernel_seq = {fpd_kernel_seq_f32, fpd_kernel_seq_f64, true};
 static const struct own_kernel kernel_pairwise = {fpd_kernel_pairwise_f32, fpd_kernel_pairwise_f64, true};
 static const struct own_kernel kernel_blocked = {fpd_kernel_blocked_f32, fpd_kernel_blocked_f64, false};
+static const struct own_kernel kernel_splitk = {fpd_kernel_splitk_f32, fpd_kernel_splitk_f64, true};
 
 struct own_state {
     const struct own_kernel *kernel;
@@ -129,5 +130,7 @@ OWN_BACKEND(fpd_backend_seq, "seq", kernel_seq,
             "own kernel: sequential over k, one FMA per term, accumulator starts at the bias")
 OWN_BACKEND(fpd_backend_pairwise, "pairwise", kernel_pairwise,
             "own kernel: pairwise tree over k (adjacent pairs, level by level), bias added last")
+OWN_BACKEND(fpd_backend_splitk, "splitk", kernel_splitk,
+            "own kernel: k in 4 contiguous parts, each a sequential FMA sum (part 0 from the bias), added in order")
 OWN_BACKEND(fpd_backend_blocked, "blocked", kernel_blocked,
             "own kernel: cache-blocked, vectorized; seq's order (sequential FMA over k from the bias)")

@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#define FPD_SPLITK_PARTS 4 /* splitk and cuda-splitk: k in 4 contiguous parts */
+
 struct fpd_kgemm_f32 {
     size_t m, n, k;
     const float *a;
@@ -44,6 +46,8 @@ int fpd_kernel_seq_f32(const struct fpd_kgemm_f32 *g);
 int fpd_kernel_seq_f64(const struct fpd_kgemm_f64 *g);
 int fpd_kernel_pairwise_f32(const struct fpd_kgemm_f32 *g);
 int fpd_kernel_pairwise_f64(const struct fpd_kgemm_f64 *g);
+int fpd_kernel_splitk_f32(const struct fpd_kgemm_f32 *g);
+int fpd_kernel_splitk_f64(const struct fpd_kgemm_f64 *g);
 int fpd_kernel_blocked_f32(const struct fpd_kgemm_f32 *g);
 int fpd_kernel_blocked_f64(const struct fpd_kgemm_f64 *g);
 /* Tests: 1 restricts `blocked` to its portable micro-kernel, 0 lets it pick by CPU (default). */

@@ -18,6 +18,7 @@ static const struct {
 } kernels[] = {
     {"seq", fpd_kernel_seq_f32, fpd_kernel_seq_f64},
     {"pairwise", fpd_kernel_pairwise_f32, fpd_kernel_pairwise_f64},
+    {"splitk", fpd_kernel_splitk_f32, fpd_kernel_splitk_f64},
     {"blocked", fpd_kernel_blocked_f32, fpd_kernel_blocked_f64},
 };
 
@@ -109,6 +110,12 @@ Test(kernels, documented_orders)
     cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, five, 5, NULL) - 2) <= 0);
     /* seq: 3 + 2^24 -> 2^24 + 4 (tie to even), - 2^24 = 4 */
     cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, five, 5, NULL) - 4) <= 0);
+    /* splitk, k = 5 in parts of 2: (1+1) + (1+2^24 -> 2^24) + (-2^24) + 0 = 2 + 2^24 - 2^24 = 2 */
+    cr_expect(fabsf(dot_f32(fpd_kernel_splitk_f32, five, 5, NULL) - 2) <= 0);
+    /* k = 8 in parts of 2: (2^24+1 -> 2^24) + (1+1) + (-2^24+1) + 0: 2^24+2, then +(-2^24+1) = 3 */
+    const float eight[] = {0x1p24f, 1, 1, 1, -0x1p24f, 1, 0, 0};
+    cr_expect(fabsf(dot_f32(fpd_kernel_splitk_f32, eight, 8, NULL) - 3) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, eight, 8, NULL) - 1) <= 0); /* seq loses each +1 at 2^24: 0, then 1 */
 }
 
 Test(kernels, sixteen_bit_accumulation)
