@@ -27,12 +27,6 @@ static bool usable(struct fpd_backend_slot *s, const struct fpd_dtypes *dt)
     return fpd_backend_supports(s, dt, why, sizeof why);
 }
 
-/* Pairs for two-backend relations: one own kernel against one vendor library, as `vendor` means. */
-static bool pair_wanted(const struct fpd_backend *a, const struct fpd_backend *b)
-{
-    return a->kind == FPD_KIND_OWN && b->kind != FPD_KIND_OWN;
-}
-
 int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_config *cfg, char *why, size_t why_size)
 {
     *cp = (struct fpd_campaign){.cfg = *cfg};
@@ -47,7 +41,7 @@ int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_conf
                     struct fpd_backend_slot *b0 = cfg->backends[i], *b1 = cfg->backends[j];
                     const struct fpd_backend *impls[2] = {b0->impl, rel->backends == 2 ? b1->impl : NULL};
                     char ignored[256];
-                    if (!usable(b0, dt) || (rel->backends == 2 && (!pair_wanted(b0->impl, b1->impl) || !usable(b1, dt))))
+                    if (!usable(b0, dt) || (rel->backends == 2 && (!fpd_relation_pair_wanted(rel, b0->impl, b1->impl) || !usable(b1, dt))))
                         continue;
                     if (!fpd_relation_applies(rel, dt, impls, ignored, sizeof ignored))
                         continue;

@@ -134,6 +134,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         .c = out, .ldc = ldc, .stride_c = m * ldc,
         .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
         .threads = p->threads,
+        .algo = p->algo,
     };
     struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (fpd_backend_acquire(slot) != FPD_OK) {

@@ -9,7 +9,7 @@
 
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
-    OPT_DIST, OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_MAX_MEM, OPT_EXACT,
+    OPT_DIST, OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_MAX_MEM, OPT_EXACT, OPT_ALGO,
 };
 
 const struct option fpd_case_options[] = {
@@ -21,6 +21,7 @@ const struct option fpd_case_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"index", required_argument, NULL, OPT_INDEX},
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
     {"max-mem", required_argument, NULL, OPT_MAX_MEM},   {"exact", required_argument, NULL, OPT_EXACT},
+    {"algo", required_argument, NULL, OPT_ALGO},
     {NULL, 0, NULL, 0},
 };
 
@@ -38,6 +39,7 @@ const char fpd_case_options_help[] =
     "  --seed S, --index I  the data's seed and case index (default 1 and 0)\n"
     "  --slice START[:LEN]  slice-* relations: rows, columns or batch entries (default 0:1)\n"
     "  --threads N          threads relation: compare 1 thread against N (default: cores, at least 2)\n"
+    "  --algo J             algo relation: compare the library's algorithm 0 against its J-th (default 1)\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
     "  --exact MODE         compare each path with the correctly rounded result: always,\n"
     "                       diverging (only when the paths differ) or never\n";
@@ -45,7 +47,7 @@ const char fpd_case_options_help[] =
 void fpd_case_flags_init(struct fpd_case_flags *f)
 {
     int cores = fpd_cli_cores();
-    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores},
+    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1},
                                          .exact = FPD_EXACT_ALWAYS},
                                  .max_mem = fpd_cli_default_max_mem()};
     fpd_case_defaults(&f->chk.c);
@@ -87,6 +89,10 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
         break;
     case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", arg, &f->max_mem, why, why_size); break;
     case OPT_EXACT: rc = fpd_cli_exact_mode(arg, &f->chk.exact, why, why_size); break;
+    case OPT_ALGO:
+        rc = fpd_cli_u64("--algo", arg, 64, &u, why, why_size);
+        f->chk.params.algo = (int)u;
+        break;
     default: return 0;
     }
     *status = rc;

@@ -40,6 +40,7 @@ enum fpd_backend_kind { FPD_KIND_OWN, FPD_KIND_VENDOR, FPD_KIND_TEST };
 enum fpd_feature {
     FPD_FEAT_FUSED_BIAS = 1u << 0, /* gemm() honours args->bias in its own fused form */
     FPD_FEAT_THREADS = 1u << 1,    /* gemm() honours args->threads */
+    FPD_FEAT_ALGOS = 1u << 2,      /* gemm() honours args->algo: the library's algorithm choice */
 };
 
 /*
@@ -62,6 +63,7 @@ struct fpd_gemm_args {
     size_t ldc, stride_c;
     const void *bias; /* n values of dt.out, or NULL; added in the backend's fused form */
     int threads;      /* 0: the backend's default; else the thread count to use (FPD_FEAT_THREADS) */
+    int algo;         /* 0: the library's first choice; i: its i-th candidate (FPD_FEAT_ALGOS) */
 };
 
 /* Provenance: the backend reports key/value pairs (library version, core name, thread count …). */
@@ -75,6 +77,7 @@ struct fpd_backend {
     enum fpd_backend_kind kind;
     unsigned features; /* enum fpd_feature bits */
     const void *data;  /* the implementation's own constant data, handed back to open() */
+    const char *twin;  /* a backend on another device that computes in exactly this order, or NULL */
 
     /* Set up once per process. On failure return FPD_ERR_UNAVAILABLE and say why. */
     int (*open)(const struct fpd_backend *self, void **state, char *why, size_t why_size);

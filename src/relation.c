@@ -93,6 +93,22 @@ static void build_threads(const struct fpd_relation *r, const struct fpd_case *c
     out->b.threads = p->threads;
 }
 
+static void build_device(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                         struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.backend = 1;
+}
+
+static void build_algo(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                       struct fpd_paths *out)
+{
+    (void)r;
+    whole_case(c, out);
+    out->b.algo = p->algo;
+}
+
 static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                          struct fpd_paths *out)
 {
@@ -119,7 +135,11 @@ const struct fpd_relation fpd_relation_table[] = {
     ROW(.name = "layout", .doc = "transpose flags vs the same operands materialized in the other storage order",
         .backends = 1, .default_campaign = true, .build = build_layout),
     ROW(.name = "vendor", .doc = "one gemm on two backends of one device (own kernel vs vendor library)",
-        .backends = 2, .default_campaign = true, .build = build_vendor),
+        .backends = 2, .pairing = FPD_PAIR_SAME_DEVICE, .default_campaign = true, .build = build_vendor),
+    ROW(.name = "device", .doc = "one gemm on the CPU and on the GPU (an own kernel and its twin, or two vendors)",
+        .backends = 2, .pairing = FPD_PAIR_CROSS_DEVICE, .default_campaign = true, .build = build_device),
+    ROW(.name = "algo", .doc = "the library's first algorithm choice vs its j-th (cuBLASLt heuristics)",
+        .backends = 1, .needs = FPD_FEAT_ALGOS, .default_campaign = true, .build = build_algo),
     ROW(.name = "threads", .doc = "the same gemm on 1 thread vs N threads", .backends = 1,
         .needs = FPD_FEAT_THREADS, .default_campaign = true, .build = build_threads),
     ROW(.name = "repeat", .doc = "the same path twice (run-to-run determinism)", .backends = 1,
@@ -163,13 +183,21 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
         }
         if ((backends[i]->features & r->needs) != r->needs) {
             snprintf(why, why_size, "%s needs a backend with %s; %s has none", r->name,
-                     r->needs & FPD_FEAT_THREADS ? "a thread count" : "a fused bias", backends[i]->name);
+                     r->needs & FPD_FEAT_THREADS  ? "a thread count"
+                     : r->needs & FPD_FEAT_ALGOS ? "a choice of algorithms"
+                                                 : "a fused bias",
+                     backends[i]->name);
             return false;
         }
     }
-    if (r->backends == 2 && backends[0]->device != backends[1]->device) {
+    if (r->pairing == FPD_PAIR_SAME_DEVICE && backends[0]->device != backends[1]->device) {
         snprintf(why, why_size, "%s compares two backends of one device; %s and %s differ", r->name,
                  backends[0]->name, backends[1]->name);
+        return false;
+    }
+    if (r->pairing == FPD_PAIR_CROSS_DEVICE &&
+        (backends[0]->device != FPD_DEVICE_CPU || backends[1]->device != FPD_DEVICE_GPU)) {
+        snprintf(why, why_size, "%s compares a CPU backend (first) with a GPU backend (second)", r->name);
         return false;
     }
     return true;
@@ -193,6 +221,10 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
             return FPD_ERR_INPUT;
         }
     }
+    if ((r->needs & FPD_FEAT_ALGOS) && p->algo < 1) {
+        snprintf(why, why_size, "algo compares algorithm 0 with algorithm j >= 1 (--algo J)");
+        return FPD_ERR_INPUT;
+    }
     if ((r->needs & FPD_FEAT_THREADS) && p->threads < 1) {
         snprintf(why, why_size, "threads needs a thread count of at least 1");
         return FPD_ERR_INPUT;
@@ -205,6 +237,7 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
 {
     p->slice = (struct fpd_range){0, 1};
     p->threads = max_threads < 2 ? 2 : max_threads;
+    p->algo = 1 + (int)fpd_stream_below(s, 3); /* the library's second to fourth choice */
     if (r->slice != FPD_SLICE_NONE && fpd_stream_chance(s, 1, 2)) {
         uint32_t extent = fpd_case_dim(c, r->slice);
         p->slice.start = fpd_stream_below(s, extent);
@@ -218,4 +251,15 @@ void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
                         const struct fpd_relation_params *p, struct fpd_paths *out)
 {
     r->build(r, c, p, out);
+}
+
+bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b)
+{
+    switch (r->pairing) {
+    case FPD_PAIR_SAME_DEVICE: return a->device == b->device && a->kind == FPD_KIND_OWN && b->kind != FPD_KIND_OWN;
+    case FPD_PAIR_CROSS_DEVICE:
+        return a->device == FPD_DEVICE_CPU && b->device == FPD_DEVICE_GPU &&
+               ((b->twin && strcmp(b->twin, a->name) == 0) || (a->kind == FPD_KIND_VENDOR && b->kind == FPD_KIND_VENDOR));
+    default: return false;
+    }
 }

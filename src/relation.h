@@ -34,6 +34,7 @@ struct fpd_path {
     enum fpd_dtype in, out;  /* types handed to the backend; the accumulator is the case's */
     enum fpd_bias_mode bias;
     int threads;             /* 0: backend default */
+    int algo;                /* 0: the library's first choice */
 };
 
 struct fpd_paths {
@@ -46,6 +47,14 @@ struct fpd_paths {
 struct fpd_relation_params {
     struct fpd_range slice; /* slice-*: which rows, columns or batch entries */
     int threads;            /* threads: the N of "1 vs N" */
+    int algo;               /* algo: the j of "algorithm 0 vs algorithm j" */
+};
+
+/* Which two backends a two-backend relation compares. */
+enum fpd_pairing {
+    FPD_PAIR_NONE,        /* one backend */
+    FPD_PAIR_SAME_DEVICE, /* vendor: one own kernel against one vendor library, one device */
+    FPD_PAIR_CROSS_DEVICE /* device: a CPU backend against a GPU one (twins, or two vendors) */
 };
 
 enum fpd_slice_dim { FPD_SLICE_NONE, FPD_SLICE_BATCH, FPD_SLICE_ROWS, FPD_SLICE_COLS };
@@ -54,6 +63,7 @@ struct fpd_relation {
     const char *name;
     const char *doc;
     int backends;              /* 1, or 2 for a relation between two backends */
+    enum fpd_pairing pairing;
     unsigned needs;            /* fpd_feature bits every backend must have */
     bool default_campaign;     /* run by `fuzz` unless --relations says otherwise */
     bool needs_16bit_in;       /* only meaningful for f16/bf16 inputs */
@@ -84,6 +94,9 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
                               int max_threads, struct fpd_relation_params *p);
 void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
                         const struct fpd_relation_params *p, struct fpd_paths *out);
+
+/* Whether fuzz should pair these two backends for the relation (check takes any valid pair). */
+bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b);
 
 /* The extent of a sliced dimension of a case. */
 uint32_t fpd_case_dim(const struct fpd_case *c, enum fpd_slice_dim dim);

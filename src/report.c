@@ -33,6 +33,8 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(extra, sizeof extra, " --slice %u:%u", chk->params.slice.start, chk->params.slice.len);
     else if (chk->relation->needs & FPD_FEAT_THREADS)
         snprintf(extra, sizeof extra, " --threads %d", chk->params.threads);
+    else if (chk->relation->needs & FPD_FEAT_ALGOS)
+        snprintf(extra, sizeof extra, " --algo %d", chk->params.algo);
     char specials[48] = "";
     if (c->recipe.special_rate > 0)
         snprintf(specials, sizeof specials, " --specials %g", c->recipe.special_rate);
@@ -66,6 +68,8 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
         fprintf(f, ", operands re-stored in the other order");
     if (p->threads)
         fprintf(f, ", %d thread%s", p->threads, p->threads == 1 ? "" : "s");
+    if (chk->relation->needs & FPD_FEAT_ALGOS)
+        fprintf(f, ", algorithm %d", p->algo);
     if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
         fprintf(f, "; then take batch %u:%u, rows %u:%u, cols %u:%u (start:length)", cmp->batch.start,
                 cmp->batch.len, cmp->rows.start, cmp->rows.len, cmp->cols.start, cmp->cols.len);
@@ -218,6 +222,8 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
                                                   (json_int_t)chk->params.slice.len));
     if (chk->relation->needs & FPD_FEAT_THREADS)
         json_object_set_new(o, "threads", json_integer(chk->params.threads));
+    if (chk->relation->needs & FPD_FEAT_ALGOS)
+        json_object_set_new(o, "algo", json_integer(chk->params.algo));
     if (res->verdict == FPD_ERROR) {
         json_object_set_new(o, "error", json_string(res->error));
         json_object_set_new(o, "failed_path", json_string(res->failed_path == 0 ? "A" : "B"));

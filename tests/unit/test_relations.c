@@ -12,7 +12,7 @@
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,
-               THREADS_ABOVE_1, EVEN_CALL };
+               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0 };
 
 static enum trigger trigger;
 static double nudge; /* 0: one ulp; else multiply by (1 + nudge); NAN: write a NaN */
@@ -32,6 +32,7 @@ static bool triggered(const struct fpd_gemm_args *g)
     case TRANS_A: return g->trans_a;
     case THREADS_ABOVE_1: return g->threads > 1;
     case EVEN_CALL: return calls % 2 == 0;
+    case ALGO_ABOVE_0: return g->algo > 0;
     default: return false;
     }
 }
@@ -95,7 +96,7 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident = fpd_backend_seq;                                                                   \
         ident.name = nm;                                                                           \
         ident.kind = FPD_KIND_TEST;                                                                \
-        ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS;                                   \
+        ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS;                  \
         ident.gemm = gemm_fn;                                                                      \
         ident.open = open_fn;                                                                      \
     }
@@ -105,13 +106,20 @@ TEST_BACKEND(failing, "failing", failing_gemm, fpd_backend_seq.open)
 TEST_BACKEND(scribbling, "scribbling", scribbling_gemm, fpd_backend_seq.open)
 TEST_BACKEND(unavailable, "unavailable", perturbed_gemm, unavailable_open)
 TEST_BACKEND(lossy, "lossy", lossy_gemm, fpd_backend_seq.open)
+TEST_BACKEND(gpu_twin, "gpu-twin", fpd_backend_seq.gemm, fpd_backend_seq.open)
+TEST_BACKEND(gpu_perturbed, "gpu-perturbed", perturbed_gemm, fpd_backend_seq.open)
 
 static void setup(void)
 {
     char why[256];
     fpd_registry_init();
     init_perturbed(), init_failing(), init_scribbling(), init_unavailable(), init_lossy();
-    const struct fpd_backend *tests[] = {&perturbed, &failing, &scribbling, &unavailable, &lossy};
+    init_gpu_twin(), init_gpu_perturbed();
+    /* stand-ins for GPU backends: seq's arithmetic, declared on the GPU, seq's twin */
+    gpu_twin.device = gpu_perturbed.device = FPD_DEVICE_GPU;
+    gpu_twin.twin = gpu_perturbed.twin = "seq";
+    const struct fpd_backend *tests[] = {&perturbed, &failing, &scribbling, &unavailable, &lossy, &gpu_twin,
+                                         &gpu_perturbed};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         cr_assert_eq(fpd_registry_add(tests[i], why, sizeof why), FPD_OK, "%s", why);
     trigger = NEVER;
@@ -131,7 +139,7 @@ struct scenario {
 
 static struct fpd_check_result run(const struct scenario *s)
 {
-    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2}};
+    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1}};
     char why[256];
     fpd_case_defaults(&chk.c);
     chk.relation = fpd_relation_find(s->relation);
@@ -169,6 +177,8 @@ static const struct scenario scenarios[] = {
     {"vendor", {"seq", "blocked"}, "f32", "2x17x33x300", FPD_DIST_WIDE, true, false, NEVER, FPD_SAME},
     {"threads", {"openblas"}, "f64", "64x64x64", FPD_DIST_INT, false, false, NEVER, FPD_SAME},
     {"repeat", {"openblas"}, "f32", "30x20x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"device", {"seq", "gpu-twin"}, "bf16", "2x7x9x300", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
+    {"algo", {"perturbed"}, "f32", "7x9x30", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
     /* planted: the perturbed backend changes one element by one ulp exactly when the relation's
      * two paths differ in what it reacts to */
     {"slice-rows", {"perturbed"}, "f32", "4x40x50", FPD_DIST_NORMAL, false, false, M_ABOVE_1, FPD_REORDER},
@@ -181,6 +191,8 @@ static const struct scenario scenarios[] = {
     {"vendor", {"seq", "perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
     {"threads", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, THREADS_ABOVE_1, FPD_REORDER},
     {"repeat", {"perturbed"}, "f16:f16", "5x6x7", FPD_DIST_NORMAL, false, false, EVEN_CALL, FPD_REORDER},
+    {"device", {"seq", "gpu-perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
+    {"algo", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, ALGO_ABOVE_0, FPD_REORDER},
 };
 
 Test(relations, every_relation_both_ways, .init = setup, .fini = teardown)
