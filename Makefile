@@ -11,8 +11,9 @@ WERROR ?= 1
 endif
 
 # -ffp-contract=off everywhere: every FMA in fpdiv is written out, none is left to the compiler.
+# -fPIC: the CUDA plugin links a few core objects (dtype conversions, staging) into itself.
 CFLAGS  ?= -O2 -g
-override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -MMD -MP \
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -fPIC -MMD -MP \
                    $(shell pkg-config --cflags $(PKGS))
 ifeq ($(WERROR),1)
 override CFLAGS += -Werror
@@ -27,7 +28,7 @@ else
 Q := @
 endif
 
-CORE_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/cpu/*.c)
+CORE_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/cpu/*.c)  # not src/cuda/
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ   := $(BUILD)/obj/src/main.o
 UNIT_SRC   := $(wildcard tests/unit/*.c)
@@ -35,8 +36,26 @@ PLUGIN_SRC := $(wildcard tests/plugins/*.c)
 PLUGINS    := $(PLUGIN_SRC:tests/plugins/%.c=$(BUILD)/plugins/%.so)
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all test unit-test cli-test bench clean install uninstall
-all: $(BUILD)/fpdiv
+# The CUDA plugin, when nvcc is found (CUDA_HOME, PATH, or /usr/local/cuda); CUDA=0 disables it.
+ifneq ($(CUDA),0)
+NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null) \
+                    $(wildcard /usr/local/cuda/bin/nvcc))
+endif
+ifneq ($(NVCC),)
+CUDA_ROOT   := $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_ROOT)/lib64 $(CUDA_ROOT)/targets/x86_64-linux/lib) $(CUDA_ROOT)/lib)
+CUDA_PLUGIN := $(BUILD)/fpdiv-cuda.so
+# sm_80 (A100), sm_90 (H100/H200), and PTX for anything newer; FMAs only where written (--fmad=false).
+NVCCFLAGS   ?= -O2 -g
+override NVCCFLAGS += --fmad=false -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
+                      -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+CUDA_CU_OBJ := $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu))
+CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cuda/*.c))
+CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,dtype.o scratch.o backend_util.o)
+endif
+
+.PHONY: all test test-gpu unit-test cli-test bench clean install uninstall
+all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -47,6 +66,24 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -Isrc -c $< -o $@
+
+ifneq ($(NVCC),)
+$(BUILD)/obj/src/cuda/%.o: src/cuda/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -isystem $(CUDA_ROOT)/include -c $< -o $@
+
+$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu kernels/cuda/kernels.cuh kernels/cpu/kernels.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NVCC    $<")
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# The CUDA runtime is linked statically, so the plugin loads wherever cuBLAS is, and reports "no
+# device" through its backends rather than failing to load.
+$(CUDA_PLUGIN): $(CUDA_CU_OBJ) $(CUDA_C_OBJ) $(CUDA_CORE)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(NVCC) -shared -cudart static -o $@ $^ -L$(CUDA_LIBDIR) -lcublasLt -lcublas -Xlinker -rpath=$(CUDA_LIBDIR)
+endif
 
 $(BUILD)/libfpdiv.a: $(CORE_OBJ)
 	@$(if $(Q),echo "  AR      $@")
@@ -68,12 +105,17 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 
 # Every suite always runs; the target fails if any failed. The committed corpus is replayed last:
 # a case that got worse fails the build.
-test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS)
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN)
 	@status=0; \
 	$(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	$(BUILD)/fpdiv replay corpus || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
 	exit $$status
+
+# The GPU suite alone (it skips, saying why, where no GPU is present).
+test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
+	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh
 
 unit-test: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
@@ -93,12 +135,13 @@ $(BUILD)/bench/%: scripts/bench/%.c $(BUILD)/libfpdiv.a
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
-install: $(BUILD)/fpdiv
+install: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 	install -D -m 755 $(BUILD)/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv
+	$(if $(CUDA_PLUGIN),install -D -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/bin/fpdiv-cuda.so)
 	install -D -m 644 src/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
+	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv-cuda.so $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
 
 clean:
 	rm -rf $(BUILD)

@@ -21,10 +21,10 @@ int fpd_cmd_list(int argc, char **argv)
     for (size_t i = 0; i < fpd_registry_count(); i++) {
         struct fpd_backend_slot *s = fpd_registry_at(i);
         bool ok = fpd_backend_acquire(s) == FPD_OK;
-        printf("  %-10s %-3s %-11s %s\n", s->impl->name, devices[s->impl->device], ok ? "available" : "unavailable",
+        printf("  %-12s %-3s %-11s %s\n", s->impl->name, devices[s->impl->device], ok ? "available" : "unavailable",
                s->impl->summary);
         if (!ok)
-            printf("  %-10s     why: %s\n", "", s->why);
+            printf("  %-12s     why: %s\n", "", s->why);
         else if (s->impl->kind == FPD_KIND_VENDOR)
             fpd_report_provenance(stdout, s);
     }

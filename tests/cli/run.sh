@@ -240,6 +240,21 @@ bad "plugin with another ABI" "was built for backend ABI 2; this fpdiv speaks AB
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 
+# --- the CUDA plugin, where it was built: listed; where there is no GPU, unavailable with the reason ---
+if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ]; then
+    run "list with the CUDA plugin" 0 $FPDIV list
+    for b in cuda-seq cuda-tiled cuda-splitk cuda-wmma cublas cublaslt; do
+        expect "$b is listed" "$out" "^  $b +gpu (available|unavailable)"
+    done
+    if grep -qE '^  cublas +gpu unavailable' <<<"$out"; then
+        expect "the reason is given" "$out" 'why: no (usable )?CUDA device'
+        bad "a check on an unavailable GPU backend" "cublas is unavailable: no" check --relation repeat --backend cublas --shape 2x3x4
+        sed '/"backends": \[/{n;s/"[a-z]*"/"cublas"/}' "$one" >$tmp/gpu-case.json
+        run "replaying a GPU case without a GPU: git bisect's skip" 125 $FPDIV replay $tmp/gpu-case.json &&
+            expect "skipped, with the reason" "$out" '^skipped .*no (usable )?CUDA device'
+    fi
+fi
+
 echo
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,74 @@
+/* cuda-seq and cuda-tiled: one output per thread, sequential over k from the bias, one
+ * correctly rounded FMA per term (__fmaf_rn / __fma_rn): the order of CPU `seq`, bit for bit. */
+#include "kernels.cuh"
+
+template <typename T> __device__ __forceinline__ T fma_rn(T a, T b, T c);
+template <> __device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+template <> __device__ __forceinline__ double fma_rn(double a, double b, double c) { return __fma_rn(a, b, c); }
+
+template <typename T>
+__global__ void seq_kernel(size_t m, size_t n, size_t k, const T *a, ptrdiff_t a_rs, ptrdiff_t a_cs, const T *b,
+                           ptrdiff_t b_rs, ptrdiff_t b_cs, T *c, size_t ldc, const T *bias)
+{
+    size_t i = (size_t)blockIdx.y * blockDim.y + threadIdx.y, j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m || j >= n)
+        return;
+    T acc = bias ? bias[j] : T(0);
+    for (size_t p = 0; p < k; p++)
+        acc = fma_rn(a[(ptrdiff_t)i * a_rs + (ptrdiff_t)p * a_cs], b[(ptrdiff_t)p * b_rs + (ptrdiff_t)j * b_cs], acc);
+    c[i * ldc + j] = acc;
+}
+
+enum { TILE = 16 };
+
+/* The same order with tiles: each thread still takes its own terms in increasing p. */
+template <typename T>
+__global__ void tiled_kernel(size_t m, size_t n, size_t k, const T *a, ptrdiff_t a_rs, ptrdiff_t a_cs, const T *b,
+                             ptrdiff_t b_rs, ptrdiff_t b_cs, T *c, size_t ldc, const T *bias)
+{
+    __shared__ T as[TILE][TILE], bs[TILE][TILE];
+    size_t i = (size_t)blockIdx.y * TILE + threadIdx.y, j = (size_t)blockIdx.x * TILE + threadIdx.x;
+    T acc = bias && j < n ? bias[j] : T(0);
+    for (size_t p0 = 0; p0 < k; p0 += TILE) {
+        size_t pa = p0 + threadIdx.x, pb = p0 + threadIdx.y;
+        as[threadIdx.y][threadIdx.x] = i < m && pa < k ? a[(ptrdiff_t)i * a_rs + (ptrdiff_t)pa * a_cs] : T(0);
+        bs[threadIdx.y][threadIdx.x] = pb < k && j < n ? b[(ptrdiff_t)pb * b_rs + (ptrdiff_t)j * b_cs] : T(0);
+        __syncthreads();
+        size_t steps = k - p0 < TILE ? k - p0 : TILE; /* no padded term ever joins the sum */
+        for (size_t q = 0; q < steps; q++)
+            acc = fma_rn(as[threadIdx.y][q], bs[q][threadIdx.x], acc);
+        __syncthreads();
+    }
+    if (i < m && j < n)
+        c[i * ldc + j] = acc;
+}
+
+template <typename G, typename T>
+static cudaError_t launch(const G *g, cudaStream_t stream, bool tiled)
+{
+    dim3 block(TILE, TILE), grid((unsigned)((g->n + TILE - 1) / TILE), (unsigned)((g->m + TILE - 1) / TILE));
+    if (tiled)
+        tiled_kernel<T><<<grid, block, 0, stream>>>(g->m, g->n, g->k, g->a, g->a_rs, g->a_cs, g->b, g->b_rs, g->b_cs,
+                                                     g->c, g->ldc, g->bias);
+    else
+        seq_kernel<T><<<grid, block, 0, stream>>>(g->m, g->n, g->k, g->a, g->a_rs, g->a_cs, g->b, g->b_rs, g->b_cs,
+                                                   g->c, g->ldc, g->bias);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t fpd_cuda_seq_f32(const struct fpd_kgemm_f32 *g, cudaStream_t s)
+{
+    return launch<fpd_kgemm_f32, float>(g, s, false);
+}
+extern "C" cudaError_t fpd_cuda_seq_f64(const struct fpd_kgemm_f64 *g, cudaStream_t s)
+{
+    return launch<fpd_kgemm_f64, double>(g, s, false);
+}
+extern "C" cudaError_t fpd_cuda_tiled_f32(const struct fpd_kgemm_f32 *g, cudaStream_t s)
+{
+    return launch<fpd_kgemm_f32, float>(g, s, true);
+}
+extern "C" cudaError_t fpd_cuda_tiled_f64(const struct fpd_kgemm_f64 *g, cudaStream_t s)
+{
+    return launch<fpd_kgemm_f64, double>(g, s, true);
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# GPU tests: run where a GPU and build/fpdiv-cuda.so are present; elsewhere they skip, saying why.
+# Usage: FPDIV=build/fpdiv tests/gpu/run.sh
+set -u
+FPDIV=${FPDIV:-build/fpdiv}
+passed=0 failed=0
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+
+plugin="$(dirname "$FPDIV")/fpdiv-cuda.so"
+if [ ! -f "$plugin" ]; then
+    echo "gpu: SKIP: $plugin was not built (no nvcc found, or CUDA=0)"
+    exit 0
+fi
+listing=$($FPDIV list)
+if ! grep -qE '^  cuda-seq +gpu available' <<<"$listing"; then
+    why=$(grep -A1 -E '^  cuda-seq ' <<<"$listing" | sed -n 's/.*why: //p')
+    failure=$(grep -F "plugin $plugin could not load" <<<"$listing")
+    echo "gpu: SKIP: the GPU backends are unavailable here: ${why:-${failure:-not listed}}"
+    exit 0
+fi
+echo "gpu: $(grep -E '^  cublas ' -A1 <<<"$listing" | tail -1)"
+
+# verdict RELATION BACKENDS SHAPE DTYPE [extra flags]: the verdict of one check, "error: ..." on failure
+verdict() {
+    local out
+    out=$($FPDIV check --relation "$1" --backend "$2" --shape "$3" --dtype "$4" "${@:5}" --json --fail-on never 2>&1)
+    python3 -c 'import json,sys; o=json.loads(sys.argv[1]); print(o["verdict"], o["diff"], o["count"], (o.get("exact") or {}).get("ulp_a"), (o.get("exact") or {}).get("ulp_b"), o.get("error",""))' "$out" 2>/dev/null || echo "error: $out"
+}
+
+# Twins: each own CUDA kernel is bitwise equal to its CPU order, over shapes and dtypes.
+for pair in seq,cuda-seq seq,cuda-tiled splitk,cuda-splitk; do
+    for dtype in f32 f64 bf16 f16 f16:f16; do
+        for shape in 1x1x1 7x13x33 3x64x64x64 17x129x257 2x1000x1000; do
+            for flags in "" "--trans-a --bias" "--trans-b --pad 3"; do
+                got=$(verdict device $pair $shape $dtype $flags)
+                [ "${got%% *}" = same ] && pass "device $pair $shape $dtype $flags" || fail "device $pair $shape $dtype $flags" "$got"
+            done
+        done
+    done
+done
+
+# Every GPU relation runs (its verdict is reported; an error fails the test).
+for backend in cublas cublaslt cuda-seq cuda-tiled cuda-splitk cuda-wmma; do
+    for relation in slice-rows slice-cols slice-batch addmm cast-in cast-out layout repeat; do
+        dtype=bf16; [ $relation = cast-out ] || [ $relation = cast-in ] || [ $backend = cuda-wmma ] || dtype=f32
+        got=$(verdict $relation $backend 4x33x65x129 $dtype)
+        case "$got" in same*|reorder*|bound*) pass "$relation on $backend: $got" ;; *) fail "$relation on $backend" "$got" ;; esac
+    done
+done
+for j in 1 2 3; do
+    got=$(verdict algo cublaslt 64x256x1024 f32 --algo $j)
+    case "$got" in same*|reorder*|bound*) pass "algo 0 vs $j on cublaslt: $got" ;; *) echo "note: algo $j: $got" ;; esac
+done
+got=$(verdict device openblas,cublas 64x512x2048 f32)
+case "$got" in same*|reorder*) pass "openblas vs cublas, measured: $got" ;; *) fail "openblas vs cublas" "$got" ;; esac
+
+# The user-reported cases.
+echo "gpu: (x@W)[0] vs x[0]@W, x 2x1000, W 1000x1000, cublas f32: $(verdict slice-rows cublas 2x1000x1000 f32)"
+echo "gpu: fused bias vs mm+bias, cublaslt f32 32x512x2048: $(verdict addmm cublaslt 32x512x2048 f32)"
+echo "gpu: vmap-like batch slice, cublas f32 8x64x256x256: $(verdict slice-batch cublas 8x64x256x256 f32)"
+echo "gpu: cuBLAS vs cuBLASLt... fused bias bf16 64x1024x4096: $(verdict addmm cublaslt 64x1024x4096 bf16)"
+
+echo
+echo "gpu: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
