@@ -3,10 +3,11 @@
  *
  * The adapter brings the inputs into the kernel's compute type (float for f32, f16 and bf16
  * accumulation; double for f64) and rounds the result into the output type. 16-bit inputs
- * upcast to float exactly, and their products are exact in float. A 16-bit accumulator is
- * emulated by rounding after every float operation: each operation then adds two float values,
- * and since float carries 24 >= 2p+2 bits for p = 11 (f16) and 8 (bf16), rounding first to
- * float and then to 16 bits gives the correctly rounded 16-bit result (Figueroa, 1995).
+ * upcast to float exactly. A 16-bit accumulator is emulated exactly: an addition of two 16-bit
+ * values, or a product of two (exact in float unless it underflows float), rounded first to float
+ * and then to 16 bits is correctly rounded, since float carries 24 >= 2p+2 bits for p = 11 (f16)
+ * and 8 (bf16) (Figueroa, 1995); a fused multiply-add is not a single such operation, so it gets
+ * a correctly rounded 16-bit FMA of its own (fpd_fma_f16/bf16: round to odd, then to nearest).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,10 @@ static float (*const acc_rounding[FPD_DTYPE_COUNT])(float) = {
     [FPD_F16] = fpd_round_f32_to_f16,
     [FPD_BF16] = fpd_round_f32_to_bf16,
 };
+static float (*const acc_fma[FPD_DTYPE_COUNT])(float, float, float) = {
+    [FPD_F16] = fpd_fma_f16,
+    [FPD_BF16] = fpd_fma_bf16,
+};
 
 static int own_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
@@ -91,7 +96,7 @@ static int own_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_
             rc = s->kernel->f64(&k);
         } else {
             struct fpd_kgemm_f32 k = {g->m, g->n, g->k, e.a, a_rs, a_cs, e.b, b_rs, b_cs, e.c, e.ldc, bias,
-                                      acc_rounding[g->dt.acc]};
+                                      acc_rounding[g->dt.acc], acc_fma[g->dt.acc]};
             rc = s->kernel->f32(&k);
         }
         if (rc != 0)

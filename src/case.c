@@ -2,6 +2,8 @@
 #include "case.h"
 
 #include <errno.h>
+#include <math.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +110,12 @@ double fpd_case_bytes(const struct fpd_case *c)
     return inputs * (3 * in + 2 * 4 + 8) + outputs * (2 * 8 + 2 * out + 8);
 }
 
+double fpd_case_default_max_mem(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page / 2 : 0x1p32;
+}
+
 int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_t why_size)
 {
     if (c->batch == 0 || c->m == 0 || c->n == 0 || c->k == 0) {
@@ -121,7 +129,7 @@ int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_
     if (!fpd_dtypes_valid(&c->dt, why, why_size))
         return FPD_ERR_INPUT;
     double bytes = fpd_case_bytes(c);
-    if (bytes > max_mem) {
+    if (bytes > max_mem || bytes > 0x1p60) { /* the latter: no size_t product can wrap */
         snprintf(why, why_size, "case needs about %.3g GiB, over the --max-mem budget of %.3g GiB",
                  bytes / (1 << 30), max_mem / (1 << 30));
         return FPD_ERR_INPUT;

@@ -81,8 +81,8 @@ static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, siz
 static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc,
                            const void *bias)
 {
-    /* c + bias is exact in binary64 for every output type but f64 (and correctly rounded there),
-     * so rounding it once to t is the correctly rounded sum in t. */
+    /* c + bias rounded to binary64 and then to t is the correctly rounded sum in t: binary64 has
+     * at least 2p+2 bits for every narrower t (Figueroa), and for f64 it is the one rounding. */
     for (size_t i = 0; i < batch * rows; i++)
         for (size_t j = 0; j < n; j++)
             fpd_store(t, c, i * ldc + j, fpd_load(t, c, i * ldc + j) + fpd_load(t, bias, j));
@@ -237,6 +237,16 @@ static double ulp_of(double x, enum fpd_dtype t)
     return ldexp(1, lead - f->precision + 1);
 }
 
+/* Finite, +Inf, -Inf or NaN alike. */
+static bool same_class(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b))
+        return isinf(a) && isinf(b) && signbit(a) == signbit(b);
+    return true;
+}
+
 /* Each path against the correctly rounded result: error in ulps, and against its own bound. */
 static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res, const double *g)
 {
@@ -266,12 +276,17 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, str
                 double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0;
                 double hi, lo;
                 fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in, &hi, &lo);
-                if (!isfinite(hi))
-                    continue;
+                /* the correctly rounded result's class: a path that overflows where it does not
+                 * (or returns a finite value where it is Inf or NaN) is as wrong as a path can be */
+                double exact_out = fpd_round(c->dt.out, hi);
                 for (int w = 0; w < 2; w++) {
                     double v = fpd_load(c->dt.out, ck->result[w].buf, at);
-                    if (!isfinite(v))
+                    if (!same_class(v, exact_out)) {
+                        x->err_ulp[w] = x->own_ratio[w] = INFINITY;
                         continue;
+                    }
+                    if (!isfinite(v))
+                        continue; /* the same Inf or NaN as the exact result */
                     double err = fabs((v - hi) - lo);
                     x->err_ulp[w] = fmax(x->err_ulp[w], err / ulp_of(hi, c->dt.out));
                     double bound = fpd_bound_element(&own[w], g[at], fabs(v));

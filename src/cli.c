@@ -202,11 +202,7 @@ int fpd_cli_dists(const char *text, enum fpd_dist *out, size_t cap, size_t *n, c
     return for_each_item("--dists", text, cap, n, take_dist, out, why, why_size);
 }
 
-double fpd_cli_default_max_mem(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (double)pages * (double)page / 2 : 0x1p32;
-}
+double fpd_cli_default_max_mem(void) { return fpd_case_default_max_mem(); }
 
 int fpd_cli_cores(void)
 {

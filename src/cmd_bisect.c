@@ -221,6 +221,8 @@ int fpd_cmd_bisect(int argc, char **argv)
             for (size_t i = 0; i < n; i++)
                 print_boundary(&b, &found[i]);
             free(found);
+            if (n == 0)
+                exit_code = FPD_EXIT_FINDINGS; /* as without --scan: no change in the range */
         }
     } else {
         struct fpd_probe lo, hi;

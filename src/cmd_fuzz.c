@@ -344,22 +344,22 @@ static int corpus_index_load(struct corpus_index *ix, const char *dir, char *why
     struct stat st;
     if (stat(dir, &st) != 0)
         return FPD_OK;
-    char **files;
-    size_t n;
+    char **files = NULL;
+    size_t n = 0;
     int rc = fpd_corpus_list(dir, &files, &n, why, why_size);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; rc == FPD_OK && i < n; i++) {
         struct fpd_signature_key key;
-        if (rc == FPD_OK && (rc = fpd_case_file_signature(files[i], &key, why, why_size)) == FPD_OK) {
+        if ((rc = fpd_case_file_signature(files[i], &key, why, why_size)) == FPD_OK) {
             struct corpus_entry *e = corpus_entry(ix, &key);
-            if (!e)
-                rc = FPD_ERR_NOMEM;
-            else
+            if (e)
                 e->files++;
+            else
+                rc = FPD_ERR_NOMEM;
         }
-        free(files[i]);
     }
-    if (rc == FPD_OK)
-        free(files);
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
     return rc;
 }
 

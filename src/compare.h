@@ -4,7 +4,7 @@
  *
  * The bound (DESIGN.md): for output element (i, j) with T terms (k, plus one for a bias),
  *   g_ij = sum_p |a_ip||b_pj| (+ |bias_j|),   bound_ij = gamma_T(u_acc) g_ij + u_out |c_ij|
- * with gamma_T(u) = T u / (1 - T u). Two paths that each honour the bound differ by at most
+ * with gamma_T(u) = T u / (1 - T u) (past T u = 1/2: (1 + u)^T - 1, which it bounds). Two paths that each honour the bound differ by at most
  * 2 bound_ij, and the ratio max |a - b| / (2 bound) is the headline number. Two terms make it
  * rigorous beyond the textbook form: underflow (each rounding may also lose eta, the smallest
  * subnormal of its type) and, for paths that round an intermediate result to the output type

@@ -105,7 +105,7 @@ static json_t *check_json(const struct fpd_case_file *f)
         json_array_append_new(backends, json_string(f->backend_names[i]));
     json_t *params = json_object();
     if (chk->relation->slice != FPD_SLICE_NONE)
-        json_object_set_new(params, "slice", json_pack("{s:i,s:i}", "start", (json_int_t)chk->params.slice.start,
+        json_object_set_new(params, "slice", json_pack("{s:I,s:I}", "start", (json_int_t)chk->params.slice.start,
                                                        "len", (json_int_t)chk->params.slice.len));
     if (chk->relation->needs & FPD_FEAT_THREADS)
         json_object_set_new(params, "threads", json_integer(chk->params.threads));
@@ -410,8 +410,10 @@ static int read_data(struct reader *r, json_t *data, struct fpd_case_file *f)
     if (!(c->recipe.special_rate >= 0 && c->recipe.special_rate <= 1))
         return bad(r, "check.case.data.specials", "expected a probability from 0 to 1");
     uint64_t actual;
-    if ((rc = fpd_case_data_hash(c, &actual)) != FPD_OK)
+    if ((rc = fpd_case_data_hash(c, &actual)) != FPD_OK) {
+        snprintf(r->why, r->why_size, "%s: out of memory while generating the case's data", r->path);
         return rc;
+    }
     if (actual != hash) {
         snprintf(r->why, r->why_size, "%s: check.case.data.hash: the generated data hash to %016" PRIx64
                  ", the file says %016" PRIx64 ": generator drift, refusing to replay different data", r->path, actual,
@@ -486,6 +488,9 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
     fpd_relation_prepare_case(chk->relation, c);
     if (fpd_relation_check_params(chk->relation, c, &chk->params, msg, sizeof msg) != FPD_OK)
         return bad(r, "check.params", msg);
+    /* before any data is generated or read: a file may not ask for more memory than fpdiv has */
+    if (fpd_case_validate(c, fpd_case_default_max_mem(), msg, sizeof msg) != FPD_OK)
+        return bad(r, "check.case", msg);
     return read_data(r, data, f);
 }
 
@@ -626,16 +631,24 @@ int fpd_corpus_list(const char *path, char ***files, size_t *count, char *why, s
         return FPD_ERR_INPUT;
     }
     found = NULL, found_count = found_cap = 0;
+    *files = NULL;
+    *count = 0;
     if (S_ISDIR(st.st_mode)) {
         if (nftw(path, collect, 16, FTW_PHYS) != 0) {
-            snprintf(why, why_size, "%s: cannot list: %s", path, strerror(errno));
+            snprintf(why, why_size, "%s: cannot list: %s", path, errno ? strerror(errno) : "out of memory");
+            for (size_t i = 0; i < found_count; i++)
+                free(found[i]);
+            free(found);
             return FPD_ERR_INPUT;
         }
         qsort(found, found_count, sizeof *found, by_name);
     } else {
         found = malloc(sizeof *found);
-        if (!found || !(found[0] = strdup(path)))
+        if (!found || !(found[0] = strdup(path))) {
+            free(found);
+            snprintf(why, why_size, "out of memory");
             return FPD_ERR_NOMEM;
+        }
         found_count = 1;
     }
     *files = found;

@@ -217,6 +217,26 @@ float fpd_bf16_to_float(uint16_t h)
 float fpd_round_f32_to_f16(float x) { return (float)fpd_f16_to_double(fpd_f16_from_double(x)); }
 float fpd_round_f32_to_bf16(float x) { return fpd_bf16_to_float(fpd_bf16_from_float(x)); }
 
+/*
+ * a * b + c, rounded to odd in binary64, then to nearest even in the 16-bit type: rounding to odd
+ * at p' >= p + 2 bits and then to nearest at p bits is the correct rounding (Boldo and Melquiond,
+ * 2008). The product of two 16-bit values is exact in binary64; the sum is rounded to nearest, its
+ * error recovered exactly (TwoSum), and a nonzero error forces the last bit odd toward it.
+ */
+static double fma_round_to_odd(float a, float b, float c)
+{
+    double x = (double)a * (double)b, y = c, z = x + y;
+    double bv = z - x, err = (x - (z - bv)) + (y - bv);
+    uint64_t bits;
+    memcpy(&bits, &z, sizeof bits);
+    if ((err > 0 || err < 0) && !(bits & 1) && isfinite(z))
+        z = nextafter(z, err > 0 ? INFINITY : -INFINITY);
+    return z;
+}
+
+float fpd_fma_f16(float a, float b, float c) { return (float)fpd_f16_to_double(fpd_f16_from_double(fma_round_to_odd(a, b, c))); }
+float fpd_fma_bf16(float a, float b, float c) { return fpd_bf16_to_float(fpd_bf16_from_double(fma_round_to_odd(a, b, c))); }
+
 double fpd_load(enum fpd_dtype t, const void *p, size_t i)
 {
     switch (t) {

@@ -56,6 +56,9 @@ float fpd_bf16_to_float(uint16_t h);
 /* Round a float accumulator to f16 / bf16 and back (for emulated low-precision accumulation). */
 float fpd_round_f32_to_f16(float x);
 float fpd_round_f32_to_bf16(float x);
+/* a * b + c rounded once to f16 / bf16 (a, b, c values of that type), returned as a float. */
+float fpd_fma_f16(float a, float b, float c);
+float fpd_fma_bf16(float a, float b, float c);
 
 /*
  * Convert a rows x cols matrix between types (row-major, leading dimensions in elements).

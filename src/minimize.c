@@ -47,7 +47,7 @@ static bool keeps(struct shrinker *s, const struct fpd_check *candidate)
         s->status = rc;
         return false;
     }
-    return res.verdict == s->target || (res.verdict > s->target && res.verdict != FPD_ERROR);
+    return res.verdict == s->target; /* the same signature: a worse verdict is another finding */
 }
 
 /* Try a candidate; adopt it when it keeps the signature. */

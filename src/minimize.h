@@ -1,8 +1,8 @@
 /*
  * minimize.h — shrink a divergent case to the smallest, simplest one with the same signature.
  *
- * "Same signature": the same relation, backends and dtypes, and the same verdict (or a higher one
- * short of `error`). Deterministic for a given input, except where the time cap stops it early.
+ * "Same signature": the same relation, backends and dtypes, and the same verdict. Deterministic
+ * for a given input, except where the time cap stops it early.
  * 1. Dimensions: each of batch, m, n, k is probed smallest values first, then doubling, then
  *    bisecting between the last value that lost the divergence and the first that kept it; the
  *    slice of slice-* relations moves to the start and shrinks first. Repeated until nothing moves.

@@ -23,6 +23,8 @@ int fpd_replay_case(struct fpd_checker *ck, struct fpd_case_file *f, struct fpd_
     /* The verdict first: the same bits judged more severely (a corrected bound, say) are worse too. */
     if (res->verdict > f->recorded.verdict)
         *cls = FPD_WORSE;
+    else if (res->verdict == FPD_ERROR && f->recorded.verdict == FPD_ERROR)
+        *cls = FPD_REPRODUCED; /* a path still fails: there are no outputs to compare */
     else if (res->verdict != FPD_ERROR && res->metrics.hash_a == f->recorded.hash_a &&
              res->metrics.hash_b == f->recorded.hash_b)
         *cls = FPD_REPRODUCED;

@@ -37,7 +37,7 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(extra, sizeof extra, " --algo %d", chk->params.algo);
     char specials[48] = "";
     if (c->recipe.special_rate > 0)
-        snprintf(specials, sizeof specials, " --specials %g", c->recipe.special_rate);
+        snprintf(specials, sizeof specials, " --specials %.17g", c->recipe.special_rate);
     char pad[32] = "";
     if (c->pad)
         snprintf(pad, sizeof pad, " --pad %u", c->pad);
@@ -218,7 +218,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "pad", json_integer(c->pad));
     json_object_set_new(o, "dist", json_string(fpd_dist_table[c->recipe.dist].name));
     if (chk->relation->slice != FPD_SLICE_NONE)
-        json_object_set_new(o, "slice", json_pack("{s:i,s:i}", "start", (json_int_t)chk->params.slice.start, "len",
+        json_object_set_new(o, "slice", json_pack("{s:I,s:I}", "start", (json_int_t)chk->params.slice.start, "len",
                                                   (json_int_t)chk->params.slice.len));
     if (chk->relation->needs & FPD_FEAT_THREADS)
         json_object_set_new(o, "threads", json_integer(chk->params.threads));
@@ -229,7 +229,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         json_object_set_new(o, "failed_path", json_string(res->failed_path == 0 ? "A" : "B"));
     } else if (m->diff) {
         json_object_set_new(o, "worst",
-                            json_pack("{s:[i,i,i],s:s,s:s}", "at", (json_int_t)res->worst_batch,
+                            json_pack("{s:[I,I,I],s:s,s:s}", "at", (json_int_t)res->worst_batch,
                                       (json_int_t)res->worst_row, (json_int_t)res->worst_col, "a",
                                       fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a), "b",
                                       fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b)));

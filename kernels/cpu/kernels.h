@@ -26,9 +26,12 @@ struct fpd_kgemm_f32 {
     float *c;
     size_t ldc;
     const float *bias;
-    /* NULL: accumulate in float. Else applied after every operation: emulates an f16 or bf16
-     * accumulator (exact, because float has at least 2p+2 bits for both; see backend_own.c). */
+    /* Both NULL: accumulate in float. Else an f16 or bf16 accumulator is emulated exactly:
+     * round_acc after every addition or product (exact: float has at least 2p+2 bits, and the
+     * product of two 16-bit values is exact in float), and fma_acc for every fused multiply-add,
+     * which needs more than float: the framework supplies a correctly rounded 16-bit FMA. */
     float (*round_acc)(float);
+    float (*fma_acc)(float a, float b, float c);
 };
 
 struct fpd_kgemm_f64 {

@@ -3,7 +3,8 @@
  * cuda-splitk, bit for bit.
  * Order: part s covers p in [s*L, min((s+1)*L, k)) with L = ceil(k / 4); each part is a sequential
  * FMA sum starting at +0 (part 0 starts at the bias); then C = ((part0 + part1) + part2) + part3.
- * With round_acc every FMA and every addition is rounded.
+ * With a 16-bit accumulator each FMA is the correctly rounded 16-bit FMA (fma_acc) and each
+ * addition is rounded (round_acc).
  */
 #include <math.h>
 
@@ -21,7 +22,7 @@
                 T part = s == 0 && g->bias ? g->bias[j] : (T)0;                                    \
                 size_t end = (s + 1) * len < g->k ? (s + 1) * len : g->k;                          \
                 for (size_t p = s * len; p < end; p++)                                             \
-                    part = ROUND(FMA(a[(ptrdiff_t)p * g->a_cs], b[(ptrdiff_t)p * g->b_rs], part)); \
+                    part = FMA(a[(ptrdiff_t)p * g->a_cs], b[(ptrdiff_t)p * g->b_rs], part);        \
                 total = s == 0 ? part : ROUND(total + part);                                       \
             }                                                                                      \
             g->c[i * g->ldc + j] = total;                                                          \
@@ -30,9 +31,9 @@
 
 int fpd_kernel_splitk_f32(const struct fpd_kgemm_f32 *g)
 {
-    if (g->round_acc) {
+    if (g->fma_acc) {
 #define ROUND_ACC(x) g->round_acc(x)
-        SPLITK_BODY(float, fmaf, ROUND_ACC)
+        SPLITK_BODY(float, g->fma_acc, ROUND_ACC)
 #undef ROUND_ACC
     } else {
         SPLITK_BODY(float, fmaf, ROUND_NONE)

@@ -50,7 +50,7 @@ int main(void)
             a[i] = (float)(i % 7) - 3, b[i] = (float)(i % 5) - 2;
             ad[i] = a[i], bd[i] = b[i];
         }
-        struct fpd_kgemm_f32 g = {n, n, n, a, (ptrdiff_t)n, 1, b, (ptrdiff_t)n, 1, c, n, NULL, NULL};
+        struct fpd_kgemm_f32 g = {n, n, n, a, (ptrdiff_t)n, 1, b, (ptrdiff_t)n, 1, c, n, NULL, NULL, NULL};
         struct fpd_kgemm_f64 h = {n, n, n, ad, (ptrdiff_t)n, 1, bd, (ptrdiff_t)n, 1, cd, n, NULL};
         double t_sb, t_s, t_db, t_d, flops = 2.0 * n * n * n;
         TIME_BEST(t_sb, fpd_kernel_blocked_f32(&g));

@@ -113,7 +113,7 @@ static int run_plain(struct cuda_state *s, const struct fpd_gemm_args *g, size_t
         struct fpd_kgemm_f64 k = {g->m, g->n, g->k, s->a.p, a_rs, a_cs, s->b.p, b_rs, b_cs, s->c.p, g->n, bias_d};
         launched = s->kernel->kind == SPLITK ? fpd_cuda_splitk_f64(&k, s->partials.p, s->stream) : s->kernel->f64(&k, s->stream);
     } else {
-        struct fpd_kgemm_f32 k = {g->m, g->n, g->k, s->a.p, a_rs, a_cs, s->b.p, b_rs, b_cs, s->c.p, g->n, bias_d, NULL};
+        struct fpd_kgemm_f32 k = {g->m, g->n, g->k, s->a.p, a_rs, a_cs, s->b.p, b_rs, b_cs, s->c.p, g->n, bias_d, NULL, NULL};
         launched = s->kernel->kind == SPLITK ? fpd_cuda_splitk_f32(&k, s->partials.p, s->stream) : s->kernel->f32(&k, s->stream);
     }
     if ((rc = fpd_cuda_check(launched, "kernel launch", why, why_size)) ||

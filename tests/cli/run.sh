@@ -172,6 +172,10 @@ bad "wrong schema version" "schema.json: schema: version 2" replay $tmp/schema.j
 sed '0,/"m": [0-9]*/s//"m": -3/' "$one" >$tmp/negative.json
 bad "negative dimension in a file" "negative.json: check.case.m: expected an integer" replay $tmp/negative.json
 bad "show a missing file" "nope.json" show $tmp/nope.json
+$FPDIV check --relation slice-rows --backend openblas --shape 2x100x100 --save $tmp/recipe >/dev/null 2>&1
+recipe=$(find $tmp/recipe -name '*.json' | head -1)
+sed 's/"m": 2,/"m": 1073741824,/; s/"k": 100,/"k": 1073741824,/' "$recipe" >$tmp/huge.json
+bad "a case file too large for memory" "huge.json: check.case: case needs about .* over the --max-mem budget" show $tmp/huge.json
 sed '/"backends": \[/{n;s/"[a-z]*"/"mkl"/}' "$one" >$tmp/mkl.json
 bad "unknown backend in a file" "mkl.json: check.backends: unknown backend 'mkl'" replay $tmp/mkl.json
 # two fuzzers sharing one corpus at once: nothing lost, nothing corrupted
@@ -208,6 +212,8 @@ run "bisect a case file" 0 $FPDIV bisect "$bisfile" --dim k --lo 300 &&
     expect "bisect a case file finds the boundary" "$out" '^boundary: k=[0-9]+ gives same; k=[0-9]+ gives reorder'
 run "bisect, no change" 1 $FPDIV bisect --good 2x10x10 --bad 2x10x40 --relation slice-rows --backend seq &&
     expect "no change is said" "$out" '^no change: k=10 and k=40 both give same'
+run "bisect --scan, no change" 1 $FPDIV bisect --good 2x10x10 --bad 2x10x40 --relation slice-rows --backend seq --scan &&
+    expect "a scan without transitions says so" "$out" '^0 transitions in'
 bad "bisect file without --dim" "--dim is required" bisect "$bisfile"
 bad "bisect shapes differing twice" "differ in exactly one dimension" bisect --good 2x3x4 --bad 3x4x4 --relation repeat
 bad "bisect by hash along k" "use --by verdict for k" bisect --good 2x3x4 --bad 2x3x9 --relation repeat --by hash

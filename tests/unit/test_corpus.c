@@ -374,3 +374,34 @@ Test(corpus, minimizer_keeps_a_slice_divergence_and_simplifies_values, .init = s
     fpd_case_data_free(&data);
     fpd_checker_free(&ck);
 }
+
+static int broken_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    (void)state, (void)g;
+    snprintf(why, why_size, "planted: kernel launch failed");
+    return FPD_ERR_BACKEND;
+}
+
+/* A case saved as an error that still errors has nothing else to compare: reproduced. */
+Test(corpus, an_error_that_persists_is_reproduced, .init = setup, .fini = teardown)
+{
+    static struct fpd_backend broken;
+    broken = fpd_backend_seq;
+    broken.name = "broken";
+    broken.kind = FPD_KIND_TEST;
+    broken.gemm = broken_gemm;
+    char why[512], path[4200];
+    cr_assert_eq(fpd_registry_add(&broken, why, sizeof why), FPD_OK);
+    struct fpd_check chk = make_check("repeat", "broken", "f32", "2x3x4");
+    save(&chk, 1 << 16, path, sizeof path);
+    struct fpd_case_file f;
+    cr_assert_eq(fpd_case_file_load(path, &f, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect_eq(f.recorded.verdict, FPD_ERROR);
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    enum fpd_replay_class cls;
+    cr_assert_eq(fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why), FPD_OK);
+    cr_expect_eq(cls, FPD_REPRODUCED, "%s", fpd_replay_class_names[cls]);
+    fpd_checker_free(&ck);
+    fpd_case_file_free(&f);
+}

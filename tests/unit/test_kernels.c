@@ -66,7 +66,7 @@ Test(kernels, exact_on_integer_data)
             for (size_t kn = 0; kn < sizeof kernels / sizeof kernels[0]; kn++) {
                 float *c32 = malloc(m * n * 4);
                 double *c64 = malloc(m * n * 8);
-                struct fpd_kgemm_f32 g32 = {m, n, k, a32, a_rs, a_cs, b32, b_rs, b_cs, c32, n, bias32, NULL};
+                struct fpd_kgemm_f32 g32 = {m, n, k, a32, a_rs, a_cs, b32, b_rs, b_cs, c32, n, bias32, NULL, NULL};
                 struct fpd_kgemm_f64 g64 = {m, n, k, a64, a_rs, a_cs, b64, b_rs, b_cs, c64, n, bias64};
                 cr_assert_eq(kernels[kn].f32(&g32), 0);
                 cr_assert_eq(kernels[kn].f64(&g64), 0);
@@ -84,13 +84,22 @@ Test(kernels, exact_on_integer_data)
     }
 }
 
+/* The emulated 16-bit accumulators, as the own-kernel adapter hands them to the kernels. */
+struct acc16 {
+    float (*round)(float);
+    float (*fma)(float, float, float);
+};
+static const struct acc16 *const NATIVE = NULL;
+static const struct acc16 F16_ACC = {fpd_round_f32_to_f16, fpd_fma_f16}, BF16_ACC = {fpd_round_f32_to_bf16, fpd_fma_bf16};
+
 /* One dot product over k with the given terms (b = 1), through a kernel. */
-static float dot_f32(kernel_f32 kernel, const float *a, size_t k, float (*round_acc)(float))
+static float dot_f32(kernel_f32 kernel, const float *a, size_t k, const struct acc16 *acc)
 {
     float *ones = malloc(k * sizeof *ones), c = 0;
     for (size_t p = 0; p < k; p++)
         ones[p] = 1;
-    struct fpd_kgemm_f32 g = {1, 1, k, a, (ptrdiff_t)k, 1, ones, 1, 1, &c, 1, NULL, round_acc};
+    struct fpd_kgemm_f32 g = {1, 1, k, a, (ptrdiff_t)k, 1, ones, 1, 1, &c, 1, NULL, acc ? acc->round : NULL,
+                              acc ? acc->fma : NULL};
     cr_assert_eq(kernel(&g), 0);
     free(ones);
     return c;
@@ -101,21 +110,21 @@ Test(kernels, documented_orders)
 {
     const float terms[] = {0x1p24f, 1, 1, -0x1p24f};
     /* seq: ((2^24 + 1) + 1) - 2^24 = 0; pairwise: (2^24 + 1) + (1 - 2^24) = 2^24 + (1 - 2^24) = 1 */
-    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, terms, 4, NULL)) <= 0);
-    cr_expect(fabsf(dot_f32(fpd_kernel_blocked_f32, terms, 4, NULL)) <= 0);
-    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, terms, 4, NULL) - 1) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, terms, 4, NATIVE)) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_blocked_f32, terms, 4, NATIVE)) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, terms, 4, NATIVE) - 1) <= 0);
     /* pairwise with 5 terms: ((t0+t1)+(t2+t3)) + t4 */
     const float five[] = {1, 1, 1, 0x1p24f, -0x1p24f};
     /* (1+1) + (1 + 2^24 -> 2^24) = 2 + 2^24 (exact: even), then - 2^24 = 2 */
-    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, five, 5, NULL) - 2) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, five, 5, NATIVE) - 2) <= 0);
     /* seq: 3 + 2^24 -> 2^24 + 4 (tie to even), - 2^24 = 4 */
-    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, five, 5, NULL) - 4) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, five, 5, NATIVE) - 4) <= 0);
     /* splitk, k = 5 in parts of 2: (1+1) + (1+2^24 -> 2^24) + (-2^24) + 0 = 2 + 2^24 - 2^24 = 2 */
-    cr_expect(fabsf(dot_f32(fpd_kernel_splitk_f32, five, 5, NULL) - 2) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_splitk_f32, five, 5, NATIVE) - 2) <= 0);
     /* k = 8 in parts of 2: (2^24+1 -> 2^24) + (1+1) + (-2^24+1) + 0: 2^24+2, then +(-2^24+1) = 3 */
     const float eight[] = {0x1p24f, 1, 1, 1, -0x1p24f, 1, 0, 0};
-    cr_expect(fabsf(dot_f32(fpd_kernel_splitk_f32, eight, 8, NULL) - 3) <= 0);
-    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, eight, 8, NULL) - 1) <= 0); /* seq loses each +1 at 2^24: 0, then 1 */
+    cr_expect(fabsf(dot_f32(fpd_kernel_splitk_f32, eight, 8, NATIVE) - 3) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, eight, 8, NATIVE) - 1) <= 0); /* seq loses each +1 at 2^24: 0, then 1 */
 }
 
 Test(kernels, sixteen_bit_accumulation)
@@ -124,12 +133,26 @@ Test(kernels, sixteen_bit_accumulation)
     float ones[2049];
     for (size_t p = 0; p < 2049; p++)
         ones[p] = 1;
-    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 2049, NULL) - 2049) <= 0);
-    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 2049, fpd_round_f32_to_f16) - 2048) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 2049, NATIVE) - 2049) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 2049, &F16_ACC) - 2048) <= 0);
     /* bf16 has 8 bits: 256 + 1 sticks at 256 */
-    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 300, fpd_round_f32_to_bf16) - 256) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_seq_f32, ones, 300, &BF16_ACC) - 256) <= 0);
     /* pairwise keeps every partial sum a power of two: exact even in bf16 */
-    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, ones, 2048, fpd_round_f32_to_bf16) - 2048) <= 0);
+    cr_expect(fabsf(dot_f32(fpd_kernel_pairwise_f32, ones, 2048, &BF16_ACC) - 2048) <= 0);
+}
+
+/* A 16-bit FMA rounds once: float's fmaf followed by a rounding to f16 rounds twice and can err. */
+Test(kernels, sixteen_bit_fma_rounds_once)
+{
+    /* acc = 1 + 2^-10, a*b = 129*127 * 2^-25: the correctly rounded f16 result is 0x1.004p+0 */
+    float got = fpd_fma_f16(129 * 0x1p-12f, 127 * 0x1p-13f, 1 + 0x1p-10f);
+    cr_expect(fabsf(got - 0x1.004p+0f) <= 0, "%a", (double)got);
+    cr_expect(fabsf(fpd_round_f32_to_f16(fmaf(129 * 0x1p-12f, 127 * 0x1p-13f, 1 + 0x1p-10f)) - 0x1.008p+0f) <= 0,
+              "the double rounding this guards against");
+    /* bf16: a product exactly on a bf16 midpoint plus a tiny acc of either sign decides the direction */
+    /* 1.5 * (1 + 2^-7) = 1.10000011b: halfway between the bf16 neighbours 1.1000001b and 1.1000010b */
+    cr_expect(fabsf(fpd_fma_bf16(1.5f, 1 + 0x1p-7f, 0x1p-100f) - 0x1.84p+0f) <= 0, "%a", (double)fpd_fma_bf16(1.5f, 1 + 0x1p-7f, 0x1p-100f));
+    cr_expect(fabsf(fpd_fma_bf16(1.5f, 1 + 0x1p-7f, -0x1p-100f) - 0x1.82p+0f) <= 0, "%a", (double)fpd_fma_bf16(1.5f, 1 + 0x1p-7f, -0x1p-100f));
 }
 
 /* blocked follows seq's order: bitwise equal on random data, SIMD and portable micro-kernels alike. */
@@ -157,7 +180,7 @@ Test(kernels, blocked_equals_seq_bitwise)
             }
             for (size_t j = 0; j < n; j++)
                 bias[j] = (float)j * 0.125f;
-            struct fpd_kgemm_f32 g = {m, n, k, a, (ptrdiff_t)k, 1, b, (ptrdiff_t)n, 1, c1, n, bias, NULL};
+            struct fpd_kgemm_f32 g = {m, n, k, a, (ptrdiff_t)k, 1, b, (ptrdiff_t)n, 1, c1, n, bias, NULL, NULL};
             cr_assert_eq(fpd_kernel_seq_f32(&g), 0);
             g.c = c2;
             cr_assert_eq(fpd_kernel_blocked_f32(&g), 0);

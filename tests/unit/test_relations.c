@@ -345,3 +345,21 @@ Test(relations, exact_backend_is_same_everywhere, .init = setup, .fini = teardow
             }
         }
 }
+
+/* Both paths overflow to Inf where the correctly rounded result is finite: beyond their bound. */
+Test(relations, overflow_against_the_exact_result_is_bound, .init = setup, .fini = teardown)
+{
+    float a[6] = {0x1.fffffep127f, 0x1.fffffep127f, -0x1.fffffep127f, 1, 1, 1}, b[3] = {1, 1, 1}, bias[1] = {0};
+    struct fpd_case_data data = {.batch = 1, .m = 2, .n = 1, .k = 3, .a = a, .b = b, .bias = bias};
+    struct fpd_check chk = {.relation = fpd_relation_find("slice-rows"), .backends = {fpd_registry_find("seq")},
+                            .params = {.slice = {0, 1}}, .exact = FPD_EXACT_ALWAYS};
+    fpd_case_defaults(&chk.c);
+    chk.c.m = 2, chk.c.n = 1, chk.c.k = 3, chk.c.data = &data;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    /* seq: FLT_MAX + FLT_MAX overflows before -FLT_MAX can bring it back; exact: FLT_MAX */
+    cr_expect_eq(res.verdict, FPD_BOUND, "%s", fpd_verdict_table[res.verdict].name);
+    cr_expect_eq(res.exact.beyond, 3u);
+}
