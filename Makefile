@@ -132,8 +132,9 @@ $(BUILD)/bench/%: scripts/bench/%.c $(BUILD)/libfpdiv.a
 	$(Q)$(CC) $(CFLAGS) -Isrc -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
 
 # Benchmarks: run on an idle machine; each prints what it measured and how.
-bench: $(BENCH_BIN)
+bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
 
 install: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 	install -D -m 755 $(BUILD)/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv

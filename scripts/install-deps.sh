@@ -11,7 +11,8 @@ packages=(
     libjansson-dev    # JSON output and corpus files
     libcriterion-dev  # unit tests
     libmpfr-dev       # test oracle for the exact reference
-    python3           # CLI tests are driven by a small Python runner
+    python3           # CLI tests read JSON with it
+    python3-numpy     # the NumPy side of `make bench` (scripts/bench_numpy.py)
 )
 
 missing=()

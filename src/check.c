@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../kernels/cpu/kernels.h"
 #include "dtype.h"
@@ -12,6 +13,13 @@
 
 const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
     [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Written into C's padding before the call; a backend that writes outside its matrix changes it. */
 #define CANARY_BYTE 0xA5
@@ -142,7 +150,9 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         return FPD_ERR_UNAVAILABLE;
     }
     why[0] = '\0';
+    double t0 = seconds();
     int rc = slot->impl->gemm(slot->handle, &args, why, why_size);
+    ck->gemm_seconds += seconds() - t0;
     if (rc != FPD_OK) {
         if (why[0] == '\0')
             snprintf(why, why_size, "%s failed (status %d)", slot->impl->name, rc);
@@ -220,7 +230,10 @@ static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const
             m, n, c->k, ck->abs_a.buf, (ptrdiff_t)c->k, 1, ck->abs_b.buf, (ptrdiff_t)n, 1,
             (double *)ck->magnitude.buf + bi * m * n, n, bias ? abs_bias : NULL,
         };
-        if (fpd_kernel_blocked_f64(&k) != 0)
+        double t0 = seconds();
+        int rc = fpd_kernel_blocked_f64(&k);
+        ck->gemm_seconds += seconds() - t0;
+        if (rc != 0)
             return FPD_ERR_NOMEM;
     }
     *g_out = ck->magnitude.buf;

@@ -48,6 +48,7 @@ struct fpd_checker {
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
     struct fpd_staging magnitude, abs_a, abs_b, abs_bias, values_a, values_b;
     struct fpd_superacc *acc; /* allocated on first use */
+    double gemm_seconds;      /* time spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
 };
 
 /*

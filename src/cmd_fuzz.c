@@ -255,7 +255,7 @@ static int tally_order(const void *x, const void *y)
 }
 
 static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, double seconds, int fail_on,
-                          size_t failed)
+                          size_t failed, double gemm_seconds)
 {
     char backends[160];
     qsort(st->tallies, st->n_tallies, sizeof *st->tallies, tally_order);
@@ -277,6 +277,8 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
                                               [FPD_EXACT_ALWAYS] = "computed for every check"};
     printf("exact reference: %s (--exact %s)\n", exact_words[cp->cfg.exact], fpd_exact_mode_names[cp->cfg.exact]);
+    printf("time in GEMM arithmetic (the paths' products and the bound's |A||B|): %.0f%%\n",
+           100 * gemm_seconds / (seconds > 0 ? seconds : 1e-9));
     if (fail_on == FPD_FAIL_NEVER)
         printf("policy: --fail-on never; nothing fails\n");
     else
@@ -284,7 +286,8 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
                failed == 1 ? "" : "s");
 }
 
-static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stats *st, double seconds, size_t failed)
+static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stats *st, double seconds, size_t failed,
+                            double gemm_seconds)
 {
     char backends[160];
     json_t *rows = json_array();
@@ -299,9 +302,9 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
                                               (json_int_t)t->checks, "verdicts", counts, "max_ulp",
                                               (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
     }
-    return json_pack("{s:s,s:o,s:I,s:f,s:I,s:I,s:o}", "type", "summary", "seed", fpd_seed_json(cp->cfg.seed), "checks",
-                     (json_int_t)st->checks, "seconds", seconds, "failed", (json_int_t)failed, "signatures",
-                     (json_int_t)st->n_signatures, "rows", rows);
+    return json_pack("{s:s,s:o,s:I,s:f,s:f,s:I,s:I,s:o}", "type", "summary", "seed", fpd_seed_json(cp->cfg.seed),
+                     "checks", (json_int_t)st->checks, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",
+                     (json_int_t)failed, "signatures", (json_int_t)st->n_signatures, "rows", rows);
 }
 
 static void print_json(json_t *j)
@@ -478,9 +481,9 @@ int fpd_cmd_fuzz(int argc, char **argv)
     progress_show(&prog, &st, true);
     double seconds = now() - prog.start;
     if (o.json)
-        print_json(summary_json(&cp, &st, seconds, failed));
+        print_json(summary_json(&cp, &st, seconds, failed, ck.gemm_seconds));
     else
-        print_summary(&cp, &st, seconds, o.fail_on, failed);
+        print_summary(&cp, &st, seconds, o.fail_on, failed, ck.gemm_seconds);
     if (o.corpus && !o.json)
         printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had\n", o.corpus, corpus.saved,
                corpus.saved == 1 ? "" : "s", corpus.known, corpus.known == 1 ? "" : "s");

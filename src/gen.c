@@ -120,6 +120,21 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
+/* Generated values for storage row i, columns [j0, j0 + count), count <= 16: one 16-lane Philox
+ * call (lanes run along the logical coordinate that the storage row advances). */
+static void generate_run(const struct fpd_case *c, unsigned stream, uint32_t batch, void *dst, size_t at, size_t i,
+                         size_t j0, size_t count, bool transposed)
+{
+    const struct fpd_recipe *r = &c->recipe;
+    uint32_t w[4][16];
+    uint32_t row = (uint32_t)(transposed ? j0 : i), col = (uint32_t)(transposed ? i : j0);
+    fpd_rng_element_x16(r->seed, r->index, stream, batch, row, col, transposed ? 1 : 0, w);
+    for (size_t l = 0; l < count; l++) {
+        const uint32_t bits[4] = {w[0][l], w[1][l], w[2][l], w[3][l]};
+        fpd_store(c->dt.in, dst, at + l, fpd_dist_value(r->dist, c->dt.in, bits)); /* rounds once, RNE */
+    }
+}
+
 /* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
  * Values come from `given` (explicit data, `given_cols` per logical row) or from the generator. */
 static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batch, const char *given,
@@ -127,15 +142,20 @@ static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batc
 {
     enum fpd_dtype in = c->dt.in;
     size_t es = fpd_dtype_info(in)->size;
+    bool vectorized = !given && !(c->recipe.special_rate > 0); /* specials draw a second stream per element */
     for (size_t i = 0; i < rows; i++) {
-        for (size_t j = 0; j < cols; j++) {
+        size_t j = 0;
+        if (vectorized)
+            for (; j < cols; j += 16)
+                generate_run(c, stream, batch, dst, i * ld + j, i, j, cols - j < 16 ? cols - j : 16, transposed);
+        for (; j < cols; j++) {
             uint32_t row = (uint32_t)(transposed ? j : i), col = (uint32_t)(transposed ? i : j);
             if (given)
                 memcpy((char *)dst + (i * ld + j) * es, given + (row * given_cols + col) * es, es);
             else
                 fpd_store(in, dst, i * ld + j, fpd_gen_element(&c->recipe, in, stream, batch, row, col));
         }
-        for (size_t j = cols; j < ld; j++)
+        for (j = cols; j < ld; j++)
             fpd_store(in, dst, i * ld + j, NAN);
     }
 }

@@ -28,6 +28,11 @@ enum fpd_stream_id {
 void fpd_rng_element(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch, uint32_t row, uint32_t col,
                      uint32_t out[4]);
 
+/* The same for 16 consecutive elements along one coordinate: lane l has col + l (along == 0) or
+ * row + l (along == 1). out[w][l] is word w of lane l. Vectorized where the CPU allows. */
+void fpd_rng_element_x16(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch, uint32_t row, uint32_t col,
+                         int along, uint32_t out[4][16]);
+
 /* A sequence of draws for one case's choices: draw d is word d%4 of block {d/4, 0, 0, index}. */
 struct fpd_stream {
     uint64_t seed;

@@ -125,3 +125,19 @@ Test(rng, boundary_dims_in_range)
     cr_expect(ones > 500, "1 drawn %d times in 5000", ones);
     cr_expect(powers > 1000, "powers of two drawn %d times in 5000", powers);
 }
+
+/* The 16-wide generator is the scalar one, lane by lane, along either coordinate. */
+Test(rng, sixteen_lanes_match_the_scalar_stream)
+{
+    for (int along = 0; along < 2; along++) {
+        uint32_t lanes[4][16];
+        fpd_rng_element_x16(0x5eedf00dull << 20, 77, FPD_STREAM_B, 3, 1000, 4000000000u, along, lanes);
+        for (uint32_t l = 0; l < 16; l++) {
+            uint32_t one[4];
+            fpd_rng_element(0x5eedf00dull << 20, 77, FPD_STREAM_B, 3, 1000 + (along ? l : 0),
+                            4000000000u + (along ? 0 : l), one);
+            for (int w = 0; w < 4; w++)
+                cr_expect_eq(lanes[w][l], one[w], "along %d lane %u word %d", along, l, w);
+        }
+    }
+}
