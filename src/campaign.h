@@ -27,6 +27,8 @@ struct fpd_campaign_config {
     double max_mem;
     int max_threads;
     enum fpd_exact_mode exact;
+    int default_threads; /* BLAS threads for paths that do not set their own (0: the backend's default) */
+    unsigned jobs;       /* worker processes running the campaign */
 };
 
 /* One runnable (relation, dtypes, backend[s]) combination. */

@@ -141,7 +141,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         .b = b.p, .ldb = b.ld, .stride_b = b.stride,
         .c = out, .ldc = ldc, .stride_c = m * ldc,
         .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
-        .threads = p->threads,
+        .threads = p->threads ? p->threads : chk->default_threads,
         .algo = p->algo,
     };
     struct fpd_backend_slot *slot = chk->backends[p->backend];

@@ -22,6 +22,7 @@ struct fpd_check {
     struct fpd_case c;
     struct fpd_backend_slot *backends[2]; /* [1] only for relations between two backends */
     enum fpd_exact_mode exact;            /* how the check is run, not what it is: not in the case's identity */
+    int default_threads;                  /* likewise: threads for paths that set none (0: backend default) */
 };
 
 /* Each path against the correctly rounded result. */

@@ -9,12 +9,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <signal.h>
+#include <xxhash.h>
+
 #include "campaign.h"
 #include "cmd.h"
 #include "corpus.h"
 #include "minimize.h"
 #include "dtype.h"
 #include "report.h"
+#include "workers.h"
 
 static const char help[] =
     "usage: fpdiv fuzz [options]\n\n"
@@ -44,11 +49,14 @@ static const char help[] =
     "  --inline-max BYTES  cases with inputs up to this size carry them inline (default 64K)\n"
     "  --exact MODE        compare each path with the correctly rounded result: always,\n"
     "                      diverging (default: only checks whose paths differ) or never\n"
+    "  --jobs N            worker processes (default: cores); each has a single-threaded BLAS\n"
+    "  --timeout SEC       a check running longer is an `error` finding; its worker is replaced\n"
+    "                      (default 120; 0: none). A worker that crashes costs only its check.\n"
     "  -h, --help          this text\n";
 
 enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
        OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
-       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT };
+       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT, OPT_JOBS, OPT_TIMEOUT };
 
 static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
@@ -61,6 +69,7 @@ static const struct option options[] = {
     {"no-corpus", no_argument, NULL, OPT_NO_CORPUS},     {"max-per-signature", required_argument, NULL, OPT_MAX_PER_SIG},
     {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE}, {"minimize-time", required_argument, NULL, OPT_MINIMIZE_TIME},
     {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"exact", required_argument, NULL, OPT_EXACT},
+    {"jobs", required_argument, NULL, OPT_JOBS},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -71,8 +80,8 @@ struct fuzz_options {
     int fail_on;
     bool json, seed_given, minimize;
     const char *corpus; /* NULL: save nothing */
-    uint64_t max_per_signature;
-    double minimize_seconds, inline_max;
+    uint64_t max_per_signature, jobs;
+    double minimize_seconds, inline_max, timeout;
 };
 
 static uint64_t random_seed(void)
@@ -174,6 +183,14 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             break;
         case OPT_INLINE_MAX: rc = fpd_cli_bytes("--inline-max", optarg, &o->inline_max, why, why_size); break;
         case OPT_EXACT: rc = fpd_cli_exact_mode(optarg, &cfg->exact, why, why_size); break;
+        case OPT_JOBS:
+            rc = fpd_cli_u64("--jobs", optarg, 64, &o->jobs, why, why_size);
+            if (rc == FPD_OK && o->jobs == 0) {
+                snprintf(why, why_size, "--jobs must be at least 1");
+                rc = FPD_ERR_INPUT;
+            }
+            break;
+        case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv fuzz --help'"); return FPD_ERR_INPUT;
         }
@@ -277,8 +294,8 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
                                               [FPD_EXACT_ALWAYS] = "computed for every check"};
     printf("exact reference: %s (--exact %s)\n", exact_words[cp->cfg.exact], fpd_exact_mode_names[cp->cfg.exact]);
-    printf("time in GEMM arithmetic (the paths' products and the bound's |A||B|): %.0f%%\n",
-           100 * gemm_seconds / (seconds > 0 ? seconds : 1e-9));
+    printf("time in GEMM arithmetic (the paths' products and the bound's |A||B|): %.0f%% of the workers' time\n",
+           100 * gemm_seconds / (seconds > 0 ? seconds * (double)cp->cfg.jobs : 1e-9));
     if (fail_on == FPD_FAIL_NEVER)
         printf("policy: --fail-on never; nothing fails\n");
     else
@@ -366,131 +383,277 @@ static int corpus_index_load(struct corpus_index *ix, const char *dir, char *why
     return rc;
 }
 
-/* A finding: save it (minimized) when its signature still has room in the corpus. */
-static int corpus_take(struct corpus_index *ix, const struct fuzz_options *o, struct fpd_checker *ck,
-                       const struct fpd_check *chk, const struct fpd_check_result *res)
+/* The campaign's state: set up by the parent before the workers fork, so each inherits it. */
+struct fuzz_run {
+    struct fpd_campaign cp;
+    struct fuzz_options o;
+    struct corpus_index corpus; /* signatures in the corpus when the campaign started */
+    char claims[64];            /* this run's claimed corpus slots ("" without a corpus) */
+    struct fpd_checker ck;      /* each worker's own, after the fork */
+};
+
+/* Claims one of the signature's free corpus slots for this run, across all its workers: an
+ * O_EXCL file per slot. The files of earlier runs fill the first slots. */
+static bool claim_slot(const struct fuzz_run *run, const struct fpd_signature_key *key)
 {
+    struct corpus_index *ix = (struct corpus_index *)&run->corpus;
+    struct corpus_entry *e = corpus_entry(ix, key);
+    size_t taken = e ? e->files : 0;
+    uint64_t hash = XXH3_64bits(key, sizeof *key);
+    for (size_t slot = taken; slot < run->o.max_per_signature; slot++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%016" PRIx64 "-%zu", run->claims, hash, slot);
+        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+        if (fd >= 0) {
+            close(fd);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A finding with a free slot: minimized (errors are saved as they are) and saved. *line gets a JSON
+ * description of what was saved, NULL when nothing was. */
+static int save_finding(struct fuzz_run *run, const struct fpd_check *chk, const struct fpd_check_result *res,
+                        json_t **line)
+{
+    *line = NULL;
     struct fpd_signature_key key;
     fpd_signature_of(chk, res->verdict, &key);
-    struct corpus_entry *e = corpus_entry(ix, &key);
-    if (!e)
-        return FPD_ERR_NOMEM;
-    e->seen++;
-    if (e->files)
-        ix->known++;
-    if (e->files + e->saved >= o->max_per_signature)
+    if (!claim_slot(run, &key))
         return FPD_OK;
     struct fpd_check small = *chk;
     struct fpd_check_result small_res = *res;
     struct fpd_case_data data = {0};
     struct fpd_minimize_result mr = {.before = chk->c};
     int rc = FPD_OK;
-    if (o->minimize) {
-        rc = fpd_minimize(ck, &small, res->verdict, o->minimize_seconds, &data, &mr);
+    if (run->o.minimize && res->verdict != FPD_ERROR) {
+        rc = fpd_minimize(&run->ck, &small, res->verdict, run->o.minimize_seconds, &data, &mr);
         small_res = mr.final;
     }
     struct fpd_case_file f;
     char path[4200], why[512], before[64], after[64];
     bool existed = false;
     if (rc == FPD_OK)
-        rc = fpd_case_file_from_check(&f, &small, &small_res, (size_t)o->inline_max, fpd_environment_json(&small));
+        rc = fpd_case_file_from_check(&f, &small, &small_res, (size_t)run->o.inline_max, fpd_environment_json(&small));
     if (rc == FPD_OK) {
-        f.signature_count = e->seen;
-        if (fpd_case_file_save(o->corpus, &f, path, sizeof path, &existed, why, sizeof why) != FPD_OK)
+        if (fpd_case_file_save(run->o.corpus, &f, path, sizeof path, &existed, why, sizeof why) != FPD_OK)
             fpd_cli_error("fuzz", "cannot save a finding: %s", why); /* the campaign goes on */
-        else if (!existed)
-            e->saved++, ix->saved++;
+        else if (!existed) /* else another fuzzer sharing the corpus saved the very same case first */
+            *line = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b}", "type", "saved", "path", path, "before",
+                              fpd_shape_format(&mr.before, before, sizeof before), "after",
+                              fpd_shape_format(&small.c, after, sizeof after), "minimizing_checks",
+                              (json_int_t)mr.checks, "time_cap_reached", mr.timed_out);
         fpd_case_file_free(&f);
-        fpd_shape_format(&mr.before, before, sizeof before);
-        fpd_shape_format(&small.c, after, sizeof after);
-        if (existed)
-            ; /* another fuzzer sharing the corpus saved the very same case first */
-        else if (o->json)
-            print_json(json_pack("{s:s,s:s,s:s,s:s,s:I,s:b}", "type", "saved", "path", path, "before", before, "after",
-                                 after, "minimizing_checks", (json_int_t)mr.checks, "time_cap_reached", mr.timed_out));
-        else
-            printf("  saved %s (%s -> %s, %zu minimizing checks%s)\n", path, before, after, mr.checks,
-                   mr.timed_out ? ", time cap reached" : "");
     }
     fpd_case_data_free(&data);
     return rc;
 }
 
+/* In a worker: one check, its result to the parent, and the finding saved when it is new. */
+static int fuzz_work(void *ctx, uint32_t index, int fd)
+{
+    struct fuzz_run *run = ctx;
+    struct fpd_check chk;
+    fpd_campaign_plan(&run->cp, index, &chk);
+    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
+    double gemm_before = run->ck.gemm_seconds;
+    if (fpd_check_run(&run->ck, &chk, &m.res) != FPD_OK)
+        return FPD_ERR_INTERNAL;
+    m.gemm_seconds = run->ck.gemm_seconds - gemm_before;
+    if (fpd_worker_send(fd, &m) != FPD_OK)
+        return FPD_ERR_INTERNAL;
+    if (!run->o.corpus || m.res.verdict == FPD_SAME)
+        return FPD_OK;
+    json_t *line;
+    if (save_finding(run, &chk, &m.res, &line) != FPD_OK)
+        return FPD_ERR_INTERNAL;
+    if (!line)
+        return FPD_OK;
+    struct fpd_worker_msg saved = {.type = FPD_MSG_SAVED, .index = index};
+    char *text = json_dumps(line, JSON_COMPACT);
+    json_decref(line);
+    if (text && strlen(text) < sizeof saved.text)
+        strcpy(saved.text, text);
+    free(text);
+    return fpd_worker_send(fd, &saved);
+}
+
+static void print_saved(const struct fuzz_options *o, json_t *line, size_t *saved)
+{
+    (*saved)++;
+    if (o->json) {
+        print_json(line);
+        return;
+    }
+    printf("  saved %s (%s -> %s, %" JSON_INTEGER_FORMAT " minimizing checks%s)\n",
+           json_string_value(json_object_get(line, "path")), json_string_value(json_object_get(line, "before")),
+           json_string_value(json_object_get(line, "after")),
+           json_integer_value(json_object_get(line, "minimizing_checks")),
+           json_is_true(json_object_get(line, "time_cap_reached")) ? ", time cap reached" : "");
+    json_decref(line);
+}
+
+static volatile sig_atomic_t interrupts;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupts++;
+}
+
 int fpd_cmd_fuzz(int argc, char **argv)
 {
+    static struct fuzz_run run; /* inherited by every worker */
     struct fpd_campaign_config cfg;
     set_defaults(&cfg);
-    struct fuzz_options o = {.fail_on = FPD_BOUND, .minimize = true, .corpus = "corpus", .max_per_signature = 1,
-                             .minimize_seconds = 10, .inline_max = FPD_INLINE_MAX_DEFAULT};
+    run.o = (struct fuzz_options){.fail_on = FPD_BOUND, .minimize = true, .corpus = "corpus", .max_per_signature = 1,
+                                  .minimize_seconds = 10, .inline_max = FPD_INLINE_MAX_DEFAULT,
+                                  .jobs = (uint64_t)fpd_cli_cores(), .timeout = 120};
+    struct fuzz_options *o = &run.o;
     char why[512];
-    int rc = parse(argc, argv, &cfg, &o, why, sizeof why);
+    int rc = parse(argc, argv, &cfg, o, why, sizeof why);
     if (rc < 0)
         return FPD_EXIT_OK;
-    struct fpd_campaign cp;
-    if (rc == FPD_OK)
-        rc = fpd_campaign_prepare(&cp, &cfg, why, sizeof why);
+    if (rc == FPD_OK) {
+        /* every worker gets its share of the memory budget, and one BLAS thread when there are several */
+        cfg.max_mem /= (double)o->jobs;
+        cfg.default_threads = o->jobs > 1 ? 1 : 0;
+        cfg.jobs = (unsigned)o->jobs;
+        rc = fpd_campaign_prepare(&run.cp, &cfg, why, sizeof why);
+    }
+    if (rc == FPD_OK && o->corpus && corpus_index_load(&run.corpus, o->corpus, why, sizeof why) != FPD_OK)
+        rc = FPD_ERR_INPUT;
+    if (rc == FPD_OK && o->corpus) {
+        snprintf(run.claims, sizeof run.claims, "/tmp/fpdiv-claims-XXXXXX");
+        if (!mkdtemp(run.claims)) {
+            snprintf(why, sizeof why, "cannot create a directory for this run's corpus claims: %s", strerror(errno));
+            rc = FPD_ERR_INPUT;
+        }
+    }
     if (rc != FPD_OK) {
         fpd_cli_error("fuzz", "%s", why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
 
-    struct corpus_index corpus = {0};
-    if (o.corpus && corpus_index_load(&corpus, o.corpus, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("fuzz", "%s", why);
-        fpd_campaign_free(&cp);
-        return FPD_EXIT_USAGE;
-    }
-    if (o.json)
-        print_json(json_pack("{s:s,s:o,s:s}", "type", "campaign", "seed", fpd_seed_json(cfg.seed), "version", FPD_VERSION));
+    if (o->json)
+        print_json(json_pack("{s:s,s:o,s:s,s:I}", "type", "campaign", "seed", fpd_seed_json(cfg.seed), "version",
+                             FPD_VERSION, "jobs", (json_int_t)o->jobs));
     else
-        printf("seed %" PRIu64 "  (rerun this campaign with --seed %" PRIu64 ")\n", cfg.seed, cfg.seed);
+        printf("seed %" PRIu64 "  (rerun this campaign with --seed %" PRIu64 "; %" PRIu64 " worker%s)\n", cfg.seed,
+               cfg.seed, o->jobs, o->jobs == 1 ? "" : "s");
     fflush(stdout);
 
-    struct fpd_checker ck = {0};
+    struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
     struct fpd_stats st = {0};
     struct progress prog = {.tty = isatty(STDERR_FILENO), .start = now()};
     prog.last = prog.start;
-    size_t failed = 0;
+    size_t failed = 0, saved = 0;
+    double gemm_seconds = 0;
     int exit_code = FPD_EXIT_OK;
-    for (uint64_t i = 0; i < o.cases && i <= UINT32_MAX; i++) {
-        if (o.seconds > 0 && now() - prog.start >= o.seconds)
-            break;
-        struct fpd_check chk;
-        struct fpd_check_result res;
-        fpd_campaign_plan(&cp, (uint32_t)i, &chk);
-        rc = fpd_check_run(&ck, &chk, &res);
-        int added = rc == FPD_OK ? fpd_stats_add(&st, &cp, &chk, &res) : -rc;
-        if (rc != FPD_OK || added < 0) {
-            fpd_cli_error("fuzz", "internal error at seed %" PRIu64 " index %" PRIu64 ": out of memory", cfg.seed, i);
+    struct fpd_pool pool;
+    double deadline = o->seconds > 0 ? prog.start + o->seconds : 0;
+    uint64_t end = o->cases < (1ull << 32) ? o->cases : (1ull << 32);
+    if (fpd_pool_start(&pool, (unsigned)o->jobs, 0, end, deadline, o->timeout, fuzz_work, &run) != FPD_OK) {
+        fpd_cli_error("fuzz", "cannot start the worker processes: %s", strerror(errno));
+        exit_code = FPD_EXIT_INTERNAL;
+    }
+    bool stopping = false;
+    while (exit_code == FPD_EXIT_OK) {
+        if (interrupts >= 2) { /* a second Ctrl-C: now */
+            fpd_pool_kill(&pool);
+            fprintf(stderr, "\nfpdiv fuzz: interrupted twice; stopped at once\n");
+            _exit(130);
+        }
+        if (interrupts == 1 && !stopping) {
+            stopping = true;
+            fprintf(stderr, "\nfpdiv fuzz: interrupted; finishing the checks under way (Ctrl-C again to stop now)\n");
+            fpd_pool_stop(&pool);
+        }
+        struct fpd_pool_event ev;
+        if (fpd_pool_next(&pool, 0.1, &ev) != FPD_OK) {
+            fpd_cli_error("fuzz", "internal error: a worker could not be replaced");
             exit_code = FPD_EXIT_INTERNAL;
             break;
         }
-        if (fpd_fails_policy(res.verdict, o.fail_on))
+        if (ev.type == FPD_EVENT_DONE)
+            break;
+        if (ev.type == FPD_EVENT_IDLE) {
+            progress_show(&prog, &st, false);
+            continue;
+        }
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_SAVED) {
+            json_t *line = json_loads(ev.msg.text, 0, NULL);
+            if (line)
+                print_saved(o, line, &saved);
+            continue;
+        }
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type != FPD_MSG_RESULT)
+            continue;
+        struct fpd_check chk;
+        fpd_campaign_plan(&run.cp, ev.type == FPD_EVENT_LOST ? ev.index : ev.msg.index, &chk);
+        struct fpd_check_result res;
+        if (ev.type == FPD_EVENT_LOST) { /* the check crashed or hung its worker: an `error` finding */
+            res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
+            fpd_relation_build(chk.relation, &chk.c, &chk.params, &res.paths);
+            snprintf(res.error, sizeof res.error, "%s", ev.reason);
+        } else {
+            res = ev.msg.res;
+            gemm_seconds += ev.msg.gemm_seconds;
+        }
+        int added = fpd_stats_add(&st, &run.cp, &chk, &res);
+        if (added < 0) {
+            fpd_cli_error("fuzz", "internal error: out of memory");
+            exit_code = FPD_EXIT_INTERNAL;
+            break;
+        }
+        if (fpd_fails_policy(res.verdict, o->fail_on))
             failed++;
-        if (o.json)
+        if (res.verdict != FPD_SAME && o->corpus) {
+            struct fpd_signature_key key;
+            fpd_signature_of(&chk, res.verdict, &key);
+            struct corpus_entry *e = corpus_entry(&run.corpus, &key);
+            if (e && e->files)
+                run.corpus.known++;
+        }
+        if (o->json)
             print_json(fpd_check_json(&chk, &res));
         else if (added == 1)
             print_finding(&chk, &res);
-        if (o.corpus && res.verdict != FPD_SAME && corpus_take(&corpus, &o, &ck, &chk, &res) != FPD_OK) {
-            fpd_cli_error("fuzz", "internal error while saving seed %" PRIu64 " index %" PRIu64, cfg.seed, i);
-            exit_code = FPD_EXIT_INTERNAL;
-            break;
+        if (ev.type == FPD_EVENT_LOST && o->corpus) { /* the parent saves it: the worker is gone */
+            json_t *line;
+            if (save_finding(&run, &chk, &res, &line) == FPD_OK && line)
+                print_saved(o, line, &saved);
         }
         progress_show(&prog, &st, false);
     }
+    fpd_pool_free(&pool);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     progress_show(&prog, &st, true);
     double seconds = now() - prog.start;
-    if (o.json)
-        print_json(summary_json(&cp, &st, seconds, failed, ck.gemm_seconds));
+    if (o->json)
+        print_json(summary_json(&run.cp, &st, seconds, failed, gemm_seconds));
     else
-        print_summary(&cp, &st, seconds, o.fail_on, failed, ck.gemm_seconds);
-    if (o.corpus && !o.json)
-        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had\n", o.corpus, corpus.saved,
-               corpus.saved == 1 ? "" : "s", corpus.known, corpus.known == 1 ? "" : "s");
-    free(corpus.entries);
+        print_summary(&run.cp, &st, seconds, o->fail_on, failed, gemm_seconds);
+    if (o->corpus && !o->json)
+        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had\n", o->corpus, saved,
+               saved == 1 ? "" : "s", run.corpus.known, run.corpus.known == 1 ? "" : "s");
+    if (stopping && !o->json)
+        printf("stopped early by an interrupt: %zu checks ran\n", st.checks);
+    if (run.claims[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", run.claims);
+        if (system(cmd) != 0)
+            fpd_cli_error("fuzz", "could not remove %s", run.claims);
+    }
+    free(run.corpus.entries);
     fpd_stats_free(&st);
-    fpd_checker_free(&ck);
-    fpd_campaign_free(&cp);
+    fpd_campaign_free(&run.cp);
     if (exit_code != FPD_EXIT_OK)
         return exit_code;
     return failed ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;

@@ -1,0 +1,82 @@
+/*
+ * workers.h — running a campaign's checks in worker processes, so that a backend that crashes or
+ * hangs costs one check, not the campaign.
+ *
+ * Worker w of N takes case indices first + w, first + w + N, … (so the union of all workers is a
+ * single-process run). It announces each check before running it and sends the result after; if
+ * it dies in between (a signal) or overruns the timeout (the pool kills it), the pool reports the
+ * check as lost, with the reason, and starts a replacement at the worker's next index.
+ */
+#ifndef FPD_WORKERS_H
+#define FPD_WORKERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "check.h"
+
+enum fpd_worker_msg_type { FPD_MSG_BEGIN = 1, FPD_MSG_RESULT, FPD_MSG_SAVED };
+
+/* One message, written whole in one write(2) (smaller than PIPE_BUF, so never interleaved). */
+struct fpd_worker_msg {
+    uint32_t type, index;
+    struct fpd_check_result res; /* FPD_MSG_RESULT */
+    double gemm_seconds;         /* FPD_MSG_RESULT: the check's time in GEMM arithmetic */
+    char text[512];              /* FPD_MSG_SAVED: the saved file's path */
+};
+
+/* Runs in the worker: does check `index`, sends FPD_MSG_RESULT (and any FPD_MSG_SAVED) on fd. */
+typedef int (*fpd_work_fn)(void *ctx, uint32_t index, int fd);
+
+_Static_assert(sizeof(struct fpd_worker_msg) <= 4096, "a message must fit one atomic pipe write (PIPE_BUF)");
+
+int fpd_worker_send(int fd, const struct fpd_worker_msg *m);
+
+enum fpd_pool_event_type { FPD_EVENT_MESSAGE, FPD_EVENT_LOST, FPD_EVENT_IDLE, FPD_EVENT_DONE };
+
+struct fpd_pool_event {
+    enum fpd_pool_event_type type;
+    struct fpd_worker_msg msg; /* FPD_EVENT_MESSAGE */
+    uint32_t index;            /* FPD_EVENT_LOST: the check that was running */
+    char reason[160];          /* FPD_EVENT_LOST: "killed by signal 11 (Segmentation fault)", … */
+};
+
+struct fpd_worker {
+    pid_t pid;
+    int fd;
+    uint64_t next;      /* the next index this slot will run */
+    bool busy;          /* a check is announced and not finished */
+    uint32_t running;
+    double started;
+    bool timed_out;
+};
+
+struct fpd_pool {
+    struct fpd_worker *workers;
+    unsigned jobs;
+    uint64_t end;       /* indices below this */
+    double deadline;    /* CLOCK_MONOTONIC seconds; 0: none */
+    double timeout;     /* per check; 0: none */
+    fpd_work_fn work;
+    void *ctx;
+    bool stopping;      /* no more replacements: the campaign is winding down */
+};
+
+/* Starts `jobs` workers over [first, end). */
+int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t end, double deadline, double timeout,
+                   fpd_work_fn work, void *ctx);
+/* Waits up to `wait` seconds for the next event. FPD_EVENT_DONE once every worker has finished. */
+int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev);
+/* Asks the workers to stop after their current check (SIGTERM), and starts no replacements. */
+void fpd_pool_stop(struct fpd_pool *p);
+/* Kills every worker at once. */
+void fpd_pool_kill(struct fpd_pool *p);
+void fpd_pool_free(struct fpd_pool *p);
+
+/* In a worker: whether it was asked to stop (checked between checks). */
+bool fpd_worker_should_stop(void);
+
+double fpd_now(void);
+
+#endif
