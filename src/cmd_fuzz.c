@@ -49,7 +49,8 @@ static const char help[] =
     "  --inline-max BYTES  cases with inputs up to this size carry them inline (default 64K)\n"
     "  --exact MODE        compare each path with the correctly rounded result: always,\n"
     "                      diverging (default: only checks whose paths differ) or never\n"
-    "  --jobs N            worker processes (default: cores); each has a single-threaded BLAS\n"
+    "  --jobs N            worker processes (default: cores); each has a single-threaded BLAS, so\n"
+    "                      the checks and their results do not depend on N\n"
     "  --timeout SEC       a check running longer is an `error` finding; its worker is replaced\n"
     "                      (default 120; 0: none). A worker that crashes costs only its check.\n"
     "  -h, --help          this text\n";
@@ -516,9 +517,10 @@ int fpd_cmd_fuzz(int argc, char **argv)
     if (rc < 0)
         return FPD_EXIT_OK;
     if (rc == FPD_OK) {
-        /* every worker gets its share of the memory budget, and one BLAS thread when there are several */
+        /* every worker gets its share of the memory budget and a single-threaded BLAS, so that any
+         * number of workers runs exactly the same checks (a BLAS's results can depend on its threads) */
         cfg.max_mem /= (double)o->jobs;
-        cfg.default_threads = o->jobs > 1 ? 1 : 0;
+        cfg.default_threads = 1;
         cfg.jobs = (unsigned)o->jobs;
         rc = fpd_campaign_prepare(&run.cp, &cfg, why, sizeof why);
     }

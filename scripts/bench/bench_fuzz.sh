@@ -17,7 +17,8 @@ echo "fuzz throughput, f32, openblas, one core; NumPy $("$PYTHON" -c 'import num
 printf '  %-10s %7s %12s %12s %8s %8s\n' relation max-dim "fpdiv chk/s" "numpy case/s" ratio "GEMM %"
 for dim in 16 64 256 1024; do
     for relation in slice-rows addmm; do
-        args=(--no-corpus --seed 1 --max-dim "$dim" --relations "$relation" --backends openblas --dtypes f32 --exact never)
+        args=(--no-corpus --seed 1 --max-dim "$dim" --relations "$relation" --backends openblas --dtypes f32 --exact never
+              --jobs 1)
         # the timed run prints only its summary; a second run with the same seed lists the shapes
         "$FPDIV" fuzz "${args[@]}" --time "$SECONDS_PER_POINT" >"$tmp/run.txt" 2>/dev/null
         "$FPDIV" fuzz "${args[@]}" --cases 400 --json 2>/dev/null | "$PYTHON" -c '
