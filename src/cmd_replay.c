@@ -1,12 +1,15 @@
 /* cmd_replay.c — `fpdiv replay`: re-run saved cases; what CI runs after a library upgrade. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "dtype.h"
 #include "replay.h"
 #include "report.h"
+#include "workers.h"
 
 static const char help[] =
     "usage: fpdiv replay [options] [PATH...]\n\n"
@@ -14,10 +17,12 @@ static const char help[] =
     "classifies it: reproduced (both output hashes as recorded), changed (different bits, verdict\n"
     "not worse), fixed (now same), worse (a higher verdict), skipped (cannot run here).\n\n"
     "  --strict     changed and fixed fail too, not only worse\n"
+    "  --timeout SEC  a case running longer is an `error` (default 300; 0: none)\n"
     "  --json       one JSON line per case, then a summary line\n"
     "  -h, --help   this text\n\n"
     "exit status: 0 nothing worse, 1 some case worse (or changed/fixed with --strict), 2 a case file\n"
-    "is malformed. For a single case file, as `git bisect run` expects: 0 good, 1 bad, 125 skipped.\n";
+    "is malformed. For a single case file, as `git bisect run` expects: 0 good, 1 bad, 125 skipped.\n"
+    "Cases run in a worker process: one that crashes or hangs a backend is `error`, not the end.\n";
 
 static json_t *case_line(const char *path, const struct fpd_case_file *f, enum fpd_replay_class cls,
                          const struct fpd_check_result *res, const char *why)
@@ -35,18 +40,101 @@ static json_t *case_line(const char *path, const struct fpd_case_file *f, enum f
     return o;
 }
 
+/* The cases to replay, loaded in the parent (parsing is safe; running a backend may not be). */
+struct replay_run {
+    char **paths;
+    struct fpd_case_file *files;
+    size_t n;
+    struct fpd_checker ck; /* the worker's */
+};
+
+/* In the worker: run case `index` and send its result. */
+static int replay_work(void *ctx, uint32_t index, int fd)
+{
+    struct replay_run *run = ctx;
+    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
+    char why[256];
+    if (!fpd_replay_runnable(&run->files[index], why, sizeof why))
+        return fpd_worker_send(fd, &m); /* the parent reports it as skipped and passes this over */
+    if (fpd_check_run(&run->ck, &run->files[index].chk, &m.res) != FPD_OK)
+        return FPD_ERR_INTERNAL;
+    return fpd_worker_send(fd, &m);
+}
+
+static void report(bool json, const char *path, struct fpd_case_file *f, enum fpd_replay_class cls,
+                   const struct fpd_check_result *res, const char *why)
+{
+    if (json) {
+        json_t *line = case_line(path, f, cls, res, why);
+        json_dumpf(line, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(line);
+        return;
+    }
+    char dt[32], shape[64];
+    bool skipped = cls == FPD_SKIPPED, error = !skipped && res->verdict == FPD_ERROR;
+    printf("%-10s %s  %s on %s%s%s, %s %s: %s (recorded %s)%s%s\n", fpd_replay_class_names[cls], path,
+           f->chk.relation->name, f->backend_names[0], f->backend_names[1][0] ? "," : "", f->backend_names[1],
+           fpd_dtypes_format(&f->chk.c.dt, dt, sizeof dt), fpd_shape_format(&f->chk.c, shape, sizeof shape),
+           skipped ? "-" : fpd_verdict_table[res->verdict].name, fpd_verdict_table[f->recorded.verdict].name,
+           skipped || error ? "; " : "", skipped ? why : error ? res->error : "");
+}
+
+/* Collects and loads every case file under the paths; malformed ones are reported and counted. */
+static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *malformed)
+{
+    for (int p = 0; p < n_paths; p++) {
+        char **files, why[1024];
+        size_t n_files;
+        if (fpd_corpus_list(paths[p], &files, &n_files, why, sizeof why) != FPD_OK) {
+            fpd_cli_error("replay", "%s", why);
+            (*malformed)++;
+            continue;
+        }
+        char **grown_paths = realloc(run->paths, (run->n + n_files) * sizeof *grown_paths);
+        struct fpd_case_file *grown = realloc(run->files, (run->n + n_files) * sizeof *grown);
+        if (grown_paths)
+            run->paths = grown_paths;
+        if (grown)
+            run->files = grown;
+        if (!grown_paths || !grown)
+            return FPD_ERR_NOMEM;
+        for (size_t i = 0; i < n_files; i++) {
+            if (fpd_case_file_load(files[i], &run->files[run->n], why, sizeof why) != FPD_OK) {
+                fpd_cli_error("replay", "%s", why);
+                (*malformed)++;
+                free(files[i]);
+                continue;
+            }
+            run->files[run->n].chk.exact = FPD_EXACT_ALWAYS;
+            run->paths[run->n++] = files[i];
+        }
+        free(files);
+    }
+    return FPD_OK;
+}
+
 int fpd_cmd_replay(int argc, char **argv)
 {
     static const struct option options[] = {{"strict", no_argument, NULL, 's'},
                                             {"json", no_argument, NULL, 'j'},
+                                            {"timeout", required_argument, NULL, 't'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     bool strict = false, json = false;
+    double timeout = 300;
+    char why[1024];
     int opt;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
         case 's': strict = true; break;
         case 'j': json = true; break;
+        case 't':
+            if (fpd_cli_double("--timeout", optarg, 0, 1e9, &timeout, why, sizeof why) != FPD_OK) {
+                fpd_cli_error("replay", "%s", why);
+                return FPD_EXIT_USAGE;
+            }
+            break;
         case 'h': fputs(help, stdout); return FPD_EXIT_OK;
         default: fpd_cli_error("replay", "see 'fpdiv replay --help'"); return FPD_EXIT_USAGE;
         }
@@ -55,52 +143,59 @@ int fpd_cmd_replay(int argc, char **argv)
     char **paths = optind < argc ? argv + optind : default_paths;
     int n_paths = optind < argc ? argc - optind : 1;
 
+    static struct replay_run run; /* inherited by the worker */
     size_t counts[FPD_REPLAY_CLASS_COUNT] = {0}, cases = 0, malformed = 0;
-    struct fpd_checker ck = {0};
-    int exit_code = FPD_EXIT_OK;
-    for (int p = 0; p < n_paths && exit_code != FPD_EXIT_INTERNAL; p++) {
-        char **files, why[1024];
-        size_t n_files;
-        if (fpd_corpus_list(paths[p], &files, &n_files, why, sizeof why) != FPD_OK) {
-            fpd_cli_error("replay", "%s", why);
-            malformed++;
-            continue;
-        }
-        for (size_t i = 0; i < n_files; i++) {
-            struct fpd_case_file f;
-            struct fpd_check_result res;
-            enum fpd_replay_class cls;
-            if (fpd_case_file_load(files[i], &f, why, sizeof why) != FPD_OK) {
-                fpd_cli_error("replay", "%s", why);
-                malformed++;
-            } else if ((f.chk.exact = FPD_EXACT_ALWAYS, fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why)) != FPD_OK) {
-                fpd_cli_error("replay", "%s: internal error (out of memory?)", files[i]);
-                exit_code = FPD_EXIT_INTERNAL;
-            } else {
-                cases++;
-                counts[cls]++;
-                if (json) {
-                    json_t *line = case_line(files[i], &f, cls, &res, why);
-                    json_dumpf(line, stdout, JSON_COMPACT);
-                    fputc('\n', stdout);
-                    json_decref(line);
-                } else {
-                    char dt[32], shape[64];
-                    printf("%-10s %s  %s on %s%s%s, %s %s: %s (recorded %s)%s%s\n", fpd_replay_class_names[cls],
-                           files[i], f.chk.relation->name, f.backend_names[0], f.backend_names[1][0] ? "," : "",
-                           f.backend_names[1], fpd_dtypes_format(&f.chk.c.dt, dt, sizeof dt),
-                           fpd_shape_format(&f.chk.c, shape, sizeof shape),
-                           cls == FPD_SKIPPED ? "-" : fpd_verdict_table[res.verdict].name,
-                           fpd_verdict_table[f.recorded.verdict].name, cls == FPD_SKIPPED ? "; " : "",
-                           cls == FPD_SKIPPED ? why : "");
-                }
-                fpd_case_file_free(&f);
-            }
-            free(files[i]);
-        }
-        free(files);
+    int exit_code = load_all(paths, n_paths, &run, &malformed) == FPD_OK ? FPD_EXIT_OK : FPD_EXIT_INTERNAL;
+
+    /* Cases run one by one, in order, in a worker process: a backend that crashes or hangs on one
+     * makes that case `error` (and so `worse`, unless it was recorded as an error) — not the replay. */
+    struct fpd_pool pool = {0};
+    if (exit_code == FPD_EXIT_OK && run.n > 0 &&
+        fpd_pool_start(&pool, 1, 0, run.n, 0, timeout, replay_work, &run) != FPD_OK) {
+        fpd_cli_error("replay", "cannot start a worker process: %s", strerror(errno));
+        exit_code = FPD_EXIT_INTERNAL;
     }
-    fpd_checker_free(&ck);
+    size_t next = 0; /* the case to report next: skipped ones are reported in turn, without a worker run */
+    while (exit_code == FPD_EXIT_OK && next < run.n) {
+        struct fpd_case_file *f = &run.files[next];
+        struct fpd_check_result res = {0};
+        enum fpd_replay_class cls;
+        if (!fpd_replay_runnable(f, why, sizeof why)) {
+            cls = FPD_SKIPPED;
+        } else {
+            struct fpd_pool_event ev;
+            /* the worker runs every index in order; results for skipped cases are passed over */
+            do {
+                if (fpd_pool_next(&pool, 1.0, &ev) != FPD_OK)
+                    ev.type = FPD_EVENT_DONE;
+            } while (ev.type == FPD_EVENT_IDLE ||
+                     (ev.type == FPD_EVENT_MESSAGE && (ev.msg.type != FPD_MSG_RESULT || ev.msg.index != next)) ||
+                     (ev.type == FPD_EVENT_LOST && ev.index != next));
+            if (ev.type == FPD_EVENT_DONE) {
+                fpd_cli_error("replay", "internal error: the worker stopped before %s", run.paths[next]);
+                exit_code = FPD_EXIT_INTERNAL;
+                break;
+            }
+            if (ev.type == FPD_EVENT_LOST) {
+                res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
+                snprintf(res.error, sizeof res.error, "%s", ev.reason);
+            } else {
+                res = ev.msg.res;
+            }
+            cls = fpd_replay_classify(f, &res);
+        }
+        cases++;
+        counts[cls]++;
+        report(json, run.paths[next], f, cls, &res, why);
+        next++;
+    }
+    fpd_pool_free(&pool);
+    for (size_t i = 0; i < run.n; i++) {
+        fpd_case_file_free(&run.files[i]);
+        free(run.paths[i]);
+    }
+    free(run.files);
+    free(run.paths);
     if (json) {
         json_t *summary = json_pack("{s:s,s:I,s:I}", "type", "summary", "cases", (json_int_t)cases, "malformed",
                                     (json_int_t)malformed);

@@ -15,6 +15,11 @@ enum fpd_replay_class {
 
 extern const char *const fpd_replay_class_names[FPD_REPLAY_CLASS_COUNT];
 
+/* How a result compares with the recorded outcome. */
+enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const struct fpd_check_result *res);
+/* Whether every backend of the case can run here; when not, why. */
+bool fpd_replay_runnable(struct fpd_case_file *f, char *why, size_t why_size);
+
 /* Runs the saved check. For `skipped`, why says why; res is filled otherwise. Returns a status
  * only for fpdiv's own failures. */
 int fpd_replay_case(struct fpd_checker *ck, struct fpd_case_file *f, struct fpd_check_result *res,

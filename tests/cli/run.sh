@@ -274,6 +274,11 @@ if run "a crashing, hanging backend" 1 $FPDIV --plugin $P/crashy.so fuzz --seed 
     expect "a hang is an error finding naming the timeout" "$out" '"verdict":"error".*"error":"timed out after 1 s'
     expect "the crashing case is saved" "$out" '"type":"saved","path":"[^"]*/repeat/'
 fi
+crashfile=$(find $tmp/crash -name '*.json' | head -1)
+run "replay survives a crashing case" 0 $FPDIV --plugin $P/crashy.so replay "$crashfile" $C &&
+    expect "the crash is the case's error, and the replay goes on" "$out" '^reproduced .*error \(recorded error\); killed by signal 11'
+count=$(($(find $C -name '*.json' | wc -l) + 1))
+expect "the other cases replay after it" "$out" "^$count cases: reproduced $count,"
 # Ctrl-C: the checks under way finish, the summary prints; a second Ctrl-C stops at once
 $FPDIV fuzz --no-corpus --seed 8 --time 60 --max-dim 64 >$tmp/int.out 2>$tmp/int.err &
 pid=$!
