@@ -2,7 +2,15 @@
 
 PREFIX  ?= /usr/local
 CC      ?= cc
+# SANITIZE=1: AddressSanitizer and UndefinedBehaviorSanitizer, in a build directory of its own
+# (the CUDA plugin is left out: nothing of it runs where there is no GPU).
+ifeq ($(SANITIZE),1)
+BUILD   := build-sanitize
+CUDA    := 0
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else
 BUILD   := build
+endif
 PKGS    := openblas libxxhash jansson
 TESTPKGS := criterion mpfr
 
@@ -18,6 +26,8 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -fPI
 ifeq ($(WERROR),1)
 override CFLAGS += -Werror
 endif
+override CFLAGS += $(SANITIZE_FLAGS)
+override LDFLAGS += $(SANITIZE_FLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS)) -ldl -lm
 TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS))
 TEST_LDLIBS := $(shell pkg-config --libs $(TESTPKGS))
@@ -93,7 +103,8 @@ $(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Test plugins: built exactly as a user would build one, against src/fpdiv_backend.h alone.
+# Test plugins: built exactly as a user would build one, against src/fpdiv_backend.h alone (and
+# never with the sanitizers: they stand for the library under test, whose crashes are the point).
 $(BUILD)/plugins/%.so: tests/plugins/%.c src/fpdiv_backend.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
@@ -105,6 +116,9 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 
 # Every suite always runs; the target fails if any failed. The committed corpus is replayed last:
 # a case that got worse fails the build.
+# Under the sanitizers a planted segfault must still kill its worker (the tests check the signal),
+# so AddressSanitizer leaves SIGSEGV alone.
+test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
 test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN)
 	@status=0; \
 	$(BUILD)/unit-tests --jobs 2 || status=1; \

@@ -111,6 +111,10 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
         }
         free(files);
     }
+    /* A case file's check points at its own inline data; the array has moved since: point again. */
+    for (size_t i = 0; i < run->n; i++)
+        if (run->files[i].has_data)
+            run->files[i].chk.c.data = &run->files[i].data;
     return FPD_OK;
 }
 
