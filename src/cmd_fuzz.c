@@ -49,6 +49,11 @@ static const char help[] =
     "  --inline-max BYTES  cases with inputs up to this size carry them inline (default 64K)\n"
     "  --exact MODE        compare each path with the correctly rounded result: always,\n"
     "                      diverging (default: only checks whose paths differ) or never\n"
+    "  --shard I/N         run shard I (0-based) of N: case indices I, I+N, I+2N, ...; together the\n"
+    "                      N shards run exactly the cases of one run. Without it, the scheduler's\n"
+    "                      variables are read: SLURM_ARRAY_TASK_ID/_COUNT (and _MIN), Kubernetes'\n"
+    "                      JOB_COMPLETION_INDEX (with --shard-count N), GitLab's CI_NODE_INDEX/_TOTAL\n"
+    "  --shard-count N     the shard count for JOB_COMPLETION_INDEX\n"
     "  --jobs N            worker processes (default: cores); each has a single-threaded BLAS, so\n"
     "                      the checks and their results do not depend on N\n"
     "  --timeout SEC       a check running longer is an `error` finding; its worker is replaced\n"
@@ -57,7 +62,8 @@ static const char help[] =
 
 enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
        OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
-       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT, OPT_JOBS, OPT_TIMEOUT };
+       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT, OPT_JOBS, OPT_TIMEOUT, OPT_SHARD,
+       OPT_SHARD_COUNT };
 
 static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
@@ -71,6 +77,7 @@ static const struct option options[] = {
     {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE}, {"minimize-time", required_argument, NULL, OPT_MINIMIZE_TIME},
     {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"exact", required_argument, NULL, OPT_EXACT},
     {"jobs", required_argument, NULL, OPT_JOBS},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"shard", required_argument, NULL, OPT_SHARD},       {"shard-count", required_argument, NULL, OPT_SHARD_COUNT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -83,6 +90,8 @@ struct fuzz_options {
     const char *corpus; /* NULL: save nothing */
     uint64_t max_per_signature, jobs;
     double minimize_seconds, inline_max, timeout;
+    const char *shard;     /* "I/N", or NULL */
+    uint64_t shard_count;  /* for JOB_COMPLETION_INDEX */
 };
 
 static uint64_t random_seed(void)
@@ -192,6 +201,8 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             }
             break;
         case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
+        case OPT_SHARD: o->shard = optarg; break;
+        case OPT_SHARD_COUNT: rc = fpd_cli_u64("--shard-count", optarg, 1u << 20, &o->shard_count, why, why_size); break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv fuzz --help'"); return FPD_ERR_INPUT;
         }
@@ -384,6 +395,64 @@ static int corpus_index_load(struct corpus_index *ix, const char *dir, char *why
     return rc;
 }
 
+/* Which shard this run is: from --shard, else from the scheduler's environment, else 0 of 1.
+ * `source` says where it came from. */
+struct shard {
+    uint64_t index, count;
+    char source[96];
+};
+
+static int env_u64(const char *name, uint64_t *out)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end || errno || v[0] == '-')
+        return -1;
+    *out = x;
+    return 1;
+}
+
+static int find_shard(const struct fuzz_options *o, struct shard *s, char *why, size_t why_size)
+{
+    *s = (struct shard){.index = 0, .count = 1};
+    snprintf(s->source, sizeof s->source, "no sharding");
+    uint64_t id, count, min = 0;
+    if (o->shard) {
+        char tail;
+        unsigned long long i, n;
+        if (sscanf(o->shard, "%llu/%llu%c", &i, &n, &tail) != 2 || n == 0 || i >= n) {
+            snprintf(why, why_size, "--shard '%s': expected I/N with 0 <= I < N", o->shard);
+            return FPD_ERR_INPUT;
+        }
+        *s = (struct shard){.index = i, .count = n};
+        snprintf(s->source, sizeof s->source, "--shard");
+    } else if (env_u64("SLURM_ARRAY_TASK_ID", &id) > 0 && env_u64("SLURM_ARRAY_TASK_COUNT", &count) > 0) {
+        env_u64("SLURM_ARRAY_TASK_MIN", &min);
+        *s = (struct shard){.index = id - min, .count = count};
+        snprintf(s->source, sizeof s->source, "SLURM_ARRAY_TASK_ID/_COUNT/_MIN");
+    } else if (env_u64("JOB_COMPLETION_INDEX", &id) > 0) {
+        if (!o->shard_count) {
+            snprintf(why, why_size, "JOB_COMPLETION_INDEX is set: give the number of indexes with --shard-count");
+            return FPD_ERR_INPUT;
+        }
+        *s = (struct shard){.index = id, .count = o->shard_count};
+        snprintf(s->source, sizeof s->source, "JOB_COMPLETION_INDEX and --shard-count");
+    } else if (env_u64("CI_NODE_INDEX", &id) > 0 && env_u64("CI_NODE_TOTAL", &count) > 0) {
+        *s = (struct shard){.index = id - 1, .count = count}; /* GitLab counts from 1 */
+        snprintf(s->source, sizeof s->source, "CI_NODE_INDEX/CI_NODE_TOTAL");
+    }
+    if (s->count == 0 || s->index >= s->count) {
+        snprintf(why, why_size, "shard %" PRIu64 " of %" PRIu64 " (from %s) does not exist", s->index, s->count,
+                 s->source);
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
 /* The campaign's state: set up by the parent before the workers fork, so each inherits it. */
 struct fuzz_run {
     struct fpd_campaign cp;
@@ -524,6 +593,9 @@ int fpd_cmd_fuzz(int argc, char **argv)
         cfg.jobs = (unsigned)o->jobs;
         rc = fpd_campaign_prepare(&run.cp, &cfg, why, sizeof why);
     }
+    struct shard shard;
+    if (rc == FPD_OK)
+        rc = find_shard(o, &shard, why, sizeof why);
     if (rc == FPD_OK && o->corpus && corpus_index_load(&run.corpus, o->corpus, why, sizeof why) != FPD_OK)
         rc = FPD_ERR_INPUT;
     if (rc == FPD_OK && o->corpus) {
@@ -539,11 +611,16 @@ int fpd_cmd_fuzz(int argc, char **argv)
     }
 
     if (o->json)
-        print_json(json_pack("{s:s,s:o,s:s,s:I}", "type", "campaign", "seed", fpd_seed_json(cfg.seed), "version",
-                             FPD_VERSION, "jobs", (json_int_t)o->jobs));
+        print_json(json_pack("{s:s,s:o,s:s,s:I,s:{s:I,s:I,s:s}}", "type", "campaign", "seed", fpd_seed_json(cfg.seed),
+                             "version", FPD_VERSION, "jobs", (json_int_t)o->jobs, "shard", "index",
+                             (json_int_t)shard.index, "count", (json_int_t)shard.count, "from", shard.source));
     else
         printf("seed %" PRIu64 "  (rerun this campaign with --seed %" PRIu64 "; %" PRIu64 " worker%s)\n", cfg.seed,
                cfg.seed, o->jobs, o->jobs == 1 ? "" : "s");
+    if (shard.count > 1)
+        fprintf(stderr, "fpdiv fuzz: shard %" PRIu64 " of %" PRIu64 " (0-based, from %s): case indices %" PRIu64
+                        ", %" PRIu64 ", ...\n", shard.index, shard.count, shard.source, shard.index,
+                shard.index + shard.count);
     fflush(stdout);
 
     struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
@@ -560,7 +637,8 @@ int fpd_cmd_fuzz(int argc, char **argv)
     struct fpd_pool pool;
     double deadline = o->seconds > 0 ? prog.start + o->seconds : 0;
     uint64_t end = o->cases < (1ull << 32) ? o->cases : (1ull << 32);
-    if (fpd_pool_start(&pool, (unsigned)o->jobs, 0, end, deadline, o->timeout, fuzz_work, &run) != FPD_OK) {
+    if (fpd_pool_start(&pool, (unsigned)o->jobs, shard.index, shard.count, end, deadline, o->timeout, fuzz_work,
+                       &run) != FPD_OK) {
         fpd_cli_error("fuzz", "cannot start the worker processes: %s", strerror(errno));
         exit_code = FPD_EXIT_INTERNAL;
     }

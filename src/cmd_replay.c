@@ -155,7 +155,7 @@ int fpd_cmd_replay(int argc, char **argv)
      * makes that case `error` (and so `worse`, unless it was recorded as an error) — not the replay. */
     struct fpd_pool pool = {0};
     if (exit_code == FPD_EXIT_OK && run.n > 0 &&
-        fpd_pool_start(&pool, 1, 0, run.n, 0, timeout, replay_work, &run) != FPD_OK) {
+        fpd_pool_start(&pool, 1, 0, 1, run.n, 0, timeout, replay_work, &run) != FPD_OK) {
         fpd_cli_error("replay", "cannot start a worker process: %s", strerror(errno));
         exit_code = FPD_EXIT_INTERNAL;
     }

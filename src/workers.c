@@ -52,7 +52,7 @@ static void worker_main(struct fpd_pool *p, uint64_t first, int fd)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL); /* Ctrl-C reaches the whole process group: finish the check, then go */
     int status = 0;
-    for (uint64_t i = first; i < p->end && !worker_stop; i += p->jobs) {
+    for (uint64_t i = first; i < p->end && !worker_stop; i += (uint64_t)p->jobs * p->step) {
         if (p->deadline > 0 && fpd_now() >= p->deadline)
             break;
         struct fpd_worker_msg m = {.type = FPD_MSG_BEGIN, .index = (uint32_t)i};
@@ -89,19 +89,20 @@ static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first)
     return FPD_OK;
 }
 
-int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t end, double deadline, double timeout,
-                   fpd_work_fn work, void *ctx)
+int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t step, uint64_t end, double deadline,
+                   double timeout, fpd_work_fn work, void *ctx)
 {
-    *p = (struct fpd_pool){.jobs = jobs, .end = end, .deadline = deadline, .timeout = timeout, .work = work, .ctx = ctx};
+    *p = (struct fpd_pool){.jobs = jobs, .end = end, .step = step, .deadline = deadline, .timeout = timeout,
+                           .work = work, .ctx = ctx};
     p->workers = calloc(jobs, sizeof *p->workers);
     if (!p->workers)
         return FPD_ERR_NOMEM;
     for (unsigned j = 0; j < jobs; j++)
         p->workers[j] = (struct fpd_worker){.pid = -1, .fd = -1};
     for (unsigned j = 0; j < jobs; j++) {
-        if (first + j >= end)
+        if (first + j * step >= end)
             continue;
-        int rc = spawn(p, &p->workers[j], first + j);
+        int rc = spawn(p, &p->workers[j], first + j * step);
         if (rc != FPD_OK)
             return rc;
     }
@@ -127,7 +128,7 @@ static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event 
     close(w->fd);
     bool lost = w->busy;
     uint32_t index = w->running;
-    uint64_t resume = w->busy ? (uint64_t)w->running + p->jobs : p->end;
+    uint64_t resume = w->busy ? (uint64_t)w->running + (uint64_t)p->jobs * p->step : p->end;
     *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = index};
     if (lost)
         describe_death(status, w->timed_out, p->timeout, ev->reason, sizeof ev->reason);

@@ -2,8 +2,8 @@
  * workers.h — running a campaign's checks in worker processes, so that a backend that crashes or
  * hangs costs one check, not the campaign.
  *
- * Worker w of N takes case indices first + w, first + w + N, … (so the union of all workers is a
- * single-process run). It announces each check before running it and sends the result after; if
+ * Worker w of N takes case indices first + w·step, first + (w + N)·step, … (step > 1 for shards:
+ * so the union of all workers of all shards is a single-process run). It announces each check before running it and sends the result after; if
  * it dies in between (a signal) or overruns the timeout (the pool kills it), the pool reports the
  * check as lost, with the reason, and starts a replacement at the worker's next index.
  */
@@ -56,6 +56,7 @@ struct fpd_pool {
     struct fpd_worker *workers;
     unsigned jobs;
     uint64_t end;       /* indices below this */
+    uint64_t step;      /* distance between consecutive indices of the campaign (the shard count) */
     double deadline;    /* CLOCK_MONOTONIC seconds; 0: none */
     double timeout;     /* per check; 0: none */
     fpd_work_fn work;
@@ -63,9 +64,9 @@ struct fpd_pool {
     bool stopping;      /* no more replacements: the campaign is winding down */
 };
 
-/* Starts `jobs` workers over [first, end). */
-int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t end, double deadline, double timeout,
-                   fpd_work_fn work, void *ctx);
+/* Starts `jobs` workers over first, first + step, … below end. */
+int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t step, uint64_t end, double deadline,
+                   double timeout, fpd_work_fn work, void *ctx);
 /* Waits up to `wait` seconds for the next event. FPD_EVENT_DONE once every worker has finished. */
 int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev);
 /* Asks the workers to stop after their current check (SIGTERM), and starts no replacements. */

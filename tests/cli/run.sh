@@ -299,6 +299,21 @@ wait $pid
 rc=$?
 [ $rc = 130 ] && pass "a second Ctrl-C stops at once (exit 130)" || fail "second Ctrl-C" "exit $rc"
 
+# --- shards: together exactly the cases of one run; the scheduler's variables pick the shard ---
+for i in 0 1 2; do $FPDIV fuzz --no-corpus --seed 5 --cases 90 --max-dim 32 --json --shard $i/3 2>/dev/null; done |
+    grep '"type":"check"' | sort >$tmp/shards
+$FPDIV fuzz --no-corpus --seed 5 --cases 90 --max-dim 32 --json 2>/dev/null | grep '"type":"check"' | sort >$tmp/whole
+[ "$(wc -l <$tmp/shards)" = 90 ] && cmp -s $tmp/shards $tmp/whole && pass "three shards run exactly the cases of one run" ||
+    fail "shards" "$(wc -l <$tmp/shards) lines, or different checks"
+SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=1 run "Slurm array" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 9 --max-dim 16 &&
+    expect "Slurm's variables pick the shard and it says so" "$err" 'shard 2 of 3 \(0-based, from SLURM_ARRAY_TASK_ID/_COUNT/_MIN\)'
+CI_NODE_INDEX=1 CI_NODE_TOTAL=4 run "GitLab parallel" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 9 --max-dim 16 &&
+    expect "GitLab's 1-based index" "$err" 'shard 0 of 4 \(0-based, from CI_NODE_INDEX/CI_NODE_TOTAL\)'
+JOB_COMPLETION_INDEX=2 run "Kubernetes indexed job" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 9 --max-dim 16 --shard-count 5 &&
+    expect "Kubernetes' index with --shard-count" "$err" 'shard 2 of 5 \(0-based, from JOB_COMPLETION_INDEX and --shard-count\)'
+JOB_COMPLETION_INDEX=2 bad "Kubernetes without a count" "give the number of indexes with --shard-count" fuzz --no-corpus --cases 1
+bad "a shard that does not exist" "--shard '3/3': expected I/N with 0 <= I < N" fuzz --no-corpus --shard 3/3
+
 echo
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
