@@ -22,5 +22,6 @@ int fpd_cmd_show(int argc, char **argv);
 int fpd_cmd_minimize(int argc, char **argv);
 int fpd_cmd_bisect(int argc, char **argv);
 int fpd_cmd_sweep(int argc, char **argv);
+int fpd_cmd_merge(int argc, char **argv);
 
 #endif

@@ -111,7 +111,7 @@ run "fuzz cast-out opt-in" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 20 --relat
 run "list" 0 $FPDIV list && expect "list shows openblas available" "$out" 'openblas +cpu available'
 expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs before'
 run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
-for c in check fuzz list replay show minimize bisect sweep; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
+for c in check fuzz list replay show minimize bisect sweep merge; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
 
 # --- errors: one line naming what is wrong, exit 2 ---
 bad() { # NAME PATTERN ARGS...
@@ -313,6 +313,20 @@ JOB_COMPLETION_INDEX=2 run "Kubernetes indexed job" 0 $FPDIV fuzz --no-corpus --
     expect "Kubernetes' index with --shard-count" "$err" 'shard 2 of 5 \(0-based, from JOB_COMPLETION_INDEX and --shard-count\)'
 JOB_COMPLETION_INDEX=2 bad "Kubernetes without a count" "give the number of indexes with --shard-count" fuzz --no-corpus --cases 1
 bad "a shard that does not exist" "--shard '3/3': expected I/N with 0 <= I < N" fuzz --no-corpus --shard 3/3
+
+# --- merge: shard corpora into one, the smallest case per signature, counts summed, idempotent ---
+for i in 0 1; do $FPDIV fuzz --seed 9 --cases 300 --max-dim 48 --shard $i/2 --corpus $tmp/s$i >/dev/null 2>&1; done
+cp -r $tmp/s0/. $tmp/s1/ 2>/dev/null # a case in both: it must count once
+if run "merge" 0 $FPDIV merge $tmp/merged $tmp/s0 $tmp/s1; then
+    sigs=$(sed -n 's/^\([0-9]*\) signatures from .*/\1/p' <<<"$out")
+    files=$(find $tmp/merged -name '*.json' | wc -l)
+    [ -n "$sigs" ] && [ "$files" = "$sigs" ] && pass "one file per signature ($files)" || fail "merge" "$sigs signatures, $files files"
+fi
+run "merge again" 0 $FPDIV merge $tmp/merged $tmp/s0 $tmp/s1 && expect "merging again changes nothing" "$out" ' 0 written, 0 superseded'
+run "merged corpus replays" 0 $FPDIV replay $tmp/merged && expect "the merged cases reproduce" "$out" "^$files cases: reproduced $files,"
+printf '{"schema": 1,' >$tmp/s0/bad.json
+bad "merge reads everything first" "bad.json.*nothing was written" merge $tmp/merged2 $tmp/s0
+[ ! -e $tmp/merged2 ] && pass "a failed merge writes nothing" || fail "merge" "$tmp/merged2 was created"
 
 echo
 echo "cli: $passed passed, $failed failed"
