@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "campaign.h"
+#include "ci.h"
 #include "cmd.h"
 #include "corpus.h"
 #include "minimize.h"
@@ -40,6 +41,9 @@ static const char help[] =
     "                      (default bound)\n"
     "  --max-mem SIZE      memory budget per case; larger shapes are shrunk (default half of RAM)\n"
     "  --json              JSON Lines on stdout: a campaign line, one line per check, a summary line\n"
+    "  --junit FILE        JUnit XML: a test case per relation x backends, a failure per check that\n"
+    "                      fails the policy (with the command that reproduces it). When\n"
+    "                      GITHUB_ACTIONS=true: ::error annotations and a table in the step summary\n"
     "  --corpus DIR        save findings into DIR (default corpus): the first case of each new\n"
     "                      signature (relation, backends, dtypes, verdict), minimized\n"
     "  --no-corpus         save nothing\n"
@@ -63,7 +67,7 @@ static const char help[] =
 enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
        OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
        OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT, OPT_JOBS, OPT_TIMEOUT, OPT_SHARD,
-       OPT_SHARD_COUNT };
+       OPT_SHARD_COUNT, OPT_JUNIT };
 
 static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
@@ -78,6 +82,7 @@ static const struct option options[] = {
     {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"exact", required_argument, NULL, OPT_EXACT},
     {"jobs", required_argument, NULL, OPT_JOBS},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"shard", required_argument, NULL, OPT_SHARD},       {"shard-count", required_argument, NULL, OPT_SHARD_COUNT},
+    {"junit", required_argument, NULL, OPT_JUNIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -91,6 +96,7 @@ struct fuzz_options {
     uint64_t max_per_signature, jobs;
     double minimize_seconds, inline_max, timeout;
     const char *shard;     /* "I/N", or NULL */
+    const char *junit;     /* JUnit XML file, or NULL */
     uint64_t shard_count;  /* for JOB_COMPLETION_INDEX */
 };
 
@@ -202,6 +208,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             break;
         case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case OPT_SHARD: o->shard = optarg; break;
+        case OPT_JUNIT: o->junit = optarg; break;
         case OPT_SHARD_COUNT: rc = fpd_cli_u64("--shard-count", optarg, 1u << 20, &o->shard_count, why, why_size); break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv fuzz --help'"); return FPD_ERR_INPUT;
@@ -564,6 +571,31 @@ static void print_saved(const struct fuzz_options *o, json_t *line, size_t *save
     json_decref(line);
 }
 
+/* One JUnit test case per relation x backends; a failure per check that fails the policy. */
+static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, const struct fpd_check_result *res,
+                     bool fails)
+{
+    char classname[64], backends[160], dt[32], message[512], cmd[768];
+    snprintf(classname, sizeof classname, "fpdiv.%s", chk->relation->name);
+    if (chk->backends[1])
+        snprintf(backends, sizeof backends, "%s,%s", chk->backends[0]->impl->name, chk->backends[1]->impl->name);
+    else
+        snprintf(backends, sizeof backends, "%s", chk->backends[0]->impl->name);
+    struct fpd_ci_case *c = fpd_ci_case(ci, classname, backends);
+    if (!c)
+        return FPD_ERR_NOMEM;
+    c->checks++;
+    if (!fails)
+        return FPD_OK;
+    snprintf(message, sizeof message,
+             "%s: %s on %s, %s, seed %" PRIu64 " index %" PRIu32 ": %zu of %zu elements differ, ratio %.3g%s%s",
+             fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
+             fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, res->metrics.diff,
+             res->metrics.count, res->metrics.ratio, res->verdict == FPD_ERROR ? "; " : "",
+             res->verdict == FPD_ERROR ? res->error : "");
+    return fpd_ci_fail(c, fpd_verdict_table[res->verdict].name, message, fpd_reproduce_command(chk, cmd, sizeof cmd));
+}
+
 static volatile sig_atomic_t interrupts;
 
 static void on_interrupt(int sig)
@@ -629,6 +661,10 @@ int fpd_cmd_fuzz(int argc, char **argv)
     sigaction(SIGTERM, &sa, &old_term);
 
     struct fpd_stats st = {0};
+    struct fpd_ci_report ci = {0};
+    char suite[96];
+    snprintf(suite, sizeof suite, "fpdiv fuzz --seed %" PRIu64, cfg.seed);
+    ci.suite = strdup(suite);
     struct progress prog = {.tty = isatty(STDERR_FILENO), .start = now()};
     prog.last = prog.start;
     size_t failed = 0, saved = 0;
@@ -691,8 +727,14 @@ int fpd_cmd_fuzz(int argc, char **argv)
             exit_code = FPD_EXIT_INTERNAL;
             break;
         }
-        if (fpd_fails_policy(res.verdict, o->fail_on))
+        bool fails = fpd_fails_policy(res.verdict, o->fail_on);
+        if (fails)
             failed++;
+        if (ci_record(&ci, &chk, &res, fails) != FPD_OK) {
+            fpd_cli_error("fuzz", "internal error: out of memory");
+            exit_code = FPD_EXIT_INTERNAL;
+            break;
+        }
         if (res.verdict != FPD_SAME && o->corpus) {
             struct fpd_signature_key key;
             fpd_signature_of(&chk, res.verdict, &key);
@@ -725,6 +767,19 @@ int fpd_cmd_fuzz(int argc, char **argv)
                saved == 1 ? "" : "s", run.corpus.known, run.corpus.known == 1 ? "" : "s");
     if (stopping && !o->json)
         printf("stopped early by an interrupt: %zu checks ran\n", st.checks);
+    if (o->junit && fpd_ci_write_junit(&ci, o->junit, seconds, why, sizeof why) != FPD_OK) {
+        fpd_cli_error("fuzz", "%s", why);
+        exit_code = FPD_EXIT_USAGE;
+    }
+    if (fpd_ci_github()) {
+        fpd_ci_github_annotate(&ci, stdout);
+        char headline[160];
+        snprintf(headline, sizeof headline, "fpdiv fuzz, seed %" PRIu64 ": %zu checks, %zu failed", cfg.seed, st.checks,
+                 failed);
+        if (fpd_ci_github_summary(&ci, headline, why, sizeof why) != FPD_OK)
+            fpd_cli_error("fuzz", "%s", why);
+    }
+    fpd_ci_free(&ci);
     if (run.claims[0]) {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", run.claims);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci.h"
 #include "cmd.h"
 #include "dtype.h"
 #include "replay.h"
@@ -18,6 +19,8 @@ static const char help[] =
     "not worse), fixed (now same), worse (a higher verdict), skipped (cannot run here).\n\n"
     "  --strict     changed and fixed fail too, not only worse\n"
     "  --timeout SEC  a case running longer is an `error` (default 300; 0: none)\n"
+    "  --junit FILE   JUnit XML: a test case per case file, failed when the case fails the run; with\n"
+    "                 GITHUB_ACTIONS=true also ::error annotations and a step-summary table\n"
     "  --json       one JSON line per case, then a summary line\n"
     "  -h, --help   this text\n\n"
     "exit status: 0 nothing worse, 1 some case worse (or changed/fixed with --strict), 2 a case file\n"
@@ -118,15 +121,38 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
     return FPD_OK;
 }
 
+/* A JUnit test case per case file: failed when the case fails the run (worse; with --strict also
+ * changed or fixed). */
+static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fpd_case_file *f,
+                     enum fpd_replay_class cls, const struct fpd_check_result *res, bool strict)
+{
+    char classname[64], message[512], cmd[4200];
+    snprintf(classname, sizeof classname, "fpdiv.replay.%s", f->chk.relation->name);
+    struct fpd_ci_case *c = fpd_ci_case(ci, classname, path);
+    if (!c)
+        return FPD_ERR_NOMEM;
+    c->checks++;
+    bool fails = cls == FPD_WORSE || (strict && (cls == FPD_CHANGED || cls == FPD_FIXED));
+    if (!fails)
+        return FPD_OK;
+    snprintf(message, sizeof message, "%s: %s, recorded %s%s%.300s", fpd_replay_class_names[cls],
+             fpd_verdict_table[res->verdict].name, fpd_verdict_table[f->recorded.verdict].name,
+             res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "");
+    snprintf(cmd, sizeof cmd, "fpdiv replay %s", path);
+    return fpd_ci_fail(c, fpd_replay_class_names[cls], message, cmd);
+}
+
 int fpd_cmd_replay(int argc, char **argv)
 {
     static const struct option options[] = {{"strict", no_argument, NULL, 's'},
                                             {"json", no_argument, NULL, 'j'},
                                             {"timeout", required_argument, NULL, 't'},
+                                            {"junit", required_argument, NULL, 'u'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     bool strict = false, json = false;
     double timeout = 300;
+    const char *junit = NULL;
     char why[1024];
     int opt;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -139,6 +165,7 @@ int fpd_cmd_replay(int argc, char **argv)
                 return FPD_EXIT_USAGE;
             }
             break;
+        case 'u': junit = optarg; break;
         case 'h': fputs(help, stdout); return FPD_EXIT_OK;
         default: fpd_cli_error("replay", "see 'fpdiv replay --help'"); return FPD_EXIT_USAGE;
         }
@@ -148,6 +175,7 @@ int fpd_cmd_replay(int argc, char **argv)
     int n_paths = optind < argc ? argc - optind : 1;
 
     static struct replay_run run; /* inherited by the worker */
+    struct fpd_ci_report ci = {.suite = strdup("fpdiv replay")};
     size_t counts[FPD_REPLAY_CLASS_COUNT] = {0}, cases = 0, malformed = 0;
     int exit_code = load_all(paths, n_paths, &run, &malformed) == FPD_OK ? FPD_EXIT_OK : FPD_EXIT_INTERNAL;
 
@@ -191,6 +219,8 @@ int fpd_cmd_replay(int argc, char **argv)
         cases++;
         counts[cls]++;
         report(json, run.paths[next], f, cls, &res, why);
+        if (ci_record(&ci, run.paths[next], f, cls, &res, strict) != FPD_OK)
+            exit_code = FPD_EXIT_INTERNAL;
         next++;
     }
     fpd_pool_free(&pool);
@@ -213,6 +243,18 @@ int fpd_cmd_replay(int argc, char **argv)
                counts[FPD_REPRODUCED], counts[FPD_CHANGED], counts[FPD_FIXED], counts[FPD_WORSE], counts[FPD_SKIPPED]);
         printf(malformed ? "; %zu malformed\n" : "\n", malformed);
     }
+    if (junit && fpd_ci_write_junit(&ci, junit, 0, why, sizeof why) != FPD_OK) {
+        fpd_cli_error("replay", "%s", why);
+        exit_code = FPD_EXIT_USAGE;
+    }
+    if (fpd_ci_github()) {
+        fpd_ci_github_annotate(&ci, stdout);
+        char headline[128];
+        snprintf(headline, sizeof headline, "fpdiv replay: %zu cases, %zu worse", cases, counts[FPD_WORSE]);
+        if (fpd_ci_github_summary(&ci, headline, why, sizeof why) != FPD_OK)
+            fpd_cli_error("replay", "%s", why);
+    }
+    fpd_ci_free(&ci);
     if (exit_code != FPD_EXIT_OK)
         return exit_code;
     if (malformed)

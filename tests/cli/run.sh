@@ -328,6 +328,30 @@ printf '{"schema": 1,' >$tmp/s0/bad.json
 bad "merge reads everything first" "bad.json.*nothing was written" merge $tmp/merged2 $tmp/s0
 [ ! -e $tmp/merged2 ] && pass "a failed merge writes nothing" || fail "merge" "$tmp/merged2 was created"
 
+# --- CI output: JUnit XML, GitHub Actions annotations and step summary ---
+run "fuzz --junit" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 40 --relations cast-out,repeat --dtypes bf16 --junit $tmp/j.xml
+python3 - $tmp/j.xml <<'PY' && pass "JUnit: a test case per relation x backends, a failure per failing check" || fail "junit" "$(head -c 300 $tmp/j.xml)"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+cases = suite.findall("testcase")
+names = {(c.get("classname"), c.get("name")) for c in cases}
+assert len(names) == len(cases) > 1
+failed = [c for c in cases if c.find("failure") is not None]
+assert all(c.get("classname") == "fpdiv.cast-out" for c in failed) and failed
+assert all(f.text.startswith("fpdiv check --relation cast-out") for c in failed for f in c.findall("failure"))
+assert int(suite.get("failures")) == len(failed)
+PY
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$tmp/summary.md run "fuzz on GitHub Actions" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 10 --relations cast-out --dtypes bf16
+expect "an ::error annotation per failing check" "$out" '^::error title=fpdiv bound::bound: cast-out on .*%0Areproduce: fpdiv check --relation cast-out'
+expect "a step summary table" "$(cat $tmp/summary.md)" '^\| `fpdiv.cast-out` [a-z]+ \| [0-9]+ \| [0-9]+ \| `fpdiv check'
+run "replay --junit" 1 $FPDIV replay --junit $tmp/r.xml $tmp/worse.json $one
+python3 - $tmp/r.xml <<'PY' && pass "replay JUnit: the worse case fails, the reproduced one passes" || fail "replay junit" "$(cat $tmp/r.xml)"
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().find("testsuite").findall("testcase")
+assert len(cases) == 2
+assert sum(c.find("failure") is not None for c in cases) == 1
+PY
+
 echo
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
