@@ -65,8 +65,8 @@ static int write_atomic(const char *out, const char *name, json_t *root, char *w
     snprintf(path, sizeof path, "%s/%s", out, name);
     snprintf(dir, sizeof dir, "%s", path);
     *strrchr(dir, '/') = '\0';
-    mkdir(out, 0777);
-    mkdir(dir, 0777);
+    if (fpd_make_dirs(dir, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
     snprintf(tmp, sizeof tmp, "%s/.tmp-merge-XXXXXX", dir);
     int fd = mkstemp(tmp);
     if (fd < 0) {

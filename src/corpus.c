@@ -182,12 +182,25 @@ void fpd_case_file_free(struct fpd_case_file *f)
 
 /* ---- saving ---------------------------------------------------------------------------------- */
 
-static int make_dir(const char *path, char *why, size_t why_size)
+int fpd_make_dirs(const char *path, char *why, size_t why_size)
 {
-    if (mkdir(path, 0777) == 0 || errno == EEXIST)
-        return FPD_OK;
-    snprintf(why, why_size, "cannot create directory %s: %s", path, strerror(errno));
-    return FPD_ERR_INPUT;
+    char partial[4200];
+    if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial) {
+        snprintf(why, why_size, "directory name too long: %.200s...", path);
+        return FPD_ERR_INPUT;
+    }
+    /* Each ancestor in turn, as `mkdir -p` does: a user's --corpus ci/run-7/corpus just works. */
+    for (char *slash = strchr(partial + 1, '/');; slash = strchr(slash + 1, '/')) {
+        if (slash)
+            *slash = '\0';
+        if (mkdir(partial, 0777) != 0 && errno != EEXIST) {
+            snprintf(why, why_size, "cannot create directory %.900s: %s", partial, strerror(errno));
+            return FPD_ERR_INPUT;
+        }
+        if (!slash)
+            return FPD_OK;
+        *slash = '/';
+    }
 }
 
 static void sync_dir(const char *dir)
@@ -209,7 +222,7 @@ int fpd_case_file_save(const char *dir, const struct fpd_case_file *f, char *pat
         return FPD_ERR_NOMEM;
     snprintf(sub, sizeof sub, "%s/%s", dir, f->chk.relation->name);
     snprintf(path, path_size, "%s/%016" PRIx64 ".json", sub, hash);
-    if (make_dir(dir, why, why_size) != FPD_OK || make_dir(sub, why, why_size) != FPD_OK)
+    if (fpd_make_dirs(sub, why, why_size) != FPD_OK)
         return FPD_ERR_INPUT;
     if (access(path, F_OK) == 0) {
         *existed = true;

@@ -51,6 +51,9 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f);
 int fpd_case_file_save(const char *dir, const struct fpd_case_file *f, char *path, size_t path_size, bool *existed,
                        char *why, size_t why_size);
 
+/* Creates path and any missing parents, like `mkdir -p`. */
+int fpd_make_dirs(const char *path, char *why, size_t why_size);
+
 /* Reads and validates a case file. Errors name the file, and line and column for JSON syntax, or
  * the offending field. A backend that is known but unavailable here loads fine (replay skips it). */
 int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size);

@@ -22,6 +22,7 @@ static const struct fpd_command commands[] = {
     {"bisect", fpd_cmd_bisect, "find where a divergence starts as one dimension of a case grows"},
     {"sweep", fpd_cmd_sweep, "run a relation over a range of one dimension; table, CSV and SVG plot"},
     {"merge", fpd_cmd_merge, "merge corpora (of shards) into one: the smallest case per signature"},
+    {"export", fpd_cmd_export, "write a saved case as .npy inputs and a NumPy, PyTorch or JAX script"},
     {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},
 };
 

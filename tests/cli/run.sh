@@ -111,7 +111,7 @@ run "fuzz cast-out opt-in" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 20 --relat
 run "list" 0 $FPDIV list && expect "list shows openblas available" "$out" 'openblas +cpu available'
 expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs before'
 run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
-for c in check fuzz list replay show minimize bisect sweep merge; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
+for c in check fuzz list replay show minimize bisect sweep merge export; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
 
 # --- errors: one line naming what is wrong, exit 2 ---
 bad() { # NAME PATTERN ARGS...
@@ -351,6 +351,54 @@ cases = ET.parse(sys.argv[1]).getroot().find("testsuite").findall("testcase")
 assert len(cases) == 2
 assert sum(c.find("failure") is not None for c in cases) == 1
 PY
+
+# --- export: a finding as NumPy/PyTorch/JAX inputs and script ---
+# Every starter case with explicit inputs: the .npy files, loaded as the script loads them, hold
+# exactly the case file's values, in logical (row-major, untransposed) order.
+# NumPy comes from python3-numpy (scripts/install-deps.sh): the first python3 on PATH may lack it.
+numpy_python=$(for p in python3 /usr/bin/python3; do $p -c 'import numpy' 2>/dev/null && echo $p && break; done)
+[ -n "$numpy_python" ] || fail "export" "no python3 with NumPy; run scripts/install-deps.sh"
+exported=0 mismatched=""
+for f in $(grep -l '"a": \[' -r corpus --exclude-dir=vendor | sort); do
+    d=$tmp/export/$(basename $f .json)
+    $FPDIV export $f --to numpy -o $d >/dev/null 2>&1 || { mismatched+=" $f(exit $?)"; continue; }
+    $numpy_python - $f $d <<'PY' || mismatched+=" $f"
+import json, sys, numpy as np
+case = json.load(open(sys.argv[1]))["check"]["case"]
+bf16 = lambda x: (x.astype(np.uint32) << 16).view(np.float32)
+dt_in, *rest = case["dtype"].split(":")  # IN[:OUT[:ACC]]; OUT defaults to f32 for 16-bit IN
+dt_out = rest[0] if rest else "f32" if dt_in in ("f16", "bf16") else dt_in
+for name, key, shape, dt in (("A", "a", (case["batch"], case["m"], case["k"]), dt_in),
+                             ("B", "b", (case["batch"], case["k"], case["n"]), dt_in),
+                             ("bias", "bias", (case["n"],), dt_out)):
+    x = np.load(f"{sys.argv[2]}/{name}.npy")
+    assert x.shape == shape, (name, x.shape, shape)
+    got = bf16(x) if dt == "bf16" else x
+    want = np.array([float.fromhex(v) for v in case["data"][key]]).reshape(shape)
+    assert np.array_equal(got.astype(np.float64), want, equal_nan=True), name
+PY
+    exported=$((exported + 1))
+done
+[ -z "$mismatched" ] && [ "$exported" -gt 10 ] && pass "export: the inputs of $exported cases match their case files" ||
+    fail "export inputs" "mismatched:$mismatched ($exported checked)"
+run "export slice-rows to numpy" 0 $FPDIV export $big --to numpy -o $tmp/np &&
+    expect "export says what it wrote and how to run it" "$out" "^wrote $tmp/np/A.npy, B.npy, bias.npy and repro_numpy.py; run: python3 $tmp/np/repro_numpy.py"
+run "the numpy script runs" 0 $numpy_python $tmp/np/repro_numpy.py &&
+    expect "the script counts the differing elements of the slice" "$out" '^[0-9]+ of 1000 elements differ; largest difference'
+addmm=$(find corpus/addmm -name '*.json' | sort | head -1)
+run "export addmm to numpy" 0 $FPDIV export $addmm --to numpy -o $tmp/np-addmm &&
+    run "the addmm script runs" 0 $numpy_python $tmp/np-addmm/repro_numpy.py &&
+    expect "addmm script compares the whole output" "$out" '^[0-9]+ of [0-9]+ elements differ'
+for fw in torch jax; do
+    run "export to $fw" 0 $FPDIV export $big --to $fw -o $tmp/$fw &&
+        python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' $tmp/$fw/repro_$fw.py &&
+        pass "the $fw script is valid Python" || fail "export $fw" "$(head -c 300 $tmp/$fw/repro_$fw.py)"
+done
+vendor=$(find corpus/vendor -name '*.json' | sort | head -1)
+bad "a relation with no counterpart" "vendor has no counterpart in numpy.*numpy can show slice-rows" export $vendor --to numpy -o $tmp/np-vendor
+[ ! -e $tmp/np-vendor ] && pass "a refused export writes nothing" || fail "export" "$tmp/np-vendor was created"
+bad "an unknown framework" "--to must be numpy, torch or jax" export $big --to matlab
+bad "a bad case file" "bad.json" export $tmp/s0/bad.json --to numpy
 
 echo
 echo "cli: $passed passed, $failed failed"
