@@ -77,7 +77,8 @@ static const struct framework frameworks[] = {
      "    # bf16 bits -> the float32 values they stand for (NumPy has no bfloat16)\n"
      "    return (x.astype(np.uint32) << 16).view(np.float32) if bf16 else x\n",
      "NumPy computes 16-bit inputs in their own type or after an explicit upcast; it has no fused addmm, so\n"
-     "# addmm's second path adds the bias as one more term of the product ([A, 1] @ [B; bias]).",
+     "# addmm's second path adds the bias as one more term of the product ([A, 1] @ [B; bias]). NumPy may\n"
+     "# call gemv instead of gemm when an operand is a single row or column.",
      {{"slice-rows", "(a @ b)[:, s0:s1]"}, {"slice-rows", "a[:, s0:s1] @ b"},
       {"slice-cols", "(a @ b)[:, :, s0:s1]"}, {"slice-cols", "a @ b[:, :, s0:s1]"},
       {"slice-batch", "(a @ b)[s0:s1]"}, {"slice-batch", "a[s0:s1] @ b[s0:s1]"},
@@ -184,8 +185,23 @@ static int write_script(const char *dir, const struct framework *fw, const struc
         fprintf(s, "p, q = p.double().cpu().numpy(), q.double().cpu().numpy()\n");
     else
         fprintf(s, "p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)\n");
-    fprintf(s, "differ = int(np.sum(p != q))\n"
-               "print(f'{differ} of {p.size} elements differ; largest difference {np.max(np.abs(p - q)) if p.size else 0:.3g}')\n");
+    fprintf(s, "differ = int(np.sum(~((p == q) | (np.isnan(p) & np.isnan(q)))))\n"
+               "print(f'{differ} of {p.size} elements differ; largest difference "
+               "{np.nanmax(np.abs(p - q)) if differ else 0:.3g}')\n");
+    /* Say whether the framework shows what fpdiv saw, and when not, which BLAS it ran instead. */
+    fprintf(s, "print('fpdiv saw %zu of %zu differ (%s) on %s%s%s')\n", f->recorded.diff, f->recorded.count,
+            fpd_verdict_table[f->recorded.verdict].name, f->backend_names[0], f->backend_names[1][0] ? " vs " : "",
+            f->backend_names[1]);
+    fprintf(s, "if (differ > 0) == %s:\n"
+               "    print('reproduced in %s')\n"
+               "else:\n"
+               "    maps = open('/proc/self/maps').read().splitlines() if os.path.exists('/proc/self/maps') else []\n"
+               "    libs = sorted({l.split()[-1] for l in maps if 'blas' in l.lower() or 'mkl' in l.lower()})\n"
+               "    print('not reproduced in %s, which ran ' + (', '.join(libs) or 'its own kernels') + '. Where that is'\n"
+               "          ' the BLAS in the provenance above, the framework called it differently (gemv for a single row'\n"
+               "          ' or column, a copy of a strided operand, its own loop for 16-bit types); otherwise the two'\n"
+               "          ' libraries (or cores) order the sums differently.')\n",
+            f->recorded.diff > 0 ? "True" : "False", fw->name, fw->name);
     if (fclose(s) != 0) {
         snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
         return FPD_ERR_INPUT;

@@ -384,11 +384,14 @@ done
 run "export slice-rows to numpy" 0 $FPDIV export $big --to numpy -o $tmp/np &&
     expect "export says what it wrote and how to run it" "$out" "^wrote $tmp/np/A.npy, B.npy, bias.npy and repro_numpy.py; run: python3 $tmp/np/repro_numpy.py"
 run "the numpy script runs" 0 $numpy_python $tmp/np/repro_numpy.py &&
-    expect "the script counts the differing elements of the slice" "$out" '^[0-9]+ of 1000 elements differ; largest difference'
+    expect "the script counts the differing elements of the slice" "$out" '^[0-9]+ of 1000 elements differ; largest difference' &&
+    expect "the script quotes what fpdiv saw" "$out" '^fpdiv saw [0-9]+ of 1000 differ \(reorder\) on openblas$' &&
+    expect "NumPy, on the same OpenBLAS, shows the divergence" "$out" '^reproduced in numpy$'
 addmm=$(find corpus/addmm -name '*.json' | sort | head -1)
 run "export addmm to numpy" 0 $FPDIV export $addmm --to numpy -o $tmp/np-addmm &&
     run "the addmm script runs" 0 $numpy_python $tmp/np-addmm/repro_numpy.py &&
-    expect "addmm script compares the whole output" "$out" '^[0-9]+ of [0-9]+ elements differ'
+    expect "addmm script compares the whole output" "$out" '^[0-9]+ of [0-9]+ elements differ' &&
+    expect "and says plainly whether it reproduced" "$out" '^(reproduced in numpy|not reproduced in numpy, which ran .* order the sums differently\.)$'
 for fw in torch jax; do
     run "export to $fw" 0 $FPDIV export $big --to $fw -o $tmp/$fw &&
         python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' $tmp/$fw/repro_$fw.py &&
