@@ -8,6 +8,12 @@ ifeq ($(SANITIZE),1)
 BUILD   := build-sanitize
 CUDA    := 0
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifeq ($(FUZZ),1)
+# FUZZ=1: clang with libFuzzer's coverage and the sanitizers, for the parser harnesses in tests/fuzz/.
+BUILD   := build-fuzz
+CC      := clang
+CUDA    := 0
+SANITIZE_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 else
 BUILD   := build
 endif
@@ -64,7 +70,7 @@ CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cuda/*.c))
 CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,dtype.o scratch.o backend_util.o)
 endif
 
-.PHONY: all test test-gpu unit-test cli-test bench clean install uninstall
+.PHONY: all man test test-gpu unit-test cli-test fuzz-parsers bench clean install uninstall
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -114,12 +120,41 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
 
+# Parser fuzzing: each harness in tests/fuzz/ runs for FUZZ_TIME seconds, starting from its inputs
+# in tests/fuzz/inputs/HARNESS/ (seeds, and every input that once failed: they run first) and, for
+# case files, the starter corpus; tests/fuzz/HARNESS.dict holds the tokens of its grammar. What it finds goes to build-fuzz/found/, out of the tree; a
+# failing input is left in build-fuzz/crash-HARNESS-*, to be committed to inputs/ with its fix.
+FUZZ_TIME    ?= 45
+FUZZ_HARNESS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c))
+ifeq ($(FUZZ),1)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libfpdiv.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
+
+fuzz-parsers: $(FUZZ_HARNESS:%=$(BUILD)/fuzz/%)
+	@for h in $(FUZZ_HARNESS); do \
+	    mkdir -p $(BUILD)/found/$$h; \
+	    seeds=tests/fuzz/inputs/$$h; [ $$h != case_file ] || seeds="$$seeds corpus"; \
+	    echo "fuzz-parsers: $$h for $(FUZZ_TIME) s (log: $(BUILD)/fuzz/$$h.log)"; \
+	    if ! $(BUILD)/fuzz/$$h -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	            -dict=tests/fuzz/$$h.dict -artifact_prefix=$(BUILD)/crash-$$h- $(BUILD)/found/$$h $$seeds \
+	            >$(BUILD)/fuzz/$$h.log 2>&1; then \
+	        tail -n 40 $(BUILD)/fuzz/$$h.log; echo "fuzz-parsers: $$h FAILED"; exit 1; \
+	    fi; \
+	    grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ +DONE' $(BUILD)/fuzz/$$h.log; \
+	done
+else
+fuzz-parsers:
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-parsers
+endif
+
 # Every suite always runs; the target fails if any failed. The committed corpus is replayed last:
 # a case that got worse fails the build.
 # Under the sanitizers a planted segfault must still kill its worker (the tests check the signal),
 # so AddressSanitizer leaves SIGSEGV alone.
 test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
-test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN)
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(BUILD)/fpdiv.1
 	@status=0; \
 	$(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
@@ -134,7 +169,7 @@ test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 unit-test: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 
-cli-test: $(BUILD)/fpdiv $(PLUGINS)
+cli-test: $(BUILD)/fpdiv $(PLUGINS) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)
@@ -150,13 +185,21 @@ bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
 
-install: $(BUILD)/fpdiv $(CUDA_PLUGIN)
+# The man page is the binary's own --help texts, typeset: it is rebuilt whenever they may change.
+man: $(BUILD)/fpdiv.1
+$(BUILD)/fpdiv.1: $(BUILD)/fpdiv scripts/gen-man.py
+	@$(if $(Q),echo "  MAN     $@")
+	$(Q)python3 scripts/gen-man.py $(BUILD)/fpdiv >$@.tmp && mv $@.tmp $@
+
+install: $(BUILD)/fpdiv $(CUDA_PLUGIN) $(BUILD)/fpdiv.1
 	install -D -m 755 $(BUILD)/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv
+	install -D -m 644 $(BUILD)/fpdiv.1 $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
 	$(if $(CUDA_PLUGIN),install -D -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/bin/fpdiv-cuda.so)
 	install -D -m 644 src/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv-cuda.so $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
+	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv-cuda.so $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h \
+	      $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
 
 clean:
 	rm -rf $(BUILD)

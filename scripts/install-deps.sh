@@ -12,7 +12,10 @@ packages=(
     libcriterion-dev  # unit tests
     libmpfr-dev       # test oracle for the exact reference
     python3           # CLI tests read JSON with it
-    python3-numpy     # the NumPy side of `make bench` (scripts/bench_numpy.py)
+    python3-numpy     # the NumPy side of `make bench`; CLI tests run exported scripts
+    groff-base        # CLI tests typeset the man page and check it for warnings
+    clang             # `make fuzz-parsers`: libFuzzer harnesses
+    libclang-rt-dev   # the libFuzzer and sanitizer runtimes for clang
 )
 
 missing=()

@@ -70,7 +70,7 @@ int fpd_cli_bytes(const char *opt, const char *text, double *out, char *why, siz
             end++;
             break;
         }
-    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v > 0) || !isfinite(v)) {
+    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v > 0) || !isfinite(v * factor)) {
         snprintf(why, why_size, "%s '%s': expected a size such as 512M or 4G", opt, text);
         return FPD_ERR_INPUT;
     }

@@ -283,6 +283,7 @@ struct reader {
     const char *path;
     char *why;
     size_t why_size;
+    double max_mem; /* a case needing more is refused before its data is generated */
 };
 
 static int bad(struct reader *r, const char *field, const char *expected)
@@ -502,7 +503,7 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
     if (fpd_relation_check_params(chk->relation, c, &chk->params, msg, sizeof msg) != FPD_OK)
         return bad(r, "check.params", msg);
     /* before any data is generated or read: a file may not ask for more memory than fpdiv has */
-    if (fpd_case_validate(c, fpd_case_default_max_mem(), msg, sizeof msg) != FPD_OK)
+    if (fpd_case_validate(c, r->max_mem, msg, sizeof msg) != FPD_OK)
         return bad(r, "check.case", msg);
     return read_data(r, data, f);
 }
@@ -516,19 +517,19 @@ static enum fpd_verdict read_verdict(struct reader *r, json_t *obj, int *rc)
     return verdict;
 }
 
-int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
+static void json_error_why(const char *name, const json_error_t *err, char *why, size_t why_size)
 {
-    *f = (struct fpd_case_file){0};
-    json_error_t err;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    if (!root) {
-        if (err.line > 0)
-            snprintf(why, why_size, "%s:%d:%d: %s", path, err.line, err.column, err.text);
-        else
-            snprintf(why, why_size, "%s: %s", path, err.text);
-        return FPD_ERR_INPUT;
-    }
-    struct reader r = {path, why, why_size};
+    if (err->line > 0)
+        snprintf(why, why_size, "%s:%d:%d: %s", name, err->line, err->column, err->text);
+    else
+        snprintf(why, why_size, "%s: %s", name, err->text);
+}
+
+/* Takes over root. */
+static int read_case_file(const char *path, json_t *root, double max_mem, struct fpd_case_file *f, char *why,
+                          size_t why_size)
+{
+    struct reader r = {path, why, why_size, max_mem};
     int rc = FPD_OK;
     uint64_t schema = get_uint(&r, root, "schema", "schema", 0, INT32_MAX, &rc);
     if (rc == FPD_OK && schema != FPD_CASE_SCHEMA) {
@@ -563,6 +564,31 @@ int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, siz
     return rc;
 }
 
+int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
+{
+    *f = (struct fpd_case_file){0};
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!root) {
+        json_error_why(path, &err, why, why_size);
+        return FPD_ERR_INPUT;
+    }
+    return read_case_file(path, root, fpd_case_default_max_mem(), f, why, why_size);
+}
+
+int fpd_case_file_parse(const char *name, const char *text, size_t len, double max_mem, struct fpd_case_file *f,
+                        char *why, size_t why_size)
+{
+    *f = (struct fpd_case_file){0};
+    json_error_t err;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    if (!root) {
+        json_error_why(name, &err, why, why_size);
+        return FPD_ERR_INPUT;
+    }
+    return read_case_file(name, root, max_mem, f, why, why_size);
+}
+
 /* ---- signatures ------------------------------------------------------------------------------ */
 
 void fpd_signature_of(const struct fpd_check *chk, enum fpd_verdict verdict, struct fpd_signature_key *key)
@@ -584,10 +610,10 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
     json_error_t err;
     json_t *root = json_load_file(path, 0, &err);
     if (!root) {
-        snprintf(why, why_size, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+        json_error_why(path, &err, why, why_size);
         return FPD_ERR_INPUT;
     }
-    struct reader r = {path, why, why_size};
+    struct reader r = {path, why, why_size, fpd_case_default_max_mem()};
     int rc = FPD_OK;
     *key = (struct fpd_signature_key){0};
     json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);

@@ -57,6 +57,10 @@ int fpd_make_dirs(const char *path, char *why, size_t why_size);
 /* Reads and validates a case file. Errors name the file, and line and column for JSON syntax, or
  * the offending field. A backend that is known but unavailable here loads fine (replay skips it). */
 int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size);
+/* The same from memory: name stands for the file in errors; a case needing more than max_mem
+ * bytes is refused before its data is generated. */
+int fpd_case_file_parse(const char *name, const char *text, size_t len, double max_mem, struct fpd_case_file *f,
+                        char *why, size_t why_size);
 
 /* Every *.json file under path (a file or a directory), sorted; caller frees each and the array. */
 int fpd_corpus_list(const char *path, char ***files, size_t *count, char *why, size_t why_size);

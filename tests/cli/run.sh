@@ -129,6 +129,7 @@ bad "negative dimension" "expected a positive integer at column 3" check --relat
 bad "malformed shape" "unexpected 'y' at column 2" check --relation repeat --shape 2y3x4
 bad "too few dimensions" "needs three dimensions" check --relation repeat --shape 2x3
 bad "absurd dimensions" "over the --max-mem budget" check --relation repeat --shape 100000x100000x100000
+bad "a size that overflows" "--max-mem .1e308T.: expected a size such as 512M or 4G" check --relation repeat --shape 2x3x4 --max-mem 1e308T
 bad "huge dimension" "larger than" check --relation repeat --shape 2x3x99999999999
 bad "slice outside" "slice 5:1 is outside m = 2" check --relation slice-rows --backend seq --shape 2x3x4 --slice 5
 bad "missing shape" "--relation and --shape are required" check --relation repeat
@@ -402,6 +403,29 @@ bad "a relation with no counterpart" "vendor has no counterpart in numpy.*numpy 
 [ ! -e $tmp/np-vendor ] && pass "a refused export writes nothing" || fail "export" "$tmp/np-vendor was created"
 bad "an unknown framework" "--to must be numpy, torch or jax" export $big --to matlab
 bad "a bad case file" "bad.json" export $tmp/s0/bad.json --to numpy
+
+# --- the man page: generated from the --help texts (make builds it beside the binary) ---
+man_page=$(dirname $FPDIV)/fpdiv.1
+if [ -f "$man_page" ]; then
+    warnings=$(groff -man -ww -z "$man_page" 2>&1) && [ -z "$warnings" ] && pass "the man page typesets without warnings" ||
+        fail "man page" "groff: ${warnings:0:300}"
+    man_text=$(sed 's/\\-/-/g; s/\\f[BIR]//g' "$man_page")
+    missing=""
+    for c in "" check fuzz list replay show minimize bisect sweep merge export; do
+        for o in $($FPDIV $c --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+            grep -qF -- "$o" <<<"$man_text" || missing+=" ${c:-fpdiv}:$o"
+        done
+        [ -z "$c" ] || grep -q "^\.SS $c$" "$man_page" || missing+=" section:$c"
+    done
+    [ -z "$missing" ] && pass "the man page has every command and every option" || fail "man page" "missing:$missing"
+    missing="" environment=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH [^E]/p' "$man_page")
+    for v in $(grep -ohE '(getenv|env_u64)\("[A-Z_]+"' src/*.c src/cuda/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do
+        grep -qF "\\fB$v\\fR" <<<"$environment" || missing+=" $v"
+    done
+    [ -z "$missing" ] && pass "ENVIRONMENT names every variable fpdiv reads" || fail "man page ENVIRONMENT" "missing:$missing"
+else
+    fail "man page" "$man_page not built (make builds it with the tests)"
+fi
 
 echo
 echo "cli: $passed passed, $failed failed"
