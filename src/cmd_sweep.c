@@ -177,7 +177,8 @@ int fpd_cmd_sweep(int argc, char **argv)
         snprintf(x_label, sizeof x_label, "%s", o.vary);
         fpd_plot_sweep(svg, title, x_label, points, n);
     }
-    int close_failed = (csv && fclose(csv) != 0) | (svg && fclose(svg) != 0);
+    bool csv_failed = csv && fclose(csv) != 0, svg_failed = svg && fclose(svg) != 0; /* both closed */
+    bool close_failed = csv_failed || svg_failed;
     free(points);
     fpd_bisect_free(&b);
     fpd_checker_free(&ck);

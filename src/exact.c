@@ -91,19 +91,6 @@ static void flush_all_large(struct fpd_superacc *s)
     s->room = FPD_LARGE_ADDS << s->large_shift;
 }
 
-/* A finite double, zero or not, into the large accumulator: one signed integer addition. */
-static inline void add_large(struct fpd_superacc *s, uint64_t bits)
-{
-    unsigned e = (unsigned)(bits >> 52) & 0x7ff;
-    int64_t m = (int64_t)(((bits & ((1ull << 52) - 1)) | (e ? 1ull << 52 : 0)) >> s->large_shift);
-    int64_t sign = -(int64_t)(bits >> 63);
-    s->large[e] += (m ^ sign) - sign;
-    s->large_lo = (int)e < s->large_lo ? (int)e : s->large_lo;
-    s->large_hi = (int)e > s->large_hi ? (int)e : s->large_hi;
-    if (__builtin_expect(--s->room == 0, 0))
-        flush_all_large(s);
-}
-
 /* A finite nonzero double as significand * 2^exponent. */
 static inline void decompose(double x, uint64_t *m, int *e, bool *negative)
 {

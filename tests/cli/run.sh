@@ -427,6 +427,35 @@ else
     fail "man page" "$man_page not built (make builds it with the tests)"
 fi
 
+# --- the README's Slurm array script, run as three array tasks, then merged ---
+# The shards' merged signatures must be those of one unsharded campaign with the same seed.
+awk '/^<!-- tests\/cli\/run.sh runs this script/{f=1; next} f && /^```bash/{g=1; next} g && /^```/{exit} g' README.md >$tmp/campaign.sbatch
+mkdir -p $tmp/bin && ln -sf "$(cd "$(dirname $FPDIV)" && pwd)/$(basename $FPDIV)" $tmp/bin/fpdiv
+if grep -q '^fpdiv fuzz' $tmp/campaign.sbatch; then
+    slurm_ok=1
+    for task in 0 1 2; do
+        PATH=$tmp/bin:$PATH SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=0 SLURM_CPUS_PER_TASK=1 \
+            bash $tmp/campaign.sbatch 11 240 $tmp/campaign --max-dim 24 --relations slice-rows,addmm,vendor \
+            >$tmp/slurm-$task.out 2>&1 || { slurm_ok=0; fail "slurm task $task" "$(tail -3 $tmp/slurm-$task.out)"; }
+    done
+    [ $slurm_ok = 1 ] && expect "each task says which shard it took" "$(cat $tmp/slurm-2.out)" 'shard 2 of 3 \(0-based, from SLURM_ARRAY_TASK_ID'
+    $FPDIV fuzz --seed 11 --cases 240 --max-dim 24 --relations slice-rows,addmm,vendor --corpus $tmp/unsharded >/dev/null 2>&1
+    run "merge the array's shards" 0 $FPDIV merge $tmp/campaign/corpus $tmp/campaign/shard-0 $tmp/campaign/shard-1 $tmp/campaign/shard-2
+    signatures() { python3 - "$1" <<'PY'
+import json, pathlib, sys
+for p in sorted(pathlib.Path(sys.argv[1]).rglob("*.json")):
+    f = json.loads(p.read_text())
+    print(f["check"]["relation"], ",".join(f["check"]["backends"]), f["check"]["case"]["dtype"], f["outcome"]["verdict"])
+PY
+    }
+    a=$(signatures $tmp/campaign/corpus | sort) b=$(signatures $tmp/unsharded | sort)
+    [ -n "$a" ] && [ "$a" = "$b" ] && pass "the merged shards have the signatures of one campaign ($(wc -l <<<"$a"))" ||
+        fail "slurm merge" "shards: $(tr '\n' ';' <<<"$a") whole: $(tr '\n' ';' <<<"$b")"
+    [ -f $tmp/campaign/junit-1.xml ] && pass "each task writes its JUnit file" || fail "slurm junit" "no $tmp/campaign/junit-1.xml"
+else
+    fail "README slurm script" "not found after its marker in README.md"
+fi
+
 echo
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
