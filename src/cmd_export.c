@@ -65,12 +65,12 @@ static const char *const np_dtype[FPD_DTYPE_COUNT] = {
 /* The two paths of a relation in one framework: Python expressions over a, b, bias (already
  * tensors of the input type), s0:s1 the slice. NULL: not expressible there. */
 struct framework {
-    const char *name, *load, *matmul_note;
+    const char *name, *matmul, *load, *matmul_note;
     const char *paths[16][2];
 };
 
 static const struct framework frameworks[] = {
-    {"numpy",
+    {"numpy", "np.matmul",
      "import numpy as np\n"
      "def load(name, bf16):\n"
      "    x = np.load(name)\n"
@@ -79,43 +79,48 @@ static const struct framework frameworks[] = {
      "NumPy computes 16-bit inputs in their own type or after an explicit upcast; it has no fused addmm, so\n"
      "# addmm's second path adds the bias as one more term of the product ([A, 1] @ [B; bias]). NumPy may\n"
      "# call gemv instead of gemm when an operand is a single row or column.",
-     {{"slice-rows", "(a @ b)[:, s0:s1]"}, {"slice-rows", "a[:, s0:s1] @ b"},
-      {"slice-cols", "(a @ b)[:, :, s0:s1]"}, {"slice-cols", "a @ b[:, :, s0:s1]"},
-      {"slice-batch", "(a @ b)[s0:s1]"}, {"slice-batch", "a[s0:s1] @ b[s0:s1]"},
+     {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
+      {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
+      {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
       {"addmm", "a @ b + bias"},
       {"addmm", "np.concatenate([a, np.ones(a.shape[:-1] + (1,), a.dtype)], -1) @ np.concatenate([b, np.broadcast_to(bias, (b.shape[0], 1, b.shape[2]))], 1)"},
-      {"layout", "a @ b"}, {"layout", "np.asfortranarray(a) @ np.asfortranarray(b)"},
-      {"repeat", "a @ b"}, {"repeat", "a @ b"},
-      {"cast-out", "(a @ b).astype(np.float32)"}, {"cast-out", "to_bf16((a @ b).astype(np.float32))"}}},
-    {"torch",
+      {"layout", "mm(a, b)"}, {"layout", "mm(np.asfortranarray(a), np.asfortranarray(b))"},
+      {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
+      {"cast-out", "mm(a, b).astype(np.float32)"}, {"cast-out", "to_bf16(mm(a, b).astype(np.float32))"}}},
+    {"torch", "torch.matmul",
      "import numpy as np\nimport torch\n"
      "def load(name, bf16):\n"
-     "    x = torch.from_numpy(np.load(name))\n"
-     "    return x.view(torch.bfloat16) if bf16 else x\n",
-     "PyTorch's own kernels on the CPU (or the GPU with DEVICE='cuda').",
-     {{"slice-rows", "(a @ b)[:, s0:s1]"}, {"slice-rows", "a[:, s0:s1] @ b"},
-      {"slice-cols", "(a @ b)[:, :, s0:s1]"}, {"slice-cols", "a @ b[:, :, s0:s1]"},
-      {"slice-batch", "(a @ b)[s0:s1]"}, {"slice-batch", "a[s0:s1] @ b[s0:s1]"},
+     "    x = np.load(name)\n"
+     "    # bf16 bits: int16 (which every torch reads from NumPy) reinterpreted as bfloat16\n"
+     "    return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16) if bf16 else torch.from_numpy(x)\n",
+     "PyTorch on the CPU (DEVICE=cuda for the GPU). Its 16-bit GEMMs return 16-bit results, so a case with a\n"
+     "# wide output compares PyTorch's own rounding, not fpdiv's output type; the bias is cast to the input type.",
+     {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
+      {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
+      {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
       {"addmm", "a @ b + bias"}, {"addmm", "torch.baddbmm(bias.expand(a.shape[0], a.shape[1], -1), a, b)"},
-      {"layout", "a @ b"}, {"layout", "a.transpose(1, 2).contiguous().transpose(1, 2) @ b.transpose(1, 2).contiguous().transpose(1, 2)"},
-      {"repeat", "a @ b"}, {"repeat", "a @ b"},
-      {"cast-in", "a @ b"}, {"cast-in", "(a.float() @ b.float())"},
-      {"cast-out", "(a.float() @ b.float())"}, {"cast-out", "(a @ b).float()"}}},
-    {"jax",
+      {"layout", "mm(a, b)"},
+      {"layout", "mm(a.transpose(1, 2).contiguous().transpose(1, 2), b.transpose(1, 2).contiguous().transpose(1, 2))"},
+      {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
+      {"cast-in", "mm(a, b)"}, {"cast-in", "mm(a.float(), b.float(), bias.float())"},
+      {"cast-out", "mm(a.float(), b.float(), bias.float())"}, {"cast-out", "mm(a, b).float()"}}},
+    {"jax", "jnp.matmul",
      "import numpy as np\nimport jax\nimport jax.numpy as jnp\n"
      "jax.config.update('jax_enable_x64', True)\n"
      "def load(name, bf16):\n"
      "    x = jnp.asarray(np.load(name))\n"
      "    return jax.lax.bitcast_convert_type(x, jnp.bfloat16) if bf16 else x\n",
-     "XLA on the default device; the second addmm path is jit-compiled, where XLA may fuse the bias.",
-     {{"slice-rows", "(a @ b)[:, s0:s1]"}, {"slice-rows", "a[:, s0:s1] @ b"},
-      {"slice-cols", "(a @ b)[:, :, s0:s1]"}, {"slice-cols", "a @ b[:, :, s0:s1]"},
-      {"slice-batch", "(a @ b)[s0:s1]"}, {"slice-batch", "a[s0:s1] @ b[s0:s1]"},
+     "XLA on the default device; the second addmm path is jit-compiled, where XLA may fuse the bias. 16-bit\n"
+     "# products are 16-bit unless preferred_element_type asks for float32 (the cast-* paths do).",
+     {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
+      {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
+      {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
       {"addmm", "a @ b + bias"}, {"addmm", "jax.jit(lambda x, y, z: x @ y + z)(a, b, bias)"},
-      {"repeat", "a @ b"}, {"repeat", "a @ b"},
-      {"cast-in", "jnp.matmul(a, b, preferred_element_type=jnp.float32)"},
-      {"cast-in", "a.astype(jnp.float32) @ b.astype(jnp.float32)"},
-      {"cast-out", "jnp.matmul(a, b, preferred_element_type=jnp.float32)"}, {"cast-out", "(a @ b).astype(jnp.float32)"}}},
+      {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
+      {"cast-in", "mm(a, b, bias.astype(jnp.float32), preferred_element_type=jnp.float32)"},
+      {"cast-in", "mm(a.astype(jnp.float32), b.astype(jnp.float32), bias.astype(jnp.float32))"},
+      {"cast-out", "mm(a, b, bias.astype(jnp.float32), preferred_element_type=jnp.float32)"},
+      {"cast-out", "mm(a, b).astype(jnp.float32)"}}},
 };
 
 static const struct framework *find_framework(const char *name)
@@ -165,8 +170,6 @@ static int write_script(const char *dir, const struct framework *fw, const struc
     fprintf(s, "a = load(os.path.join(here, 'A.npy'), %s)\nb = load(os.path.join(here, 'B.npy'), %s)\n",
             bf16_in ? "True" : "False", bf16_in ? "True" : "False");
     fprintf(s, "bias = load(os.path.join(here, 'bias.npy'), %s)\n", bf16_out ? "True" : "False");
-    fprintf(s, "bias = bias if %s else bias * 0  # the case has %sa bias\n", chk->c.has_bias ? "True" : "False",
-            chk->c.has_bias ? "" : "no ");
     if (strcmp(fw->name, "torch") == 0) {
         fprintf(s, "DEVICE = os.environ.get('DEVICE', 'cpu')\na, b, bias = a.to(DEVICE), b.to(DEVICE), bias.to(DEVICE)\n");
         fprintf(s, "bias = bias.to(%s)\n", torch_dtype[chk->c.dt.in]);
@@ -179,6 +182,12 @@ static int write_script(const char *dir, const struct framework *fw, const struc
                    "    u = (u + 0x7fff + ((u >> 16) & 1)) >> 16 << 16\n"
                    "    return u.astype(np.uint32).view(np.float32)\n");
     }
+    /* The product as fpdiv forms it: with the bias row added when the case has one. */
+    fprintf(s, "HAS_BIAS = %s\n"
+               "def mm(x, y, bias=bias, **kw):\n"
+               "    p = %s(x, y, **kw)\n"
+               "    return p + bias if HAS_BIAS else p\n",
+            chk->c.has_bias ? "True" : "False", fw->matmul);
     fprintf(s, "s0, s1 = %u, %u\n", chk->params.slice.start, chk->params.slice.start + chk->params.slice.len);
     fprintf(s, "p = %s\nq = %s\n", path_a, path_b);
     if (strcmp(fw->name, "torch") == 0)
@@ -192,7 +201,7 @@ static int write_script(const char *dir, const struct framework *fw, const struc
     fprintf(s, "print('fpdiv saw %zu of %zu differ (%s) on %s%s%s')\n", f->recorded.diff, f->recorded.count,
             fpd_verdict_table[f->recorded.verdict].name, f->backend_names[0], f->backend_names[1][0] ? " vs " : "",
             f->backend_names[1]);
-    fprintf(s, "if (differ > 0) == %s:\n"
+    fprintf(s, "if %s:\n"
                "    print('reproduced in %s')\n"
                "else:\n"
                "    maps = open('/proc/self/maps').read().splitlines() if os.path.exists('/proc/self/maps') else []\n"
@@ -201,7 +210,7 @@ static int write_script(const char *dir, const struct framework *fw, const struc
                "          ' the BLAS in the provenance above, the framework called it differently (gemv for a single row'\n"
                "          ' or column, a copy of a strided operand, its own loop for 16-bit types); otherwise the two'\n"
                "          ' libraries (or cores) order the sums differently.')\n",
-            f->recorded.diff > 0 ? "True" : "False", fw->name, fw->name);
+            f->recorded.diff > 0 ? "differ > 0" : "differ == 0", fw->name, fw->name);
     if (fclose(s) != 0) {
         snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
         return FPD_ERR_INPUT;

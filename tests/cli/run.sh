@@ -359,7 +359,7 @@ PY
 # NumPy comes from python3-numpy (scripts/install-deps.sh): the first python3 on PATH may lack it.
 numpy_python=$(for p in python3 /usr/bin/python3; do $p -c 'import numpy' 2>/dev/null && echo $p && break; done)
 [ -n "$numpy_python" ] || fail "export" "no python3 with NumPy; run scripts/install-deps.sh"
-exported=0 mismatched=""
+exported=0 mismatched="" failed_scripts=""
 for f in $(grep -l '"a": \[' -r corpus --exclude-dir=vendor | sort); do
     d=$tmp/export/$(basename $f .json)
     $FPDIV export $f --to numpy -o $d >/dev/null 2>&1 || { mismatched+=" $f(exit $?)"; continue; }
@@ -378,10 +378,13 @@ for name, key, shape, dt in (("A", "a", (case["batch"], case["m"], case["k"]), d
     want = np.array([float.fromhex(v) for v in case["data"][key]]).reshape(shape)
     assert np.array_equal(got.astype(np.float64), want, equal_nan=True), name
 PY
+    $numpy_python $d/repro_numpy.py 2>&1 | grep -qE '^[0-9]+ of [0-9]+ elements differ' || failed_scripts+=" $f"
     exported=$((exported + 1))
 done
 [ -z "$mismatched" ] && [ "$exported" -gt 10 ] && pass "export: the inputs of $exported cases match their case files" ||
     fail "export inputs" "mismatched:$mismatched ($exported checked)"
+[ -z "$failed_scripts" ] && pass "export: the NumPy script of every one runs (with and without bias, every dtype)" ||
+    fail "export scripts" "failed:$failed_scripts"
 run "export slice-rows to numpy" 0 $FPDIV export $big --to numpy -o $tmp/np &&
     expect "export says what it wrote and how to run it" "$out" "^wrote $tmp/np/A.npy, B.npy, bias.npy and repro_numpy.py; run: python3 $tmp/np/repro_numpy.py"
 run "the numpy script runs" 0 $numpy_python $tmp/np/repro_numpy.py &&
@@ -393,6 +396,10 @@ run "export addmm to numpy" 0 $FPDIV export $addmm --to numpy -o $tmp/np-addmm &
     run "the addmm script runs" 0 $numpy_python $tmp/np-addmm/repro_numpy.py &&
     expect "addmm script compares the whole output" "$out" '^[0-9]+ of [0-9]+ elements differ' &&
     expect "and says plainly whether it reproduced" "$out" '^(reproduced in numpy|not reproduced in numpy, which ran .* order the sums differently\.)$'
+$FPDIV check --relation slice-cols --backend openblas --shape 3x4x40x64 --slice 5:7 --bias --dtype f16 --save $tmp/biased >/dev/null 2>&1
+run "export a slice-cols case with a bias" 0 $FPDIV export $(find $tmp/biased -name '*.json') --to numpy -o $tmp/np-bias &&
+    grep -q '^HAS_BIAS = True' $tmp/np-bias/repro_numpy.py && run "its script adds the sliced bias" 0 $numpy_python $tmp/np-bias/repro_numpy.py &&
+    expect "and compares the slice" "$out" '^[0-9]+ of 84 elements differ'
 for fw in torch jax; do
     run "export to $fw" 0 $FPDIV export $big --to $fw -o $tmp/$fw &&
         python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' $tmp/$fw/repro_$fw.py &&
