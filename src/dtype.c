@@ -259,6 +259,20 @@ void fpd_store(enum fpd_dtype t, void *p, size_t i, double x)
     }
 }
 
+void fpd_store_run(enum fpd_dtype t, void *p, size_t at, const double *x, size_t count)
+{
+    switch (t) {
+    case FPD_F64: memcpy((double *)p + at, x, count * sizeof *x); break;
+    case FPD_F32:
+        for (size_t i = 0; i < count; i++)
+            ((float *)p)[at + i] = (float)x[i];
+        break;
+    default:
+        for (size_t i = 0; i < count; i++)
+            fpd_store(t, p, at + i, x[i]);
+    }
+}
+
 /* Bits move through memcpy, never through a pointer cast: the buffers hold floats, and reading
  * them through an integer lvalue (or the reverse) is undefined behaviour the optimizer exploits. */
 uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)

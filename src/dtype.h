@@ -40,6 +40,8 @@ double fpd_round(enum fpd_dtype t, double x);
 /* Element access on typed storage; load is exact, store rounds (RNE). */
 double fpd_load(enum fpd_dtype t, const void *p, size_t i);
 void fpd_store(enum fpd_dtype t, void *p, size_t i, double x);
+/* x[0..count) into elements at..at+count, as fpd_store does one by one. */
+void fpd_store_run(enum fpd_dtype t, void *p, size_t at, const double *x, size_t count);
 /* Raw bits of element i, zero-extended; and the value such bits encode. */
 uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i);
 double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits);

@@ -31,27 +31,72 @@ int fpd_dist_parse(const char *name, enum fpd_dist *out)
  * small enough that a product stays far from overflow. */
 static const int wide_binades[FPD_DTYPE_COUNT] = {[FPD_F64] = 30, [FPD_F32] = 20, [FPD_F16] = 5, [FPD_BF16] = 20};
 
+/* 2^e for a normal-range e, built from its bits: an exact scale factor, without libm's ldexp. */
+static inline double pow2(int e)
+{
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* Each distribution from one Philox block's four words. */
+static inline double normal_value(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
+{
+    double sum = (double)w0 + (double)w1 + (double)w2 + (double)w3; /* exact: < 2^34 */
+    return (sum * 0x1p-32 - 2.0) * 1.7320508075688772;              /* variance 1 */
+}
+
+static inline double uniform_value(uint32_t w0, uint32_t w1)
+{
+    uint64_t u53 = (((uint64_t)w0 << 32) | w1) >> 11;
+    return (double)u53 * 0x1p-52 - 1.0;
+}
+
+static inline double int_value(uint32_t w0) { return (double)(int)((uint64_t)w0 * 9 >> 32) - 4.0; }
+
+static inline double wide_value(int span, uint32_t w0, uint32_t w1, uint32_t w2)
+{
+    int exponent = (int)((uint64_t)w1 * (uint64_t)(2 * span + 1) >> 32) - span;
+    double significand = 1.0 + (double)(w2 >> 9) * 0x1p-23;
+    return ((w0 & 1) ? -significand : significand) * pow2(exponent); /* |exponent| <= 30: exact */
+}
+
 double fpd_dist_value(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4])
 {
     switch (d) {
-    case FPD_DIST_NORMAL: {
-        double sum = (double)w[0] + (double)w[1] + (double)w[2] + (double)w[3]; /* exact: < 2^34 */
-        return (sum * 0x1p-32 - 2.0) * 1.7320508075688772;                        /* variance 1 */
+    case FPD_DIST_NORMAL: return normal_value(w[0], w[1], w[2], w[3]);
+    case FPD_DIST_UNIFORM: return uniform_value(w[0], w[1]);
+    case FPD_DIST_INT: return int_value(w[0]);
+    case FPD_DIST_WIDE: return wide_value(wide_binades[in], w[0], w[1], w[2]);
+    default: return NAN;
     }
-    case FPD_DIST_UNIFORM: {
-        uint64_t u53 = (((uint64_t)w[0] << 32) | w[1]) >> 11;
-        return (double)u53 * 0x1p-52 - 1.0;
-    }
+}
+
+/* A run of lanes of one distribution: the choice is made once per run, not per element, so each
+ * loop is straight-line code the compiler vectorizes. */
+static void dist_values_x16(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4][16], double out[16])
+{
+    switch (d) {
+    case FPD_DIST_NORMAL:
+        for (int l = 0; l < 16; l++)
+            out[l] = normal_value(w[0][l], w[1][l], w[2][l], w[3][l]);
+        break;
+    case FPD_DIST_UNIFORM:
+        for (int l = 0; l < 16; l++)
+            out[l] = uniform_value(w[0][l], w[1][l]);
+        break;
     case FPD_DIST_INT:
-        return (double)(int)((uint64_t)w[0] * 9 >> 32) - 4.0;
-    case FPD_DIST_WIDE: {
-        int span = wide_binades[in];
-        int exponent = (int)((uint64_t)w[1] * (uint64_t)(2 * span + 1) >> 32) - span;
-        double significand = 1.0 + (double)(w[2] >> 9) * 0x1p-23;
-        return ldexp((w[0] & 1) ? -significand : significand, exponent);
-    }
+        for (int l = 0; l < 16; l++)
+            out[l] = int_value(w[0][l]);
+        break;
+    case FPD_DIST_WIDE:
+        for (int l = 0; l < 16; l++)
+            out[l] = wide_value(wide_binades[in], w[0][l], w[1][l], w[2][l]);
+        break;
     default:
-        return NAN;
+        for (int l = 0; l < 16; l++)
+            out[l] = NAN;
     }
 }
 
@@ -128,11 +173,10 @@ static void generate_run(const struct fpd_case *c, unsigned stream, uint32_t bat
     const struct fpd_recipe *r = &c->recipe;
     uint32_t w[4][16];
     uint32_t row = (uint32_t)(transposed ? j0 : i), col = (uint32_t)(transposed ? i : j0);
+    double values[16];
     fpd_rng_element_x16(r->seed, r->index, stream, batch, row, col, transposed ? 1 : 0, w);
-    for (size_t l = 0; l < count; l++) {
-        const uint32_t bits[4] = {w[0][l], w[1][l], w[2][l], w[3][l]};
-        fpd_store(c->dt.in, dst, at + l, fpd_dist_value(r->dist, c->dt.in, bits)); /* rounds once, RNE */
-    }
+    dist_values_x16(r->dist, c->dt.in, w, values);
+    fpd_store_run(c->dt.in, dst, at, values, count); /* each rounds once, RNE */
 }
 
 /* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
