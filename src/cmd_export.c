@@ -65,12 +65,12 @@ static const char *const np_dtype[FPD_DTYPE_COUNT] = {
 /* The two paths of a relation in one framework: Python expressions over a, b, bias (already
  * tensors of the input type), s0:s1 the slice. NULL: not expressible there. */
 struct framework {
-    const char *name, *matmul, *load, *matmul_note;
+    const char *name, *module, *matmul, *load, *matmul_note;
     const char *paths[16][2];
 };
 
 static const struct framework frameworks[] = {
-    {"numpy", "np.matmul",
+    {"numpy", "np", "np.matmul",
      "import numpy as np\n"
      "def load(name, bf16):\n"
      "    x = np.load(name)\n"
@@ -87,7 +87,7 @@ static const struct framework frameworks[] = {
       {"layout", "mm(a, b)"}, {"layout", "mm(np.asfortranarray(a), np.asfortranarray(b))"},
       {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
       {"cast-out", "mm(a, b).astype(np.float32)"}, {"cast-out", "to_bf16(mm(a, b).astype(np.float32))"}}},
-    {"torch", "torch.matmul",
+    {"torch", "torch", "torch.matmul",
      "import numpy as np\nimport torch\n"
      "def load(name, bf16):\n"
      "    x = np.load(name)\n"
@@ -104,7 +104,7 @@ static const struct framework frameworks[] = {
       {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
       {"cast-in", "mm(a, b)"}, {"cast-in", "mm(a.float(), b.float(), bias.float())"},
       {"cast-out", "mm(a.float(), b.float(), bias.float())"}, {"cast-out", "mm(a, b).float()"}}},
-    {"jax", "jnp.matmul",
+    {"jax", "jax", "jnp.matmul",
      "import numpy as np\nimport jax\nimport jax.numpy as jnp\n"
      "jax.config.update('jax_enable_x64', True)\n"
      "def load(name, bf16):\n"
@@ -189,7 +189,13 @@ static int write_script(const char *dir, const struct framework *fw, const struc
                "    return p + bias if HAS_BIAS else p\n",
             chk->c.has_bias ? "True" : "False", fw->matmul);
     fprintf(s, "s0, s1 = %u, %u\n", chk->params.slice.start, chk->params.slice.start + chk->params.slice.len);
-    fprintf(s, "p = %s\nq = %s\n", path_a, path_b);
+    /* A framework that lacks the operation for this dtype or device says so, not with a traceback. */
+    fprintf(s, "try:\n    p = %s\n    q = %s\n"
+               "except (RuntimeError, TypeError, NotImplementedError) as e:\n"
+               "    import sys\n"
+               "    print(f'%s {%s.__version__} cannot run this case here: {e}')\n"
+               "    sys.exit(2)\n",
+            path_a, path_b, fw->name, fw->module);
     if (strcmp(fw->name, "torch") == 0)
         fprintf(s, "p, q = p.double().cpu().numpy(), q.double().cpu().numpy()\n");
     else

@@ -405,6 +405,25 @@ for fw in torch jax; do
         python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' $tmp/$fw/repro_$fw.py &&
         pass "the $fw script is valid Python" || fail "export $fw" "$(head -c 300 $tmp/$fw/repro_$fw.py)"
 done
+# PyTorch is not a dependency (Debian's python3-torch pulls in 170 packages): its scripts run where it is installed.
+torch_python=$(for p in python3 /usr/bin/python3; do $p -c 'import torch' 2>/dev/null && echo $p && break; done)
+if [ -n "$torch_python" ]; then
+    failed_scripts=""
+    for f in $big $(grep -l '"a": \[' -r corpus --exclude-dir=vendor | sort); do
+        d=$tmp/torch-run/$(basename $f .json)
+        $FPDIV export $f --to torch -o $d >/dev/null 2>&1 || { failed_scripts+=" $f(export)"; continue; }
+        # Older PyTorch has no 16-bit bmm on the CPU: the script must say so, not raise.
+        $torch_python $d/repro_torch.py >$tmp/torch.out 2>&1
+        grep -qE '^(reproduced|not reproduced) in torch|^torch [^ ]+ cannot run this case here: ' $tmp/torch.out ||
+            failed_scripts+=" $f($(tail -1 $tmp/torch.out))"
+    done
+    [ -z "$failed_scripts" ] && pass "export: the PyTorch script of every case runs, or says why it cannot" ||
+        fail "torch scripts" "failed:$failed_scripts"
+    run "PyTorch on the same OpenBLAS" 0 $torch_python $tmp/torch-run/$(basename $big .json)/repro_torch.py &&
+        expect "shows the slice-rows divergence" "$out" '^reproduced in torch$'
+else
+    echo "SKIP the PyTorch scripts are not run: no python3 with torch here"
+fi
 vendor=$(find corpus/vendor -name '*.json' | sort | head -1)
 bad "a relation with no counterpart" "vendor has no counterpart in numpy.*numpy can show slice-rows" export $vendor --to numpy -o $tmp/np-vendor
 [ ! -e $tmp/np-vendor ] && pass "a refused export writes nothing" || fail "export" "$tmp/np-vendor was created"
