@@ -381,8 +381,16 @@ static struct corpus_entry *corpus_entry(struct corpus_index *ix, const struct f
 static int corpus_index_load(struct corpus_index *ix, const char *dir, char *why, size_t why_size)
 {
     struct stat st;
+    if (!dir[0]) {
+        snprintf(why, why_size, "--corpus needs a directory name (--no-corpus saves nothing)");
+        return FPD_ERR_INPUT;
+    }
     if (stat(dir, &st) != 0)
-        return FPD_OK;
+        return FPD_OK; /* created by the first save */
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, why_size, "--corpus %.400s is not a directory", dir);
+        return FPD_ERR_INPUT;
+    }
     char **files = NULL;
     size_t n = 0;
     int rc = fpd_corpus_list(dir, &files, &n, why, why_size);

@@ -106,8 +106,8 @@ int fpd_cmd_merge(int argc, char **argv)
     int stop = fpd_cli_only_help("merge", argc, argv, help, -1);
     if (stop >= 0)
         return stop;
-    if (argc - optind < 2) {
-        fpd_cli_error("merge", "give OUT and at least one DIR (see 'fpdiv merge --help')");
+    if (argc - optind < 2 || !argv[optind][0]) {
+        fpd_cli_error("merge", "give OUT (a directory name) and at least one DIR (see 'fpdiv merge --help')");
         return FPD_EXIT_USAGE;
     }
     const char *out = argv[optind];

@@ -185,8 +185,8 @@ void fpd_case_file_free(struct fpd_case_file *f)
 int fpd_make_dirs(const char *path, char *why, size_t why_size)
 {
     char partial[4200];
-    if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial) {
-        snprintf(why, why_size, "directory name too long: %.200s...", path);
+    if (!path[0] || snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial) {
+        snprintf(why, why_size, "%s directory name: '%.200s'", path[0] ? "too long a" : "an empty", path);
         return FPD_ERR_INPUT;
     }
     /* Each ancestor in turn, as `mkdir -p` does: a user's --corpus ci/run-7/corpus just works. */
@@ -218,6 +218,10 @@ int fpd_case_file_save(const char *dir, const struct fpd_case_file *f, char *pat
     uint64_t hash;
     char sub[4096], tmp[4200];
     *existed = false;
+    if (!dir[0]) { /* "" + "/relation" would name a directory at the filesystem's root */
+        snprintf(why, why_size, "an empty corpus directory name");
+        return FPD_ERR_INPUT;
+    }
     if (fpd_case_file_hash(f, &hash) != FPD_OK)
         return FPD_ERR_NOMEM;
     snprintf(sub, sizeof sub, "%s/%s", dir, f->chk.relation->name);

@@ -129,6 +129,11 @@ bad "negative dimension" "expected a positive integer at column 3" check --relat
 bad "malformed shape" "unexpected 'y' at column 2" check --relation repeat --shape 2y3x4
 bad "too few dimensions" "needs three dimensions" check --relation repeat --shape 2x3
 bad "absurd dimensions" "over the --max-mem budget" check --relation repeat --shape 100000x100000x100000
+bad "an empty corpus name" "--corpus needs a directory name" fuzz --corpus "" --cases 5
+echo x >$tmp/not-a-dir
+bad "a corpus that is a file" "--corpus $tmp/not-a-dir is not a directory" fuzz --corpus $tmp/not-a-dir --cases 5
+bad "an empty output directory" "an empty directory name" export corpus/addmm/0297129234c95be2.json --to numpy -o ""
+bad "an empty merge target" "give OUT \(a directory name\)" merge "" corpus
 bad "a size that overflows" "--max-mem .1e308T.: expected a size such as 512M or 4G" check --relation repeat --shape 2x3x4 --max-mem 1e308T
 bad "huge dimension" "larger than" check --relation repeat --shape 2x3x99999999999
 bad "slice outside" "slice 5:1 is outside m = 2" check --relation slice-rows --backend seq --shape 2x3x4 --slice 5
