@@ -66,6 +66,10 @@ static const char *const np_dtype[FPD_DTYPE_COUNT] = {
  * tensors of the input type), s0:s1 the slice. NULL: not expressible there. */
 struct framework {
     const char *name, *module, *matmul, *load, *matmul_note;
+    const char *const *dtype_names; /* the framework's name of each input type, for the bias */
+    const char *bias_cast;          /* a format taking that name */
+    const char *setup;              /* after loading: device placement, helpers */
+    const char *to_float64;         /* p and q as float64 NumPy arrays */
     const char *paths[16][2];
 };
 
@@ -79,6 +83,12 @@ static const struct framework frameworks[] = {
      "NumPy computes 16-bit inputs in their own type or after an explicit upcast; it has no fused addmm, so\n"
      "# addmm's second path adds the bias as one more term of the product ([A, 1] @ [B; bias]). NumPy may\n"
      "# call gemv instead of gemm when an operand is a single row or column.",
+     np_dtype, "bias = bias.astype(%s)\n",
+     "def to_bf16(x):  # round float32 to bfloat16 (nearest even) and back\n"
+     "    u = x.view(np.uint32).astype(np.uint64)\n"
+     "    u = (u + 0x7fff + ((u >> 16) & 1)) >> 16 << 16\n"
+     "    return u.astype(np.uint32).view(np.float32)\n",
+     "p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)\n",
      {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
       {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
       {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
@@ -95,6 +105,9 @@ static const struct framework frameworks[] = {
      "    return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16) if bf16 else torch.from_numpy(x)\n",
      "PyTorch on the CPU (DEVICE=cuda for the GPU). Its 16-bit GEMMs return 16-bit results, so a case with a\n"
      "# wide output compares PyTorch's own rounding, not fpdiv's output type; the bias is cast to the input type.",
+     torch_dtype, "bias = bias.to(%s)\n",
+     "DEVICE = os.environ.get('DEVICE', 'cpu')\na, b, bias = a.to(DEVICE), b.to(DEVICE), bias.to(DEVICE)\n",
+     "p, q = p.double().cpu().numpy(), q.double().cpu().numpy()\n",
      {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
       {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
       {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
@@ -112,6 +125,8 @@ static const struct framework frameworks[] = {
      "    return jax.lax.bitcast_convert_type(x, jnp.bfloat16) if bf16 else x\n",
      "XLA on the default device; the second addmm path is jit-compiled, where XLA may fuse the bias. 16-bit\n"
      "# products are 16-bit unless preferred_element_type asks for float32 (the cast-* paths do).",
+     jax_dtype, "bias = bias.astype(%s)\n", "",
+     "p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)\n",
      {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
       {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
       {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
@@ -170,18 +185,8 @@ static int write_script(const char *dir, const struct framework *fw, const struc
     fprintf(s, "a = load(os.path.join(here, 'A.npy'), %s)\nb = load(os.path.join(here, 'B.npy'), %s)\n",
             bf16_in ? "True" : "False", bf16_in ? "True" : "False");
     fprintf(s, "bias = load(os.path.join(here, 'bias.npy'), %s)\n", bf16_out ? "True" : "False");
-    if (strcmp(fw->name, "torch") == 0) {
-        fprintf(s, "DEVICE = os.environ.get('DEVICE', 'cpu')\na, b, bias = a.to(DEVICE), b.to(DEVICE), bias.to(DEVICE)\n");
-        fprintf(s, "bias = bias.to(%s)\n", torch_dtype[chk->c.dt.in]);
-    } else if (strcmp(fw->name, "jax") == 0) {
-        fprintf(s, "bias = bias.astype(%s)\n", jax_dtype[chk->c.dt.in]);
-    } else {
-        fprintf(s, "bias = bias.astype(%s)\n", np_dtype[chk->c.dt.in]);
-        fprintf(s, "def to_bf16(x):  # round float32 to bfloat16 (nearest even) and back\n"
-                   "    u = x.view(np.uint32).astype(np.uint64)\n"
-                   "    u = (u + 0x7fff + ((u >> 16) & 1)) >> 16 << 16\n"
-                   "    return u.astype(np.uint32).view(np.float32)\n");
-    }
+    fputs(fw->setup, s);
+    fprintf(s, fw->bias_cast, fw->dtype_names[chk->c.dt.in]);
     /* The product as fpdiv forms it: with the bias row added when the case has one. */
     fprintf(s, "HAS_BIAS = %s\n"
                "def mm(x, y, bias=bias, **kw):\n"
@@ -196,10 +201,7 @@ static int write_script(const char *dir, const struct framework *fw, const struc
                "    print(f'%s {%s.__version__} cannot run this case here: {e}')\n"
                "    sys.exit(2)\n",
             path_a, path_b, fw->name, fw->module);
-    if (strcmp(fw->name, "torch") == 0)
-        fprintf(s, "p, q = p.double().cpu().numpy(), q.double().cpu().numpy()\n");
-    else
-        fprintf(s, "p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)\n");
+    fputs(fw->to_float64, s);
     fprintf(s, "differ = int(np.sum(~((p == q) | (np.isnan(p) & np.isnan(q)))))\n"
                "print(f'{differ} of {p.size} elements differ; largest difference "
                "{np.nanmax(np.abs(p - q)) if differ else 0:.3g}')\n");
