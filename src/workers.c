@@ -55,12 +55,14 @@ static void worker_main(struct fpd_pool *p, uint64_t first, int fd)
     for (uint64_t i = first; i < p->end && !worker_stop; i += (uint64_t)p->jobs * p->step) {
         if (p->deadline > 0 && fpd_now() >= p->deadline)
             break;
-        struct fpd_worker_msg m = {.type = FPD_MSG_BEGIN, .index = (uint32_t)i};
-        if (fpd_worker_send(fd, &m) != FPD_OK || p->work(p->ctx, (uint32_t)i, fd) != FPD_OK) {
-            status = 3;
+        if (p->work(p->ctx, (uint32_t)i, fd) != FPD_OK) {
+            status = 3; /* no END: the pool reports the check as lost */
             break;
         }
     }
+    struct fpd_worker_msg end = {.type = FPD_MSG_END};
+    if (status == 0)
+        fpd_worker_send(fd, &end);
     close(fd);
     _exit(status);
 }
@@ -85,7 +87,7 @@ static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first)
         worker_main(p, first, fds[1]);
     }
     close(fds[1]);
-    *w = (struct fpd_worker){.pid = pid, .fd = fds[0], .next = first};
+    *w = (struct fpd_worker){.pid = pid, .fd = fds[0], .busy = true, .running = (uint32_t)first, .started = fpd_now()};
     return FPD_OK;
 }
 
@@ -180,11 +182,11 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         }
         if (got < sizeof m)
             return reap(p, w, ev);
-        if (m.type == FPD_MSG_BEGIN) {
-            w->busy = true;
-            w->running = m.index;
+        if (m.type == FPD_MSG_RESULT) { /* the worker goes straight on to its next index */
+            w->running = (uint32_t)(m.index + (uint64_t)p->jobs * p->step);
+            w->busy = m.index + (uint64_t)p->jobs * p->step < p->end;
             w->started = fpd_now();
-        } else if (m.type == FPD_MSG_RESULT) {
+        } else if (m.type == FPD_MSG_END) {
             w->busy = false;
         }
         ev->type = FPD_EVENT_MESSAGE;

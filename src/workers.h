@@ -3,9 +3,12 @@
  * hangs costs one check, not the campaign.
  *
  * Worker w of N takes case indices first + w·step, first + (w + N)·step, … (step > 1 for shards:
- * so the union of all workers of all shards is a single-process run). It announces each check before running it and sends the result after; if
- * it dies in between (a signal) or overruns the timeout (the pool kills it), the pool reports the
- * check as lost, with the reason, and starts a replacement at the worker's next index.
+ * so the union of all workers of all shards is a single-process run). It sends each check's result,
+ * and a last message when it leaves normally. The pool knows which index a worker runs after each
+ * result, so checks need no announcement (one message per check, not two, matters for small
+ * cases): if a worker dies (a signal) or overruns the timeout (the pool kills it) before its next
+ * result, the pool reports that check as lost, with the reason, and starts a replacement at the
+ * worker's next index.
  */
 #ifndef FPD_WORKERS_H
 #define FPD_WORKERS_H
@@ -16,7 +19,8 @@
 
 #include "check.h"
 
-enum fpd_worker_msg_type { FPD_MSG_BEGIN = 1, FPD_MSG_RESULT, FPD_MSG_SAVED };
+/* FPD_MSG_END: the worker leaves normally (indices, time or a stop request ran out). */
+enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SAVED, FPD_MSG_END };
 
 /* One message, written whole in one write(2) (smaller than PIPE_BUF, so never interleaved). */
 struct fpd_worker_msg {
@@ -45,8 +49,7 @@ struct fpd_pool_event {
 struct fpd_worker {
     pid_t pid;
     int fd;
-    uint64_t next;      /* the next index this slot will run */
-    bool busy;          /* a check is announced and not finished */
+    bool busy;          /* running check `running`, since `started` (after its previous result) */
     uint32_t running;
     double started;
     bool timed_out;
