@@ -22,6 +22,7 @@ int fpd_cmd_show(int argc, char **argv);
 int fpd_cmd_minimize(int argc, char **argv);
 int fpd_cmd_bisect(int argc, char **argv);
 int fpd_cmd_sweep(int argc, char **argv);
+int fpd_cmd_explain(int argc, char **argv);
 int fpd_cmd_merge(int argc, char **argv);
 int fpd_cmd_export(int argc, char **argv);
 

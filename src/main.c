@@ -21,6 +21,7 @@ static const struct fpd_command commands[] = {
     {"show", fpd_cmd_show, "show a saved case: what it is, what was recorded, what happens now"},
     {"bisect", fpd_cmd_bisect, "find where a divergence starts as one dimension of a case grows"},
     {"sweep", fpd_cmd_sweep, "run a relation over a range of one dimension; table, CSV and SVG plot"},
+    {"explain", fpd_cmd_explain, "reveal the order a backend adds the terms of an output element in"},
     {"merge", fpd_cmd_merge, "merge corpora (of shards) into one: the smallest case per signature"},
     {"export", fpd_cmd_export, "write a saved case as .npy inputs and a NumPy, PyTorch or JAX script"},
     {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},

@@ -111,7 +111,7 @@ run "fuzz cast-out opt-in" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 20 --relat
 run "list" 0 $FPDIV list && expect "list shows openblas available" "$out" 'openblas +cpu available'
 expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs before'
 run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
-for c in check fuzz list replay show minimize bisect sweep merge export; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
+for c in check fuzz list replay show minimize bisect sweep explain merge export; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
 
 # --- errors: one line naming what is wrong, exit 2 ---
 bad() { # NAME PATTERN ARGS...
@@ -240,6 +240,41 @@ fi
 bad "sweep bad range" "--range '5:2': need 1 <= LO <= HI" sweep --relation repeat --shape 2x2x2 --vary k --range 5:2
 bad "sweep unknown dimension" "--vary 'q'" sweep --relation repeat --shape 2x2x2 --vary q --range 1:2
 bad "sweep without range" "--vary and --range are required" sweep --relation repeat --shape 2x2x2
+
+# --- explain: the summation order behind an element ---
+run "explain seq" 0 $FPDIV explain --backend seq --shape 1x16x300 --element 0,5 &&
+    expect "seq is sequential" "$out" '^  order: sequential over k$' &&
+    expect "and recognised" "$out" '^  the documented order of: seq, blocked'
+run "explain splitk" 0 $FPDIV explain --backend splitk --shape 3x8x1000 --dtype bf16 &&
+    expect "splitk in words" "$out" '^  order: 4 blocks of 250, each sequential; then the 4 blocks: sequential$'
+if run "explain openblas with drawings" 0 $FPDIV explain --backend openblas --shape 1x1x1024 --dot $tmp/e.dot --svg $tmp/e.svg; then
+    expect "openblas order in words" "$out" '^  order: .+'
+    expect "DOT written" "$(head -1 $tmp/e.dot)" '^digraph sum \{$'
+    [ "$(grep -c -- ' -> ' $tmp/e.dot)" -ge 1023 ] && pass "DOT has every edge" || fail "DOT edges" "$(grep -c -- ' -> ' $tmp/e.dot)"
+    expect "SVG written" "$(head -1 $tmp/e.svg)" '^<svg xmlns="http://www.w3.org/2000/svg"'
+fi
+run "explain a plugin" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/reverse.so explain --backend reverse --shape 1x4x50 &&
+    expect "reverse order is seen" "$out" '^  order: one at a time in another order \(48, 49, 47, '
+bad "explain without a shape" "give --shape, or a case file" explain --backend seq
+bad "explain bad element" "--element '3': expected ROW,COL" explain --shape 2x2x2 --element 3
+bad "explain element outside" "--element 0,9 is outside the 2x4 output" explain --shape 2x4x8 --element 0,9
+bad "explain f16 output too narrow" "holds counts of ones exactly only up to 2048 terms" explain --backend seq --shape 1x1x3000 --dtype f16:f16
+bad "explain no fused bias" "exact has no fused bias to explain" explain --backend exact --shape 1x1x8 --bias
+bad "explain case and flags" "a case file fixes the backends" explain $tmp/none.json --shape 1x1x2
+bad "explain missing case" "none.json" explain $tmp/none.json
+run "save a slice-rows divergence" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/ex --fail-on never
+if run "explain the case" 0 $FPDIV explain "$(find $tmp/ex -name '*.json' | head -1)" --dot $tmp/ex/t.dot; then
+    expect "both paths revealed" "$out" '^path B: openblas f32 1x1000x1000, element'
+    expect "the orders differ" "$out" '^the orders differ: path A: .+; path B: '
+    expect "first difference named" "$out" '^first difference: terms [0-9]+ and [0-9]+ are summed together'
+    [ -s $tmp/ex/t-a.dot ] && [ -s $tmp/ex/t-b.dot ] && pass "a DOT per path" || fail "DOT per path" "$(ls $tmp/ex)"
+fi
+
+run "save an addmm divergence" 0 $FPDIV check --relation addmm --backend openblas --shape 32x64x1000 --save $tmp/exa --fail-on never
+if run "explain the addmm case" 0 $FPDIV explain "$(find $tmp/exa -name '*.json' | head -1)"; then
+    expect "mm + bias: the bias last" "$out" '^  plus the bias, which fpdiv adds after the GEMM: .*the bias added last$'
+    expect "fused: the bias is a term of the tree" "$out" '^  order: .*; the bias (added to a partial sum of [0-9]+ terms|the sum starts from the bias)$'
+fi
 
 # --- plugins: a user's own kernel, loaded like any backend ---
 P=$(dirname "$FPDIV")/plugins

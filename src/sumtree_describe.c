@@ -1,0 +1,385 @@
+/*
+ * sumtree_describe.c — a summation tree in words.
+ *
+ * A tree is read level by level. At each level the terms (or the blocks of the level below) are
+ * grouped into parts: maximal chains (one term added at a time) and fused adds of terms. The
+ * partition is named by its shape (contiguous blocks: split-K; residue classes: interleaved lanes),
+ * and the tree above the parts, with each part as one unit, is the next level. A level that is one
+ * chain in order is "sequential"; one that is fpdiv's pairwise tree is "pairwise".
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpdiv_backend.h"
+#include "sumtree.h"
+
+struct text {
+    char *buf;
+    size_t size, used;
+};
+
+__attribute__((format(printf, 2, 3))) static void say(struct text *t, const char *fmt, ...)
+{
+    if (t->used >= t->size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->used = t->used + (size_t)n < t->size ? t->used + (size_t)n : t->size;
+}
+
+static const struct fpd_sumnode *child(const struct fpd_sumtree *t, const struct fpd_sumnode *v, int i)
+{
+    int32_t c = v->first_child;
+    while (i-- > 0)
+        c = t->node[c].next_sibling;
+    return &t->node[c];
+}
+
+static bool is_leaf(const struct fpd_sumnode *v) { return v->leaf >= 0; }
+
+/* The leaves of a chain from the first addition up (units[0], units[1] are added first), or false
+ * when v is not a chain. units has room for v->size. */
+static bool chain_order(const struct fpd_sumtree *t, const struct fpd_sumnode *v, uint32_t *units)
+{
+    uint32_t n = v->size, at = n;
+    while (!is_leaf(v)) {
+        if (v->children != 2)
+            return false;
+        const struct fpd_sumnode *c0 = child(t, v, 0), *c1 = child(t, v, 1);
+        if (is_leaf(c0) && is_leaf(c1)) {
+            units[0] = (uint32_t)c0->leaf, units[1] = (uint32_t)c1->leaf;
+            return at == 2;
+        }
+        if (!is_leaf(c0) && !is_leaf(c1))
+            return false;
+        units[--at] = (uint32_t)(is_leaf(c1) ? c1 : c0)->leaf;
+        v = is_leaf(c1) ? c0 : c1;
+    }
+    return false; /* a single leaf is no chain */
+}
+
+static bool ascending(const uint32_t *u, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        if (u[i] <= u[i - 1])
+            return false;
+    return true;
+}
+
+static bool fused_terms(const struct fpd_sumtree *t, const struct fpd_sumnode *v)
+{
+    if (is_leaf(v) || v->children < 3)
+        return false;
+    for (uint32_t i = 0; i < v->children; i++)
+        if (!is_leaf(child(t, v, (int)i)))
+            return false;
+    return true;
+}
+
+enum part_kind { PART_SINGLE, PART_CHAIN_UP, PART_CHAIN_OTHER, PART_FUSED };
+
+struct part {
+    int32_t node;
+    enum part_kind kind;
+    uint32_t size, min, max, stride; /* stride: common difference of the sorted units, 0 if none */
+};
+
+static int by_unit(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void measure_part(struct part *p, uint32_t *units, uint32_t n)
+{
+    qsort(units, n, sizeof *units, by_unit);
+    p->size = n, p->min = units[0], p->max = units[n - 1];
+    p->stride = n > 1 ? units[1] - units[0] : 0;
+    for (uint32_t i = 2; i < n; i++)
+        if (units[i] - units[i - 1] != p->stride)
+            p->stride = 0;
+}
+
+/* Maximal parts, in order of their smallest unit (children are sorted, and the walk is preorder). */
+static int find_parts(const struct fpd_sumtree *t, struct part *parts, uint32_t *count, uint32_t *units,
+                      int32_t *stack)
+{
+    size_t top = 0;
+    *count = 0;
+    stack[top++] = t->root;
+    while (top > 0) {
+        int32_t id = stack[--top];
+        const struct fpd_sumnode *v = &t->node[id];
+        struct part p = {.node = id};
+        if (is_leaf(v)) {
+            p.kind = PART_SINGLE;
+            units[0] = (uint32_t)v->leaf;
+        } else if (chain_order(t, v, units)) {
+            p.kind = ascending(units, v->size) ? PART_CHAIN_UP : PART_CHAIN_OTHER;
+        } else if (fused_terms(t, v)) {
+            p.kind = PART_FUSED;
+            for (uint32_t i = 0; i < v->children; i++)
+                units[i] = (uint32_t)child(t, v, (int)i)->leaf;
+        } else {
+            /* push children in reverse so the smallest comes out first */
+            for (uint32_t i = v->children; i-- > 0;)
+                stack[top++] = (int32_t)(child(t, v, (int)i) - t->node);
+            continue;
+        }
+        measure_part(&p, units, v->size);
+        parts[(*count)++] = p;
+    }
+    return FPD_OK;
+}
+
+/* The tree with each part as one leaf (numbered in order). */
+static int quotient(const struct fpd_sumtree *t, const struct part *parts, uint32_t count, struct fpd_sumtree *q,
+                    int32_t *part_of, int32_t *queue, int32_t *mapped)
+{
+    fpd_sumtree_init(q, count, false);
+    for (size_t i = 0; i < t->count; i++)
+        part_of[i] = -1;
+    for (uint32_t i = 0; i < count; i++)
+        part_of[parts[i].node] = (int32_t)i;
+    size_t head = 0, tail = 0;
+    queue[tail++] = t->root;
+    int32_t root = FPD_NO_NODE;
+    while (head < tail) {
+        int32_t id = queue[head++];
+        const struct fpd_sumnode *v = &t->node[id];
+        int32_t n = part_of[id] >= 0 ? fpd_sumtree_leaf(q, (uint32_t)part_of[id]) : fpd_sumtree_internal(q);
+        if (n == FPD_NO_NODE)
+            return FPD_ERR_NOMEM;
+        mapped[id] = n;
+        if (v->parent == FPD_NO_NODE)
+            root = n;
+        else
+            fpd_sumtree_adopt(q, mapped[v->parent], n);
+        if (part_of[id] < 0)
+            for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
+                queue[tail++] = c;
+    }
+    char why[128];
+    return fpd_sumtree_finish(q, root, why, sizeof why);
+}
+
+/* Whether every node splits a contiguous range in two halves differing by at most one. */
+static bool balanced(const struct fpd_sumtree *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const struct fpd_sumnode *v = &t->node[i];
+        if (is_leaf(v))
+            continue;
+        if (v->children != 2)
+            return false;
+        const struct fpd_sumnode *a = child(t, v, 0), *b = child(t, v, 1);
+        uint32_t d = a->size > b->size ? a->size - b->size : b->size - a->size;
+        if (d > 1 || b->min_leaf != a->min_leaf + a->size)
+            return false;
+    }
+    /* contiguous children at every node, from the root's full range: the leaves are in order */
+    return true;
+}
+
+static void name_partition(struct text *out, const struct part *parts, uint32_t count, const char **unit_word)
+{
+    bool contiguous = true, lanes = true;
+    uint32_t multi = 0, stride = 0, singles = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct part *p = &parts[i];
+        if (p->max - p->min + 1 != p->size)
+            contiguous = false;
+        if (p->size < 2) {
+            singles++;
+            continue;
+        }
+        multi++;
+        if (p->stride < 2 || (stride && p->stride != stride))
+            lanes = false;
+        stride = p->stride;
+    }
+    if (contiguous) {
+        bool equal = true;
+        for (uint32_t i = 1; i + 1 < count; i++)
+            equal = equal && parts[i].size == parts[0].size;
+        if (equal && parts[count - 1].size == parts[0].size)
+            say(out, "%u blocks of %u", count, parts[0].size);
+        else if (equal)
+            say(out, "%u blocks of %u (the last %u)", count, parts[0].size, parts[count - 1].size);
+        else {
+            say(out, "%u blocks (", count);
+            for (uint32_t i = 0; i < count && i < 8; i++)
+                say(out, "%s%u", i ? ", " : "", parts[i].size);
+            say(out, "%s)", count > 8 ? ", …" : "");
+        }
+        *unit_word = "blocks";
+    } else if (lanes && multi == stride) {
+        say(out, "%u interleaved lanes (term p in lane p mod %u)", multi, stride);
+        if (singles)
+            say(out, " and %u single terms", singles);
+        *unit_word = "lanes";
+    } else {
+        say(out, "%u groups", count);
+        *unit_word = "groups";
+    }
+    /* how each part is summed */
+    bool up = true, fused = true;
+    uint32_t width = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (parts[i].size < 2)
+            continue;
+        up = up && parts[i].kind == PART_CHAIN_UP;
+        fused = fused && parts[i].kind == PART_FUSED;
+        width = !width || width == parts[i].size ? parts[i].size : UINT32_MAX;
+    }
+    if (up)
+        say(out, ", each sequential");
+    else if (fused && width != UINT32_MAX)
+        say(out, ", each one fused add of %u", width);
+    else if (fused)
+        say(out, ", each one fused add");
+    else
+        say(out, ", each a chain in its own order");
+}
+
+static int describe_level(const struct fpd_sumtree *t, struct text *out, int depth)
+{
+    uint32_t n = t->leaves;
+    const struct fpd_sumnode *root = &t->node[t->root];
+    if (n == 1) {
+        say(out, "a single term");
+        return FPD_OK;
+    }
+    if (fused_terms(t, root)) {
+        say(out, "one fused add of all %u", n);
+        return FPD_OK;
+    }
+    const char *known = fpd_sumtree_known_order(t);
+    uint32_t *units = malloc(n * sizeof *units);
+    if (!units)
+        return FPD_ERR_NOMEM;
+    if (chain_order(t, root, units)) {
+        if (ascending(units, n))
+            say(out, "sequential");
+        else
+            say(out, "one at a time in another order (%u, %u, %u, …)", units[0], units[1], units[2]);
+        free(units);
+        return FPD_OK;
+    }
+    if (known && strcmp(known, "pairwise") == 0) {
+        say(out, "pairwise");
+        free(units);
+        return FPD_OK;
+    }
+    if (balanced(t)) {
+        say(out, "a balanced binary tree");
+        free(units);
+        return FPD_OK;
+    }
+    struct part *parts = malloc(n * sizeof *parts);
+    int32_t *scratch = malloc(3 * t->count * sizeof *scratch);
+    struct fpd_sumtree q = {0};
+    int rc = FPD_ERR_NOMEM;
+    uint32_t count;
+    if (parts && scratch && find_parts(t, parts, &count, units, scratch) == FPD_OK) {
+        const char *word = "groups";
+        name_partition(out, parts, count, &word);
+        rc = quotient(t, parts, count, &q, scratch, scratch + t->count, scratch + 2 * t->count);
+        if (rc == FPD_OK) {
+            say(out, "; then the %u %s: ", count, word);
+            rc = depth < 16 ? describe_level(&q, out, depth + 1) : FPD_OK;
+            if (depth >= 16)
+                say(out, "(deeper levels not described)");
+        }
+    }
+    fpd_sumtree_free(&q);
+    free(parts);
+    free(scratch);
+    free(units);
+    return rc;
+}
+
+/* The tree without its bias leaf, and where the bias was added. */
+static int split_bias(const struct fpd_sumtree *t, struct fpd_sumtree *rest, struct text *where)
+{
+    int32_t b = t->leaf_node[t->leaves - 1], parent = t->node[b].parent;
+    const struct fpd_sumnode *p = &t->node[parent];
+    if (parent == t->root)
+        say(where, p->children == 2 ? "; the bias added last" : "; the bias in the last fused add");
+    else if (p->size == 2 && p->depth == fpd_sumtree_depth(t) - 1)
+        say(where, "; the sum starts from the bias");
+    else
+        say(where, "; the bias added to a partial sum of %u terms", p->size - 1);
+    /* copy, leaving the bias out (and its addition, when it had one other operand) */
+    fpd_sumtree_init(rest, t->leaves - 1, false);
+    int32_t *mapped = malloc(t->count * sizeof *mapped), *queue = malloc(t->count * sizeof *queue);
+    if (!mapped || !queue) {
+        free(mapped);
+        free(queue);
+        return FPD_ERR_NOMEM;
+    }
+    size_t head = 0, tail = 0;
+    int32_t root = FPD_NO_NODE;
+    int rc = FPD_OK;
+    queue[tail++] = t->root;
+    while (head < tail && rc == FPD_OK) {
+        int32_t id = queue[head++];
+        const struct fpd_sumnode *v = &t->node[id];
+        if (id == b)
+            continue;
+        int32_t up = v->parent == FPD_NO_NODE ? FPD_NO_NODE : mapped[v->parent];
+        if (id == parent && p->children == 2) {
+            mapped[id] = up; /* the bias's addition goes; its other operand takes its place */
+        } else {
+            int32_t n = is_leaf(v) ? fpd_sumtree_leaf(rest, (uint32_t)v->leaf) : fpd_sumtree_internal(rest);
+            if (n == FPD_NO_NODE)
+                rc = FPD_ERR_NOMEM;
+            else if (up == FPD_NO_NODE)
+                root = n;
+            else
+                fpd_sumtree_adopt(rest, up, n);
+            mapped[id] = n;
+        }
+        for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
+            queue[tail++] = c;
+    }
+    free(mapped);
+    free(queue);
+    char why[128];
+    return rc != FPD_OK || root == FPD_NO_NODE ? FPD_ERR_NOMEM : fpd_sumtree_finish(rest, root, why, sizeof why);
+}
+
+void fpd_sumtree_describe(const struct fpd_sumtree *t, char *buf, size_t size)
+{
+    struct text out = {buf, size, 0};
+    buf[0] = '\0';
+    char where_buf[128] = "";
+    struct text where = {where_buf, sizeof where_buf, 0};
+    struct fpd_sumtree rest = {0};
+    const struct fpd_sumtree *terms = t;
+    if (t->has_bias) {
+        if (t->leaves == 1) {
+            say(&out, "the bias alone");
+            return;
+        }
+        if (split_bias(t, &rest, &where) != FPD_OK) {
+            say(&out, "(out of memory)");
+            fpd_sumtree_free(&rest);
+            return;
+        }
+        terms = &rest;
+    }
+    size_t start = out.used;
+    if (describe_level(terms, &out, 0) != FPD_OK)
+        say(&out, "(out of memory)");
+    /* the top level reads "sequential over k", "pairwise over k" */
+    if (strcmp(buf + start, "sequential") == 0 || strcmp(buf + start, "pairwise") == 0 ||
+        strcmp(buf + start, "a balanced binary tree") == 0)
+        say(&out, " over k");
+    say(&out, "%s", where_buf);
+    fpd_sumtree_free(&rest);
+}

@@ -1,0 +1,369 @@
+/* explain: revealing summation trees, from simulated answers and from fpdiv's own kernels. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "dtype.h"
+#include "probe.h"
+#include "reveal.h"
+#include "sumtree.h"
+
+/* ---- expected trees, written from the kernels' documentation (not with sumtree.c's builders) ---- */
+
+static int32_t add(struct fpd_sumtree *t, int32_t x, int32_t y)
+{
+    int32_t n = fpd_sumtree_internal(t);
+    fpd_sumtree_adopt(t, n, x);
+    fpd_sumtree_adopt(t, n, y);
+    return n;
+}
+
+static int32_t chain(struct fpd_sumtree *t, uint32_t from, uint32_t to)
+{
+    int32_t acc = fpd_sumtree_leaf(t, from);
+    for (uint32_t p = from + 1; p < to; p++)
+        acc = add(t, acc, fpd_sumtree_leaf(t, p));
+    return acc;
+}
+
+/* pairwise.c: "the tree splits k into the largest power of two below it and the rest" */
+static int32_t halves(struct fpd_sumtree *t, uint32_t from, uint32_t n)
+{
+    if (n == 1)
+        return fpd_sumtree_leaf(t, from);
+    uint32_t p = 1;
+    while (2 * p < n)
+        p *= 2;
+    return add(t, halves(t, from, p), halves(t, from + p, n - p));
+}
+
+/* splitk.c: 4 parts of ceil(k/4), each sequential, then ((p0 + p1) + p2) + p3 */
+static int32_t four_parts(struct fpd_sumtree *t, uint32_t k)
+{
+    uint32_t len = (k + 3) / 4;
+    int32_t total = chain(t, 0, len < k ? len : k);
+    for (uint32_t s = 1; s < 4 && s * len < k; s++)
+        total = add(t, total, chain(t, s * len, (s + 1) * len < k ? (s + 1) * len : k));
+    return total;
+}
+
+static int32_t sequential(struct fpd_sumtree *t, uint32_t k) { return chain(t, 0, k); }
+static int32_t pairwise(struct fpd_sumtree *t, uint32_t k) { return halves(t, 0, k); }
+
+static void expect_tree(struct fpd_sumtree *t, uint32_t k, int32_t (*build)(struct fpd_sumtree *, uint32_t))
+{
+    char why[256];
+    fpd_sumtree_init(t, k, false);
+    cr_assert_eq(fpd_sumtree_finish(t, build(t, k), why, sizeof why), FPD_OK, "%s", why);
+}
+
+static void setup(void) { fpd_registry_init(); }
+static void teardown(void) { fpd_registry_close_all(); }
+
+/* Reveals backend's tree for element (0, n-1) of 1 x n x k. */
+static int reveal_backend(const char *backend, const char *dtype, uint32_t n, uint32_t k, bool bias,
+                          struct fpd_sumtree *out, struct fpd_reveal_stats *st, char *why, size_t why_size)
+{
+    struct fpd_probe_target t = {.backend = fpd_registry_find(backend), .batch = 1, .m = 1, .n = n, .k = k,
+                                 .bias = bias, .at_col = n - 1};
+    cr_assert_not_null(t.backend, "%s", backend);
+    cr_assert_eq(fpd_dtypes_parse(dtype, &t.dt, why, why_size), FPD_OK);
+    struct fpd_probe p;
+    int rc = fpd_probe_open(&p, &t, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
+    struct fpd_reveal_oracle o = fpd_probe_oracle(&p);
+    rc = fpd_reveal(p.leaves, bias, &o, false, out, st, why, why_size);
+    fpd_probe_close(&p);
+    return rc;
+}
+
+Test(explain, own_kernels_reveal_their_documented_orders, .init = setup, .fini = teardown, .timeout = 120)
+{
+    static const uint32_t ks[] = {1, 2, 3, 4, 5, 7, 16, 17, 100, 255, 1000, 4096};
+    static const struct {
+        const char *backend;
+        int32_t (*order)(struct fpd_sumtree *, uint32_t);
+    } kernels[] = {
+        {"seq", sequential}, {"blocked", sequential}, {"pairwise", pairwise}, {"splitk", four_parts},
+    };
+    for (size_t b = 0; b < sizeof kernels / sizeof kernels[0]; b++)
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+            struct fpd_sumtree got, want;
+            struct fpd_reveal_stats st;
+            char why[512];
+            int rc = reveal_backend(kernels[b].backend, "f32", 64, ks[i], false, &got, &st, why, sizeof why);
+            cr_assert_eq(rc, FPD_OK, "%s k=%u: %s", kernels[b].backend, ks[i], why);
+            expect_tree(&want, ks[i], kernels[b].order);
+            cr_expect(fpd_sumtree_equal(&got, &want), "%s k=%u: revealed tree is not the documented order",
+                      kernels[b].backend, ks[i]);
+            cr_expect(!st.batch_mismatch, "%s k=%u: own kernels sum every column alike", kernels[b].backend, ks[i]);
+            fpd_sumtree_free(&got);
+            fpd_sumtree_free(&want);
+        }
+}
+
+Test(explain, every_dtype_reveals_the_same_order, .init = setup, .fini = teardown)
+{
+    static const char *const dtypes[] = {"f64", "f32", "f16", "bf16", "f16:f16", "bf16:bf16", "f32:f32:f64"};
+    for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+        struct fpd_sumtree got, want;
+        struct fpd_reveal_stats st;
+        char why[512];
+        uint32_t k = strstr(dtypes[d], "bf16:") ? 200 : 1000; /* bf16 outputs count to 256 */
+        cr_assert_eq(reveal_backend("pairwise", dtypes[d], 16, k, false, &got, &st, why, sizeof why), FPD_OK, "%s: %s",
+                     dtypes[d], why);
+        expect_tree(&want, k, pairwise);
+        cr_expect(fpd_sumtree_equal(&got, &want), "%s", dtypes[d]);
+        fpd_sumtree_free(&got);
+        fpd_sumtree_free(&want);
+    }
+}
+
+Test(explain, narrow_types_are_refused_with_the_limit, .init = setup, .fini = teardown)
+{
+    struct fpd_sumtree got;
+    struct fpd_reveal_stats st;
+    char why[512];
+    /* an f16 output counts exactly only to 2048; a bf16 output to 256 */
+    cr_expect_eq(reveal_backend("seq", "f16:f16", 8, 4096, false, &got, &st, why, sizeof why), FPD_ERR_INPUT);
+    cr_expect(strstr(why, "2048"), "%s", why);
+    cr_expect_eq(reveal_backend("seq", "bf16:bf16", 8, 300, false, &got, &st, why, sizeof why), FPD_ERR_INPUT);
+    cr_expect(strstr(why, "256"), "%s", why);
+    /* f16 inputs need subnormal ones to absorb 4096 of them in f32, and get them */
+    cr_assert_eq(reveal_backend("seq", "f16", 8, 4096, false, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    fpd_sumtree_free(&got);
+}
+
+Test(explain, the_bias_is_a_term, .init = setup, .fini = teardown)
+{
+    struct fpd_sumtree got;
+    struct fpd_reveal_stats st;
+    char why[512], text[512];
+    cr_assert_eq(reveal_backend("seq", "f32", 8, 100, true, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    fpd_sumtree_describe(&got, text, sizeof text);
+    cr_expect_str_eq(text, "sequential over k; the sum starts from the bias");
+    fpd_sumtree_free(&got);
+    cr_assert_eq(reveal_backend("pairwise", "f32", 8, 100, true, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    fpd_sumtree_describe(&got, text, sizeof text);
+    cr_expect_str_eq(text, "pairwise over k; the bias added last");
+    fpd_sumtree_free(&got);
+}
+
+/* ---- the algorithm, on simulated answers ---- */
+
+struct simulated {
+    const struct fpd_sumtree *batched, *alone; /* answers in a batch, and asked alone */
+    size_t asked;
+};
+
+static int simulate(void *ctx, const uint32_t *pairs, size_t count, bool alone, uint32_t *sizes, char *why,
+                    size_t why_size)
+{
+    (void)why, (void)why_size;
+    struct simulated *s = ctx;
+    for (size_t i = 0; i < count; i++)
+        sizes[i] = fpd_sumtree_query_size(alone ? s->alone : s->batched, pairs[2 * i], pairs[2 * i + 1]);
+    s->asked += count;
+    return FPD_OK;
+}
+
+static void check_reveals(const struct fpd_sumtree *truth, size_t max_queries)
+{
+    struct simulated s = {truth, truth, 0};
+    struct fpd_reveal_oracle o = {simulate, &s};
+    struct fpd_sumtree got;
+    struct fpd_reveal_stats st;
+    char why[512];
+    cr_assert_eq(fpd_reveal(truth->leaves, false, &o, false, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect(fpd_sumtree_equal(&got, truth), "k=%u: revealed tree differs", truth->leaves);
+    cr_expect_leq(st.queries, max_queries, "k=%u: %zu queries", truth->leaves, st.queries);
+    fpd_sumtree_free(&got);
+}
+
+Test(explain, few_queries_for_common_trees)
+{
+    struct fpd_sumtree t;
+    expect_tree(&t, 4096, sequential);
+    check_reveals(&t, 4095); /* one round: the pivot against every other term */
+    fpd_sumtree_free(&t);
+    expect_tree(&t, 4096, pairwise);
+    check_reveals(&t, 4096 * 12 / 2); /* k/2 log2 k */
+    fpd_sumtree_free(&t);
+    expect_tree(&t, 4096, four_parts);
+    check_reveals(&t, 2 * 4096);
+    fpd_sumtree_free(&t);
+}
+
+/* Random binary trees over terms in random positions: any tree of two-operand additions. */
+static int32_t random_tree(struct fpd_sumtree *t, const uint32_t *terms, uint32_t n, uint64_t *state)
+{
+    if (n == 1)
+        return fpd_sumtree_leaf(t, terms[0]);
+    *state = *state * 6364136223846793005u + 1442695040888963407u;
+    uint32_t left = 1 + (uint32_t)((*state >> 33) % (n - 1));
+    return add(t, random_tree(t, terms, left, state), random_tree(t, terms + left, n - left, state));
+}
+
+Test(explain, any_binary_tree_is_revealed)
+{
+    uint64_t state = 7;
+    for (uint32_t trial = 0; trial < 200; trial++) {
+        uint32_t k = 2 + trial % 97, terms[128];
+        for (uint32_t i = 0; i < k; i++)
+            terms[i] = i;
+        for (uint32_t i = k - 1; i > 0; i--) { /* shuffle */
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            uint32_t j = (uint32_t)((state >> 33) % (i + 1)), x = terms[i];
+            terms[i] = terms[j], terms[j] = x;
+        }
+        struct fpd_sumtree t;
+        char why[256];
+        fpd_sumtree_init(&t, k, false);
+        cr_assert_eq(fpd_sumtree_finish(&t, random_tree(&t, terms, k, &state), why, sizeof why), FPD_OK);
+        check_reveals(&t, (size_t)k * k);
+        fpd_sumtree_free(&t);
+    }
+}
+
+/* A tensor-core-like order: fused adds of the accumulator and 4 products at a time. */
+static int32_t fused4(struct fpd_sumtree *t, uint32_t k)
+{
+    int32_t acc = FPD_NO_NODE;
+    for (uint32_t p = 0; p < k; p += 4) {
+        int32_t n = fpd_sumtree_internal(t);
+        if (acc != FPD_NO_NODE)
+            fpd_sumtree_adopt(t, n, acc);
+        for (uint32_t q = p; q < p + 4; q++)
+            fpd_sumtree_adopt(t, n, fpd_sumtree_leaf(t, q));
+        acc = n;
+    }
+    return acc;
+}
+
+Test(explain, fused_multi_term_adds_are_nodes_with_more_children)
+{
+    struct fpd_sumtree t;
+    expect_tree(&t, 64, fused4);
+    check_reveals(&t, 64 * 64);
+    char text[256];
+    fpd_sumtree_describe(&t, text, sizeof text);
+    cr_expect(strstr(text, "fused"), "%s", text);
+    fpd_sumtree_free(&t);
+}
+
+Test(explain, batched_answers_from_another_order_are_redone_alone)
+{
+    struct fpd_sumtree seq, pw, got;
+    expect_tree(&seq, 100, sequential);
+    expect_tree(&pw, 100, pairwise);
+    struct simulated s = {&seq, &pw, 0};
+    struct fpd_reveal_oracle o = {simulate, &s};
+    struct fpd_reveal_stats st;
+    char why[512];
+    cr_assert_eq(fpd_reveal(100, false, &o, false, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect(st.batch_mismatch && st.alone);
+    cr_expect(fpd_sumtree_equal(&got, &pw));
+    fpd_sumtree_free(&got), fpd_sumtree_free(&seq), fpd_sumtree_free(&pw);
+}
+
+static int nonsense(void *ctx, const uint32_t *pairs, size_t count, bool alone, uint32_t *sizes, char *why,
+                    size_t why_size)
+{
+    (void)ctx, (void)pairs, (void)alone, (void)why, (void)why_size;
+    for (size_t i = 0; i < count; i++)
+        sizes[i] = 3 + (uint32_t)(i % 5) * 7; /* sizes no tree has */
+    return FPD_OK;
+}
+
+Test(explain, answers_that_fit_no_tree_are_an_error)
+{
+    struct fpd_reveal_oracle o = {nonsense, NULL};
+    struct fpd_sumtree got;
+    struct fpd_reveal_stats st;
+    char why[512] = "";
+    cr_expect_eq(fpd_reveal(50, false, &o, false, &got, &st, why, sizeof why), FPD_ERR_BACKEND);
+    cr_expect(strstr(why, "fits no summation tree") || strstr(why, "does not fit"), "%s", why);
+}
+
+/* ---- words and drawings ---- */
+
+Test(explain, descriptions_of_documented_orders)
+{
+    static const struct {
+        int32_t (*build)(struct fpd_sumtree *, uint32_t);
+        uint32_t k;
+        const char *text;
+    } cases[] = {
+        {sequential, 1024, "sequential over k"},
+        {pairwise, 1000, "pairwise over k"},
+        {four_parts, 1024, "4 blocks of 256, each sequential; then the 4 blocks: sequential"},
+        {four_parts, 1001, "4 blocks of 251 (the last 248), each sequential; then the 4 blocks: sequential"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct fpd_sumtree t;
+        char text[512];
+        expect_tree(&t, cases[i].k, cases[i].build);
+        fpd_sumtree_describe(&t, text, sizeof text);
+        cr_expect_str_eq(text, cases[i].text);
+        fpd_sumtree_free(&t);
+    }
+}
+
+/* 8 lanes (term p in lane p mod 8), each sequential, then the lanes in a pairwise tree. */
+static int32_t lanes8(struct fpd_sumtree *t, uint32_t k)
+{
+    int32_t lane[8];
+    for (uint32_t l = 0; l < 8; l++) {
+        lane[l] = fpd_sumtree_leaf(t, l);
+        for (uint32_t p = l + 8; p < k; p += 8)
+            lane[l] = add(t, lane[l], fpd_sumtree_leaf(t, p));
+    }
+    for (uint32_t w = 1; w < 8; w *= 2)
+        for (uint32_t l = 0; l < 8; l += 2 * w)
+            lane[l] = add(t, lane[l], lane[l + w]);
+    return lane[0];
+}
+
+Test(explain, interleaved_lanes_are_named)
+{
+    struct fpd_sumtree t;
+    char text[512];
+    expect_tree(&t, 1024, lanes8);
+    fpd_sumtree_describe(&t, text, sizeof text);
+    cr_expect_str_eq(text, "8 interleaved lanes (term p in lane p mod 8), each sequential; then the 8 lanes: pairwise");
+    cr_expect_null(fpd_sumtree_known_order(&t));
+    check_reveals(&t, 1024 * 16);
+    fpd_sumtree_free(&t);
+}
+
+Test(explain, dot_and_svg_hold_every_node)
+{
+    struct fpd_sumtree t;
+    expect_tree(&t, 37, pairwise);
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_eq(fpd_sumtree_write_dot(&t, f, "pairwise \"37\""), FPD_OK);
+    fclose(f);
+    size_t edges = 0;
+    for (const char *s = buf; (s = strstr(s, " -> ")); s++)
+        edges++;
+    cr_expect_eq(edges, t.count - 1);
+    cr_expect(strstr(buf, "label=\"t36\""));
+    cr_expect(!strstr(buf, "\"37\""), "the title's quotes are dropped: %s", buf);
+    free(buf);
+    f = open_memstream(&buf, &len);
+    cr_assert_eq(fpd_sumtree_write_svg(&t, f, "pairwise <37>"), FPD_OK);
+    fclose(f);
+    size_t lines = 0;
+    for (const char *s = buf; (s = strstr(s, "<line ")); s++)
+        lines++;
+    /* a bracket per addition and a stem per operand */
+    cr_expect_eq(lines, (t.count - t.leaves) + (t.count - 1));
+    cr_expect(strncmp(buf, "<svg ", 5) == 0 && strstr(buf, "</svg>\n"));
+    cr_expect(!strstr(buf, "<37>"));
+    free(buf);
+    fpd_sumtree_free(&t);
+}
