@@ -10,13 +10,20 @@
 #define VERIFY_PAIRS 64
 
 /* Terms known to form one subtree (sibling == 0), or a union of siblings of that size under one
- * fused add, to be attached to `parent` (FPD_NO_NODE: they are the whole tree). Sorted ascending. */
+ * fused add, to be attached to `parent` (FPD_NO_NODE: they are the whole tree). Sorted ascending.
+ * The pivot is the first term, or the last when from_top: a pivot added last learns only that it
+ * was, so the next try starts from the other end (a chain in descending order stays O(k)). */
 struct task {
     uint32_t *terms;
     uint32_t count;
     uint32_t sibling;
     int32_t parent;
+    bool from_top;
 };
+
+static uint32_t pivot_of(const struct task *tk) { return tk->terms[tk->from_top ? tk->count - 1 : 0]; }
+/* The j-th of the other terms, j < count - 1. */
+static uint32_t other_of(const struct task *tk, uint32_t j) { return tk->terms[tk->from_top ? j : j + 1]; }
 
 struct task_list {
     struct task *task;
@@ -35,7 +42,8 @@ struct builder {
     size_t why_size;
 };
 
-static int push_task(struct task_list *l, const struct answer *from, uint32_t count, uint32_t sibling, int32_t parent)
+static int push_task(struct task_list *l, const struct answer *from, uint32_t count, uint32_t sibling, int32_t parent,
+                     bool from_top)
 {
     if (l->count == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
@@ -55,7 +63,7 @@ static int push_task(struct task_list *l, const struct answer *from, uint32_t co
             uint32_t x = terms[j];
             terms[j] = terms[j - 1], terms[j - 1] = x;
         }
-    l->task[l->count++] = (struct task){terms, count, sibling, parent};
+    l->task[l->count++] = (struct task){terms, count, sibling, parent, from_top};
     return FPD_OK;
 }
 
@@ -83,9 +91,10 @@ static int by_size_then_term(const void *x, const void *y)
  *   more siblings of a fused add just found, of size v - (terms below it).
  * Anything else fits no summation tree.
  */
-static int build_path(struct builder *b, uint32_t pivot, const struct answer *ans, uint32_t count, int32_t *top)
+static int build_path(struct builder *b, const struct task *tk, const struct answer *ans, uint32_t count, int32_t *top)
 {
     struct fpd_sumtree *t = b->tree;
+    uint32_t pivot = pivot_of(tk);
     int32_t cur = fpd_sumtree_leaf(t, pivot), last = FPD_NO_NODE;
     uint32_t below = 1, below_last = 0;
     if (cur == FPD_NO_NODE)
@@ -102,12 +111,13 @@ static int build_path(struct builder *b, uint32_t pivot, const struct answer *an
             if (node == FPD_NO_NODE)
                 return FPD_ERR_NOMEM;
             fpd_sumtree_adopt(t, node, cur);
-            rc = push_task(b->next, group, g, v == below + g ? 0 : v - below, node);
+            bool pivot_was_last = g == count && v == below + g; /* it joined everything else at once */
+            rc = push_task(b->next, group, g, v == below + g ? 0 : v - below, node, pivot_was_last && !tk->from_top);
             below_last = below;
             below += g;
             cur = last = node;
         } else if (last != FPD_NO_NODE && v > below_last && g % (v - below_last) == 0) {
-            rc = push_task(b->next, group, g, v - below_last, last);
+            rc = push_task(b->next, group, g, v - below_last, last, false);
             below += g;
         } else {
             snprintf(b->why, b->why_size,
@@ -126,7 +136,7 @@ static int build_path(struct builder *b, uint32_t pivot, const struct answer *an
 /* One task, given the pivot's answers about its other terms. */
 static int settle(struct builder *b, const struct task *tk, struct answer *ans)
 {
-    uint32_t pivot = tk->terms[0], n = tk->count - 1;
+    uint32_t pivot = pivot_of(tk), n = tk->count - 1;
     qsort(ans, n, sizeof *ans, by_size_then_term);
     uint32_t own = n;
     if (tk->sibling > 0 && tk->sibling < tk->count) {
@@ -144,13 +154,13 @@ static int settle(struct builder *b, const struct task *tk, struct answer *ans)
                 return FPD_ERR_BACKEND;
             }
         if (own < n) {
-            int rc = push_task(b->next, ans + own, n - own, tk->sibling, tk->parent);
+            int rc = push_task(b->next, ans + own, n - own, tk->sibling, tk->parent, false);
             if (rc != FPD_OK)
                 return rc;
         }
     }
     int32_t top;
-    int rc = build_path(b, pivot, ans, own, &top);
+    int rc = build_path(b, tk, ans, own, &top);
     if (rc == FPD_OK)
         attach(b, tk->parent, top);
     return rc;
@@ -185,7 +195,7 @@ static int reveal_once(uint32_t leaves, const struct fpd_reveal_oracle *o, bool 
         goto done;
     }
     now->cap = 1, now->count = 1;
-    now->task[0] = (struct task){all, leaves, 0, FPD_NO_NODE};
+    now->task[0] = (struct task){all, leaves, 0, FPD_NO_NODE, false};
 
     while (now->count > 0) {
         size_t count = 0;
@@ -197,9 +207,9 @@ static int reveal_once(uint32_t leaves, const struct fpd_reveal_oracle *o, bool 
             goto done;
         size_t at = 0;
         for (size_t i = 0; i < now->count; i++)
-            for (uint32_t j = 1; j < now->task[i].count && now->task[i].sibling != 1; j++) {
-                pairs[2 * at] = now->task[i].terms[0];
-                pairs[2 * at + 1] = now->task[i].terms[j];
+            for (uint32_t j = 0; j + 1 < now->task[i].count && now->task[i].sibling != 1; j++) {
+                pairs[2 * at] = pivot_of(&now->task[i]);
+                pairs[2 * at + 1] = other_of(&now->task[i], j);
                 at++;
             }
         if (count > 0) {
@@ -227,8 +237,8 @@ static int reveal_once(uint32_t leaves, const struct fpd_reveal_oracle *o, bool 
             rc = FPD_ERR_NOMEM;
             if (fpd_grow((void **)&ans, &ans_cap, (tk->count - 1) * sizeof *ans) != FPD_OK)
                 goto done;
-            for (uint32_t j = 1; j < tk->count; j++, at++)
-                ans[j - 1] = (struct answer){sizes[at], tk->terms[j]};
+            for (uint32_t j = 0; j + 1 < tk->count; j++, at++)
+                ans[j] = (struct answer){sizes[at], other_of(tk, j)};
             rc = settle(&b, tk, ans);
             if (rc != FPD_OK)
                 goto done;

@@ -55,6 +55,21 @@ done
 got=$(verdict device openblas,cublas 64x512x2048 f32)
 case "$got" in same*|reorder*) pass "openblas vs cublas, measured: $got" ;; *) fail "openblas vs cublas" "$got" ;; esac
 
+# explain: own CUDA kernels reveal their documented orders; the vendor libraries' orders are shown.
+order_of() { $FPDIV explain --backend "$1" --shape "$2" --dtype "${3:-f32}" 2>&1 | sed -n 's/^  order: //p'; }
+for k in 1 17 1000 4096; do
+    got=$(order_of cuda-seq 1x64x$k); [ "$got" = "sequential over k" ] || [ $k = 1 ] && pass "explain cuda-seq k=$k" || fail "explain cuda-seq k=$k" "$got"
+    got=$($FPDIV explain --backend cuda-splitk --shape 1x64x$k 2>&1 | grep -c 'documented order of: splitk, cuda-splitk')
+    [ "$got" = 1 ] && pass "explain cuda-splitk k=$k" || fail "explain cuda-splitk k=$k" "not splitk's order"
+done
+for b in cublas cublaslt cuda-wmma; do
+    for dtype in f32 bf16 f16; do
+        got=$(order_of $b 64x64x1024 $dtype)
+        [ -n "$got" ] && echo "gpu: explain $b $dtype 64x64x1024: $got" && pass "explain $b $dtype" ||
+            fail "explain $b $dtype" "$($FPDIV explain --backend $b --shape 64x64x1024 --dtype $dtype 2>&1 | tail -1)"
+    done
+done
+
 # The user-reported cases.
 echo "gpu: (x@W)[0] vs x[0]@W, x 2x1000, W 1000x1000, cublas f32: $(verdict slice-rows cublas 2x1000x1000 f32)"
 echo "gpu: fused bias vs mm+bias, cublaslt f32 32x512x2048: $(verdict addmm cublaslt 32x512x2048 f32)"

@@ -49,6 +49,15 @@ static int32_t four_parts(struct fpd_sumtree *t, uint32_t k)
 }
 
 static int32_t sequential(struct fpd_sumtree *t, uint32_t k) { return chain(t, 0, k); }
+
+/* the last term first: what a loop running backwards over k does */
+static int32_t descending(struct fpd_sumtree *t, uint32_t k)
+{
+    int32_t acc = fpd_sumtree_leaf(t, k - 1);
+    for (uint32_t p = k - 1; p-- > 0;)
+        acc = add(t, acc, fpd_sumtree_leaf(t, p));
+    return acc;
+}
 static int32_t pairwise(struct fpd_sumtree *t, uint32_t k) { return halves(t, 0, k); }
 
 static void expect_tree(struct fpd_sumtree *t, uint32_t k, int32_t (*build)(struct fpd_sumtree *, uint32_t))
@@ -187,6 +196,9 @@ Test(explain, few_queries_for_common_trees)
     struct fpd_sumtree t;
     expect_tree(&t, 4096, sequential);
     check_reveals(&t, 4095); /* one round: the pivot against every other term */
+    fpd_sumtree_free(&t);
+    expect_tree(&t, 4096, descending);
+    check_reveals(&t, 2 * 4095); /* the first pivot, added last, learns little; the next starts at the top */
     fpd_sumtree_free(&t);
     expect_tree(&t, 4096, pairwise);
     check_reveals(&t, 4096 * 12 / 2); /* k/2 log2 k */
