@@ -165,18 +165,26 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
-/* Generated values for storage row i, columns [j0, j0 + count), count <= 16: one 16-lane Philox
- * call (lanes run along the logical coordinate that the storage row advances). */
-static void generate_run(const struct fpd_case *c, unsigned stream, uint32_t batch, void *dst, size_t at, size_t i,
-                         size_t j0, size_t count, bool transposed)
+/* Generated values for `count` <= 16 stored elements from storage (i, j) on, along the storage row
+ * (down_column false) or down the storage column: one 16-lane Philox call whose lanes advance the
+ * logical coordinate that direction advances. Keys are logical coordinates, so either direction
+ * gives every element its one value. */
+static void generate_run(const struct fpd_case *c, unsigned stream, uint32_t batch, void *dst, size_t ld, size_t i,
+                         size_t j, size_t count, bool transposed, bool down_column)
 {
     const struct fpd_recipe *r = &c->recipe;
     uint32_t w[4][16];
-    uint32_t row = (uint32_t)(transposed ? j0 : i), col = (uint32_t)(transposed ? i : j0);
+    uint32_t row = (uint32_t)(transposed ? j : i), col = (uint32_t)(transposed ? i : j);
+    int along_rows = transposed != down_column; /* the logical row advances across the lanes */
     double values[16];
-    fpd_rng_element_x16(r->seed, r->index, stream, batch, row, col, transposed ? 1 : 0, w);
+    fpd_rng_element_x16(r->seed, r->index, stream, batch, row, col, along_rows, w);
     dist_values_x16(r->dist, c->dt.in, w, values);
-    fpd_store_run(c->dt.in, dst, at, values, count); /* each rounds once, RNE */
+    if (!down_column) {
+        fpd_store_run(c->dt.in, dst, i * ld + j, values, count); /* each rounds once, RNE */
+        return;
+    }
+    for (size_t l = 0; l < count; l++)
+        fpd_store(c->dt.in, dst, (i + l) * ld + j, values[l]);
 }
 
 /* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
@@ -187,11 +195,19 @@ static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batc
     enum fpd_dtype in = c->dt.in;
     size_t es = fpd_dtype_info(in)->size;
     bool vectorized = !given && !(c->recipe.special_rate > 0); /* specials draw a second stream per element */
+    /* 16 lanes per call: run them along whichever storage direction wastes fewer (a k x 1 operand
+     * along its rows would compute 16 values per element kept) */
+    bool down_columns = vectorized && cols * ((rows + 15) / 16) < rows * ((cols + 15) / 16);
+    for (size_t j = 0; down_columns && j < cols; j++)
+        for (size_t i = 0; i < rows; i += 16)
+            generate_run(c, stream, batch, dst, ld, i, j, rows - i < 16 ? rows - i : 16, transposed, true);
     for (size_t i = 0; i < rows; i++) {
         size_t j = 0;
-        if (vectorized)
+        if (down_columns)
+            j = cols;
+        else if (vectorized)
             for (; j < cols; j += 16)
-                generate_run(c, stream, batch, dst, i * ld + j, i, j, cols - j < 16 ? cols - j : 16, transposed);
+                generate_run(c, stream, batch, dst, ld, i, j, cols - j < 16 ? cols - j : 16, transposed, false);
         for (; j < cols; j++) {
             uint32_t row = (uint32_t)(transposed ? j : i), col = (uint32_t)(transposed ? i : j);
             if (given)

@@ -111,6 +111,39 @@ Test(rng, data_does_not_depend_on_shape_or_layout)
     fpd_tensors_free(&tb);
 }
 
+/* Materialized operands hold exactly the per-element generator's values, whichever storage
+ * direction the 16-lane runs take (along rows for wide operands, down columns for tall ones). */
+Test(rng, materialized_values_are_the_elements_values)
+{
+    static const uint32_t shapes[][2] = {{1, 40}, {40, 1}, {3, 17}, {33, 2}, {17, 17}, {2, 100}, {100, 3}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int layout = 0; layout < 4; layout++) {
+            struct fpd_case c;
+            fpd_case_defaults(&c);
+            c.m = shapes[s][0], c.k = shapes[s][1], c.n = shapes[s][0];
+            c.trans_a = layout & 1, c.trans_b = layout & 2, c.pad = layout == 3 ? 5 : 0;
+            c.dt = (struct fpd_dtypes){layout & 1 ? FPD_F16 : FPD_F32, FPD_F32, FPD_F32};
+            struct fpd_tensors t = {0};
+            cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
+            struct fpd_layout l = fpd_case_layout(&c);
+            for (uint32_t i = 0; i < c.m; i++)
+                for (uint32_t p = 0; p < c.k; p++) {
+                    double want = fpd_gen_element(&c.recipe, c.dt.in, FPD_STREAM_A, 0, i, p);
+                    double got = fpd_load(c.dt.in, t.a, c.trans_a ? p * l.lda + i : i * l.lda + p);
+                    cr_assert(memcmp(&want, &got, sizeof got) == 0, "%ux%u layout %d: A[%u][%u] = %a, want %a", c.m,
+                              c.k, layout, i, p, got, want);
+                }
+            for (uint32_t p = 0; p < c.k; p++)
+                for (uint32_t j = 0; j < c.n; j++) {
+                    double want = fpd_gen_element(&c.recipe, c.dt.in, FPD_STREAM_B, 0, p, j);
+                    double got = fpd_load(c.dt.in, t.b, c.trans_b ? j * l.ldb + p : p * l.ldb + j);
+                    cr_assert(memcmp(&want, &got, sizeof got) == 0, "%ux%u layout %d: B[%u][%u] = %a, want %a", c.k,
+                              c.n, layout, p, j, got, want);
+                }
+            fpd_tensors_free(&t);
+        }
+}
+
 Test(rng, boundary_dims_in_range)
 {
     struct fpd_stream s;
