@@ -1,6 +1,7 @@
 /* cli.c — shared option parsing. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -29,7 +30,7 @@ int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, 
     /* decimal, or hex with 0x; never octal, so "010" is ten */
     bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
     unsigned long long v = strtoull(text, &end, hex ? 16 : 10);
-    if (text[0] == '-' || text[0] == '\0' || *end != '\0' || errno == ERANGE) {
+    if (!isdigit((unsigned char)text[0]) || *end != '\0' || errno == ERANGE) { /* no sign, no blanks */
         snprintf(why, why_size, "%s '%s': expected a non-negative integer", opt, text);
         return FPD_ERR_INPUT;
     }

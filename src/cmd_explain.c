@@ -43,7 +43,8 @@ enum { OPT_BACKEND = 1, OPT_SHAPE, OPT_DTYPE, OPT_ELEMENT, OPT_TRANS_A, OPT_TRAN
 struct explain_options {
     const char *backend, *shape, *dtype, *dot, *svg;
     struct fpd_probe_target target;
-    bool alone, element_given;
+    bool alone;
+    const char *case_only_violation; /* an option a case file fixes, when one was given */
 };
 
 struct revealed {
@@ -63,15 +64,20 @@ static double now(void)
 
 static int parse_element(const char *text, struct fpd_probe_target *t, char *why, size_t why_size)
 {
-    unsigned long long i, j;
-    int used = 0;
-    if (sscanf(text, "%llu,%llu%n", &i, &j, &used) != 2 || text[used] != '\0' || text[0] == '-' ||
-        strchr(text, ',')[1] == '-') {
+    const char *comma = strchr(text, ',');
+    char row[32];
+    uint64_t i, j;
+    if (!comma || (size_t)(comma - text) >= sizeof row) {
         snprintf(why, why_size, "--element '%s': expected ROW,COL (two non-negative integers)", text);
         return FPD_ERR_INPUT;
     }
+    memcpy(row, text, (size_t)(comma - text));
+    row[comma - text] = '\0';
+    int rc = fpd_cli_u64("--element row", row, UINT32_MAX, &i, why, why_size);
+    if (rc == FPD_OK)
+        rc = fpd_cli_u64("--element column", comma + 1, UINT32_MAX, &j, why, why_size);
     t->at_row = (size_t)i, t->at_col = (size_t)j;
-    return FPD_OK;
+    return rc;
 }
 
 static int parse(int argc, char **argv, struct explain_options *o, char *why, size_t why_size)
@@ -88,14 +94,15 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
     int opt, rc = FPD_OK;
     uint64_t value;
     while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt != OPT_ALONE && opt != OPT_DOT && opt != OPT_SVG && opt != 'h' && opt != '?')
+            for (const struct option *x = options; x->name; x++)
+                if (x->val == opt)
+                    o->case_only_violation = x->name;
         switch (opt) {
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_SHAPE: o->shape = optarg; break;
         case OPT_DTYPE: o->dtype = optarg; break;
-        case OPT_ELEMENT:
-            rc = parse_element(optarg, &o->target, why, why_size);
-            o->element_given = true;
-            break;
+        case OPT_ELEMENT: rc = parse_element(optarg, &o->target, why, why_size); break;
         case OPT_TRANS_A: o->target.trans_a = true; break;
         case OPT_TRANS_B: o->target.trans_b = true; break;
         case OPT_BIAS: o->target.bias = true; break;
@@ -121,9 +128,9 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         return FPD_ERR_INPUT;
     }
     bool with_case = optind < argc;
-    if (with_case && (o->backend || o->shape || o->dtype || o->element_given || o->target.trans_a ||
-                      o->target.trans_b || o->target.bias || o->target.threads || o->target.algo)) {
-        snprintf(why, why_size, "a case file fixes the backends, shapes and element: give only --alone, --dot, --svg");
+    if (with_case && o->case_only_violation) {
+        snprintf(why, why_size, "--%s: a case file fixes the backends, shapes and element; give only --alone, --dot, --svg",
+                 o->case_only_violation);
         return FPD_ERR_INPUT;
     }
     if (!with_case && !o->shape) {
@@ -154,8 +161,8 @@ static int resolve_target(struct explain_options *o, char *why, size_t why_size)
         return FPD_ERR_INPUT;
     }
     /* the probe holds A, B and C at this shape in memory */
-    double bytes = (double)t->batch * ((double)t->m * t->k + (double)t->k * t->n + (double)t->m * t->n) *
-                   fpd_dtype_info(t->dt.in)->size;
+    double bytes = (double)t->batch * (((double)t->m * t->k + (double)t->k * t->n) * fpd_dtype_info(t->dt.in)->size +
+                                       (double)t->m * t->n * fpd_dtype_info(t->dt.out)->size);
     if (bytes > fpd_cli_default_max_mem()) {
         snprintf(why, why_size, "--shape %s needs %.3g GB, over half of this machine's memory", o->shape, bytes / 1e9);
         return FPD_ERR_INPUT;

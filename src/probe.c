@@ -46,22 +46,35 @@ static int choose_values(struct fpd_probe *p, char *why, size_t why_size)
                  t->bias ? " plus the bias" : "", p->leaves, in->name);
         return FPD_ERR_INPUT;
     }
-    int big_max = min_int(in->emax, acc->emax), one_min = max_int(max_int(tiny_exp(t->dt.in), tiny_exp(t->dt.acc)),
-                                                                  tiny_exp(t->dt.out));
+    int big_max = min_int(in->emax, acc->emax);
     if (t->bias)
         big_max = min_int(big_max, out->emax);
+    /* ones in the normal range where they fit (a backend that flushes subnormals reads those as 0),
+     * else down to the smallest subnormal of all three types */
+    int normal_min = max_int(max_int(in->emin, acc->emin), out->emin);
+    int tiny_min = max_int(max_int(tiny_exp(t->dt.in), tiny_exp(t->dt.acc)), tiny_exp(t->dt.out));
     int gap_min = acc->precision + need + 1;
-    for (int gap = gap_min + 2; gap >= gap_min; gap -= 2) {
-        int big = gap < big_max ? gap : big_max;
-        if (big - gap >= one_min) {
-            p->big_exp = big, p->one_exp = big - gap;
-            return FPD_OK;
+    for (int pass = 0; pass < 2; pass++) {
+        int one_min = pass == 0 ? normal_min : tiny_min;
+        for (int gap = gap_min + 2; gap >= gap_min; gap--) {
+            int big = gap < big_max ? gap : big_max;
+            if (big - gap >= one_min) {
+                p->big_exp = big, p->one_exp = big - gap;
+                return FPD_OK;
+            }
         }
     }
-    snprintf(why, why_size,
-             "--dtype %s: to absorb %u ones into M in a %s accumulator, M must be 2^%d times a one, but %s values "
-             "span only 2^%d to 2^%d; explain fewer terms or a wider input type",
-             dts, p->leaves, acc->name, gap_min, in->name, one_min, big_max);
+    int span = big_max - tiny_min, most = span - acc->precision - 1; /* counts below 2^most absorb */
+    if (most < 1)
+        snprintf(why, why_size,
+                 "--dtype %s: accumulating in %s absorbs ones into M only when M is 2^%d times a one or more, and %s "
+                 "values span only 2^%d: this combination cannot be explained",
+                 dts, acc->name, acc->precision + 2, in->name, span);
+    else
+        snprintf(why, why_size,
+                 "--dtype %s: to absorb %u ones into M when accumulating in %s, M must be 2^%d times a one, but %s "
+                 "values span only 2^%d: explain at most %u terms, or a wider input type",
+                 dts, p->leaves, acc->name, gap_min, in->name, span, most >= 31 ? UINT32_MAX : 1u << most);
     return FPD_ERR_INPUT;
 }
 

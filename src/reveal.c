@@ -37,6 +37,10 @@ struct answer {
 struct builder {
     struct fpd_sumtree *tree;
     struct task_list *next;
+    bool prefer_last; /* read an ambiguous group as more operands of the fused add just found */
+    const struct fpd_reveal_oracle *oracle;
+    bool alone;
+    struct fpd_reveal_stats *stats;
     int32_t root;
     char *why;
     size_t why_size;
@@ -97,6 +101,7 @@ static int build_path(struct builder *b, const struct task *tk, const struct ans
     uint32_t pivot = pivot_of(tk);
     int32_t cur = fpd_sumtree_leaf(t, pivot), last = FPD_NO_NODE;
     uint32_t below = 1, below_last = 0;
+    uint32_t x_term = 0, x_size = 0; /* a term of an operand of `last` other than the pivot's, and its size */
     if (cur == FPD_NO_NODE)
         return FPD_ERR_NOMEM;
     for (uint32_t i = 0; i < count;) {
@@ -106,23 +111,46 @@ static int build_path(struct builder *b, const struct task *tk, const struct ans
         const struct answer *group = ans + i;
         i += g;
         int rc;
-        if (v == below + g || (v > below && g % (v - below) == 0)) {
+        bool binary = v == below + g;
+        bool new_fused = !binary && v > below && g % (v - below) == 0;
+        bool into_last = !binary && last != FPD_NO_NODE && v > below_last && g % (v - below_last) == 0;
+        if (new_fused && into_last) {
+            /* Both fit the pivot's answers. x (an operand of the last fused add) meets this group's
+             * term y in that add (x_size + s) or in a new add over it (v): one more query decides. */
+            uint32_t pair[2] = {x_term, group[0].term}, answer, if_last = x_size + v - below_last;
+            if (if_last == v) {
+                new_fused = !b->prefer_last; /* no query tells them apart here: see reveal.h */
+            } else {
+                int rc = b->oracle->query(b->oracle->ctx, pair, 1, b->alone, &answer, b->why, b->why_size);
+                if (rc != FPD_OK)
+                    return rc;
+                b->stats->queries++;
+                new_fused = answer == v;
+                if (answer != v && answer != if_last) {
+                    snprintf(b->why, b->why_size, "terms %u and %u: the answer %u fits neither %u nor %u", x_term,
+                             group[0].term, answer, v, if_last);
+                    return FPD_ERR_BACKEND;
+                }
+            }
+        }
+        if (binary || new_fused) {
             int32_t node = fpd_sumtree_internal(t);
             if (node == FPD_NO_NODE)
                 return FPD_ERR_NOMEM;
             fpd_sumtree_adopt(t, node, cur);
-            bool pivot_was_last = g == count && v == below + g; /* it joined everything else at once */
-            rc = push_task(b->next, group, g, v == below + g ? 0 : v - below, node, pivot_was_last && !tk->from_top);
+            bool pivot_was_last = g == count && binary; /* it joined everything else at once */
+            rc = push_task(b->next, group, g, binary ? 0 : v - below, node, pivot_was_last && !tk->from_top);
             below_last = below;
             below += g;
             cur = last = node;
-        } else if (last != FPD_NO_NODE && v > below_last && g % (v - below_last) == 0) {
+            x_term = group[0].term, x_size = binary ? g : v - below_last;
+        } else if (into_last) {
             rc = push_task(b->next, group, g, v - below_last, last, false);
             below += g;
         } else {
             snprintf(b->why, b->why_size,
                      "terms %u and %u: the answer %u fits no summation tree (the subtree of term %u holds %u terms "
-                     "so far); is the backend deterministic?",
+                     "so far)",
                      pivot, group[0].term, v, pivot, below);
             return FPD_ERR_BACKEND;
         }
@@ -147,12 +175,19 @@ static int settle(struct builder *b, const struct task *tk, struct answer *ans)
         for (uint32_t i = own; i <= n; i++)
             if (i == n ? own + 1 != tk->sibling : ans[i].size != 2 * tk->sibling) {
                 uint32_t other = i == n ? ans[0].term : ans[i].term, size = i == n ? ans[0].size : ans[i].size;
-                snprintf(b->why, b->why_size,
-                         "terms %u and %u: the answer %u does not fit a fused add of %u-term operands; is the "
-                         "backend deterministic?",
+                snprintf(b->why, b->why_size, "terms %u and %u: the answer %u does not fit a fused add of %u-term operands",
                          pivot, other, size, tk->sibling);
                 return FPD_ERR_BACKEND;
             }
+        if (tk->sibling == 1) { /* every other term answered 2: all are single operands */
+            for (uint32_t i = 0; i <= n; i++) {
+                int32_t leaf = fpd_sumtree_leaf(b->tree, i == n ? pivot : ans[i].term);
+                if (leaf == FPD_NO_NODE)
+                    return FPD_ERR_NOMEM;
+                attach(b, tk->parent, leaf);
+            }
+            return FPD_OK;
+        }
         if (own < n) {
             int rc = push_task(b->next, ans + own, n - own, tk->sibling, tk->parent, false);
             if (rc != FPD_OK)
@@ -173,15 +208,16 @@ static void free_tasks(struct task_list *l)
     l->count = 0;
 }
 
-static int reveal_once(uint32_t leaves, const struct fpd_reveal_oracle *o, bool alone, struct fpd_sumtree *t,
-                       struct fpd_reveal_stats *st, char *why, size_t why_size)
+static int reveal_once(uint32_t leaves, const struct fpd_reveal_oracle *o, bool alone, bool prefer_last,
+                       struct fpd_sumtree *t, struct fpd_reveal_stats *st, char *why, size_t why_size)
 {
     struct task_list lists[2] = {{0}};
     struct task_list *now = &lists[0], *next = &lists[1];
     uint32_t *pairs = NULL, *sizes = NULL;
     struct answer *ans = NULL;
     size_t pair_cap = 0, size_cap = 0, ans_cap = 0;
-    struct builder b = {.tree = t, .root = FPD_NO_NODE, .why = why, .why_size = why_size};
+    struct builder b = {.tree = t, .prefer_last = prefer_last, .oracle = o, .alone = alone, .stats = st,
+                        .root = FPD_NO_NODE, .why = why, .why_size = why_size};
     int rc = FPD_ERR_NOMEM;
 
     uint32_t *all = malloc(leaves * sizeof *all);
@@ -200,14 +236,13 @@ static int reveal_once(uint32_t leaves, const struct fpd_reveal_oracle *o, bool 
     while (now->count > 0) {
         size_t count = 0;
         for (size_t i = 0; i < now->count; i++)
-            if (now->task[i].sibling != 1)
-                count += now->task[i].count - 1;
+            count += now->task[i].count - 1;
         if (fpd_grow((void **)&pairs, &pair_cap, 2 * count * sizeof *pairs) != FPD_OK ||
             fpd_grow((void **)&sizes, &size_cap, count * sizeof *sizes) != FPD_OK)
             goto done;
         size_t at = 0;
         for (size_t i = 0; i < now->count; i++)
-            for (uint32_t j = 0; j + 1 < now->task[i].count && now->task[i].sibling != 1; j++) {
+            for (uint32_t j = 0; j + 1 < now->task[i].count; j++) {
                 pairs[2 * at] = pivot_of(&now->task[i]);
                 pairs[2 * at + 1] = other_of(&now->task[i], j);
                 at++;
@@ -223,15 +258,13 @@ static int reveal_once(uint32_t leaves, const struct fpd_reveal_oracle *o, bool 
         at = 0;
         for (size_t i = 0; i < now->count; i++) {
             const struct task *tk = &now->task[i];
-            if (tk->count == 1 || tk->sibling == 1) { /* single terms: nothing to ask */
-                for (uint32_t j = 0; j < tk->count; j++) {
-                    int32_t leaf = fpd_sumtree_leaf(t, tk->terms[j]);
-                    if (leaf == FPD_NO_NODE) {
-                        rc = FPD_ERR_NOMEM;
-                        goto done;
-                    }
-                    attach(&b, tk->parent, leaf);
+            if (tk->count == 1) {
+                int32_t leaf = fpd_sumtree_leaf(t, tk->terms[0]);
+                if (leaf == FPD_NO_NODE) {
+                    rc = FPD_ERR_NOMEM;
+                    goto done;
                 }
+                attach(&b, tk->parent, leaf);
                 continue;
             }
             rc = FPD_ERR_NOMEM;
@@ -309,11 +342,16 @@ int fpd_reveal(uint32_t leaves, bool has_bias, const struct fpd_reveal_oracle *o
                struct fpd_sumtree *out, struct fpd_reveal_stats *st, char *why, size_t why_size)
 {
     *st = (struct fpd_reveal_stats){0};
-    for (;;) {
+    if (leaves == 0) {
+        snprintf(why, why_size, "no terms to reveal");
+        return FPD_ERR_INPUT;
+    }
+    /* batched, then alone; each reading fused adds as accumulating first, then the other way */
+    for (int attempt = alone ? 2 : 0; attempt < 4; attempt++) {
         fpd_sumtree_init(out, leaves, has_bias);
         st->queries = st->rounds = 0;
-        st->alone = alone;
-        int rc = leaves == 0 ? FPD_ERR_INPUT : reveal_once(leaves, o, alone, out, st, why, why_size);
+        st->alone = attempt >= 2;
+        int rc = reveal_once(leaves, o, st->alone, attempt & 1, out, st, why, why_size);
         if (rc == FPD_OK) {
             int ok = verify(out, o, st, why, why_size);
             if (ok == 1)
@@ -321,10 +359,13 @@ int fpd_reveal(uint32_t leaves, bool has_bias, const struct fpd_reveal_oracle *o
             rc = ok < 0 ? -ok : FPD_ERR_BACKEND;
         }
         fpd_sumtree_free(out);
-        if (rc != FPD_ERR_BACKEND || alone)
+        if (rc != FPD_ERR_BACKEND)
             return rc;
         /* batched answers may come from columns summed in another order: ask at the element alone */
-        st->batch_mismatch = true;
-        alone = true;
+        if (attempt == 1)
+            st->batch_mismatch = true;
     }
+    size_t used = strlen(why);
+    snprintf(why + used, why_size - used, "; is the backend deterministic, and exact inside its fused adds?");
+    return FPD_ERR_BACKEND;
 }

@@ -12,6 +12,13 @@
  * the same way. That is O(k · depth) queries: k - 1 for a sequential sum, about k/2 · log2 k for a
  * pairwise tree, instead of the k² of asking every pair. The queries of all subtrees pending at
  * one depth are asked together, so a backend can answer many in one call.
+ *
+ * Fused adds (nodes with more than two operands) are read on the assumption that they are exact
+ * before their one rounding. Two readings of a pivot's answers can then fit: more operands of the
+ * fused add just found, or a new fused add over it; one extra query tells them apart where any
+ * can. Some trees answer every query alike — ((t0 t1) t2 t3) and (t0 t1 (t2 t3)), both fused at
+ * the root — and then the accumulating reading (a new add over the last, as tensor cores do) is
+ * reported, or the other where that one fails the check below.
  */
 #ifndef FPD_REVEAL_H
 #define FPD_REVEAL_H

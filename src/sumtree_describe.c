@@ -70,12 +70,21 @@ static bool ascending(const uint32_t *u, uint32_t n)
     return true;
 }
 
+/* The largest two first (their order is not observable: they are added to each other), then down. */
+static bool descending(const uint32_t *u, uint32_t n)
+{
+    for (uint32_t i = 2; i < n; i++)
+        if (u[i] >= u[i - 1] || u[i] >= u[0])
+            return false;
+    return true;
+}
+
 static bool fused_terms(const struct fpd_sumtree *t, const struct fpd_sumnode *v)
 {
     if (is_leaf(v) || v->children < 3)
         return false;
-    for (uint32_t i = 0; i < v->children; i++)
-        if (!is_leaf(child(t, v, (int)i)))
+    for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
+        if (!is_leaf(&t->node[c]))
             return false;
     return true;
 }
@@ -122,12 +131,18 @@ static int find_parts(const struct fpd_sumtree *t, struct part *parts, uint32_t 
             p.kind = ascending(units, v->size) ? PART_CHAIN_UP : PART_CHAIN_OTHER;
         } else if (fused_terms(t, v)) {
             p.kind = PART_FUSED;
-            for (uint32_t i = 0; i < v->children; i++)
-                units[i] = (uint32_t)child(t, v, (int)i)->leaf;
+            uint32_t i = 0;
+            for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
+                units[i++] = (uint32_t)t->node[c].leaf;
         } else {
-            /* push children in reverse so the smallest comes out first */
-            for (uint32_t i = v->children; i-- > 0;)
-                stack[top++] = (int32_t)(child(t, v, (int)i) - t->node);
+            /* push the children, then reverse them on the stack so the smallest comes out first */
+            size_t first = top;
+            for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
+                stack[top++] = c;
+            for (size_t lo = first, hi = top; lo + 1 < hi; lo++, hi--) {
+                int32_t x = stack[lo];
+                stack[lo] = stack[hi - 1], stack[hi - 1] = x;
+            }
             continue;
         }
         measure_part(&p, units, v->size);
@@ -189,20 +204,23 @@ static void name_partition(struct text *out, const struct part *parts, uint32_t 
 {
     bool contiguous = true, lanes = true;
     uint32_t multi = 0, stride = 0, singles = 0;
+    uint64_t residues = 0; /* lanes: each a distinct residue mod the stride (for strides up to 64) */
     for (uint32_t i = 0; i < count; i++) {
         const struct part *p = &parts[i];
         if (p->max - p->min + 1 != p->size)
             contiguous = false;
         if (p->size < 2) {
-            singles++;
+            singles += i + 1 < count || p->size < 1; /* a last block may be a single term */
             continue;
         }
         multi++;
-        if (p->stride < 2 || (stride && p->stride != stride))
+        if (p->stride < 2 || p->stride > 64 || (stride && p->stride != stride) || (residues >> (p->min % p->stride) & 1))
             lanes = false;
+        else
+            residues |= 1ull << (p->min % p->stride);
         stride = p->stride;
     }
-    if (contiguous) {
+    if (contiguous && singles == 0) {
         bool equal = true;
         for (uint32_t i = 1; i + 1 < count; i++)
             equal = equal && parts[i].size == parts[0].size;
@@ -219,9 +237,9 @@ static void name_partition(struct text *out, const struct part *parts, uint32_t 
         *unit_word = "blocks";
     } else if (lanes && multi == stride) {
         say(out, "%u interleaved lanes (term p in lane p mod %u)", multi, stride);
-        if (singles)
-            say(out, " and %u single terms", singles);
-        *unit_word = "lanes";
+        if (count > multi)
+            say(out, " and %u single terms", count - multi);
+        *unit_word = count > multi ? "parts" : "lanes";
     } else {
         say(out, "%u groups", count);
         *unit_word = "groups";
@@ -236,6 +254,8 @@ static void name_partition(struct text *out, const struct part *parts, uint32_t 
         fused = fused && parts[i].kind == PART_FUSED;
         width = !width || width == parts[i].size ? parts[i].size : UINT32_MAX;
     }
+    if (width == 0) /* no part of two or more terms */
+        return;
     if (up)
         say(out, ", each sequential");
     else if (fused && width != UINT32_MAX)
@@ -243,7 +263,7 @@ static void name_partition(struct text *out, const struct part *parts, uint32_t 
     else if (fused)
         say(out, ", each one fused add");
     else
-        say(out, ", each a chain in its own order");
+        say(out, ", each sequential or a fused add");
 }
 
 static int describe_level(const struct fpd_sumtree *t, struct text *out, int depth)
@@ -265,6 +285,8 @@ static int describe_level(const struct fpd_sumtree *t, struct text *out, int dep
     if (chain_order(t, root, units)) {
         if (ascending(units, n))
             say(out, "sequential");
+        else if (descending(units, n))
+            say(out, "sequential from the last down");
         else
             say(out, "one at a time in another order (%u, %u, %u, …)", units[0], units[1], units[2]);
         free(units);
@@ -308,10 +330,15 @@ static int split_bias(const struct fpd_sumtree *t, struct fpd_sumtree *rest, str
 {
     int32_t b = t->leaf_node[t->leaves - 1], parent = t->node[b].parent;
     const struct fpd_sumnode *p = &t->node[parent];
+    const struct fpd_sumnode *other = &t->node[p->first_child == b ? p->next_sibling : p->first_child];
     if (parent == t->root)
         say(where, p->children == 2 ? "; the bias added last" : "; the bias in the last fused add");
-    else if (p->size == 2 && p->depth == fpd_sumtree_depth(t) - 1)
+    else if (p->children > 2)
+        say(where, "; the bias in a fused add with %u other operands", p->children - 1);
+    else if (is_leaf(other) && other->leaf == 0)
         say(where, "; the sum starts from the bias");
+    else if (is_leaf(other))
+        say(where, "; the bias first added to term %d", other->leaf);
     else
         say(where, "; the bias added to a partial sum of %u terms", p->size - 1);
     /* copy, leaving the bias out (and its addition, when it had one other operand) */
@@ -376,10 +403,19 @@ void fpd_sumtree_describe(const struct fpd_sumtree *t, char *buf, size_t size)
     size_t start = out.used;
     if (describe_level(terms, &out, 0) != FPD_OK)
         say(&out, "(out of memory)");
-    /* the top level reads "sequential over k", "pairwise over k" */
-    if (strcmp(buf + start, "sequential") == 0 || strcmp(buf + start, "pairwise") == 0 ||
-        strcmp(buf + start, "a balanced binary tree") == 0)
-        say(&out, " over k");
+    /* a whole-tree shape says what it is over */
+    static const char *const whole[][2] = {
+        {"sequential", "sequential over k"},
+        {"pairwise", "pairwise over k"},
+        {"a balanced binary tree", "a balanced binary tree over k"},
+        {"sequential from the last down", "sequential over k, from the last term down"},
+    };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+        if (strcmp(buf + start, whole[i][0]) == 0) {
+            out.used = start;
+            say(&out, "%s", whole[i][1]);
+            break;
+        }
     say(&out, "%s", where_buf);
     fpd_sumtree_free(&rest);
 }

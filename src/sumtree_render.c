@@ -58,12 +58,17 @@ int fpd_sumtree_write_svg(const struct fpd_sumtree *t, FILE *f, const char *titl
     }
     /* preorder, children in canonical order: leaves come out left to right */
     size_t top = 0, seen = 0, leaf_at = 0;
+    int32_t leftmost = t->root, rightmost = t->root;
     stack[top++] = t->root;
     while (top > 0) {
         int32_t id = stack[--top];
         order[seen++] = id;
-        if (t->node[id].leaf >= 0)
+        if (t->node[id].leaf >= 0) {
+            if (leaf_at == 0)
+                leftmost = id;
+            rightmost = id;
             x[id] = (double)leaf_at++;
+        }
         size_t first = top;
         for (int32_t c = t->node[id].first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
             stack[top++] = c;
@@ -128,9 +133,12 @@ int fpd_sumtree_write_svg(const struct fpd_sumtree *t, FILE *f, const char *titl
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" transform=\"rotate(-90 %.1f %.1f)\">%s</text>\n",
                     PX(order[i]), PY(order[i]) + 6, PX(order[i]), PY(order[i]) + 6, label);
         }
-    } else {
-        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">term 0</text>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">term %u</text>\n",
-                left, top_y + plot_h + 16, width - left, top_y + plot_h + 16, t->leaves - 1);
+    } else { /* only the ends are labelled: the leaves are in tree order, which need not be k order */
+        char first[32], last[32];
+        leaf_label(t, &t->node[leftmost], first, sizeof first);
+        leaf_label(t, &t->node[rightmost], last, sizeof last);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>\n",
+                left, top_y + plot_h + 16, first, width - left, top_y + plot_h + 16, last);
     }
     fprintf(f, "</svg>\n");
 #undef PX

@@ -254,7 +254,7 @@ if run "explain openblas with drawings" 0 $FPDIV explain --backend openblas --sh
     expect "SVG written" "$(head -1 $tmp/e.svg)" '^<svg xmlns="http://www.w3.org/2000/svg"'
 fi
 run "explain a plugin" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/reverse.so explain --backend reverse --shape 1x4x50 &&
-    expect "reverse order is seen" "$out" '^  order: one at a time in another order \(48, 49, 47, '
+    expect "reverse order is seen" "$out" '^  order: sequential over k, from the last term down$'
 bad "explain without a shape" "give --shape, or a case file" explain --backend seq
 bad "explain bad element" "--element '3': expected ROW,COL" explain --shape 2x2x2 --element 3
 bad "explain element outside" "--element 0,9 is outside the 2x4 output" explain --shape 2x4x8 --element 0,9

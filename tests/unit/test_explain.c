@@ -379,3 +379,77 @@ Test(explain, dot_and_svg_hold_every_node)
     free(buf);
     fpd_sumtree_free(&t);
 }
+
+/* A tree written as "(0 1 (2 3))": numbers are terms, "b" the bias (the last leaf), parentheses an
+ * addition of their contents (more than two: a fused add). */
+static int32_t parse_node(struct fpd_sumtree *t, const char **at, uint32_t k)
+{
+    while (**at == ' ')
+        (*at)++;
+    if (**at == 'b') {
+        (*at)++;
+        return fpd_sumtree_leaf(t, k);
+    }
+    if (**at != '(')
+        return fpd_sumtree_leaf(t, (uint32_t)strtoul(*at, (char **)at, 10));
+    (*at)++;
+    int32_t n = fpd_sumtree_internal(t);
+    while (**at != ')') {
+        fpd_sumtree_adopt(t, n, parse_node(t, at, k));
+        while (**at == ' ')
+            (*at)++;
+    }
+    (*at)++;
+    return n;
+}
+
+static void parse_tree(struct fpd_sumtree *t, const char *text, uint32_t k, bool bias)
+{
+    char why[256];
+    fpd_sumtree_init(t, k + bias, bias);
+    cr_assert_eq(fpd_sumtree_finish(t, parse_node(t, &text, k), why, sizeof why), FPD_OK, "%s", why);
+}
+
+static void expect_words(const char *tree, uint32_t k, bool bias, const char *words)
+{
+    struct fpd_sumtree t;
+    char text[512];
+    parse_tree(&t, tree, k, bias);
+    fpd_sumtree_describe(&t, text, sizeof text);
+    cr_expect_str_eq(text, words, "%s: \"%s\"", tree, text);
+    fpd_sumtree_free(&t);
+}
+
+Test(explain, words_for_unusual_trees)
+{
+    expect_words("((((4 3) 2) 1) 0)", 5, false, "sequential over k, from the last term down");
+    expect_words("((0 1) (2 b))", 3, true, "sequential over k; the bias first added to term 2");
+    expect_words("(((b 0) 1) 2)", 3, true, "sequential over k; the sum starts from the bias");
+    expect_words("(((0 1) 2) b)", 3, true, "sequential over k; the bias added last");
+    expect_words("((0 1 b) 2)", 3, true, "sequential over k; the bias in a fused add with 2 other operands");
+    /* two chains over even terms are no lanes: lanes are distinct residues */
+    expect_words("(((0 2) (4 6)) ((1 3) (5 7)))", 8, false,
+                 "4 groups, each sequential; then the 4 groups: pairwise");
+    /* 2 lanes over 0..7, then a tail of single terms */
+    expect_words("((((((0 2) 4) 6) (((1 3) 5) 7)) 8) 9)", 10, false,
+                 "2 interleaved lanes (term p in lane p mod 2) and 2 single terms, each sequential; then the 4 parts: "
+                 "sequential");
+    expect_words("(0 1 (2 3 4))", 5, false, "3 groups, each one fused add of 3; then the 3 groups: one fused add of all 3");
+}
+
+Test(explain, fused_readings_that_queries_can_tell_apart)
+{
+    /* a fused add whose operands include a chain and pairs: the extra query picks the right reading */
+    static const char *const trees[] = {
+        "((((0 (2 7) 8 17) (5 9)) 1 (10 18)) (((3 (((6 13) (11 15 19)) 12)) 16) (4 14)))",
+        "(((((((0 1) 2) 3) 4) 5) 6) 7 (8 9) (10 11))",
+        "((0 1 2 3) 4 5 6 7)",
+    };
+    static const uint32_t ks[] = {20, 12, 8};
+    for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
+        struct fpd_sumtree t;
+        parse_tree(&t, trees[i], ks[i], false);
+        check_reveals(&t, (size_t)ks[i] * ks[i]);
+        fpd_sumtree_free(&t);
+    }
+}
