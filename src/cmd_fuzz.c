@@ -536,7 +536,7 @@ static int save_finding(struct fuzz_run *run, const struct fpd_check *chk, const
 }
 
 /* In a worker: one check, its result to the parent, and the finding saved when it is new. */
-static int fuzz_work(void *ctx, uint32_t index, int fd)
+static int fuzz_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     struct fuzz_run *run = ctx;
     struct fpd_check chk;
@@ -546,7 +546,7 @@ static int fuzz_work(void *ctx, uint32_t index, int fd)
     if (fpd_check_run(&run->ck, &chk, &m.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
     m.gemm_seconds = run->ck.gemm_seconds - gemm_before;
-    if (fpd_worker_send(fd, &m) != FPD_OK)
+    if (fpd_worker_send(ch, &m) != FPD_OK)
         return FPD_ERR_INTERNAL;
     if (!run->o.corpus || m.res.verdict == FPD_SAME)
         return FPD_OK;
@@ -561,7 +561,7 @@ static int fuzz_work(void *ctx, uint32_t index, int fd)
     if (text && strlen(text) < sizeof saved.text)
         strcpy(saved.text, text);
     free(text);
-    return fpd_worker_send(fd, &saved);
+    return fpd_worker_send(ch, &saved);
 }
 
 static void print_saved(const struct fuzz_options *o, json_t *line, size_t *saved)

@@ -52,16 +52,16 @@ struct replay_run {
 };
 
 /* In the worker: run case `index` and send its result. */
-static int replay_work(void *ctx, uint32_t index, int fd)
+static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     struct replay_run *run = ctx;
     struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
     char why[256];
     if (!fpd_replay_runnable(&run->files[index], why, sizeof why))
-        return fpd_worker_send(fd, &m); /* the parent reports it as skipped and passes this over */
+        return fpd_worker_send(ch, &m); /* the parent reports it as skipped and passes this over */
     if (fpd_check_run(&run->ck, &run->files[index].chk, &m.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    return fpd_worker_send(fd, &m);
+    return fpd_worker_send(ch, &m);
 }
 
 static void report(bool json, const char *path, struct fpd_case_file *f, enum fpd_replay_class cls,

@@ -6,8 +6,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,54 +31,110 @@ static void on_stop_request(int sig)
 
 bool fpd_worker_should_stop(void) { return worker_stop != 0; }
 
-int fpd_worker_send(int fd, const struct fpd_worker_msg *m)
+/* Messages waiting in a ring at most (about 1 MiB of shared memory, touched only as used): a
+ * worker that gets this far ahead waits for the pool. */
+#define RING_SLOTS 1024
+/* A worker wakes the pool at most this often (seconds), sooner when its ring is half full, and at
+ * once for anything but a result. */
+#define WAKE_INTERVAL 0.005
+#define WAKE_INTERVAL_BUSY 0.0002
+
+struct fpd_worker_ring {
+    _Atomic uint64_t head; /* messages published by the worker */
+    _Atomic uint64_t tail; /* messages taken by the pool */
+    _Atomic uint32_t busy; /* 1 while check `running` runs */
+    _Atomic uint32_t running;
+    _Atomic uint64_t started_ns; /* CLOCK_MONOTONIC when `running` started */
+    struct fpd_worker_msg slot[RING_SLOTS];
+};
+
+struct fpd_worker_channel {
+    struct fpd_worker_ring *ring;
+    int fd; /* write end of the wake-up pipe */
+    double last_wake;
+};
+
+static uint64_t to_ns(double seconds) { return (uint64_t)(seconds * 1e9); }
+
+static void wake(struct fpd_worker_channel *ch)
 {
-    const char *p = (const char *)m;
-    size_t left = sizeof *m;
-    while (left > 0) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return FPD_ERR_INTERNAL;
-        p += n, left -= (size_t)n;
+    char byte = 1;
+    while (write(ch->fd, &byte, 1) < 0 && errno == EINTR)
+        ;
+    ch->last_wake = fpd_now();
+}
+
+int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *m)
+{
+    struct fpd_worker_ring *r = ch->ring;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t waiting;
+    while ((waiting = head - atomic_load_explicit(&r->tail, memory_order_acquire)) >= RING_SLOTS) {
+        wake(ch); /* full: make sure the pool knows, then give it time */
+        struct timespec pause = {0, 50000};
+        nanosleep(&pause, NULL);
+        if (getppid() == 1)
+            return FPD_ERR_INTERNAL; /* the pool is gone */
     }
+    r->slot[head % RING_SLOTS] = *m;
+    atomic_store_explicit(&r->head, head + 1, memory_order_release); /* the slot is complete before it counts */
+    double since = fpd_now() - ch->last_wake;
+    if (m->type != FPD_MSG_RESULT || since >= WAKE_INTERVAL || (waiting >= RING_SLOTS / 2 && since >= WAKE_INTERVAL_BUSY))
+        wake(ch);
     return FPD_OK;
 }
 
 /* The worker's life: its share of the indices, then exit. Never returns. */
-static void worker_main(struct fpd_pool *p, uint64_t first, int fd)
+static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ring *ring, int fd)
 {
     struct sigaction sa = {.sa_handler = on_stop_request};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL); /* Ctrl-C reaches the whole process group: finish the check, then go */
+    signal(SIGPIPE, SIG_IGN);
+    struct fpd_worker_channel ch = {.ring = ring, .fd = fd};
     int status = 0;
     for (uint64_t i = first; i < p->end && !worker_stop; i += (uint64_t)p->jobs * p->step) {
-        if (p->deadline > 0 && fpd_now() >= p->deadline)
+        double now = fpd_now();
+        if (p->deadline > 0 && now >= p->deadline)
             break;
-        if (p->work(p->ctx, (uint32_t)i, fd) != FPD_OK) {
-            status = 3; /* no END: the pool reports the check as lost */
+        atomic_store_explicit(&ring->running, (uint32_t)i, memory_order_relaxed);
+        atomic_store_explicit(&ring->started_ns, to_ns(now), memory_order_relaxed);
+        atomic_store_explicit(&ring->busy, 1, memory_order_release);
+        if (p->work(p->ctx, (uint32_t)i, &ch) != FPD_OK) {
+            status = 3; /* no END, still busy: the pool reports the check as lost */
             break;
         }
+        atomic_store_explicit(&ring->busy, 0, memory_order_release);
     }
     struct fpd_worker_msg end = {.type = FPD_MSG_END};
     if (status == 0)
-        fpd_worker_send(fd, &end);
+        fpd_worker_send(&ch, &end);
     close(fd);
     _exit(status);
 }
 
 static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first)
 {
+    struct fpd_worker_ring *ring =
+        mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (ring == MAP_FAILED)
+        return FPD_ERR_NOMEM;
+    /* until the worker says otherwise, it is running its first index (a death at start loses it) */
+    atomic_store(&ring->running, (uint32_t)first);
+    atomic_store(&ring->started_ns, to_ns(fpd_now()));
+    atomic_store(&ring->busy, 1);
     int fds[2];
-    if (pipe(fds) != 0)
+    if (pipe(fds) != 0) {
+        munmap(ring, sizeof *ring);
         return FPD_ERR_INTERNAL;
+    }
     fflush(NULL); /* nothing buffered in the parent is written twice */
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
+        munmap(ring, sizeof *ring);
         return FPD_ERR_INTERNAL;
     }
     if (pid == 0) {
@@ -84,10 +142,10 @@ static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first)
         for (unsigned j = 0; j < p->jobs; j++) /* the other workers' pipes are not this one's business */
             if (p->workers[j].fd >= 0)
                 close(p->workers[j].fd);
-        worker_main(p, first, fds[1]);
+        worker_main(p, first, ring, fds[1]);
     }
     close(fds[1]);
-    *w = (struct fpd_worker){.pid = pid, .fd = fds[0], .busy = true, .running = (uint32_t)first, .started = fpd_now()};
+    *w = (struct fpd_worker){.pid = pid, .fd = fds[0], .ring = ring};
     return FPD_OK;
 }
 
@@ -121,28 +179,80 @@ static void describe_death(int status, bool timed_out, double timeout, char *buf
         snprintf(buf, size, "worker exited with status %d in the middle of the check", WEXITSTATUS(status));
 }
 
-/* A worker's pipe closed: reap it, report a lost check if one was running, replace it. */
+/* The check a worker is in the middle of, if any: busy, and not yet answered. */
+static bool running_check(const struct fpd_worker *w, uint32_t *index)
+{
+    *index = atomic_load_explicit(&w->ring->running, memory_order_relaxed);
+    bool busy = atomic_load_explicit(&w->ring->busy, memory_order_acquire) != 0;
+    return busy && !(w->have_result && w->last_result == *index); /* it may die between the two */
+}
+
+/* A worker is gone and its ring drained: reap it, report a lost check if one was running, and
+ * replace it unless it had finished. */
 static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event *ev)
 {
     int status = 0;
     while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
         ;
     close(w->fd);
-    bool lost = w->busy;
-    uint32_t index = w->running;
-    uint64_t resume = w->busy ? (uint64_t)w->running + (uint64_t)p->jobs * p->step : p->end;
+    uint32_t index;
+    bool lost = running_check(w, &index);
+    bool ended = w->ended; /* a worker that left without saying so is replaced, in a check or not */
+    uint64_t resume = (uint64_t)atomic_load(&w->ring->running) + (uint64_t)p->jobs * p->step;
     *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = index};
     if (lost)
         describe_death(status, w->timed_out, p->timeout, ev->reason, sizeof ev->reason);
+    munmap(w->ring, sizeof *w->ring);
     *w = (struct fpd_worker){.pid = -1, .fd = -1};
     bool more_time = p->deadline <= 0 || fpd_now() < p->deadline;
-    if (lost && !p->stopping && more_time && resume < p->end)
+    if (!ended && !p->stopping && more_time && resume < p->end)
         return spawn(p, w, resume);
     return FPD_OK;
 }
 
+/* The next message of a worker's ring, or false when there is none. */
+static bool take(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event *ev)
+{
+    struct fpd_worker_ring *r = w->ring;
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (tail == atomic_load_explicit(&r->head, memory_order_acquire))
+        return false;
+    ev->type = FPD_EVENT_MESSAGE;
+    ev->msg = r->slot[tail % RING_SLOTS];
+    atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+    if (ev->msg.type == FPD_MSG_RESULT) {
+        w->have_result = true;
+        w->last_result = ev->msg.index;
+    } else if (ev->msg.type == FPD_MSG_END) {
+        w->ended = true;
+    }
+    (void)p;
+    return true;
+}
+
+/* A message or a departure, if any worker has one. */
+static bool ready_event(struct fpd_pool *p, struct fpd_pool_event *ev, int *rc)
+{
+    for (unsigned j = 0; j < p->jobs; j++) {
+        struct fpd_worker *w = &p->workers[j];
+        if (w->fd >= 0 && take(p, w, ev))
+            return true;
+    }
+    for (unsigned j = 0; j < p->jobs; j++) {
+        struct fpd_worker *w = &p->workers[j];
+        if (w->fd >= 0 && w->eof) {
+            *rc = reap(p, w, ev);
+            return true;
+        }
+    }
+    return false;
+}
+
 int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
 {
+    int rc = FPD_OK;
+    if (ready_event(p, ev, &rc))
+        return rc;
     struct pollfd fds[64];
     unsigned map[64], n = 0;
     double now = fpd_now();
@@ -150,7 +260,9 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         struct fpd_worker *w = &p->workers[j];
         if (w->fd < 0)
             continue;
-        if (w->busy && p->timeout > 0 && !w->timed_out && now - w->started > p->timeout) {
+        uint32_t index;
+        double started = (double)atomic_load(&w->ring->started_ns) * 1e-9;
+        if (p->timeout > 0 && !w->timed_out && running_check(w, &index) && now - started > p->timeout) {
             kill(w->pid, SIGKILL); /* the pipe closes; the next poll reaps it */
             w->timed_out = true;
         }
@@ -162,37 +274,20 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         return FPD_OK;
     }
     int ready = poll(fds, n, (int)(wait * 1000));
-    if (ready <= 0) {
-        ev->type = FPD_EVENT_IDLE; /* nothing yet (or a signal arrived): the caller looks around */
-        return FPD_OK;
-    }
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; ready > 0 && i < n; i++) {
         if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         struct fpd_worker *w = &p->workers[map[i]];
-        struct fpd_worker_msg m;
-        size_t got = 0;
-        while (got < sizeof m) {
-            ssize_t r = read(w->fd, (char *)&m + got, sizeof m - got);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                break;
-            got += (size_t)r;
-        }
-        if (got < sizeof m)
-            return reap(p, w, ev);
-        if (m.type == FPD_MSG_RESULT) { /* the worker goes straight on to its next index */
-            w->running = (uint32_t)(m.index + (uint64_t)p->jobs * p->step);
-            w->busy = m.index + (uint64_t)p->jobs * p->step < p->end;
-            w->started = fpd_now();
-        } else if (m.type == FPD_MSG_END) {
-            w->busy = false;
-        }
-        ev->type = FPD_EVENT_MESSAGE;
-        ev->msg = m;
-        return FPD_OK;
+        char bytes[4096]; /* wake-ups carry no data */
+        ssize_t r;
+        while ((r = read(w->fd, bytes, sizeof bytes)) < 0 && errno == EINTR)
+            ;
+        if (r <= 0)
+            w->eof = true;
     }
+    /* results may arrive without a wake-up (at most WAKE_INTERVAL late): look whether or not */
+    if (ready_event(p, ev, &rc))
+        return rc;
     ev->type = FPD_EVENT_IDLE;
     return FPD_OK;
 }
@@ -220,6 +315,8 @@ void fpd_pool_free(struct fpd_pool *p)
             close(p->workers[j].fd);
         if (p->workers[j].pid > 0)
             waitpid(p->workers[j].pid, NULL, 0);
+        if (p->workers[j].ring)
+            munmap(p->workers[j].ring, sizeof *p->workers[j].ring);
     }
     free(p->workers);
     p->workers = NULL;

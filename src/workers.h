@@ -3,12 +3,13 @@
  * hangs costs one check, not the campaign.
  *
  * Worker w of N takes case indices first + w·step, first + (w + N)·step, … (step > 1 for shards:
- * so the union of all workers of all shards is a single-process run). It sends each check's result,
- * and a last message when it leaves normally. The pool knows which index a worker runs after each
- * result, so checks need no announcement (one message per check, not two, matters for small
- * cases): if a worker dies (a signal) or overruns the timeout (the pool kills it) before its next
- * result, the pool reports that check as lost, with the reason, and starts a replacement at the
- * worker's next index.
+ * so the union of all workers of all shards is a single-process run). Its messages (each check's
+ * result, saved files, and a last message when it leaves normally) go into a ring in memory shared
+ * with the pool, next to the index it is running and since when; a pipe only wakes the pool, a few
+ * hundred times a second at most, because a wake-up per check would cost small cases a fifth of
+ * their time. Results a worker published survive it: if it dies (a signal) or overruns the timeout
+ * (the pool kills it) during a check, the pool reads which check from the shared memory, reports
+ * it as lost with the reason, and starts a replacement at the worker's next index.
  */
 #ifndef FPD_WORKERS_H
 #define FPD_WORKERS_H
@@ -30,12 +31,13 @@ struct fpd_worker_msg {
     char text[512];              /* FPD_MSG_SAVED: the saved file's path */
 };
 
-/* Runs in the worker: does check `index`, sends FPD_MSG_RESULT (and any FPD_MSG_SAVED) on fd. */
-typedef int (*fpd_work_fn)(void *ctx, uint32_t index, int fd);
+/* A worker's side of its ring. */
+struct fpd_worker_channel;
 
-_Static_assert(sizeof(struct fpd_worker_msg) <= 4096, "a message must fit one atomic pipe write (PIPE_BUF)");
+/* Runs in the worker: does check `index`, sends FPD_MSG_RESULT (and any FPD_MSG_SAVED) on ch. */
+typedef int (*fpd_work_fn)(void *ctx, uint32_t index, struct fpd_worker_channel *ch);
 
-int fpd_worker_send(int fd, const struct fpd_worker_msg *m);
+int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *m);
 
 enum fpd_pool_event_type { FPD_EVENT_MESSAGE, FPD_EVENT_LOST, FPD_EVENT_IDLE, FPD_EVENT_DONE };
 
@@ -46,12 +48,16 @@ struct fpd_pool_event {
     char reason[160];          /* FPD_EVENT_LOST: "killed by signal 11 (Segmentation fault)", … */
 };
 
+struct fpd_worker_ring; /* shared with the worker: workers.c */
+
 struct fpd_worker {
     pid_t pid;
-    int fd;
-    bool busy;          /* running check `running`, since `started` (after its previous result) */
-    uint32_t running;
-    double started;
+    int fd;                      /* read end of the wake-up pipe */
+    struct fpd_worker_ring *ring;
+    bool eof;                    /* the pipe closed: the worker is gone once its ring is drained */
+    bool ended;                  /* it said FPD_MSG_END */
+    bool have_result;
+    uint32_t last_result;        /* the index of its latest FPD_MSG_RESULT */
     bool timed_out;
 };
 
