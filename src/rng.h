@@ -8,6 +8,7 @@
 #ifndef FPD_RNG_H
 #define FPD_RNG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One Philox4x32-10 block: out = philox(ctr, key). */
@@ -32,6 +33,10 @@ void fpd_rng_element(uint64_t seed, uint32_t index, unsigned stream, uint32_t ba
  * row + l (along == 1). out[w][l] is word w of lane l. Vectorized where the CPU allows. */
 void fpd_rng_element_x16(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch, uint32_t row, uint32_t col,
                          int along, uint32_t out[4][16]);
+/* Which implementation of fpd_rng_element_x16 runs: by CPU (default), or one forced for tests.
+ * Returns false (and changes nothing) when this CPU cannot run the one asked for. */
+enum fpd_rng_isa { FPD_RNG_ISA_AUTO, FPD_RNG_ISA_PORTABLE, FPD_RNG_ISA_AVX2, FPD_RNG_ISA_AVX512 };
+bool fpd_rng_force_isa(enum fpd_rng_isa isa);
 
 /* A sequence of draws for one case's choices: draw d is word d%4 of block {d/4, 0, 0, index}. */
 struct fpd_stream {

@@ -162,7 +162,13 @@ Test(rng, boundary_dims_in_range)
 /* The 16-wide generator is the scalar one, lane by lane, along either coordinate. */
 Test(rng, sixteen_lanes_match_the_scalar_stream)
 {
-    for (int along = 0; along < 2; along++) {
+    static const char *const names[] = {"auto", "portable", "avx2", "avx512"};
+    for (int isa = FPD_RNG_ISA_PORTABLE; isa <= FPD_RNG_ISA_AVX512; isa++) {
+        if (!fpd_rng_force_isa((enum fpd_rng_isa)isa)) {
+            cr_log_warn("rng: %s cannot run on this CPU: not tested", names[isa]);
+            continue;
+        }
+        for (int along = 0; along < 2; along++) {
         uint32_t lanes[4][16];
         fpd_rng_element_x16(0x5eedf00dull << 20, 77, FPD_STREAM_B, 3, 1000, 4000000000u, along, lanes);
         for (uint32_t l = 0; l < 16; l++) {
@@ -170,7 +176,9 @@ Test(rng, sixteen_lanes_match_the_scalar_stream)
             fpd_rng_element(0x5eedf00dull << 20, 77, FPD_STREAM_B, 3, 1000 + (along ? l : 0),
                             4000000000u + (along ? 0 : l), one);
             for (int w = 0; w < 4; w++)
-                cr_expect_eq(lanes[w][l], one[w], "along %d lane %u word %d", along, l, w);
+                cr_expect_eq(lanes[w][l], one[w], "%s: along %d lane %u word %d", names[isa], along, l, w);
+        }
         }
     }
+    fpd_rng_force_isa(FPD_RNG_ISA_AUTO);
 }
