@@ -200,8 +200,8 @@ static void report(const char *label, const struct fpd_probe_target *t, const st
     char batch[32] = "";
     if (t->batch > 1)
         snprintf(batch, sizeof batch, "%zux", t->batch);
-    printf("%s%s %s %s%zux%zux%zu%s%s, element (%zu,%zu):\n", label, t->backend->impl->name, dts, batch, t->m, t->n, t->k, t->trans_a ? " trans-a" : "", t->trans_b ? " trans-b" : "",
-           t->at_row, t->at_col);
+    printf("%s%s %s %s%zux%zux%zu%s%s, element (%zu,%zu):\n", label, t->backend->impl->name, dts, batch, t->m, t->n,
+           t->k, t->trans_a ? " trans-a" : "", t->trans_b ? " trans-b" : "", t->at_row, t->at_col);
     printf("  order: %s\n", r->order);
     const char *known = fpd_sumtree_known_order(&r->tree);
     if (known)
