@@ -66,7 +66,7 @@ static int parse_element(const char *text, struct fpd_probe_target *t, char *why
 {
     const char *comma = strchr(text, ',');
     char row[32];
-    uint64_t i, j;
+    uint64_t i = 0, j = 0;
     if (!comma || (size_t)(comma - text) >= sizeof row) {
         snprintf(why, why_size, "--element '%s': expected ROW,COL (two non-negative integers)", text);
         return FPD_ERR_INPUT;

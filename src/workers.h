@@ -23,7 +23,7 @@
 /* FPD_MSG_END: the worker leaves normally (indices, time or a stop request ran out). */
 enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SAVED, FPD_MSG_END };
 
-/* One message, written whole in one write(2) (smaller than PIPE_BUF, so never interleaved). */
+/* One message, as it sits in a worker's ring (copied whole: the pool sees it only once it is complete). */
 struct fpd_worker_msg {
     uint32_t type, index;
     struct fpd_check_result res; /* FPD_MSG_RESULT */
