@@ -11,6 +11,7 @@
 #include "dtype.h"
 #include "probe.h"
 #include "sumtree.h"
+#include "workers.h"
 
 static const char help[] =
     "usage: fpdiv explain --backend B --shape [BATCHx]MxNxK [--dtype T] [--element I,J] [options]\n"
@@ -33,17 +34,21 @@ static const char help[] =
     "                       check the result (a mismatch redoes everything alone)\n"
     "  --dot FILE           write the tree as Graphviz DOT (with a case: FILE-a, FILE-b)\n"
     "  --svg FILE           draw the tree as SVG (with a case: FILE-a, FILE-b)\n"
+    "  --timeout SEC        give up when the backend takes longer (default 120; 0: no limit)\n"
     "  -h, --help           this text\n\n"
-    "Exit status: 0 explained, 1 the backend failed or its answers fit no summation tree,\n"
-    "2 bad usage or input.\n";
+    "The backend runs in a process of its own: one that crashes or hangs ends the explanation with\n"
+    "the signal or the timeout, not fpdiv.\n\n"
+    "Exit status: 0 explained, 1 the backend failed, crashed, hung, or its answers fit no summation\n"
+    "tree, 2 bad usage or input.\n";
 
 enum { OPT_BACKEND = 1, OPT_SHAPE, OPT_DTYPE, OPT_ELEMENT, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_THREADS,
-       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG };
+       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG, OPT_TIMEOUT };
 
 struct explain_options {
     const char *backend, *shape, *dtype, *dot, *svg;
     struct fpd_probe_target target;
     bool alone;
+    double timeout;
     const char *case_only_violation; /* an option a case file fixes, when one was given */
 };
 
@@ -89,12 +94,13 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         {"bias", no_argument, NULL, OPT_BIAS},             {"threads", required_argument, NULL, OPT_THREADS},
         {"algo", required_argument, NULL, OPT_ALGO},       {"alone", no_argument, NULL, OPT_ALONE},
         {"dot", required_argument, NULL, OPT_DOT},         {"svg", required_argument, NULL, OPT_SVG},
-        {"help", no_argument, NULL, 'h'},                  {NULL, 0, NULL, 0},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int opt, rc = FPD_OK;
     uint64_t value;
     while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt != OPT_ALONE && opt != OPT_DOT && opt != OPT_SVG && opt != 'h' && opt != '?')
+        if (opt != OPT_ALONE && opt != OPT_DOT && opt != OPT_SVG && opt != OPT_TIMEOUT && opt != 'h' && opt != '?')
             for (const struct option *x = options; x->name; x++)
                 if (x->val == opt)
                     o->case_only_violation = x->name;
@@ -117,6 +123,7 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         case OPT_ALONE: o->alone = true; break;
         case OPT_DOT: o->dot = optarg; break;
         case OPT_SVG: o->svg = optarg; break;
+        case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv explain --help'"); return FPD_ERR_INPUT;
         }
@@ -129,7 +136,8 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
     }
     bool with_case = optind < argc;
     if (with_case && o->case_only_violation) {
-        snprintf(why, why_size, "--%s: a case file fixes the backends, shapes and element; give only --alone, --dot, --svg",
+        snprintf(why, why_size,
+                 "--%s: a case file fixes the backends, shapes and element; give only --alone, --dot, --svg, --timeout",
                  o->case_only_violation);
         return FPD_ERR_INPUT;
     }
@@ -392,9 +400,20 @@ static int explain_case(struct explain_options *o, const char *file)
     return exit_code;
 }
 
+struct explain_job {
+    struct explain_options *o;
+    const char *file; /* NULL: explain the target given by flags */
+};
+
+static int run_job(void *ctx)
+{
+    struct explain_job *j = ctx;
+    return j->file ? explain_case(j->o, j->file) : explain_one(j->o);
+}
+
 int fpd_cmd_explain(int argc, char **argv)
 {
-    struct explain_options o = {0};
+    struct explain_options o = {.timeout = 120};
     char why[512];
     int rc = parse(argc, argv, &o, why, sizeof why);
     if (rc < 0)
@@ -403,5 +422,11 @@ int fpd_cmd_explain(int argc, char **argv)
         fpd_cli_error("explain", "%s", why);
         return FPD_EXIT_USAGE;
     }
-    return optind < argc ? explain_case(&o, argv[optind]) : explain_one(&o);
+    struct explain_job job = {&o, optind < argc ? argv[optind] : NULL};
+    rc = fpd_run_isolated(run_job, &job, o.timeout, why, sizeof why);
+    if (rc >= 0)
+        return rc;
+    const char *who = job.file ? "the case's backends" : o.backend ? o.backend : "openblas";
+    fpd_cli_error("explain", "cannot explain: %s, while %s answered the queries", why, who);
+    return FPD_EXIT_FINDINGS;
 }

@@ -179,6 +179,43 @@ static void describe_death(int status, bool timed_out, double timeout, char *buf
         snprintf(buf, size, "worker exited with status %d in the middle of the check", WEXITSTATUS(status));
 }
 
+int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why, size_t why_size)
+{
+    fflush(NULL); /* nothing buffered in the parent is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, why_size, "cannot start a worker process: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        int rc = fn(ctx);
+        fflush(NULL);
+        _exit(rc & 0xff);
+    }
+    double deadline = timeout > 0 ? fpd_now() + timeout : 0;
+    bool timed_out = false;
+    int status = 0;
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid)
+            break;
+        if (done < 0 && errno != EINTR) {
+            snprintf(why, why_size, "lost the worker process: %s", strerror(errno));
+            return -1;
+        }
+        if (!timed_out && deadline > 0 && fpd_now() > deadline) {
+            kill(pid, SIGKILL);
+            timed_out = true;
+        }
+        struct timespec pause = {0, 5000000};
+        nanosleep(&pause, NULL);
+    }
+    if (!timed_out && WIFEXITED(status))
+        return WEXITSTATUS(status);
+    describe_death(status, timed_out, timeout, why, why_size);
+    return -1;
+}
+
 /* The check a worker is in the middle of, if any: busy, and not yet answered. */
 static bool running_check(const struct fpd_worker *w, uint32_t *index)
 {

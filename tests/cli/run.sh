@@ -255,6 +255,10 @@ if run "explain openblas with drawings" 0 $FPDIV explain --backend openblas --sh
 fi
 run "explain a plugin" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/reverse.so explain --backend reverse --shape 1x4x50 &&
     expect "reverse order is seen" "$out" '^  order: sequential over k, from the last term down$'
+run "explain a crashing backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so explain --backend crashy --shape 1x4x13 &&
+    expect "the crash is named" "$err" 'cannot explain: killed by signal 11 \(Segmentation fault\), while crashy answered the queries'
+run "explain a hanging backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so explain --backend crashy --shape 1x4x17 --timeout 1 &&
+    expect "the hang is named" "$err" 'cannot explain: timed out after 1 s'
 bad "explain without a shape" "give --shape, or a case file" explain --backend seq
 bad "explain bad element" "--element '3': expected ROW,COL" explain --shape 2x2x2 --element 3
 bad "explain element outside" "--element 0,9 is outside the 2x4 output" explain --shape 2x4x8 --element 0,9
