@@ -9,6 +9,7 @@
 #include "corpus.h"
 #include "dtype.h"
 #include "report.h"
+#include "workers.h"
 
 static const char help_head[] =
     "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"
@@ -19,20 +20,23 @@ static const char help_tail[] =
     "                       (default bound)\n"
     "  --json               print one JSON object instead of the report\n"
     "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
+    "  --timeout SEC        a backend that takes longer is an `error` verdict (default 120; 0: none);\n"
+    "                       the check runs in a process of its own, so a crash is one too\n"
     "  -h, --help           this text\n";
 
-enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE };
+enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE, OPT_TIMEOUT };
 
 static const struct option own_options[] = {
     {"fail-on", required_argument, NULL, OPT_FAIL_ON}, {"json", no_argument, NULL, OPT_JSON},
-    {"save", required_argument, NULL, OPT_SAVE},       {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"save", required_argument, NULL, OPT_SAVE},       {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"help", no_argument, NULL, 'h'},                  {NULL, 0, NULL, 0},
 };
 
 struct check_options {
     const char *save;
     int fail_on;
     bool json;
+    double timeout;
 };
 
 static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_options *o, char *why,
@@ -48,6 +52,7 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
         case OPT_JSON: o->json = true; break;
         case OPT_SAVE: o->save = optarg; break;
+        case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case 'h': printf("%s%s%s", help_head, fpd_case_options_help, help_tail); return -1;
         default: snprintf(why, why_size, "see 'fpdiv check --help'"); return FPD_ERR_INPUT;
         }
@@ -83,11 +88,51 @@ static int save_case(const struct fpd_check *chk, const struct fpd_check_result 
     return rc;
 }
 
+/* Prints the result (report or JSON), saves the case when asked: the exit status. */
+static int finish(struct fpd_check *chk, const struct fpd_check_result *res, const struct check_options *o)
+{
+    if (o->json) {
+        json_t *j = fpd_check_json(chk, res);
+        json_t *prov = json_object();
+        for (int i = 0; i < chk->relation->backends; i++)
+            json_object_set_new(prov, chk->backends[i]->impl->name, fpd_provenance_json(chk->backends[i]));
+        json_object_set_new(j, "provenance", prov);
+        json_dumpf(j, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        fpd_report_check(stdout, chk, res);
+    }
+    if (o->save && save_case(chk, res, o->save) != FPD_OK)
+        return FPD_EXIT_USAGE;
+    return fpd_fails_policy(res->verdict, o->fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
+}
+
+struct check_job {
+    struct fpd_check *chk;
+    const struct check_options *o;
+};
+
+/* In a process of its own: a backend that crashes or hangs cannot take `check` with it. */
+static int run_check(void *ctx)
+{
+    struct check_job *j = ctx;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    int rc = fpd_check_run(&ck, j->chk, &res);
+    fpd_checker_free(&ck);
+    if (rc != FPD_OK) {
+        fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
+        return FPD_EXIT_INTERNAL;
+    }
+    return finish(j->chk, &res, j->o);
+}
+
 int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_case_flags cf;
     fpd_case_flags_init(&cf);
-    struct check_options o = {.fail_on = FPD_BOUND};
+    struct check_options o = {.fail_on = FPD_BOUND, .timeout = 120};
     char why[512];
     int rc = parse(argc, argv, &cf, &o, why, sizeof why);
     if (rc < 0)
@@ -98,28 +143,13 @@ int fpd_cmd_check(int argc, char **argv)
         fpd_cli_error("check", "%s", why);
         return FPD_EXIT_USAGE;
     }
-    struct fpd_check *chk = &cf.chk;
-    struct fpd_checker ck = {0};
-    struct fpd_check_result res;
-    rc = fpd_check_run(&ck, chk, &res);
-    fpd_checker_free(&ck);
-    if (rc != FPD_OK) {
-        fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
-        return FPD_EXIT_INTERNAL;
-    }
-    if (o.json) {
-        json_t *j = fpd_check_json(chk, &res);
-        json_t *prov = json_object();
-        for (int i = 0; i < chk->relation->backends; i++)
-            json_object_set_new(prov, chk->backends[i]->impl->name, fpd_provenance_json(chk->backends[i]));
-        json_object_set_new(j, "provenance", prov);
-        json_dumpf(j, stdout, JSON_COMPACT);
-        fputc('\n', stdout);
-        json_decref(j);
-    } else {
-        fpd_report_check(stdout, chk, &res);
-    }
-    if (o.save && save_case(chk, &res, o.save) != FPD_OK)
-        return FPD_EXIT_USAGE;
-    return fpd_fails_policy(res.verdict, o.fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
+    struct check_job job = {&cf.chk, &o};
+    rc = fpd_run_isolated(run_check, &job, o.timeout, why, sizeof why);
+    if (rc >= 0)
+        return rc;
+    /* the check's process died: an `error` verdict, reported like any other */
+    struct fpd_check_result res = {.verdict = FPD_ERROR, .failed_path = -1};
+    fpd_relation_build(cf.chk.relation, &cf.chk.c, &cf.chk.params, &res.paths);
+    snprintf(res.error, sizeof res.error, "%.200s", why);
+    return finish(&cf.chk, &res, &o);
 }

@@ -7,6 +7,7 @@
 #include "dtype.h"
 #include "replay.h"
 #include "report.h"
+#include "workers.h"
 
 static const char help[] = "usage: fpdiv show CASE.json\n\n"
                            "Shows a saved case: shape, dtypes, layout, relation, where its data come from, the\n"
@@ -27,6 +28,33 @@ static void show_recorded(const struct fpd_case_file *f)
     printf("  data     %s\n", f->has_data ? "inline, exact" : "generated from the recipe; its hash matches this fpdiv's generator");
 }
 
+struct show_job {
+    struct fpd_case_file *f;
+};
+
+/* The case re-run and reported, in a process of its own: a backend that crashes is reported. */
+static int show_now(void *ctx)
+{
+    struct fpd_case_file *f = ((struct show_job *)ctx)->f;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    enum fpd_replay_class cls;
+    char why[1024];
+    f->chk.exact = FPD_EXACT_ALWAYS;
+    int rc = fpd_replay_case(&ck, f, &res, &cls, why, sizeof why);
+    fpd_checker_free(&ck);
+    if (rc != FPD_OK) {
+        fpd_cli_error("show", "internal error (out of memory?)");
+        return FPD_EXIT_INTERNAL;
+    }
+    printf("now: %s\n", fpd_replay_class_names[cls]);
+    if (cls == FPD_SKIPPED)
+        printf("  %s\n", why);
+    else
+        fpd_report_check(stdout, &f->chk, &res);
+    return FPD_EXIT_OK;
+}
+
 int fpd_cmd_show(int argc, char **argv)
 {
     int stop = fpd_cli_only_help("show", argc, argv, help, 1);
@@ -41,21 +69,14 @@ int fpd_cmd_show(int argc, char **argv)
     }
     printf("case %s\n", path);
     show_recorded(&f);
-    struct fpd_checker ck = {0};
-    struct fpd_check_result res;
-    enum fpd_replay_class cls;
-    int rc = (f.chk.exact = FPD_EXACT_ALWAYS, fpd_replay_case(&ck, &f, &res, &cls, why, sizeof why));
-    fpd_checker_free(&ck);
-    if (rc != FPD_OK) {
-        fpd_cli_error("show", "internal error (out of memory?)");
+    struct show_job job = {&f};
+    int rc = fpd_run_isolated(show_now, &job, 0, why, sizeof why);
+    if (rc < 0) /* the backend took the re-run's process down: that is what happens now */
+        printf("now: error: %s\n", why);
+    else if (rc != FPD_EXIT_OK) {
         fpd_case_file_free(&f);
-        return FPD_EXIT_INTERNAL;
+        return rc;
     }
-    printf("now: %s\n", fpd_replay_class_names[cls]);
-    if (cls == FPD_SKIPPED)
-        printf("  %s\n", why);
-    else
-        fpd_report_check(stdout, &f.chk, &res);
     printf("reproduce: fpdiv replay %s\n", path);
     fpd_case_file_free(&f);
     return FPD_EXIT_OK;

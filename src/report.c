@@ -129,7 +129,10 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
     describe_path(f, "A", chk, &res->paths.a, &res->paths.compare);
     describe_path(f, "B", chk, &res->paths.b, &res->paths.compare);
     if (res->verdict == FPD_ERROR) {
-        fprintf(f, "  error    path %c: %s\n", res->failed_path == 0 ? 'A' : 'B', res->error);
+        if (res->failed_path < 0) /* the check's process died: no path to blame */
+            fprintf(f, "  error    %s\n", res->error);
+        else
+            fprintf(f, "  error    path %c: %s\n", res->failed_path == 0 ? 'A' : 'B', res->error);
     } else {
         fprintf(f, "  verdict  %s (%s)\n", fpd_verdict_table[res->verdict].name, fpd_verdict_table[res->verdict].doc);
         fprintf(f, "  differ   %zu of %zu elements", m->diff, m->count);
@@ -226,7 +229,8 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         json_object_set_new(o, "algo", json_integer(chk->params.algo));
     if (res->verdict == FPD_ERROR) {
         json_object_set_new(o, "error", json_string(res->error));
-        json_object_set_new(o, "failed_path", json_string(res->failed_path == 0 ? "A" : "B"));
+        json_object_set_new(o, "failed_path",
+                            res->failed_path < 0 ? json_null() : json_string(res->failed_path == 0 ? "A" : "B"));
     } else if (m->diff) {
         json_object_set_new(o, "worst",
                             json_pack("{s:[I,I,I],s:s,s:s}", "at", (json_int_t)res->worst_batch,

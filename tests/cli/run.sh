@@ -255,6 +255,14 @@ if run "explain openblas with drawings" 0 $FPDIV explain --backend openblas --sh
 fi
 run "explain a plugin" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/reverse.so explain --backend reverse --shape 1x4x50 &&
     expect "reverse order is seen" "$out" '^  order: sequential over k, from the last term down$'
+run "check a crashing backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so check --relation slice-rows --backend crashy --shape 2x4x13 --save $tmp/crash &&
+    expect "the crash is the check's error verdict" "$out" '^  error    killed by signal 11 \(Segmentation fault\)$'
+run "show a crashing case" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so show "$(find $tmp/crash -name '*.json' | head -1)" &&
+    expect "show says the re-run crashed" "$out" '^now: error: killed by signal 11'
+if run "check a hanging backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so check --relation slice-rows --backend crashy --shape 2x4x17 --timeout 1 --json --save $tmp/hang; then
+    expect "the hang is the check's error verdict" "$(json_field error <<<"$out")" '^timed out after 1 s'
+    [ "$(find $tmp/hang -name '*.json' | wc -l)" = 1 ] && pass "the hanging case is saved" || fail "hanging case saved" "$(ls -R $tmp/hang)"
+fi
 run "explain a crashing backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so explain --backend crashy --shape 1x4x13 &&
     expect "the crash is named" "$err" 'cannot explain: killed by signal 11 \(Segmentation fault\), while crashy answered the queries'
 run "explain a hanging backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so explain --backend crashy --shape 1x4x17 --timeout 1 &&
