@@ -208,8 +208,13 @@ static void report(const char *label, const struct fpd_probe_target *t, const st
     char batch[32] = "";
     if (t->batch > 1)
         snprintf(batch, sizeof batch, "%zux", t->batch);
-    printf("%s%s %s %s%zux%zux%zu%s%s, element (%zu,%zu):\n", label, t->backend->impl->name, dts, batch, t->m, t->n,
-           t->k, t->trans_a ? " trans-a" : "", t->trans_b ? " trans-b" : "", t->at_row, t->at_col);
+    char how[64] = "";
+    if (t->threads > 0)
+        snprintf(how, sizeof how, ", %d thread%s", t->threads, t->threads == 1 ? "" : "s");
+    if (t->algo > 0)
+        snprintf(how + strlen(how), sizeof how - strlen(how), ", algorithm %d", t->algo);
+    printf("%s%s %s %s%zux%zux%zu%s%s%s, element (%zu,%zu):\n", label, t->backend->impl->name, dts, batch, t->m, t->n,
+           t->k, t->trans_a ? " trans-a" : "", t->trans_b ? " trans-b" : "", how, t->at_row, t->at_col);
     printf("  order: %s\n", r->order);
     const char *known = fpd_sumtree_known_order(&r->tree);
     if (known)
@@ -352,7 +357,8 @@ static int explain_case(struct explain_options *o, const char *file)
         return FPD_EXIT_INTERNAL;
     }
     char shape[64];
-    printf("%s: %s on %s, %s: %s now, worst element (%u,%u)\n", file, f.chk.relation->name, f.backend_names[0],
+    printf("%s: %s on %s%s%s, %s: %s now, worst element (%u,%u)\n", file, f.chk.relation->name, f.backend_names[0],
+           f.chk.relation->backends > 1 ? "," : "", f.chk.relation->backends > 1 ? f.backend_names[1] : "",
            fpd_shape_format(&f.chk.c, shape, sizeof shape), fpd_verdict_table[res.verdict].name, res.worst_row,
            res.worst_col);
     struct revealed r[2] = {0};

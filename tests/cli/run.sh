@@ -282,6 +282,9 @@ if run "explain the case" 0 $FPDIV explain "$(find $tmp/ex -name '*.json' | head
     [ -s $tmp/ex/t-a.dot ] && [ -s $tmp/ex/t-b.dot ] && pass "a DOT per path" || fail "DOT per path" "$(ls $tmp/ex)"
 fi
 
+run "save a threads case" 0 $FPDIV check --relation threads --backend openblas --shape 64x64x1000 --save $tmp/ext --fail-on never
+run "explain the threads case" 0 $FPDIV explain "$(find $tmp/ext -name '*.json' | head -1)" &&
+    expect "each path's thread count is shown" "$out" '^path A: openblas f32 64x64x1000, 1 thread, element'
 run "save an addmm divergence" 0 $FPDIV check --relation addmm --backend openblas --shape 32x64x1000 --save $tmp/exa --fail-on never
 if run "explain the addmm case" 0 $FPDIV explain "$(find $tmp/exa -name '*.json' | head -1)"; then
     expect "mm + bias: the bias last" "$out" '^  plus the bias, which fpdiv adds after the GEMM: .*the bias added last$'
