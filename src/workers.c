@@ -219,8 +219,8 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
 /* The check a worker is in the middle of, if any: busy, and not yet answered. */
 static bool running_check(const struct fpd_worker *w, uint32_t *index)
 {
+    bool busy = atomic_load_explicit(&w->ring->busy, memory_order_acquire) != 0; /* then `running` is its */
     *index = atomic_load_explicit(&w->ring->running, memory_order_relaxed);
-    bool busy = atomic_load_explicit(&w->ring->busy, memory_order_acquire) != 0;
     return busy && !(w->have_result && w->last_result == *index); /* it may die between the two */
 }
 
