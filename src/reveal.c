@@ -93,7 +93,8 @@ static int by_size_then_term(const void *x, const void *y)
  *   an ordinary addition: v = (terms below so far) + |G|, and G is one subtree;
  *   a fused add of the path so far with |G| / s siblings of s = v - (terms so far) terms each; or
  *   more siblings of a fused add just found, of size v - (terms below it).
- * Anything else fits no summation tree.
+ * When the last two both fit, one more query decides (see reveal.h). Anything else fits no
+ * summation tree.
  */
 static int build_path(struct builder *b, const struct task *tk, const struct answer *ans, uint32_t count, int32_t *top)
 {
@@ -121,9 +122,9 @@ static int build_path(struct builder *b, const struct task *tk, const struct ans
             if (if_last == v) {
                 new_fused = !b->prefer_last; /* no query tells them apart here: see reveal.h */
             } else {
-                int rc = b->oracle->query(b->oracle->ctx, pair, 1, b->alone, &answer, b->why, b->why_size);
-                if (rc != FPD_OK)
-                    return rc;
+                int asked = b->oracle->query(b->oracle->ctx, pair, 1, b->alone, &answer, b->why, b->why_size);
+                if (asked != FPD_OK)
+                    return asked;
                 b->stats->queries++;
                 new_fused = answer == v;
                 if (answer != v && answer != if_last) {
