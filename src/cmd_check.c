@@ -147,7 +147,10 @@ int fpd_cmd_check(int argc, char **argv)
     rc = fpd_run_isolated(run_check, &job, o.timeout, why, sizeof why);
     if (rc >= 0)
         return rc;
-    /* the check's process died: an `error` verdict, reported like any other */
+    /* the check's process died: an `error` verdict, reported like any other (with the backends'
+     * provenance, which only the child had opened) */
+    for (int i = 0; i < cf.chk.relation->backends; i++)
+        fpd_backend_acquire(cf.chk.backends[i]);
     struct fpd_check_result res = {.verdict = FPD_ERROR, .failed_path = -1};
     fpd_relation_build(cf.chk.relation, &cf.chk.c, &cf.chk.params, &res.paths);
     snprintf(res.error, sizeof res.error, "%.200s", why);

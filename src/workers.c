@@ -6,10 +6,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,14 +41,21 @@ bool fpd_worker_should_stop(void) { return worker_stop != 0; }
 #define WAKE_INTERVAL 0.005
 #define WAKE_INTERVAL_BUSY 0.0002
 
+/*
+ * `state` is index << 1 | busy, in one word so that no moment shows a half-updated pair: busy, the
+ * worker is running check `index` (since started_ns, written first); idle, `index` is the next
+ * check it would run. A worker killed anywhere is therefore resumed at the right index.
+ */
 struct fpd_worker_ring {
     _Atomic uint64_t head; /* messages published by the worker */
     _Atomic uint64_t tail; /* messages taken by the pool */
-    _Atomic uint32_t busy; /* 1 while check `running` runs */
-    _Atomic uint32_t running;
-    _Atomic uint64_t started_ns; /* CLOCK_MONOTONIC when `running` started */
+    _Atomic uint64_t state;
+    _Atomic uint64_t started_ns; /* CLOCK_MONOTONIC when the running check started */
     struct fpd_worker_msg slot[RING_SLOTS];
 };
+
+static uint64_t running_state(uint64_t index) { return index << 1 | 1; }
+static uint64_t idle_state(uint64_t next) { return next << 1; }
 
 struct fpd_worker_channel {
     struct fpd_worker_ring *ring;
@@ -56,12 +65,15 @@ struct fpd_worker_channel {
 
 static uint64_t to_ns(double seconds) { return (uint64_t)(seconds * 1e9); }
 
-static void wake(struct fpd_worker_channel *ch)
+/* FPD_OK, or FPD_ERR_INTERNAL when the pool is gone (the pipe's read end closed). */
+static int wake(struct fpd_worker_channel *ch)
 {
     char byte = 1;
-    while (write(ch->fd, &byte, 1) < 0 && errno == EINTR)
+    ssize_t n;
+    while ((n = write(ch->fd, &byte, 1)) < 0 && errno == EINTR)
         ;
     ch->last_wake = fpd_now();
+    return n == 1 ? FPD_OK : FPD_ERR_INTERNAL;
 }
 
 int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *m)
@@ -70,42 +82,43 @@ int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t waiting;
     while ((waiting = head - atomic_load_explicit(&r->tail, memory_order_acquire)) >= RING_SLOTS) {
-        wake(ch); /* full: make sure the pool knows, then give it time */
+        if (wake(ch) != FPD_OK) /* full: make sure the pool knows, then give it time */
+            return FPD_ERR_INTERNAL;
         struct timespec pause = {0, 50000};
         nanosleep(&pause, NULL);
-        if (getppid() == 1)
-            return FPD_ERR_INTERNAL; /* the pool is gone */
     }
     r->slot[head % RING_SLOTS] = *m;
     atomic_store_explicit(&r->head, head + 1, memory_order_release); /* the slot is complete before it counts */
     double since = fpd_now() - ch->last_wake;
     if (m->type != FPD_MSG_RESULT || since >= WAKE_INTERVAL || (waiting >= RING_SLOTS / 2 && since >= WAKE_INTERVAL_BUSY))
-        wake(ch);
+        return wake(ch);
     return FPD_OK;
 }
 
 /* The worker's life: its share of the indices, then exit. Never returns. */
-static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ring *ring, int fd)
+static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ring *ring, int fd,
+                        const sigset_t *parent_mask)
 {
     struct sigaction sa = {.sa_handler = on_stop_request};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL); /* Ctrl-C reaches the whole process group: finish the check, then go */
     signal(SIGPIPE, SIG_IGN);
+    sigprocmask(SIG_SETMASK, parent_mask, NULL); /* a stop request sent since the fork arrives now */
     struct fpd_worker_channel ch = {.ring = ring, .fd = fd};
     int status = 0;
-    for (uint64_t i = first; i < p->end && !worker_stop; i += (uint64_t)p->jobs * p->step) {
+    uint64_t stride = (uint64_t)p->jobs * p->step;
+    for (uint64_t i = first; i < p->end && !worker_stop; i += stride) {
         double now = fpd_now();
         if (p->deadline > 0 && now >= p->deadline)
             break;
-        atomic_store_explicit(&ring->running, (uint32_t)i, memory_order_relaxed);
         atomic_store_explicit(&ring->started_ns, to_ns(now), memory_order_relaxed);
-        atomic_store_explicit(&ring->busy, 1, memory_order_release);
+        atomic_store_explicit(&ring->state, running_state(i), memory_order_release);
         if (p->work(p->ctx, (uint32_t)i, &ch) != FPD_OK) {
             status = 3; /* no END, still busy: the pool reports the check as lost */
             break;
         }
-        atomic_store_explicit(&ring->busy, 0, memory_order_release);
+        atomic_store_explicit(&ring->state, idle_state(i + stride), memory_order_release);
     }
     struct fpd_worker_msg end = {.type = FPD_MSG_END};
     if (status == 0)
@@ -120,30 +133,36 @@ static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first)
         mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (ring == MAP_FAILED)
         return FPD_ERR_NOMEM;
-    /* until the worker says otherwise, it is running its first index (a death at start loses it) */
-    atomic_store(&ring->running, (uint32_t)first);
-    atomic_store(&ring->started_ns, to_ns(fpd_now()));
-    atomic_store(&ring->busy, 1);
+    atomic_store(&ring->state, idle_state(first)); /* a worker that dies before starting resumes there */
     int fds[2];
-    if (pipe(fds) != 0) {
+    if (pipe2(fds, O_CLOEXEC) != 0) { /* a backend's own children must not hold the pipe open */
         munmap(ring, sizeof *ring);
         return FPD_ERR_INTERNAL;
     }
     fflush(NULL); /* nothing buffered in the parent is written twice */
+    /* no stop request may reach the child before it has its own handlers */
+    sigset_t stops, before;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stops, &before);
     pid_t pid = fork();
     if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &before, NULL);
         close(fds[0]);
         close(fds[1]);
         munmap(ring, sizeof *ring);
         return FPD_ERR_INTERNAL;
     }
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* no orphans when the pool dies */
         close(fds[0]);
         for (unsigned j = 0; j < p->jobs; j++) /* the other workers' pipes are not this one's business */
             if (p->workers[j].fd >= 0)
                 close(p->workers[j].fd);
-        worker_main(p, first, ring, fds[1]);
+        worker_main(p, first, ring, fds[1], &before);
     }
+    sigprocmask(SIG_SETMASK, &before, NULL);
     close(fds[1]);
     *w = (struct fpd_worker){.pid = pid, .fd = fds[0], .ring = ring};
     return FPD_OK;
@@ -188,6 +207,7 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
         return -1;
     }
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* killed with fpdiv: its timeout is fpdiv's to enforce */
         int rc = fn(ctx);
         fflush(NULL);
         _exit(rc & 0xff);
@@ -210,33 +230,35 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
         struct timespec pause = {0, 5000000};
         nanosleep(&pause, NULL);
     }
-    if (!timed_out && WIFEXITED(status))
+    if (WIFEXITED(status)) /* it finished, even if just as the timeout struck */
         return WEXITSTATUS(status);
     describe_death(status, timed_out, timeout, why, why_size);
     return -1;
 }
 
-/* The check a worker is in the middle of, if any: busy, and not yet answered. */
-static bool running_check(const struct fpd_worker *w, uint32_t *index)
+/* What a worker is doing: the check it runs (true), or the next one it would (false). */
+static bool worker_state(const struct fpd_worker *w, uint64_t *index)
 {
-    bool busy = atomic_load_explicit(&w->ring->busy, memory_order_acquire) != 0; /* then `running` is its */
-    *index = atomic_load_explicit(&w->ring->running, memory_order_relaxed);
-    return busy && !(w->have_result && w->last_result == *index); /* it may die between the two */
+    uint64_t state = atomic_load_explicit(&w->ring->state, memory_order_acquire);
+    *index = state >> 1;
+    return state & 1;
 }
 
-/* A worker is gone and its ring drained: reap it, report a lost check if one was running, and
- * replace it unless it had finished. */
+/* A worker is gone and its ring drained: reap it, report a lost check if one was running and not
+ * answered, and replace it at the check it would have done next unless it had finished. */
 static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event *ev)
 {
-    int status = 0;
-    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+    int status = w->status;
+    while (!w->exited && waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
         ;
     close(w->fd);
-    uint32_t index;
-    bool lost = running_check(w, &index);
+    uint64_t index;
+    bool busy = worker_state(w, &index);
+    bool answered = w->have_result && w->last_result == index; /* it may die between the two */
+    bool lost = busy && !answered && !w->ended;
     bool ended = w->ended; /* a worker that left without saying so is replaced, in a check or not */
-    uint64_t resume = (uint64_t)atomic_load(&w->ring->running) + (uint64_t)p->jobs * p->step;
-    *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = index};
+    uint64_t resume = busy ? index + (uint64_t)p->jobs * p->step : index;
+    *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = (uint32_t)index};
     if (lost)
         describe_death(status, w->timed_out, p->timeout, ev->reason, sizeof ev->reason);
     munmap(w->ring, sizeof *w->ring);
@@ -297,12 +319,18 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         struct fpd_worker *w = &p->workers[j];
         if (w->fd < 0)
             continue;
-        uint32_t index;
+        /* a check (its result sent or not: saving a finding may call the backend again) over time */
+        uint64_t index, again;
+        bool busy = worker_state(w, &index);
         double started = (double)atomic_load(&w->ring->started_ns) * 1e-9;
-        if (p->timeout > 0 && !w->timed_out && running_check(w, &index) && now - started > p->timeout) {
+        bool same_check = worker_state(w, &again) == busy && again == index; /* started is that check's */
+        if (p->timeout > 0 && !w->timed_out && busy && same_check && now - started > p->timeout) {
             kill(w->pid, SIGKILL); /* the pipe closes; the next poll reaps it */
             w->timed_out = true;
         }
+        /* a process that has gone but whose pipe someone else still holds open counts as gone */
+        if (!w->exited && waitpid(w->pid, &w->status, WNOHANG) == w->pid)
+            w->exited = w->eof = true;
         fds[n] = (struct pollfd){.fd = w->fd, .events = POLLIN};
         map[n++] = j;
     }
@@ -350,8 +378,10 @@ void fpd_pool_free(struct fpd_pool *p)
     for (unsigned j = 0; p->workers && j < p->jobs; j++) {
         if (p->workers[j].fd >= 0)
             close(p->workers[j].fd);
-        if (p->workers[j].pid > 0)
+        if (p->workers[j].pid > 0 && !p->workers[j].exited) {
+            kill(p->workers[j].pid, SIGKILL); /* one still running would wait for a reader forever */
             waitpid(p->workers[j].pid, NULL, 0);
+        }
         if (p->workers[j].ring)
             munmap(p->workers[j].ring, sizeof *p->workers[j].ring);
     }

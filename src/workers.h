@@ -55,6 +55,8 @@ struct fpd_worker {
     int fd;                      /* read end of the wake-up pipe */
     struct fpd_worker_ring *ring;
     bool eof;                    /* the pipe closed: the worker is gone once its ring is drained */
+    bool exited;                 /* already reaped (status below) */
+    int status;
     bool ended;                  /* it said FPD_MSG_END */
     bool have_result;
     uint32_t last_result;        /* the index of its latest FPD_MSG_RESULT */

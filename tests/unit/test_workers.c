@@ -52,3 +52,114 @@ Test(workers, every_index_once_and_losses_attributed, .timeout = 30)
     cr_expect(strstr(reason[7], "signal 11"), "%s", reason[7]);
     cr_expect(strstr(reason[20], "timed out"), "%s", reason[20]);
 }
+
+/* Answers, then hangs (as saving a finding may, calling the backend again): the timeout still
+ * applies, the answered check is not lost, and the next index runs in a replacement. */
+static int hang_after_answer(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
+{
+    (void)ctx;
+    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
+    int rc = fpd_worker_send(ch, &m);
+    if (index == 5)
+        sleep(30);
+    return rc;
+}
+
+Test(workers, a_hang_after_answering_is_timed_out, .timeout = 20)
+{
+    struct fpd_pool pool;
+    cr_assert_eq(fpd_pool_start(&pool, 1, 0, 1, 10, 0, 0.5, hang_after_answer, NULL), FPD_OK);
+    int answered[10] = {0}, lost = 0;
+    for (;;) {
+        struct fpd_pool_event ev;
+        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
+        if (ev.type == FPD_EVENT_DONE)
+            break;
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_RESULT)
+            answered[ev.msg.index]++;
+        lost += ev.type == FPD_EVENT_LOST;
+    }
+    fpd_pool_free(&pool);
+    for (int i = 0; i < 10; i++)
+        cr_expect_eq(answered[i], 1, "index %d answered %d times", i, answered[i]);
+    cr_expect_eq(lost, 0);
+}
+
+static int slow(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
+{
+    (void)ctx;
+    usleep(2000);
+    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
+    return fpd_worker_send(ch, &m);
+}
+
+/* A stop right after the start loses nothing: workers that never began a check report none. */
+Test(workers, a_stop_before_any_check_loses_nothing, .timeout = 20)
+{
+    struct fpd_pool pool;
+    cr_assert_eq(fpd_pool_start(&pool, 4, 0, 1, 1000, 0, 0, slow, NULL), FPD_OK);
+    fpd_pool_stop(&pool);
+    for (;;) {
+        struct fpd_pool_event ev;
+        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
+        if (ev.type == FPD_EVENT_DONE)
+            break;
+        cr_expect_neq(ev.type, FPD_EVENT_LOST, "lost %u: %s", ev.index, ev.reason);
+    }
+    fpd_pool_free(&pool);
+}
+
+/* Freeing a pool whose workers still run kills them instead of waiting for them forever. */
+Test(workers, freeing_a_running_pool_returns, .timeout = 20)
+{
+    struct fpd_pool pool;
+    cr_assert_eq(fpd_pool_start(&pool, 2, 0, 1, 1000000, 0, 0, slow, NULL), FPD_OK);
+    struct fpd_pool_event ev;
+    cr_assert_eq(fpd_pool_next(&pool, 1.0, &ev), FPD_OK);
+    fpd_pool_free(&pool);
+}
+
+/* A deadline already past: every worker leaves at once, and none reports a check it never ran. */
+Test(workers, a_past_deadline_loses_nothing, .timeout = 20)
+{
+    struct fpd_pool pool;
+    cr_assert_eq(fpd_pool_start(&pool, 4, 0, 1, 1000, fpd_now() - 1, 0, slow, NULL), FPD_OK);
+    for (;;) {
+        struct fpd_pool_event ev;
+        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
+        if (ev.type == FPD_EVENT_DONE)
+            break;
+        cr_expect_neq(ev.type, FPD_EVENT_LOST, "lost %u: %s", ev.index, ev.reason);
+    }
+    fpd_pool_free(&pool);
+}
+
+static int exits_7(void *ctx)
+{
+    (void)ctx;
+    return 7;
+}
+static int crashes(void *ctx)
+{
+    (void)ctx;
+    raise(SIGSEGV);
+    return 0;
+}
+static int hangs(void *ctx)
+{
+    (void)ctx;
+    sleep(30);
+    return 0;
+}
+
+Test(workers, isolated_runs_report_exit_crash_and_hang, .timeout = 20)
+{
+    char why[256];
+    cr_expect_eq(fpd_run_isolated(exits_7, NULL, 5, why, sizeof why), 7);
+    cr_expect_eq(fpd_run_isolated(crashes, NULL, 5, why, sizeof why), -1);
+    cr_expect(strstr(why, "signal 11"), "%s", why);
+    double t0 = fpd_now();
+    cr_expect_eq(fpd_run_isolated(hangs, NULL, 0.3, why, sizeof why), -1);
+    cr_expect(strstr(why, "timed out after 0.3 s"), "%s", why);
+    cr_expect_lt(fpd_now() - t0, 5);
+}
