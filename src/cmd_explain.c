@@ -34,7 +34,7 @@ static const char help[] =
     "                       check the result (a mismatch redoes everything alone)\n"
     "  --dot FILE           write the tree as Graphviz DOT (with a case: FILE-a, FILE-b)\n"
     "  --svg FILE           draw the tree as SVG (with a case: FILE-a, FILE-b)\n"
-    "  --timeout SEC        give up when the backend takes longer (default 120; 0: no limit)\n"
+    "  --timeout SEC        give up when the backend takes longer (default: no limit)\n"
     "  -h, --help           this text\n\n"
     "The backend runs in a process of its own: one that crashes or hangs ends the explanation with\n"
     "the signal or the timeout, not fpdiv.\n\n"
@@ -419,7 +419,7 @@ static int run_job(void *ctx)
 
 int fpd_cmd_explain(int argc, char **argv)
 {
-    struct explain_options o = {.timeout = 120};
+    struct explain_options o = {0}; /* no time limit by default: a large shape takes what it takes */
     char why[512];
     int rc = parse(argc, argv, &o, why, sizeof why);
     if (rc < 0)
