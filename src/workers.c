@@ -270,7 +270,7 @@ static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event 
 }
 
 /* The next message of a worker's ring, or false when there is none. */
-static bool take(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event *ev)
+static bool take(struct fpd_worker *w, struct fpd_pool_event *ev)
 {
     struct fpd_worker_ring *r = w->ring;
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
@@ -285,7 +285,6 @@ static bool take(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event
     } else if (ev->msg.type == FPD_MSG_END) {
         w->ended = true;
     }
-    (void)p;
     return true;
 }
 
@@ -294,7 +293,7 @@ static bool ready_event(struct fpd_pool *p, struct fpd_pool_event *ev, int *rc)
 {
     for (unsigned j = 0; j < p->jobs; j++) {
         struct fpd_worker *w = &p->workers[j];
-        if (w->fd >= 0 && take(p, w, ev))
+        if (w->fd >= 0 && take(w, ev))
             return true;
     }
     for (unsigned j = 0; j < p->jobs; j++) {
