@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "../kernels/cpu/kernels.h"
 #include "dtype.h"
 #include "scratch.h"
+#include "workers.h"
 
 const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
     [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};
@@ -314,7 +316,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, str
     return FPD_OK;
 }
 
-int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
     *res = (struct fpd_check_result){.failed_path = -1};
@@ -364,8 +366,53 @@ int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fp
     return FPD_OK;
 }
 
+struct child_answer {
+    int status;
+    struct fpd_check_result res;
+};
+
+struct isolated_check {
+    struct fpd_checker *ck;
+    const struct fpd_check *chk;
+};
+
+static int check_in_child(void *ctx)
+{
+    struct isolated_check *j = ctx;
+    struct child_answer *out = j->ck->shared;
+    out->status = check_here(j->ck, j->chk, &out->res);
+    return 0;
+}
+
+int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+{
+    if (!ck->isolate)
+        return check_here(ck, chk, res);
+    if (!ck->shared) {
+        void *map = mmap(NULL, sizeof(struct child_answer), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (map == MAP_FAILED)
+            return FPD_ERR_NOMEM;
+        ck->shared = map;
+    }
+    struct isolated_check job = {ck, chk};
+    char why[256];
+    if (fpd_run_isolated(check_in_child, &job, ck->isolate_timeout, why, sizeof why) < 0) {
+        /* the check's process died: no path to blame */
+        *res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
+        fpd_relation_build(chk->relation, &chk->c, &chk->params, &res->paths);
+        snprintf(res->error, sizeof res->error, "%s", why);
+        return FPD_OK;
+    }
+    const struct child_answer *answer = ck->shared;
+    *res = answer->res;
+    return answer->status;
+}
+
 void fpd_checker_free(struct fpd_checker *ck)
 {
+    if (ck->shared)
+        munmap(ck->shared, sizeof(struct child_answer));
+    ck->shared = NULL;
     fpd_tensors_free(&ck->tensors);
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],

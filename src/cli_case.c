@@ -9,7 +9,7 @@
 
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
-    OPT_DIST, OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_MAX_MEM, OPT_EXACT, OPT_ALGO,
+    OPT_DIST, OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_MAX_MEM, OPT_EXACT, OPT_ALGO, OPT_TIMEOUT, OPT_ISOLATE,
 };
 
 const struct option fpd_case_options[] = {
@@ -21,7 +21,8 @@ const struct option fpd_case_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"index", required_argument, NULL, OPT_INDEX},
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
     {"max-mem", required_argument, NULL, OPT_MAX_MEM},   {"exact", required_argument, NULL, OPT_EXACT},
-    {"algo", required_argument, NULL, OPT_ALGO},
+    {"algo", required_argument, NULL, OPT_ALGO},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"isolate", no_argument, NULL, OPT_ISOLATE},
     {NULL, 0, NULL, 0},
 };
 
@@ -41,6 +42,11 @@ const char fpd_case_options_help[] =
     "  --threads N          threads relation: compare 1 thread against N (default: cores, at least 2)\n"
     "  --algo J             algo relation: compare the library's algorithm 0 against its J-th (default 1)\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
+    "  --isolate            run each check in a process of its own, so a backend that crashes gives\n"
+    "                       an `error` instead of ending fpdiv (check always does; a few ms a check\n"
+    "                       at large shapes, so bisect and sweep do only when asked)\n"
+    "  --timeout SEC        with --isolate (which it implies): a check that takes longer is an\n"
+    "                       `error` (default: no limit)\n"
     "  --exact MODE         compare each path with the correctly rounded result: always,\n"
     "                       diverging (only when the paths differ) or never\n";
 
@@ -88,6 +94,11 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
         f->chk.params.threads = (int)u;
         break;
     case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", arg, &f->max_mem, why, why_size); break;
+    case OPT_TIMEOUT:
+        rc = fpd_cli_double("--timeout", arg, 0, 1e9, &f->timeout, why, why_size);
+        f->isolate = true;
+        break;
+    case OPT_ISOLATE: f->isolate = true; break;
     case OPT_EXACT: rc = fpd_cli_exact_mode(arg, &f->chk.exact, why, why_size); break;
     case OPT_ALGO:
         rc = fpd_cli_u64("--algo", arg, 64, &u, why, why_size);

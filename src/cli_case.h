@@ -20,6 +20,8 @@ struct fpd_case_flags {
     struct fpd_check chk;
     const char *relation, *backends, *shape;
     double max_mem;
+    bool isolate;   /* each check in a process of its own */
+    double timeout; /* per check, seconds; 0: no limit */
 };
 
 void fpd_case_flags_init(struct fpd_case_flags *f);

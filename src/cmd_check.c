@@ -20,23 +20,21 @@ static const char help_tail[] =
     "                       (default bound)\n"
     "  --json               print one JSON object instead of the report\n"
     "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
-    "  --timeout SEC        a check that takes longer is an `error` verdict (default: no limit);\n"
-    "                       the check runs in a process of its own, so a crash is one too\n"
+
     "  -h, --help           this text\n";
 
-enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE, OPT_TIMEOUT };
+enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE };
 
 static const struct option own_options[] = {
     {"fail-on", required_argument, NULL, OPT_FAIL_ON}, {"json", no_argument, NULL, OPT_JSON},
-    {"save", required_argument, NULL, OPT_SAVE},       {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"help", no_argument, NULL, 'h'},                  {NULL, 0, NULL, 0},
+    {"save", required_argument, NULL, OPT_SAVE},       {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 struct check_options {
     const char *save;
     int fail_on;
     bool json;
-    double timeout;
 };
 
 static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_options *o, char *why,
@@ -52,7 +50,6 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
         case OPT_JSON: o->json = true; break;
         case OPT_SAVE: o->save = optarg; break;
-        case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case 'h': printf("%s%s%s", help_head, fpd_case_options_help, help_tail); return -1;
         default: snprintf(why, why_size, "see 'fpdiv check --help'"); return FPD_ERR_INPUT;
         }
@@ -144,7 +141,7 @@ int fpd_cmd_check(int argc, char **argv)
         return FPD_EXIT_USAGE;
     }
     struct check_job job = {&cf.chk, &o};
-    rc = fpd_run_isolated(run_check, &job, o.timeout, why, sizeof why);
+    rc = fpd_run_isolated(run_check, &job, cf.timeout, why, sizeof why);
     if (rc >= 0)
         return rc;
     /* the check's process died: an `error` verdict, reported like any other (with the backends'

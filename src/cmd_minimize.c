@@ -9,22 +9,26 @@
 #include "report.h"
 
 static const char help[] =
-    "usage: fpdiv minimize CASE.json [-o DIR] [--minimize-time SEC]\n\n"
+    "usage: fpdiv minimize CASE.json [-o DIR] [--minimize-time SEC] [--timeout SEC]\n\n"
     "Shrinks a saved case to the smallest, simplest one whose check keeps its signature (relation,\n"
     "backends, dtypes, verdict): dimensions first, then transposes, padding and bias, then values.\n"
     "The result is saved into the corpus DIR (default corpus) and reported.\n\n"
     "  -o, --output DIR        corpus to save into (default corpus)\n"
     "  --minimize-time SEC     stop after SEC seconds with the best case so far (default 10)\n"
+    "  --timeout SEC           a check that takes longer is an `error` (default: no limit); each\n"
+    "                          check runs in a process of its own, so a backend that crashes is one\n"
+    "                          too (a crashing case minimizes to the smallest one that still crashes)\n"
     "  -h, --help              this text\n";
 
 int fpd_cmd_minimize(int argc, char **argv)
 {
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
                                             {"minimize-time", required_argument, NULL, 't'},
+                                            {"timeout", required_argument, NULL, 'T'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     const char *out_dir = "corpus";
-    double seconds = 10;
+    double seconds = 10, timeout = 0;
     char why[1024];
     int opt;
     while ((opt = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
@@ -32,6 +36,12 @@ int fpd_cmd_minimize(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 't':
             if (fpd_cli_double("--minimize-time", optarg, 0.001, 1e6, &seconds, why, sizeof why) != FPD_OK) {
+                fpd_cli_error("minimize", "%s", why);
+                return FPD_EXIT_USAGE;
+            }
+            break;
+        case 'T':
+            if (fpd_cli_double("--timeout", optarg, 0, 1e9, &timeout, why, sizeof why) != FPD_OK) {
                 fpd_cli_error("minimize", "%s", why);
                 return FPD_EXIT_USAGE;
             }
@@ -50,7 +60,7 @@ int fpd_cmd_minimize(int argc, char **argv)
         return FPD_EXIT_USAGE;
     }
     int exit_code = FPD_EXIT_OK;
-    struct fpd_checker ck = {0};
+    struct fpd_checker ck = {.isolate = true, .isolate_timeout = timeout}; /* a crash is an error verdict */
     struct fpd_check_result now;
     struct fpd_case_data data = {0};
     struct fpd_minimize_result mr;

@@ -140,7 +140,7 @@ int fpd_cmd_sweep(int argc, char **argv)
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
 
-    struct fpd_checker ck = {0};
+    struct fpd_checker ck = {.isolate = cf.isolate, .isolate_timeout = cf.timeout}; /* a crash is an error */
     struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = FPD_BY_VERDICT, .max_mem = cf.max_mem};
     char dt[32];
     fpd_dtypes_format(&cf.chk.c.dt, dt, sizeof dt);

@@ -200,18 +200,27 @@ static void describe_death(int status, bool timed_out, double timeout, char *buf
 
 int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why, size_t why_size)
 {
+    int gone[2]; /* the child holds the write end: its exit wakes the parent at once */
+    if (pipe2(gone, O_CLOEXEC) != 0) {
+        snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
     fflush(NULL); /* nothing buffered in the parent is written twice */
     pid_t pid = fork();
     if (pid < 0) {
+        close(gone[0]);
+        close(gone[1]);
         snprintf(why, why_size, "cannot start a worker process: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* killed with fpdiv: its timeout is fpdiv's to enforce */
+        close(gone[0]);
         int rc = fn(ctx);
         fflush(NULL);
         _exit(rc & 0xff);
     }
+    close(gone[1]);
     double deadline = timeout > 0 ? fpd_now() + timeout : 0;
     bool timed_out = false;
     int status = 0;
@@ -220,6 +229,7 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
         if (done == pid)
             break;
         if (done < 0 && errno != EINTR) {
+            close(gone[0]);
             snprintf(why, why_size, "lost the worker process: %s", strerror(errno));
             return -1;
         }
@@ -227,9 +237,19 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
             kill(pid, SIGKILL);
             timed_out = true;
         }
-        struct timespec pause = {0, 5000000};
-        nanosleep(&pause, NULL);
+        /* until the pipe closes (the child is gone), or a tenth of a second for the deadline and for
+         * a child whose own children still hold the pipe */
+        struct pollfd wait_for = {.fd = gone[0], .events = POLLIN};
+        if (poll(&wait_for, 1, 100) > 0) {
+            char byte;
+            if (read(gone[0], &byte, 1) == 0) { /* EOF: the child has exited, or is about to */
+                while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                    ;
+                break;
+            }
+        }
     }
+    close(gone[0]);
     if (WIFEXITED(status)) /* it finished, even if just as the timeout struck */
         return WEXITSTATUS(status);
     describe_death(status, timed_out, timeout, why, why_size);

@@ -263,6 +263,15 @@ if run "check a hanging backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/c
     expect "the hang is the check's error verdict" "$(json_field error <<<"$out")" '^timed out after 1 s'
     [ "$(find $tmp/hang -name '*.json' | wc -l)" = 1 ] && pass "the hanging case is saved" || fail "hanging case saved" "$(ls -R $tmp/hang)"
 fi
+run "sweep over a crashing shape" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 11:15 --isolate &&
+    expect "the crash is one skipped point, the sweep goes on" "$out" '^ +13 skipped: killed by signal 11' &&
+    expect "and the points after it run" "$out" '^ +15 same'
+run "sweep over a hanging shape" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 16:18 --timeout 1 &&
+    expect "the hang is one skipped point" "$out" '^ +17 skipped: timed out after 1 s'
+if run "minimize a crashing case" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so minimize "$(find $tmp/crash -name '*.json' | head -1)" -o $tmp/crashmin; then
+    expect "it shrinks to a smaller case that still crashes" "$out" '^minimized .*: 2x4x13 -> 2x1x13 in'
+    expect "with the crash as its error" "$out" '^  error    killed by signal 11'
+fi
 run "explain a crashing backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so explain --backend crashy --shape 1x4x13 &&
     expect "the crash is named" "$err" 'cannot explain: killed by signal 11 \(Segmentation fault\), while crashy answered the queries'
 run "explain a hanging backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so explain --backend crashy --shape 1x4x17 --timeout 1 &&
