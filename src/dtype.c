@@ -237,28 +237,6 @@ static double fma_round_to_odd(float a, float b, float c)
 float fpd_fma_f16(float a, float b, float c) { return (float)fpd_f16_to_double(fpd_f16_from_double(fma_round_to_odd(a, b, c))); }
 float fpd_fma_bf16(float a, float b, float c) { return fpd_bf16_to_float(fpd_bf16_from_double(fma_round_to_odd(a, b, c))); }
 
-double fpd_load(enum fpd_dtype t, const void *p, size_t i)
-{
-    switch (t) {
-    case FPD_F64: return ((const double *)p)[i];
-    case FPD_F32: return ((const float *)p)[i];
-    case FPD_F16: return fpd_f16_to_double(((const uint16_t *)p)[i]);
-    case FPD_BF16: return fpd_bf16_to_float(((const uint16_t *)p)[i]);
-    default: return NAN;
-    }
-}
-
-void fpd_store(enum fpd_dtype t, void *p, size_t i, double x)
-{
-    switch (t) {
-    case FPD_F64: ((double *)p)[i] = x; break;
-    case FPD_F32: ((float *)p)[i] = (float)x; break;
-    case FPD_F16: ((uint16_t *)p)[i] = fpd_f16_from_double(x); break;
-    case FPD_BF16: ((uint16_t *)p)[i] = fpd_bf16_from_double(x); break;
-    default: break;
-    }
-}
-
 void fpd_store_run(enum fpd_dtype t, void *p, size_t at, const double *x, size_t count)
 {
     switch (t) {
@@ -275,25 +253,6 @@ void fpd_store_run(enum fpd_dtype t, void *p, size_t at, const double *x, size_t
 
 /* Bits move through memcpy, never through a pointer cast: the buffers hold floats, and reading
  * them through an integer lvalue (or the reverse) is undefined behaviour the optimizer exploits. */
-uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)
-{
-    size_t size = fpd_dtype_table[t].size;
-    const char *src = (const char *)p + i * size;
-    if (size == 8) {
-        uint64_t v;
-        memcpy(&v, src, 8);
-        return v;
-    }
-    if (size == 4) {
-        uint32_t v;
-        memcpy(&v, src, 4);
-        return v;
-    }
-    uint16_t v;
-    memcpy(&v, src, 2);
-    return v;
-}
-
 void fpd_store_bits(enum fpd_dtype t, void *p, size_t i, uint64_t bits)
 {
     size_t size = fpd_dtype_table[t].size;

@@ -2,6 +2,8 @@
 #ifndef FPD_DTYPE_H
 #define FPD_DTYPE_H
 
+#include <string.h>
+
 #include "fpdiv_backend.h"
 
 struct fpd_dtype_info {
@@ -37,13 +39,9 @@ bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b);
 /* x rounded to the nearest value of type t, ties to even; overflow gives ±Inf, NaN stays NaN. */
 double fpd_round(enum fpd_dtype t, double x);
 
-/* Element access on typed storage; load is exact, store rounds (RNE). */
-double fpd_load(enum fpd_dtype t, const void *p, size_t i);
-void fpd_store(enum fpd_dtype t, void *p, size_t i, double x);
 /* x[0..count) into elements at..at+count, as fpd_store does one by one. */
 void fpd_store_run(enum fpd_dtype t, void *p, size_t at, const double *x, size_t count);
-/* Raw bits of element i, zero-extended; and the value such bits encode. */
-uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i);
+/* The value raw bits encode (fpd_bits, below, reads an element's bits). */
 double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits);
 void fpd_store_bits(enum fpd_dtype t, void *p, size_t i, uint64_t bits);
 /* The bits of x rounded to type t (RNE). */
@@ -61,6 +59,53 @@ float fpd_round_f32_to_bf16(float x);
 /* a * b + c rounded once to f16 / bf16 (a, b, c values of that type), returned as a float. */
 float fpd_fma_f16(float a, float b, float c);
 float fpd_fma_bf16(float a, float b, float c);
+
+/* Element access on typed storage; load is exact, store rounds (RNE). Inline: they sit in the
+ * per-element loops of comparison, bias and staging, where a call per element cost a tenth of a
+ * large check's time. */
+static inline double fpd_load(enum fpd_dtype t, const void *p, size_t i)
+{
+    switch (t) {
+    case FPD_F64: return ((const double *)p)[i];
+    case FPD_F32: return ((const float *)p)[i];
+    case FPD_F16: return fpd_f16_to_double(((const uint16_t *)p)[i]);
+    case FPD_BF16: return fpd_bf16_to_float(((const uint16_t *)p)[i]);
+    default: return __builtin_nan("");
+    }
+}
+
+static inline void fpd_store(enum fpd_dtype t, void *p, size_t i, double x)
+{
+    switch (t) {
+    case FPD_F64: ((double *)p)[i] = x; break;
+    case FPD_F32: ((float *)p)[i] = (float)x; break;
+    case FPD_F16: ((uint16_t *)p)[i] = fpd_f16_from_double(x); break;
+    case FPD_BF16: ((uint16_t *)p)[i] = fpd_bf16_from_double(x); break;
+    default: break;
+    }
+}
+
+/* Raw bits of element i, zero-extended. */
+static inline uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)
+{
+    switch (t) { /* by type, not size: a call with a known type keeps only its own branch */
+    case FPD_F64: {
+        uint64_t v;
+        memcpy(&v, (const char *)p + 8 * i, 8);
+        return v;
+    }
+    case FPD_F32: {
+        uint32_t v;
+        memcpy(&v, (const char *)p + 4 * i, 4);
+        return v;
+    }
+    default: {
+        uint16_t v;
+        memcpy(&v, (const char *)p + 2 * i, 2);
+        return v;
+    }
+    }
+}
 
 /*
  * Convert a rows x cols matrix between types (row-major, leading dimensions in elements).
