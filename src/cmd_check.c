@@ -129,7 +129,7 @@ int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_case_flags cf;
     fpd_case_flags_init(&cf);
-    struct check_options o = {.fail_on = FPD_BOUND}; /* no time limit: one check may be huge */
+    struct check_options o = {.fail_on = FPD_BOUND};
     char why[512];
     int rc = parse(argc, argv, &cf, &o, why, sizeof why);
     if (rc < 0)
