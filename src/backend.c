@@ -50,16 +50,43 @@ void fpd_registry_init(void)
         fpd_registry_add(builtin_backends[i], why, sizeof why); /* built-ins are well formed */
 }
 
-size_t fpd_registry_count(void) { return slot_count; }
+static void (*deferred)(void);
+
+void fpd_registry_defer(void (*load)(void)) { deferred = load; }
+
+/* Runs the deferred loader once (cleared first: the backends it adds may look names up). */
+static void load_deferred(void)
+{
+    void (*load)(void) = deferred;
+    deferred = NULL;
+    if (load)
+        load();
+}
+
+size_t fpd_registry_count(void)
+{
+    load_deferred(); /* the list is asked for whole: every backend must be in it */
+    return slot_count;
+}
 
 struct fpd_backend_slot *fpd_registry_at(size_t i) { return i < slot_count ? &slots[i] : NULL; }
 
-struct fpd_backend_slot *fpd_registry_find(const char *name)
+static struct fpd_backend_slot *find_loaded(const char *name)
 {
     for (size_t i = 0; i < slot_count; i++)
         if (strcmp(slots[i].impl->name, name) == 0)
             return &slots[i];
     return NULL;
+}
+
+struct fpd_backend_slot *fpd_registry_find(const char *name)
+{
+    struct fpd_backend_slot *s = find_loaded(name);
+    if (!s && deferred) {
+        load_deferred();
+        s = find_loaded(name);
+    }
+    return s;
 }
 
 int fpd_backend_acquire(struct fpd_backend_slot *s)

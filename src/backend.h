@@ -20,6 +20,9 @@ struct fpd_backend_slot {
 void fpd_registry_init(void);
 /* Adds a backend (ABI and name checked). */
 int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size);
+/* Backends whose loading costs time (the bundled CUDA plugin: about 0.1 s) are loaded by `load` the
+ * first time a name is not found among the others, or the whole list is asked for. */
+void fpd_registry_defer(void (*load)(void));
 size_t fpd_registry_count(void);
 struct fpd_backend_slot *fpd_registry_at(size_t i);
 struct fpd_backend_slot *fpd_registry_find(const char *name);

@@ -67,7 +67,7 @@ static int load_plugins(int argc, char **argv, int *exit_code)
         *exit_code = FPD_EXIT_USAGE;
         return -1;
     }
-    fpd_plugin_load_bundled();
+    fpd_registry_defer(fpd_plugin_load_bundled); /* only when a backend of its is asked for */
     return i;
 }
 
