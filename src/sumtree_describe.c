@@ -151,35 +151,58 @@ static int find_parts(const struct fpd_sumtree *t, struct part *parts, uint32_t 
     return FPD_OK;
 }
 
-/* The tree with each part as one leaf (numbered in order). */
-static int quotient(const struct fpd_sumtree *t, const struct part *parts, uint32_t count, struct fpd_sumtree *q,
-                    int32_t *part_of, int32_t *queue, int32_t *mapped)
+/* What becomes of a node when a tree is copied: kept as it is, made a leaf (fate >= 0: that leaf,
+ * its subtree not copied), dropped with its subtree, or spliced out (its children take its place). */
+enum { FATE_KEEP = -1, FATE_DROP = -2, FATE_SPLICE = -3 };
+
+/* A copy of t into out (leaves given), each node as fate[] says, the fates' array indexed by node. */
+static int copy_tree(const struct fpd_sumtree *t, const int32_t *fate, uint32_t leaves, struct fpd_sumtree *out)
 {
-    fpd_sumtree_init(q, count, false);
-    for (size_t i = 0; i < t->count; i++)
-        part_of[i] = -1;
-    for (uint32_t i = 0; i < count; i++)
-        part_of[parts[i].node] = (int32_t)i;
-    size_t head = 0, tail = 0;
-    queue[tail++] = t->root;
+    fpd_sumtree_init(out, leaves, false);
+    int32_t *mapped = malloc(t->count * sizeof *mapped), *queue = malloc(t->count * sizeof *queue);
     int32_t root = FPD_NO_NODE;
-    while (head < tail) {
+    int rc = mapped && queue ? FPD_OK : FPD_ERR_NOMEM;
+    size_t head = 0, tail = 0;
+    if (rc == FPD_OK)
+        queue[tail++] = t->root;
+    while (head < tail && rc == FPD_OK) { /* breadth first: a parent is mapped before its children */
         int32_t id = queue[head++];
         const struct fpd_sumnode *v = &t->node[id];
-        int32_t n = part_of[id] >= 0 ? fpd_sumtree_leaf(q, (uint32_t)part_of[id]) : fpd_sumtree_internal(q);
-        if (n == FPD_NO_NODE)
-            return FPD_ERR_NOMEM;
-        mapped[id] = n;
-        if (v->parent == FPD_NO_NODE)
-            root = n;
-        else
-            fpd_sumtree_adopt(q, mapped[v->parent], n);
-        if (part_of[id] < 0)
+        if (fate[id] == FATE_DROP)
+            continue;
+        int32_t up = v->parent == FPD_NO_NODE ? FPD_NO_NODE : mapped[v->parent];
+        if (fate[id] == FATE_SPLICE) {
+            mapped[id] = up;
+        } else {
+            uint32_t leaf = fate[id] >= 0 ? (uint32_t)fate[id] : (uint32_t)v->leaf;
+            int32_t n = fate[id] >= 0 || is_leaf(v) ? fpd_sumtree_leaf(out, leaf) : fpd_sumtree_internal(out);
+            if (n == FPD_NO_NODE)
+                rc = FPD_ERR_NOMEM;
+            else if (up == FPD_NO_NODE)
+                root = n;
+            else
+                fpd_sumtree_adopt(out, up, n);
+            mapped[id] = n;
+        }
+        if (fate[id] < 0)
             for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
                 queue[tail++] = c;
     }
+    free(mapped);
+    free(queue);
     char why[128];
-    return fpd_sumtree_finish(q, root, why, sizeof why);
+    return rc != FPD_OK || root == FPD_NO_NODE ? FPD_ERR_NOMEM : fpd_sumtree_finish(out, root, why, sizeof why);
+}
+
+/* The tree with each part as one leaf (numbered in order). */
+static int quotient(const struct fpd_sumtree *t, const struct part *parts, uint32_t count, struct fpd_sumtree *q,
+                    int32_t *fate)
+{
+    for (size_t i = 0; i < t->count; i++)
+        fate[i] = FATE_KEEP;
+    for (uint32_t i = 0; i < count; i++)
+        fate[parts[i].node] = (int32_t)i;
+    return copy_tree(t, fate, count, q);
 }
 
 /* Whether every node splits a contiguous range in two halves differing by at most one. */
@@ -303,14 +326,14 @@ static int describe_level(const struct fpd_sumtree *t, struct text *out, int dep
         return FPD_OK;
     }
     struct part *parts = malloc(n * sizeof *parts);
-    int32_t *scratch = malloc(3 * t->count * sizeof *scratch);
+    int32_t *scratch = malloc(2 * t->count * sizeof *scratch); /* a stack, then the fates */
     struct fpd_sumtree q = {0};
     int rc = FPD_ERR_NOMEM;
     uint32_t count;
     if (parts && scratch && find_parts(t, parts, &count, units, scratch) == FPD_OK) {
         const char *word = "groups";
         name_partition(out, parts, count, &word);
-        rc = quotient(t, parts, count, &q, scratch, scratch + t->count, scratch + 2 * t->count);
+        rc = quotient(t, parts, count, &q, scratch + t->count);
         if (rc == FPD_OK) {
             say(out, "; then the %u %s: ", count, word);
             rc = depth < 16 ? describe_level(&q, out, depth + 1) : FPD_OK;
@@ -342,42 +365,17 @@ static int split_bias(const struct fpd_sumtree *t, struct fpd_sumtree *rest, str
     else
         say(where, "; the bias added to a partial sum of %u terms", p->size - 1);
     /* copy, leaving the bias out (and its addition, when it had one other operand) */
-    fpd_sumtree_init(rest, t->leaves - 1, false);
-    int32_t *mapped = malloc(t->count * sizeof *mapped), *queue = malloc(t->count * sizeof *queue);
-    if (!mapped || !queue) {
-        free(mapped);
-        free(queue);
+    int32_t *fate = malloc(t->count * sizeof *fate);
+    if (!fate)
         return FPD_ERR_NOMEM;
-    }
-    size_t head = 0, tail = 0;
-    int32_t root = FPD_NO_NODE;
-    int rc = FPD_OK;
-    queue[tail++] = t->root;
-    while (head < tail && rc == FPD_OK) {
-        int32_t id = queue[head++];
-        const struct fpd_sumnode *v = &t->node[id];
-        if (id == b)
-            continue;
-        int32_t up = v->parent == FPD_NO_NODE ? FPD_NO_NODE : mapped[v->parent];
-        if (id == parent && p->children == 2) {
-            mapped[id] = up; /* the bias's addition goes; its other operand takes its place */
-        } else {
-            int32_t n = is_leaf(v) ? fpd_sumtree_leaf(rest, (uint32_t)v->leaf) : fpd_sumtree_internal(rest);
-            if (n == FPD_NO_NODE)
-                rc = FPD_ERR_NOMEM;
-            else if (up == FPD_NO_NODE)
-                root = n;
-            else
-                fpd_sumtree_adopt(rest, up, n);
-            mapped[id] = n;
-        }
-        for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
-            queue[tail++] = c;
-    }
-    free(mapped);
-    free(queue);
-    char why[128];
-    return rc != FPD_OK || root == FPD_NO_NODE ? FPD_ERR_NOMEM : fpd_sumtree_finish(rest, root, why, sizeof why);
+    for (size_t i = 0; i < t->count; i++)
+        fate[i] = FATE_KEEP;
+    fate[b] = FATE_DROP;
+    if (p->children == 2)
+        fate[parent] = FATE_SPLICE;
+    int rc = copy_tree(t, fate, t->leaves - 1, rest);
+    free(fate);
+    return rc;
 }
 
 void fpd_sumtree_describe(const struct fpd_sumtree *t, char *buf, size_t size)
