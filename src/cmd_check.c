@@ -9,7 +9,6 @@
 #include "corpus.h"
 #include "dtype.h"
 #include "report.h"
-#include "workers.h"
 
 static const char help_head[] =
     "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"
@@ -105,26 +104,6 @@ static int finish(struct fpd_check *chk, const struct fpd_check_result *res, con
     return fpd_fails_policy(res->verdict, o->fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
 }
 
-struct check_job {
-    struct fpd_check *chk;
-    const struct check_options *o;
-};
-
-/* In a process of its own: a backend that crashes or hangs cannot take `check` with it. */
-static int run_check(void *ctx)
-{
-    struct check_job *j = ctx;
-    struct fpd_checker ck = {0};
-    struct fpd_check_result res;
-    int rc = fpd_check_run(&ck, j->chk, &res);
-    fpd_checker_free(&ck);
-    if (rc != FPD_OK) {
-        fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
-        return FPD_EXIT_INTERNAL;
-    }
-    return finish(j->chk, &res, j->o);
-}
-
 int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_case_flags cf;
@@ -140,16 +119,17 @@ int fpd_cmd_check(int argc, char **argv)
         fpd_cli_error("check", "%s", why);
         return FPD_EXIT_USAGE;
     }
-    struct check_job job = {&cf.chk, &o};
-    rc = fpd_run_isolated(run_check, &job, cf.timeout, why, sizeof why);
-    if (rc >= 0)
-        return rc;
-    /* the check's process died: an `error` verdict, reported like any other (with the backends'
-     * provenance, which only the child had opened) */
-    for (int i = 0; i < cf.chk.relation->backends; i++)
+    /* in a process of its own (the checker's isolation): a crash, or a hang past --timeout, is an
+     * `error` verdict reported like any other */
+    struct fpd_checker ck = {.isolate = true, .isolate_timeout = cf.timeout};
+    struct fpd_check_result res;
+    rc = fpd_check_run(&ck, &cf.chk, &res);
+    fpd_checker_free(&ck);
+    if (rc != FPD_OK) {
+        fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
+        return FPD_EXIT_INTERNAL;
+    }
+    for (int i = 0; i < cf.chk.relation->backends; i++) /* for the provenance: only the child had them open */
         fpd_backend_acquire(cf.chk.backends[i]);
-    struct fpd_check_result res = {.verdict = FPD_ERROR, .failed_path = -1};
-    fpd_relation_build(cf.chk.relation, &cf.chk.c, &cf.chk.params, &res.paths);
-    snprintf(res.error, sizeof res.error, "%.200s", why);
     return finish(&cf.chk, &res, &o);
 }
