@@ -1,12 +1,37 @@
 /* The worker pool: every index answered once, crashes and hangs attributed to their check. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "workers.h"
 
 #define END 300
+
+/* Runs the pool to the end: how often each index was answered and lost, and the last loss's reason. */
+struct tally {
+    int answered[END], lost[END];
+    char reason[END][160];
+};
+
+static void drain(struct fpd_pool *pool, struct tally *t)
+{
+    memset(t, 0, sizeof *t);
+    for (;;) {
+        struct fpd_pool_event ev;
+        cr_assert_eq(fpd_pool_next(pool, 0.1, &ev), FPD_OK);
+        if (ev.type == FPD_EVENT_DONE)
+            break;
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_RESULT)
+            t->answered[ev.msg.index]++;
+        if (ev.type == FPD_EVENT_LOST) {
+            t->lost[ev.index]++;
+            snprintf(t->reason[ev.index], sizeof t->reason[ev.index], "%s", ev.reason);
+        }
+    }
+    fpd_pool_free(pool);
+}
 
 /* 7 crashes before answering; 12 crashes after answering (not lost, but its worker is replaced);
  * 20 hangs (the timeout kills it); the rest answer at once. */
@@ -30,28 +55,15 @@ Test(workers, every_index_once_and_losses_attributed)
     alarm(30); /* a hang fails the test (Criterion's .timeout leaks in its runner under LSan) */
     struct fpd_pool pool;
     cr_assert_eq(fpd_pool_start(&pool, 2, 0, 1, END, 0, 0.5, work, NULL), FPD_OK);
-    int answered[END] = {0}, lost[END] = {0};
-    char reason[END][160];
-    for (;;) {
-        struct fpd_pool_event ev;
-        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
-        if (ev.type == FPD_EVENT_DONE)
-            break;
-        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_RESULT)
-            answered[ev.msg.index]++;
-        if (ev.type == FPD_EVENT_LOST) {
-            lost[ev.index]++;
-            strcpy(reason[ev.index], ev.reason);
-        }
-    }
-    fpd_pool_free(&pool);
+    static struct tally t;
+    drain(&pool, &t);
     for (uint32_t i = 0; i < END; i++) {
         bool crash = i == 7 || i == 20;
-        cr_expect_eq(answered[i], !crash, "index %u answered %d times", i, answered[i]);
-        cr_expect_eq(lost[i], crash, "index %u lost %d times", i, lost[i]);
+        cr_expect_eq(t.answered[i], !crash, "index %u answered %d times", i, t.answered[i]);
+        cr_expect_eq(t.lost[i], crash, "index %u lost %d times", i, t.lost[i]);
     }
-    cr_expect(strstr(reason[7], "signal 11"), "%s", reason[7]);
-    cr_expect(strstr(reason[20], "timed out"), "%s", reason[20]);
+    cr_expect(strstr(t.reason[7], "signal 11"), "%s", t.reason[7]);
+    cr_expect(strstr(t.reason[20], "timed out"), "%s", t.reason[20]);
 }
 
 /* Answers, then hangs (as saving a finding may, calling the backend again): the timeout still
@@ -72,20 +84,12 @@ Test(workers, a_hang_after_answering_is_timed_out)
     struct fpd_pool pool;
     double t0 = fpd_now();
     cr_assert_eq(fpd_pool_start(&pool, 1, 0, 1, 10, 0, 0.5, hang_after_answer, NULL), FPD_OK);
-    int answered[10] = {0}, lost = 0;
-    for (;;) {
-        struct fpd_pool_event ev;
-        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
-        if (ev.type == FPD_EVENT_DONE)
-            break;
-        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_RESULT)
-            answered[ev.msg.index]++;
-        lost += ev.type == FPD_EVENT_LOST;
+    static struct tally t;
+    drain(&pool, &t);
+    for (int i = 0; i < 10; i++) {
+        cr_expect_eq(t.answered[i], 1, "index %d answered %d times", i, t.answered[i]);
+        cr_expect_eq(t.lost[i], 0, "index %d lost: %s", i, t.reason[i]);
     }
-    fpd_pool_free(&pool);
-    for (int i = 0; i < 10; i++)
-        cr_expect_eq(answered[i], 1, "index %d answered %d times", i, answered[i]);
-    cr_expect_eq(lost, 0);
     cr_expect_lt(fpd_now() - t0, 10, "the hang ran its course instead of being timed out");
 }
 
@@ -102,16 +106,12 @@ Test(workers, a_stop_before_any_check_loses_nothing)
 {
     alarm(20); /* a hang fails the test (Criterion's .timeout leaks in its runner under LSan) */
     struct fpd_pool pool;
-    cr_assert_eq(fpd_pool_start(&pool, 4, 0, 1, 1000, 0, 0, slow, NULL), FPD_OK);
+    cr_assert_eq(fpd_pool_start(&pool, 4, 0, 1, END, 0, 0, slow, NULL), FPD_OK);
     fpd_pool_stop(&pool);
-    for (;;) {
-        struct fpd_pool_event ev;
-        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
-        if (ev.type == FPD_EVENT_DONE)
-            break;
-        cr_expect_neq(ev.type, FPD_EVENT_LOST, "lost %u: %s", ev.index, ev.reason);
-    }
-    fpd_pool_free(&pool);
+    static struct tally t;
+    drain(&pool, &t);
+    for (uint32_t i = 0; i < END; i++)
+        cr_expect_eq(t.lost[i], 0, "lost %u: %s", i, t.reason[i]);
 }
 
 /* Freeing a pool whose workers still run kills them instead of waiting for them forever. */
@@ -130,15 +130,11 @@ Test(workers, a_past_deadline_loses_nothing)
 {
     alarm(20); /* a hang fails the test (Criterion's .timeout leaks in its runner under LSan) */
     struct fpd_pool pool;
-    cr_assert_eq(fpd_pool_start(&pool, 4, 0, 1, 1000, fpd_now() - 1, 0, slow, NULL), FPD_OK);
-    for (;;) {
-        struct fpd_pool_event ev;
-        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
-        if (ev.type == FPD_EVENT_DONE)
-            break;
-        cr_expect_neq(ev.type, FPD_EVENT_LOST, "lost %u: %s", ev.index, ev.reason);
-    }
-    fpd_pool_free(&pool);
+    cr_assert_eq(fpd_pool_start(&pool, 4, 0, 1, END, fpd_now() - 1, 0, slow, NULL), FPD_OK);
+    static struct tally t;
+    drain(&pool, &t);
+    for (uint32_t i = 0; i < END; i++)
+        cr_expect_eq(t.lost[i], 0, "lost %u: %s", i, t.reason[i]);
 }
 
 static int exits_7(void *ctx)
