@@ -111,6 +111,19 @@ Test(rng, data_does_not_depend_on_shape_or_layout)
     fpd_tensors_free(&tb);
 }
 
+/* Every element of a materialized rows x cols operand is the per-element generator's value. */
+static void expect_generated(const struct fpd_case *c, unsigned stream, const void *stored, uint32_t rows,
+                             uint32_t cols, size_t ld, bool transposed, int layout)
+{
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t j = 0; j < cols; j++) {
+            double want = fpd_gen_element(&c->recipe, c->dt.in, stream, 0, i, j);
+            double got = fpd_load(c->dt.in, stored, transposed ? j * ld + i : i * ld + j);
+            cr_assert(memcmp(&want, &got, sizeof got) == 0, "%ux%u layout %d, stream %u: [%u][%u] = %a, want %a", rows,
+                      cols, layout, stream, i, j, got, want);
+        }
+}
+
 /* Materialized operands hold exactly the per-element generator's values, whichever storage
  * direction the 16-lane runs take (along rows for wide operands, down columns for tall ones). */
 Test(rng, materialized_values_are_the_elements_values)
@@ -126,20 +139,8 @@ Test(rng, materialized_values_are_the_elements_values)
             struct fpd_tensors t = {0};
             cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
             struct fpd_layout l = fpd_case_layout(&c);
-            for (uint32_t i = 0; i < c.m; i++)
-                for (uint32_t p = 0; p < c.k; p++) {
-                    double want = fpd_gen_element(&c.recipe, c.dt.in, FPD_STREAM_A, 0, i, p);
-                    double got = fpd_load(c.dt.in, t.a, c.trans_a ? p * l.lda + i : i * l.lda + p);
-                    cr_assert(memcmp(&want, &got, sizeof got) == 0, "%ux%u layout %d: A[%u][%u] = %a, want %a", c.m,
-                              c.k, layout, i, p, got, want);
-                }
-            for (uint32_t p = 0; p < c.k; p++)
-                for (uint32_t j = 0; j < c.n; j++) {
-                    double want = fpd_gen_element(&c.recipe, c.dt.in, FPD_STREAM_B, 0, p, j);
-                    double got = fpd_load(c.dt.in, t.b, c.trans_b ? j * l.ldb + p : p * l.ldb + j);
-                    cr_assert(memcmp(&want, &got, sizeof got) == 0, "%ux%u layout %d: B[%u][%u] = %a, want %a", c.k,
-                              c.n, layout, p, j, got, want);
-                }
+            expect_generated(&c, FPD_STREAM_A, t.a, c.m, c.k, l.lda, c.trans_a, layout);
+            expect_generated(&c, FPD_STREAM_B, t.b, c.k, c.n, l.ldb, c.trans_b, layout);
             fpd_tensors_free(&t);
         }
 }
