@@ -94,7 +94,7 @@ void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd
     c->pad = fpd_stream_chance(&s, 1, 4) ? 1 + fpd_stream_below(&s, 8) : 0;
     c->has_bias = fpd_stream_chance(&s, 1, 2);
     c->recipe = (struct fpd_recipe){
-        .seed = cfg->seed, .index = index, .dist = cfg->dists[fpd_stream_below(&s, (uint32_t)cfg->n_dists)],
+        .generator = cfg->generator, .seed = cfg->seed, .index = index, .dist = cfg->dists[fpd_stream_below(&s, (uint32_t)cfg->n_dists)],
         .special_rate = cfg->special_rate,
     };
     fpd_relation_prepare_case(rel, c);

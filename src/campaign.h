@@ -13,6 +13,7 @@
 #define FPD_MAX_LIST 32
 
 struct fpd_campaign_config {
+    unsigned generator; /* of every case's data */
     uint64_t seed;
     const struct fpd_relation *relations[FPD_MAX_LIST];
     size_t n_relations;

@@ -19,7 +19,7 @@ void fpd_case_defaults(struct fpd_case *c)
     *c = (struct fpd_case){
         .batch = 1, .m = 1, .n = 1, .k = 1,
         .dt = {FPD_F32, FPD_F32, FPD_F32},
-        .recipe = {.seed = 1, .index = 0, .dist = FPD_DIST_NORMAL, .special_rate = 0},
+        .recipe = {.generator = FPD_GEN_VERSION, .seed = 1, .index = 0, .dist = FPD_DIST_NORMAL, .special_rate = 0},
     };
 }
 

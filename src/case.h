@@ -4,13 +4,16 @@
 
 #include "fpdiv_backend.h"
 
-#define FPD_GEN_VERSION 1 /* bump whenever generated values change for the same recipe */
+/* The generator a new case uses. Bump it whenever generated values would change for the same
+ * recipe, and keep the old version: saved cases name theirs and replay with it. */
+#define FPD_GEN_VERSION 2
 #define FPD_MAX_DIM 0x7fffffffu
 
 enum fpd_dist { FPD_DIST_NORMAL, FPD_DIST_UNIFORM, FPD_DIST_INT, FPD_DIST_WIDE, FPD_DIST_COUNT };
 
 /* How the inputs are generated: values are keyed by (seed, index, tensor, batch, row, col). */
 struct fpd_recipe {
+    unsigned generator;  /* 1 .. FPD_GEN_VERSION */
     uint64_t seed;
     uint32_t index;      /* case index within the seed's campaign */
     enum fpd_dist dist;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dtype.h"
+#include "gen.h"
 
 void fpd_cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -39,6 +40,17 @@ int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, 
         return FPD_ERR_INPUT;
     }
     *out = v;
+    return FPD_OK;
+}
+
+int fpd_cli_generator(const char *text, unsigned *out, char *why, size_t why_size)
+{
+    uint64_t v;
+    if (fpd_cli_u64("--generator", text, UINT32_MAX, &v, why, why_size) != FPD_OK || !fpd_gen_known((unsigned)v)) {
+        snprintf(why, why_size, "--generator '%s': this fpdiv has generators 1 to %d", text, FPD_GEN_VERSION);
+        return FPD_ERR_INPUT;
+    }
+    *out = (unsigned)v;
     return FPD_OK;
 }
 

@@ -21,6 +21,8 @@ int fpd_cli_slice(const char *text, struct fpd_range *out, char *why, size_t why
 int fpd_cli_verdict(const char *opt, const char *text, bool allow_never, int *out, char *why, size_t why_size);
 
 int fpd_cli_exact_mode(const char *text, enum fpd_exact_mode *out, char *why, size_t why_size);
+/* --generator: a generator version this fpdiv has (1 .. FPD_GEN_VERSION). */
+int fpd_cli_generator(const char *text, unsigned *out, char *why, size_t why_size);
 
 /* Comma-separated lists; each item validated. */
 int fpd_cli_relations(const char *text, const struct fpd_relation **out, size_t cap, size_t *n, char *why,

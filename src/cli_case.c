@@ -10,6 +10,7 @@
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
     OPT_DIST, OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_MAX_MEM, OPT_EXACT, OPT_ALGO, OPT_TIMEOUT, OPT_ISOLATE,
+    OPT_GENERATOR,
 };
 
 const struct option fpd_case_options[] = {
@@ -22,7 +23,7 @@ const struct option fpd_case_options[] = {
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
     {"max-mem", required_argument, NULL, OPT_MAX_MEM},   {"exact", required_argument, NULL, OPT_EXACT},
     {"algo", required_argument, NULL, OPT_ALGO},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"isolate", no_argument, NULL, OPT_ISOLATE},
+    {"isolate", no_argument, NULL, OPT_ISOLATE},         {"generator", required_argument, NULL, OPT_GENERATOR},
     {NULL, 0, NULL, 0},
 };
 
@@ -38,6 +39,8 @@ const char fpd_case_options_help[] =
     "  --dist D             input distribution: normal, uniform, int, wide (default normal)\n"
     "  --specials P         probability of a special value (±0, ±Inf, NaN, subnormal) per element\n"
     "  --seed S, --index I  the data's seed and case index (default 1 and 0)\n"
+    "  --generator G        the data generator's version (default: the newest); a case found by an\n"
+    "                       older fpdiv names its own\n"
     "  --slice START[:LEN]  slice-* relations: rows, columns or batch entries (default 0:1)\n"
     "  --threads N          threads relation: compare 1 thread against N (default: cores, at least 2)\n"
     "  --algo J             algo relation: compare the library's algorithm 0 against its J-th (default 1)\n"
@@ -88,6 +91,7 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
         rc = fpd_cli_u64("--index", arg, UINT32_MAX, &u, why, why_size);
         c->recipe.index = (uint32_t)u;
         break;
+    case OPT_GENERATOR: rc = fpd_cli_generator(arg, &c->recipe.generator, why, why_size); break;
     case OPT_SLICE: rc = fpd_cli_slice(arg, &f->chk.params.slice, why, why_size); break;
     case OPT_THREADS:
         rc = fpd_cli_u64("--threads", arg, 1024, &u, why, why_size);

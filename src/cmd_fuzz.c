@@ -36,6 +36,8 @@ static const char help[] =
     "  --dists L           comma list (default normal,uniform,wide,int)\n"
     "  --max-dim D         largest m, n, k (default 256)\n"
     "  --specials P        probability of a special value per element (default 0)\n"
+    "  --generator G       the data generator's version (default: the newest; an older one reruns\n"
+    "                      a campaign of an older fpdiv)\n"
     "  --threads N         most threads for the threads relation (default: cores, at least 2)\n"
     "  --fail-on V         exit 1 when a check is V or worse: same, reorder, bound, never\n"
     "                      (default bound)\n"
@@ -67,7 +69,7 @@ static const char help[] =
 enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
        OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
        OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT, OPT_JOBS, OPT_TIMEOUT, OPT_SHARD,
-       OPT_SHARD_COUNT, OPT_JUNIT };
+       OPT_SHARD_COUNT, OPT_JUNIT, OPT_GENERATOR };
 
 static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
@@ -82,7 +84,7 @@ static const struct option options[] = {
     {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"exact", required_argument, NULL, OPT_EXACT},
     {"jobs", required_argument, NULL, OPT_JOBS},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"shard", required_argument, NULL, OPT_SHARD},       {"shard-count", required_argument, NULL, OPT_SHARD_COUNT},
-    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"junit", required_argument, NULL, OPT_JUNIT},       {"generator", required_argument, NULL, OPT_GENERATOR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -123,7 +125,7 @@ static double now(void)
 
 static void set_defaults(struct fpd_campaign_config *cfg)
 {
-    *cfg = (struct fpd_campaign_config){.max_dim = 256, .max_mem = fpd_cli_default_max_mem(),
+    *cfg = (struct fpd_campaign_config){.generator = FPD_GEN_VERSION, .max_dim = 256, .max_mem = fpd_cli_default_max_mem(),
                                         .exact = FPD_EXACT_DIVERGING};
     cfg->max_threads = fpd_cli_cores() < 2 ? 2 : fpd_cli_cores();
     for (size_t i = 0; i < fpd_relation_count; i++)
@@ -177,6 +179,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             cfg->max_dim = (uint32_t)u;
             break;
         case OPT_SPECIALS: rc = fpd_cli_double("--specials", optarg, 0, 1, &cfg->special_rate, why, why_size); break;
+        case OPT_GENERATOR: rc = fpd_cli_generator(optarg, &cfg->generator, why, why_size); break;
         case OPT_THREADS:
             rc = fpd_cli_u64("--threads", optarg, 1024, &u, why, why_size);
             if (rc == FPD_OK && u < 2) {
@@ -650,13 +653,19 @@ int fpd_cmd_fuzz(int argc, char **argv)
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
 
+    /* the options that rerun this campaign's cases: an older generator must be named */
+    char rerun[80];
+    int at = snprintf(rerun, sizeof rerun, "--seed %" PRIu64, cfg.seed);
+    if (cfg.generator != FPD_GEN_VERSION)
+        snprintf(rerun + at, sizeof rerun - (size_t)at, " --generator %u", cfg.generator);
     if (o->json)
-        print_json(json_pack("{s:s,s:o,s:s,s:I,s:{s:I,s:I,s:s}}", "type", "campaign", "seed", fpd_seed_json(cfg.seed),
-                             "version", FPD_VERSION, "jobs", (json_int_t)o->jobs, "shard", "index",
-                             (json_int_t)shard.index, "count", (json_int_t)shard.count, "from", shard.source));
+        print_json(json_pack("{s:s,s:o,s:i,s:s,s:I,s:{s:I,s:I,s:s}}", "type", "campaign", "seed",
+                             fpd_seed_json(cfg.seed), "generator", (int)cfg.generator, "version", FPD_VERSION, "jobs",
+                             (json_int_t)o->jobs, "shard", "index", (json_int_t)shard.index, "count",
+                             (json_int_t)shard.count, "from", shard.source));
     else
-        printf("seed %" PRIu64 "  (rerun this campaign with --seed %" PRIu64 "; %" PRIu64 " worker%s)\n", cfg.seed,
-               cfg.seed, o->jobs, o->jobs == 1 ? "" : "s");
+        printf("seed %" PRIu64 "  (rerun this campaign with %s; %" PRIu64 " worker%s)\n", cfg.seed, rerun, o->jobs,
+               o->jobs == 1 ? "" : "s");
     if (shard.count > 1)
         fprintf(stderr, "fpdiv fuzz: shard %" PRIu64 " of %" PRIu64 " (0-based, from %s): case indices %" PRIu64
                         ", %" PRIu64 ", ...\n", shard.index, shard.count, shard.source, shard.index,
@@ -671,7 +680,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     struct fpd_stats st = {0};
     struct fpd_ci_report ci = {0};
     char suite[96];
-    snprintf(suite, sizeof suite, "fpdiv fuzz --seed %" PRIu64, cfg.seed);
+    snprintf(suite, sizeof suite, "fpdiv fuzz %s", rerun);
     ci.suite = strdup(suite);
     struct progress prog = {.tty = isatty(STDERR_FILENO), .start = now()};
     prog.last = prog.start;

@@ -25,7 +25,11 @@ static void show_recorded(const struct fpd_case_file *f)
     printf("  origin   seed %" PRIu64 " index %" PRIu32 " (%zu check%s of this signature), by fpdiv %s on %s\n",
            f->origin_seed, f->origin_index, f->signature_count, f->signature_count == 1 ? "" : "s",
            version ? version : "?", cpu ? cpu : "an unrecorded CPU");
-    printf("  data     %s\n", f->has_data ? "inline, exact" : "generated from the recipe; its hash matches this fpdiv's generator");
+    if (f->has_data)
+        printf("  data     inline, exact\n");
+    else
+        printf("  data     generated from the recipe by generator %u; the hash of the data matches\n",
+               f->chk.c.recipe.generator);
 }
 
 struct show_job {

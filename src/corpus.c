@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "dtype.h"
+#include "gen.h"
 #include "report.h"
 
 /* ---- elements -------------------------------------------------------------------------------- */
@@ -89,7 +90,7 @@ static json_t *data_json(const struct fpd_case_file *f)
     }
     uint64_t hash = 0;
     fpd_case_data_hash(c, &hash);
-    return json_pack("{s:i,s:o,s:I,s:s,s:f,s:o}", "generator", FPD_GEN_VERSION, "seed", fpd_seed_json(c->recipe.seed),
+    return json_pack("{s:i,s:o,s:I,s:s,s:f,s:o}", "generator", (int)c->recipe.generator, "seed", fpd_seed_json(c->recipe.seed),
                      "index", (json_int_t)c->recipe.index, "dist", fpd_dist_table[c->recipe.dist].name, "specials",
                      c->recipe.special_rate, "hash", hex64_json(hash));
 }
@@ -417,11 +418,13 @@ static int read_data(struct reader *r, json_t *data, struct fpd_case_file *f)
     uint64_t hash = get_hex64(r, data, "check.case.data.hash", "hash", &rc);
     if (rc != FPD_OK)
         return rc;
-    if (generator != FPD_GEN_VERSION) {
+    if (!fpd_gen_known((unsigned)generator)) {
         snprintf(r->why, r->why_size, "%s: check.case.data.generator: made by generator %" PRIu64
-                 ", this fpdiv has generator %d: its data cannot be regenerated", r->path, generator, FPD_GEN_VERSION);
+                 ", this fpdiv has generators 1 to %d: its data cannot be regenerated", r->path, generator,
+                 FPD_GEN_VERSION);
         return FPD_ERR_INPUT;
     }
+    c->recipe.generator = (unsigned)generator;
     if (fpd_dist_parse(json_string_value(dist), &c->recipe.dist) != FPD_OK)
         return bad(r, "check.case.data.dist", "unknown distribution");
     c->recipe.special_rate = json_number_value(specials);

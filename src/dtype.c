@@ -237,17 +237,34 @@ static double fma_round_to_odd(float a, float b, float c)
 float fpd_fma_f16(float a, float b, float c) { return (float)fpd_f16_to_double(fpd_f16_from_double(fma_round_to_odd(a, b, c))); }
 float fpd_fma_bf16(float a, float b, float c) { return fpd_bf16_to_float(fpd_bf16_from_double(fma_round_to_odd(a, b, c))); }
 
-void fpd_store_run(enum fpd_dtype t, void *p, size_t at, const double *x, size_t count)
+void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const double *x, size_t count)
 {
+    /* the type chosen once, outside the loops: the contiguous ones vectorize */
     switch (t) {
-    case FPD_F64: memcpy((double *)p + at, x, count * sizeof *x); break;
-    case FPD_F32:
-        for (size_t i = 0; i < count; i++)
-            ((float *)p)[at + i] = (float)x[i];
+    case FPD_F64:
+        if (stride == 1)
+            memcpy((double *)p + at, x, count * sizeof *x);
+        else
+            for (size_t i = 0; i < count; i++)
+                ((double *)p)[at + i * stride] = x[i];
         break;
-    default:
+    case FPD_F32:
+        if (stride == 1)
+            for (size_t i = 0; i < count; i++)
+                ((float *)p)[at + i] = (float)x[i];
+        else
+            for (size_t i = 0; i < count; i++)
+                ((float *)p)[at + i * stride] = (float)x[i];
+        break;
+    case FPD_F16:
         for (size_t i = 0; i < count; i++)
-            fpd_store(t, p, at + i, x[i]);
+            ((uint16_t *)p)[at + i * stride] = fpd_f16_from_double(x[i]);
+        break;
+    case FPD_BF16:
+        for (size_t i = 0; i < count; i++)
+            ((uint16_t *)p)[at + i * stride] = fpd_bf16_from_double(x[i]);
+        break;
+    default: break;
     }
 }
 

@@ -39,8 +39,8 @@ bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b);
 /* x rounded to the nearest value of type t, ties to even; overflow gives ±Inf, NaN stays NaN. */
 double fpd_round(enum fpd_dtype t, double x);
 
-/* x[0..count) into elements at..at+count, as fpd_store does one by one. */
-void fpd_store_run(enum fpd_dtype t, void *p, size_t at, const double *x, size_t count);
+/* x[0..count) into elements at, at + stride, at + 2 stride, …, as fpd_store does one by one. */
+void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const double *x, size_t count);
 /* The value raw bits encode (fpd_bits, below, reads an element's bits). */
 double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits);
 void fpd_store_bits(enum fpd_dtype t, void *p, size_t i, uint64_t bits);

@@ -40,64 +40,53 @@ static inline double pow2(int e)
     return x;
 }
 
-/* Each distribution from one Philox block's four words. */
-static inline double normal_value(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
+/* The distributions, from their random bits. Generator 1 takes them from a Philox block's four
+ * 32-bit words, generator 2 from one 64-bit word; the formulas are shared. */
+static inline double irwin_hall4(double sum_of_four_uniforms, double unit)
 {
-    double sum = (double)w0 + (double)w1 + (double)w2 + (double)w3; /* exact: < 2^34 */
-    return (sum * 0x1p-32 - 2.0) * 1.7320508075688772;              /* variance 1 */
+    return (sum_of_four_uniforms * unit - 2.0) * 1.7320508075688772; /* variance 1 */
 }
 
-static inline double uniform_value(uint32_t w0, uint32_t w1)
+static inline double uniform_value(uint64_t bits) { return (double)(bits >> 11) * 0x1p-52 - 1.0; }
+
+static inline double int_value(uint32_t w) { return (double)(int)((uint64_t)w * 9 >> 32) - 4.0; }
+
+static inline double wide_value(int span, bool negative, uint32_t exponent_word, uint32_t significand23)
 {
-    uint64_t u53 = (((uint64_t)w0 << 32) | w1) >> 11;
-    return (double)u53 * 0x1p-52 - 1.0;
+    int exponent = (int)((uint64_t)exponent_word * (uint64_t)(2 * span + 1) >> 32) - span;
+    double significand = 1.0 + (double)significand23 * 0x1p-23;
+    return (negative ? -significand : significand) * pow2(exponent); /* |exponent| <= 30: exact */
 }
 
-static inline double int_value(uint32_t w0) { return (double)(int)((uint64_t)w0 * 9 >> 32) - 4.0; }
-
-static inline double wide_value(int span, uint32_t w0, uint32_t w1, uint32_t w2)
-{
-    int exponent = (int)((uint64_t)w1 * (uint64_t)(2 * span + 1) >> 32) - span;
-    double significand = 1.0 + (double)(w2 >> 9) * 0x1p-23;
-    return ((w0 & 1) ? -significand : significand) * pow2(exponent); /* |exponent| <= 30: exact */
-}
-
-double fpd_dist_value(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4])
+static double dist_value_v1(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4])
 {
     switch (d) {
-    case FPD_DIST_NORMAL: return normal_value(w[0], w[1], w[2], w[3]);
-    case FPD_DIST_UNIFORM: return uniform_value(w[0], w[1]);
+    case FPD_DIST_NORMAL: /* exact: the sum is below 2^34 */
+        return irwin_hall4((double)w[0] + (double)w[1] + (double)w[2] + (double)w[3], 0x1p-32);
+    case FPD_DIST_UNIFORM: return uniform_value((uint64_t)w[0] << 32 | w[1]);
     case FPD_DIST_INT: return int_value(w[0]);
-    case FPD_DIST_WIDE: return wide_value(wide_binades[in], w[0], w[1], w[2]);
+    case FPD_DIST_WIDE: return wide_value(wide_binades[in], w[0] & 1, w[1], w[2] >> 9);
     default: return NAN;
     }
 }
 
-/* A run of lanes of one distribution: the choice is made once per run, not per element, so each
- * loop is straight-line code the compiler vectorizes. */
-static void dist_values_x16(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4][16], double out[16])
+/* Generator 2: the four uniforms of `normal` are the word's 16-bit quarters; `wide` takes its sign
+ * from bit 0, its significand from bits 1-23 and its binade from the high half. */
+static inline double normal_v2(uint64_t x)
 {
-    switch (d) {
-    case FPD_DIST_NORMAL:
-        for (int l = 0; l < 16; l++)
-            out[l] = normal_value(w[0][l], w[1][l], w[2][l], w[3][l]);
-        break;
-    case FPD_DIST_UNIFORM:
-        for (int l = 0; l < 16; l++)
-            out[l] = uniform_value(w[0][l], w[1][l]);
-        break;
-    case FPD_DIST_INT:
-        for (int l = 0; l < 16; l++)
-            out[l] = int_value(w[0][l]);
-        break;
-    case FPD_DIST_WIDE:
-        for (int l = 0; l < 16; l++)
-            out[l] = wide_value(wide_binades[in], w[0][l], w[1][l], w[2][l]);
-        break;
-    default:
-        for (int l = 0; l < 16; l++)
-            out[l] = NAN;
-    }
+    uint32_t sum = (uint32_t)(x & 0xffff) + (uint32_t)(x >> 16 & 0xffff) + (uint32_t)(x >> 32 & 0xffff) +
+                   (uint32_t)(x >> 48);
+    return irwin_hall4((double)sum, 0x1p-16);
+}
+
+static inline double wide_v2(int span, uint64_t x)
+{
+    /* wide_value's result, assembled from its bits: integer operations only, so the loop vectorizes */
+    uint64_t binade = ((x >> 32) * (uint64_t)(2 * span + 1) >> 32) - (uint64_t)span + 1023;
+    uint64_t bits = (x & 1) << 63 | binade << 52 | ((x >> 1) & 0x7fffff) << 29;
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
 }
 
 static double special_value(enum fpd_dtype t, uint32_t pick)
@@ -108,18 +97,113 @@ static double special_value(enum fpd_dtype t, uint32_t pick)
     return values[pick % (sizeof values / sizeof values[0])];
 }
 
+static bool is_special(const struct fpd_recipe *r, uint32_t draw) { return (double)draw < r->special_rate * 0x1p32; }
+
+/* Where one tensor's values come from: its recipe, and under generator 2 its two keys, derived
+ * once per tensor rather than per element. */
+struct tensor_source {
+    const struct fpd_recipe *recipe;
+    enum fpd_dtype in;
+    unsigned stream;
+    uint32_t batch;
+    uint64_t key, special_key;
+};
+
+static struct tensor_source tensor_source(const struct fpd_recipe *r, enum fpd_dtype in, unsigned stream,
+                                          uint32_t batch)
+{
+    struct tensor_source s = {.recipe = r, .in = in, .stream = stream, .batch = batch};
+    if (r->generator != 1) {
+        s.key = fpd_rng_tensor_key(r->seed, r->index, stream, batch);
+        s.special_key = fpd_rng_tensor_key(r->seed, r->index, stream | FPD_STREAM_SPECIAL, batch);
+    }
+    return s;
+}
+
+static double element_v1(const struct tensor_source *s, uint32_t row, uint32_t col)
+{
+    const struct fpd_recipe *r = s->recipe;
+    uint32_t w[4];
+    if (r->special_rate > 0) {
+        fpd_rng_element(r->seed, r->index, s->stream | FPD_STREAM_SPECIAL, s->batch, row, col, w);
+        if (is_special(r, w[0]))
+            return special_value(s->in, w[1]);
+    }
+    fpd_rng_element(r->seed, r->index, s->stream, s->batch, row, col, w);
+    return dist_value_v1(r->dist, s->in, w);
+}
+
+/* Values along one direction of the Weyl sequence, LANES at a time (the last group may run past
+ * `count`: `out` has room). Fixed-length inner loops over straight-line code, one per
+ * distribution, so the compiler vectorizes them at -O2, in 64-bit lanes where the CPU has them. */
+#define LANES 16
+#define RUN 256 /* values per call: amortizes the call and the choice of distribution */
+
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static void
+values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step, size_t count,
+          double out[RUN])
+{
+    const uint64_t dz = step * FPD_RNG_GAMMA;
+    const int span = wide_binades[in];
+    for (size_t at = 0; at < count; at += LANES) {
+        uint64_t z = key + (position + at * step) * FPD_RNG_GAMMA;
+        double *o = out + at;
+        switch (d) {
+        case FPD_DIST_NORMAL:
+            for (int l = 0; l < LANES; l++)
+                o[l] = normal_v2(fpd_rng_mix64(z + (uint64_t)l * dz));
+            break;
+        case FPD_DIST_UNIFORM:
+            for (int l = 0; l < LANES; l++)
+                o[l] = uniform_value(fpd_rng_mix64(z + (uint64_t)l * dz));
+            break;
+        case FPD_DIST_INT:
+            for (int l = 0; l < LANES; l++)
+                o[l] = int_value((uint32_t)(fpd_rng_mix64(z + (uint64_t)l * dz) >> 32));
+            break;
+        case FPD_DIST_WIDE:
+            for (int l = 0; l < LANES; l++)
+                o[l] = wide_v2(span, fpd_rng_mix64(z + (uint64_t)l * dz));
+            break;
+        default:
+            for (int l = 0; l < LANES; l++)
+                o[l] = NAN;
+        }
+    }
+}
+
+/* Unrounded values of `count` <= RUN elements from logical (row, col) on, along the row (the column
+ * index advances) or down the column. */
+static void source_values(const struct tensor_source *s, uint32_t row, uint32_t col, bool down, size_t count,
+                          double out[RUN])
+{
+    const struct fpd_recipe *r = s->recipe;
+    if (r->generator == 1) {
+        for (uint32_t l = 0; l < count; l++)
+            out[l] = element_v1(s, row + (down ? l : 0), col + (down ? 0 : l));
+        return;
+    }
+    uint64_t position = fpd_rng_position(row, col), step = down ? fpd_rng_position(1, 0) : 1;
+    values_v2(r->dist, s->in, s->key, position, step, count, out);
+    if (!(r->special_rate > 0))
+        return;
+    for (uint32_t l = 0; l < count; l++) {
+        uint64_t draw = fpd_rng_bits64(s->special_key, position + l * step);
+        if (is_special(r, (uint32_t)draw))
+            out[l] = special_value(s->in, (uint32_t)(draw >> 32));
+    }
+}
+
 double fpd_gen_element(const struct fpd_recipe *r, enum fpd_dtype in, unsigned stream, uint32_t batch,
                        uint32_t row, uint32_t col)
 {
-    uint32_t w[4];
-    if (r->special_rate > 0) {
-        fpd_rng_element(r->seed, r->index, stream | FPD_STREAM_SPECIAL, batch, row, col, w);
-        if ((double)w[0] < r->special_rate * 0x1p32)
-            return special_value(in, w[1]);
-    }
-    fpd_rng_element(r->seed, r->index, stream, batch, row, col, w);
-    return fpd_round(in, fpd_dist_value(r->dist, in, w));
+    struct tensor_source s = tensor_source(r, in, stream, batch);
+    double v[RUN];
+    source_values(&s, row, col, false, 1, v);
+    return fpd_round(in, v[0]);
 }
+
+bool fpd_gen_known(unsigned generator) { return generator >= 1 && generator <= FPD_GEN_VERSION; }
 
 static bool is_prime(uint32_t x)
 {
@@ -165,28 +249,6 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
-/* Generated values for `count` <= 16 stored elements from storage (i, j) on, along the storage row
- * (down_column false) or down the storage column: one 16-lane Philox call whose lanes advance the
- * logical coordinate that direction advances. Keys are logical coordinates, so either direction
- * gives every element its one value. */
-static void generate_run(const struct fpd_case *c, unsigned stream, uint32_t batch, void *dst, size_t ld, size_t i,
-                         size_t j, size_t count, bool transposed, bool down_column)
-{
-    const struct fpd_recipe *r = &c->recipe;
-    uint32_t w[4][16];
-    uint32_t row = (uint32_t)(transposed ? j : i), col = (uint32_t)(transposed ? i : j);
-    int along_rows = transposed != down_column; /* the logical row advances across the lanes */
-    double values[16];
-    fpd_rng_element_x16(r->seed, r->index, stream, batch, row, col, along_rows, w);
-    dist_values_x16(r->dist, c->dt.in, w, values);
-    if (!down_column) {
-        fpd_store_run(c->dt.in, dst, i * ld + j, values, count); /* each rounds once, RNE */
-        return;
-    }
-    for (size_t l = 0; l < count; l++)
-        fpd_store(c->dt.in, dst, (i + l) * ld + j, values[l]);
-}
-
 /* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
  * Values come from `given` (explicit data, `given_cols` per logical row) or from the generator. */
 static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batch, const char *given,
@@ -194,30 +256,36 @@ static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batc
 {
     enum fpd_dtype in = c->dt.in;
     size_t es = fpd_dtype_info(in)->size;
-    bool vectorized = !given && !(c->recipe.special_rate > 0); /* specials draw a second stream per element */
-    /* 16 lanes per call: run them along whichever storage direction wastes fewer (a k x 1 operand
-     * along its rows would compute 16 values per element kept) */
-    bool down_columns = vectorized && cols * ((rows + 15) / 16) < rows * ((cols + 15) / 16);
-    for (size_t j = 0; down_columns && j < cols; j++)
-        for (size_t i = 0; i < rows; i += 16)
-            generate_run(c, stream, batch, dst, ld, i, j, rows - i < 16 ? rows - i : 16, transposed, true);
-    for (size_t i = 0; i < rows; i++) {
-        size_t j = 0;
-        if (down_columns)
-            j = cols;
-        else if (vectorized)
-            for (; j < cols; j += 16)
-                generate_run(c, stream, batch, dst, ld, i, j, cols - j < 16 ? cols - j : 16, transposed, false);
-        for (; j < cols; j++) {
-            uint32_t row = (uint32_t)(transposed ? j : i), col = (uint32_t)(transposed ? i : j);
-            if (given)
-                memcpy((char *)dst + (i * ld + j) * es, given + (row * given_cols + col) * es, es);
-            else
-                fpd_store(in, dst, i * ld + j, fpd_gen_element(&c->recipe, in, stream, batch, row, col));
-        }
-        for (j = cols; j < ld; j++)
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = cols; j < ld; j++)
             fpd_store(in, dst, i * ld + j, NAN);
+    if (given) {
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++) {
+                size_t row = transposed ? j : i, col = transposed ? i : j;
+                memcpy((char *)dst + (i * ld + j) * es, given + (row * given_cols + col) * es, es);
+            }
+        return;
     }
+    /* Runs along whichever storage direction wastes fewer lanes (a k x 1 operand along its rows
+     * would compute LANES values per element kept). Keys are logical coordinates, so either
+     * direction gives every element its one value. */
+    struct tensor_source src = tensor_source(&c->recipe, in, stream, batch);
+    bool down_columns = cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
+    size_t outer = down_columns ? cols : rows, inner = down_columns ? rows : cols;
+    size_t outer_stride = down_columns ? 1 : ld, inner_stride = down_columns ? ld : 1;
+    double values[RUN];
+    /* band by band, so that runs down the columns keep their band of rows in cache */
+    for (size_t at = 0; at < inner; at += RUN)
+        for (size_t o = 0; o < outer; o++) {
+            size_t count = inner - at < RUN ? inner - at : RUN;
+            size_t i = down_columns ? at : o, j = down_columns ? o : at;
+            /* the logical row advances along the run when exactly one of transposed, down holds */
+            source_values(&src, (uint32_t)(transposed ? j : i), (uint32_t)(transposed ? i : j),
+                          transposed != down_columns, count, values);
+            /* each rounds once, RNE */
+            fpd_store_run(in, dst, o * outer_stride + at * inner_stride, inner_stride, values, count);
+        }
 }
 
 int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
@@ -238,11 +306,18 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         fill_matrix(c, FPD_STREAM_B, b, given_b, d ? d->n : 0, (char *)t->b + b * l.stride_b * in_size, l.b_rows,
                     l.b_cols, l.ldb, c->trans_b);
     }
-    if (d)
+    if (d) {
         memcpy(t->bias, d->bias, (size_t)c->n * out_size);
-    else
-        for (uint32_t j = 0; j < c->n; j++)
-            fpd_store(c->dt.out, t->bias, j, fpd_gen_element(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0, 0, j));
+        return FPD_OK;
+    }
+    struct tensor_source bias = tensor_source(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0);
+    double values[RUN];
+    for (uint32_t j = 0; j < c->n; j += RUN) {
+        uint32_t count = c->n - j < RUN ? c->n - j : RUN;
+        source_values(&bias, 0, j, false, count, values);
+        for (uint32_t l = 0; l < count; l++) /* dt.in values, stored in dt.out */
+            fpd_store(c->dt.out, t->bias, j + l, fpd_round(c->dt.in, values[l]));
+    }
     return FPD_OK;
 }
 

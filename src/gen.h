@@ -13,10 +13,11 @@ struct fpd_dist_info {
 extern const struct fpd_dist_info fpd_dist_table[FPD_DIST_COUNT];
 int fpd_dist_parse(const char *name, enum fpd_dist *out);
 
-/* The value of one element before rounding to the input type, from its 128 random bits. */
-double fpd_dist_value(enum fpd_dist d, enum fpd_dtype in, const uint32_t bits[4]);
+/* Whether this fpdiv can generate a recipe's data: generators 1 .. FPD_GEN_VERSION. */
+bool fpd_gen_known(unsigned generator);
 
-/* Value of element (batch, row, col) of a stream (FPD_STREAM_A/B/BIAS), rounded to the input type. */
+/* Value of element (batch, row, col) of a stream (FPD_STREAM_A/B/BIAS), rounded to the input type,
+ * by the recipe's generator. */
 double fpd_gen_element(const struct fpd_recipe *r, enum fpd_dtype in, unsigned stream, uint32_t batch,
                        uint32_t row, uint32_t col);
 

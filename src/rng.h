@@ -1,5 +1,5 @@
 /*
- * rng.h — counter-based random numbers (Philox4x32-10, Salmon et al., SC'11).
+ * rng.h — counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11) and SplitMix64 steps.
  *
  * Every random value fpdiv uses is a pure function of (seed, case index, tensor, batch, row, col):
  * there is no sequential state to advance, so growing or shrinking a dimension leaves every other
@@ -25,18 +25,35 @@ enum fpd_stream_id {
 
 #define FPD_RNG_MAX_BATCH (1u << 24) /* batch shares a counter word with the 8-bit stream id */
 
-/* The 128 random bits of one element. Counter: {col, row, batch | stream << 24, index}; key: seed. */
+/* The 128 random bits of one element under generator 1 (and the source of every other draw).
+ * Counter: {col, row, batch | stream << 24, index}; key: seed. */
 void fpd_rng_element(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch, uint32_t row, uint32_t col,
                      uint32_t out[4]);
 
-/* The same for 16 consecutive elements along one coordinate: lane l has col + l (along == 0) or
- * row + l (along == 1). out[w][l] is word w of lane l. Vectorized where the CPU allows. */
-void fpd_rng_element_x16(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch, uint32_t row, uint32_t col,
-                         int along, uint32_t out[4][16]);
-/* Which implementation of fpd_rng_element_x16 runs: by CPU (default), or one forced for tests.
- * Returns false (and changes nothing) when this CPU cannot run the one asked for. */
-enum fpd_rng_isa { FPD_RNG_ISA_AUTO, FPD_RNG_ISA_PORTABLE, FPD_RNG_ISA_AVX2, FPD_RNG_ISA_AVX512 };
-bool fpd_rng_force_isa(enum fpd_rng_isa isa);
+/* Generator 2 draws an element's 64 random bits from one SplitMix64 output step (Steele, Lea and
+ * Flood, OOPSLA'14) at the Weyl-sequence position of its coordinates, offset by a Philox-derived
+ * key per tensor: two multiplies per element instead of a 10-round Philox block, and the lanes of
+ * a row vectorize. Row r's columns are consecutive positions of the sequence, rows 2^32 apart,
+ * and a tensor's key places it at an independent random offset. */
+uint64_t fpd_rng_tensor_key(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch);
+
+#define FPD_RNG_GAMMA 0x9e3779b97f4a7c15ull /* SplitMix64's increment: 2^64 / golden ratio, odd */
+
+/* The Weyl-sequence position of logical element (row, col): stepping a column adds 1, a row 2^32. */
+static inline uint64_t fpd_rng_position(uint32_t row, uint32_t col) { return (uint64_t)row << 32 | col; }
+
+/* SplitMix64's output function (David Stafford's Mix13): a bijection with full avalanche. */
+static inline uint64_t fpd_rng_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t fpd_rng_bits64(uint64_t tensor_key, uint64_t position)
+{
+    return fpd_rng_mix64(tensor_key + position * FPD_RNG_GAMMA);
+}
 
 /* A sequence of draws for one case's choices: draw d is word d%4 of block {d/4, 0, 0, index}. */
 struct fpd_stream {

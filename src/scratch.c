@@ -2,8 +2,11 @@
 #include "scratch.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "fpdiv_backend.h"
+
+#define HUGE_PAGE ((size_t)2 << 20)
 
 int fpd_grow(void **buf, size_t *capacity, size_t bytes)
 {
@@ -13,10 +16,16 @@ int fpd_grow(void **buf, size_t *capacity, size_t bytes)
     size_t want = bytes < 64 ? 64 : bytes;
     if (want < *capacity * 2 && *capacity * 2 > *capacity)
         want = *capacity * 2;
-    /* 64-byte alignment suits every vector width the kernels use. */
-    void *p = aligned_alloc(64, (want + 63) / 64 * 64);
+    /* 64-byte alignment suits every vector width the kernels use. A buffer of huge pages is
+     * aligned to them and asks for them: one fault per 2 MiB instead of 512, which matters most
+     * where every check runs in a fresh process (minimize, show, bisect --isolate). */
+    size_t align = want >= HUGE_PAGE ? HUGE_PAGE : 64;
+    size_t size = (want + align - 1) / align * align;
+    void *p = aligned_alloc(align, size);
     if (!p)
         return FPD_ERR_NOMEM;
+    if (align == HUGE_PAGE)
+        madvise(p, size, MADV_HUGEPAGE); /* advice only: without huge pages it is ordinary memory */
     free(*buf);
     *buf = p;
     *capacity = want;

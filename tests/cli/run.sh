@@ -186,6 +186,23 @@ $FPDIV check --relation slice-rows --backend openblas --shape 2x100x100 --save $
 recipe=$(find $tmp/recipe -name '*.json' | head -1)
 sed 's/"m": 2,/"m": 1073741824,/; s/"k": 100,/"k": 1073741824,/' "$recipe" >$tmp/huge.json
 bad "a case file too large for memory" "huge.json: check.case: case needs about .* over the --max-mem budget" show $tmp/huge.json
+# a case an older fpdiv saved as a generator-1 recipe (tests/cli/data) replays with that generator
+g1=$(dirname "$0")/data/generator1-addmm.json
+run "a generator-1 recipe replays" 0 $FPDIV replay --strict "$g1" && expect "generator 1: same data, same bits" "$out" '^reproduced '
+run "--generator 1 reruns it" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b --dist wide \
+    --seed 77 --index 5 --generator 1 --json &&
+    [ "$(json_field hash_a <<<"$out") $(json_field hash_b <<<"$out")" = "3dda23e455f3bad3 3eb94b3b1e35953e" ] &&
+    pass "--generator 1: the recorded output bits" || fail "--generator 1" "other bits: ${out:0:300}"
+run "the newest generator: other data" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b \
+    --dist wide --seed 77 --index 5 --json && [ "$(json_field hash_a <<<"$out")" != 3dda23e455f3bad3 ] &&
+    pass "generator 2 is a different stream" || fail "generator 2" "same bits as generator 1"
+expect "the rerun command names an old generator" "$($FPDIV show "$g1" | sed -n 's/^  rerun *//p')" '--generator 1$'
+sed 's/"generator": 1,/"generator": 3,/' "$g1" >$tmp/g3.json
+bad "a generator this fpdiv lacks" "g3.json: check.case.data.generator: made by generator 3, this fpdiv has generators 1 to 2" replay $tmp/g3.json
+bad "--generator out of range" "--generator '3': this fpdiv has generators 1 to 2" check --relation repeat --shape 2x3x4 --generator 3
+bad "fuzz --generator 0" "--generator '0': this fpdiv has generators 1 to 2" fuzz --generator 0
+run "fuzz --generator 1 says how to rerun" 0 $FPDIV fuzz --generator 1 --seed 3 --cases 20 --no-corpus --max-dim 8 &&
+    expect "fuzz --generator 1: the rerun line" "$out" '^seed 3  \(rerun this campaign with --seed 3 --generator 1;'
 sed '/"backends": \[/{n;s/"[a-z]*"/"mkl"/}' "$one" >$tmp/mkl.json
 bad "unknown backend in a file" "mkl.json: check.backends: unknown backend 'mkl'" replay $tmp/mkl.json
 # two fuzzers sharing one corpus at once: nothing lost, nothing corrupted
