@@ -45,7 +45,8 @@ int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_conf
                         continue;
                     if (!fpd_relation_applies(rel, dt, impls, ignored, sizeof ignored))
                         continue;
-                    struct fpd_combo combo = {(uint16_t)r, (uint16_t)d, {(uint16_t)i, (uint16_t)j}};
+                    struct fpd_combo combo = {(uint16_t)r, (uint16_t)d,
+                                              {(uint16_t)i, rel->backends == 2 ? (uint16_t)j : UINT16_MAX}};
                     if (add_combo(cp, &cap, combo) != FPD_OK) {
                         snprintf(why, why_size, "out of memory");
                         return FPD_ERR_NOMEM;
@@ -71,14 +72,27 @@ static uint32_t pick_dim(struct fpd_stream *s, const struct fpd_relation *r, enu
     return fpd_gen_dim(s, lo, hi < lo ? lo : hi);
 }
 
+/* The plan's first draws: which relation, then which of its combinations. */
+static const struct fpd_combo *draw_combo(const struct fpd_campaign *cp, struct fpd_stream *s)
+{
+    uint16_t r = cp->live[fpd_stream_below(s, (uint32_t)cp->n_live)];
+    return &cp->combos[cp->first[r] + fpd_stream_below(s, (uint32_t)cp->count[r])];
+}
+
+const struct fpd_combo *fpd_campaign_combo(const struct fpd_campaign *cp, uint32_t index)
+{
+    struct fpd_stream s;
+    fpd_stream_init(&s, cp->cfg.seed, index);
+    return draw_combo(cp, &s);
+}
+
 void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out)
 {
     const struct fpd_campaign_config *cfg = &cp->cfg;
     struct fpd_stream s;
     fpd_stream_init(&s, cfg->seed, index);
-    uint16_t r = cp->live[fpd_stream_below(&s, (uint32_t)cp->n_live)];
-    const struct fpd_combo *combo = &cp->combos[cp->first[r] + fpd_stream_below(&s, (uint32_t)cp->count[r])];
-    const struct fpd_relation *rel = cfg->relations[r];
+    const struct fpd_combo *combo = draw_combo(cp, &s);
+    const struct fpd_relation *rel = cfg->relations[combo->relation];
 
     struct fpd_case *c = &out->c;
     fpd_case_defaults(c);
@@ -119,22 +133,6 @@ void fpd_campaign_free(struct fpd_campaign *cp)
     cp->combos = NULL;
 }
 
-static int backend_index(const struct fpd_campaign *cp, const struct fpd_backend_slot *s)
-{
-    for (size_t i = 0; i < cp->cfg.n_backends; i++)
-        if (cp->cfg.backends[i] == s)
-            return (int)i;
-    return -1;
-}
-
-static int relation_index(const struct fpd_campaign *cp, const struct fpd_relation *r)
-{
-    for (size_t i = 0; i < cp->cfg.n_relations; i++)
-        if (cp->cfg.relations[i] == r)
-            return (int)i;
-    return -1;
-}
-
 /* Grow-on-demand array append; returns the new element or NULL. */
 static void *append(void **items, size_t *n, size_t *cap, size_t size)
 {
@@ -151,12 +149,11 @@ static void *append(void **items, size_t *n, size_t *cap, size_t size)
     return slot;
 }
 
-int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_check *chk,
+int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
                   const struct fpd_check_result *res)
 {
-    uint16_t r = (uint16_t)relation_index(cp, chk->relation);
-    uint16_t b0 = (uint16_t)backend_index(cp, chk->backends[0]);
-    uint16_t b1 = chk->backends[1] ? (uint16_t)backend_index(cp, chk->backends[1]) : UINT16_MAX;
+    uint16_t r = combo->relation, b0 = combo->backend[0], b1 = combo->backend[1];
+    const struct fpd_dtypes *dt = &cp->cfg.dtypes[combo->dtypes];
     st->checks++;
     st->by_verdict[res->verdict]++;
 
@@ -183,7 +180,7 @@ int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const str
 
     for (size_t i = 0; i < st->n_signatures; i++) {
         struct fpd_signature *s = &st->signatures[i];
-        if (s->relation == r && s->backend[0] == b0 && s->backend[1] == b1 && fpd_dtypes_equal(&s->dt, &chk->c.dt) &&
+        if (s->relation == r && s->backend[0] == b0 && s->backend[1] == b1 && fpd_dtypes_equal(&s->dt, dt) &&
             s->verdict == res->verdict) {
             s->count++;
             return 0;
@@ -192,7 +189,7 @@ int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const str
     struct fpd_signature *s = append((void **)&st->signatures, &st->n_signatures, &st->cap_signatures, sizeof *s);
     if (!s)
         return -FPD_ERR_NOMEM;
-    *s = (struct fpd_signature){.relation = r, .backend = {b0, b1}, .dt = chk->c.dt, .verdict = res->verdict, .count = 1};
+    *s = (struct fpd_signature){.relation = r, .backend = {b0, b1}, .dt = *dt, .verdict = res->verdict, .count = 1};
     return 1;
 }
 

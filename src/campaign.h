@@ -32,7 +32,8 @@ struct fpd_campaign_config {
     unsigned jobs;       /* worker processes running the campaign */
 };
 
-/* One runnable (relation, dtypes, backend[s]) combination. */
+/* One runnable (relation, dtypes, backend[s]) combination: indices into the config's lists;
+ * backend[1] is UINT16_MAX for a relation of one backend. */
 struct fpd_combo {
     uint16_t relation, dtypes, backend[2];
 };
@@ -50,6 +51,8 @@ struct fpd_campaign {
 int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_config *cfg, char *why, size_t why_size);
 /* Plans check `index`. */
 void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out);
+/* Check `index`'s combination alone: the first draws of its plan, a fraction of the cost. */
+const struct fpd_combo *fpd_campaign_combo(const struct fpd_campaign *cp, uint32_t index);
 void fpd_campaign_free(struct fpd_campaign *cp);
 
 /* The summary table: one row per relation x backend[s]. */
@@ -78,7 +81,7 @@ struct fpd_stats {
 
 /* Records a result. Returns 1 when it is the first of its signature (and not `same`), 0 when not,
  * or FPD_ERR_NOMEM as a negative number. */
-int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_check *chk,
+int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
                   const struct fpd_check_result *res);
 void fpd_stats_free(struct fpd_stats *st);
 

@@ -74,18 +74,24 @@ static int restage(struct fpd_staging *s, struct operand src_copy, size_t batch,
     return FPD_OK;
 }
 
+/* Whether `len` bytes all hold the canary: memcmp against a block of it, which the C library
+ * vectorizes (a byte loop with an early exit is a tenth of a small check's time). */
+static bool all_canary(const unsigned char *p, size_t len)
+{
+    static const unsigned char canary[512] = {[0 ... 511] = CANARY_BYTE};
+    for (size_t at = 0; at < len; at += sizeof canary)
+        if (memcmp(p + at, canary, len - at < sizeof canary ? len - at : sizeof canary) != 0)
+            return false;
+    return true;
+}
+
 /* C's row padding and one guard row after its end must still hold the canary. */
 static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, size_t n, size_t ldc, size_t es)
 {
-    for (size_t i = 0; i < batch * rows; i++)
-        for (size_t byte = n * es; byte < ldc * es; byte++)
-            if (c[i * ldc * es + byte] != CANARY_BYTE)
-                return false;
-    const unsigned char *guard = c + batch * rows * ldc * es;
-    for (size_t byte = 0; byte < ldc * es; byte++)
-        if (guard[byte] != CANARY_BYTE)
+    for (size_t i = 0; ldc > n && i < batch * rows; i++)
+        if (!all_canary(c + (i * ldc + n) * es, (ldc - n) * es))
             return false;
-    return true;
+    return all_canary(c + batch * rows * ldc * es, ldc * es);
 }
 
 static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc,

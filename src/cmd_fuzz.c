@@ -695,7 +695,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
         fpd_cli_error("fuzz", "cannot start the worker processes: %s", strerror(errno));
         exit_code = FPD_EXIT_INTERNAL;
     }
-    bool stopping = false;
+    bool stopping = false, ci_wanted = o->junit || fpd_ci_github();
     while (exit_code == FPD_EXIT_OK) {
         if (interrupts >= 2) { /* a second Ctrl-C: now */
             fpd_pool_kill(&pool);
@@ -727,18 +727,22 @@ int fpd_cmd_fuzz(int argc, char **argv)
         }
         if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type != FPD_MSG_RESULT)
             continue;
+        bool lost = ev.type == FPD_EVENT_LOST; /* the check crashed or hung its worker: an `error` finding */
+        uint32_t index = lost ? ev.index : ev.msg.index;
+        struct fpd_check_result res = lost ? (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1}
+                                           : ev.msg.res;
+        /* Planning the whole check again costs about what a small check's data does: only a check
+         * that is reported, saved or listed needs it; the summary needs its combination alone. */
         struct fpd_check chk;
-        fpd_campaign_plan(&run.cp, ev.type == FPD_EVENT_LOST ? ev.index : ev.msg.index, &chk);
-        struct fpd_check_result res;
-        if (ev.type == FPD_EVENT_LOST) { /* the check crashed or hung its worker: an `error` finding */
-            res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
+        if (lost || res.verdict != FPD_SAME || o->json || ci_wanted)
+            fpd_campaign_plan(&run.cp, index, &chk);
+        if (lost) {
             fpd_relation_build(chk.relation, &chk.c, &chk.params, &res.paths);
             snprintf(res.error, sizeof res.error, "%s", ev.reason);
         } else {
-            res = ev.msg.res;
             gemm_seconds += ev.msg.gemm_seconds;
         }
-        int added = fpd_stats_add(&st, &run.cp, &chk, &res);
+        int added = fpd_stats_add(&st, &run.cp, fpd_campaign_combo(&run.cp, index), &res);
         if (added < 0) {
             fpd_cli_error("fuzz", "internal error: out of memory");
             exit_code = FPD_EXIT_INTERNAL;
@@ -747,7 +751,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
         bool fails = fpd_fails_policy(res.verdict, o->fail_on);
         if (fails)
             failed++;
-        if (ci_record(&ci, &chk, &res, fails) != FPD_OK) {
+        if (ci_wanted && ci_record(&ci, &chk, &res, fails) != FPD_OK) {
             fpd_cli_error("fuzz", "internal error: out of memory");
             exit_code = FPD_EXIT_INTERNAL;
             break;

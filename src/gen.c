@@ -115,7 +115,8 @@ static struct tensor_source tensor_source(const struct fpd_recipe *r, enum fpd_d
     struct tensor_source s = {.recipe = r, .in = in, .stream = stream, .batch = batch};
     if (r->generator != 1) {
         s.key = fpd_rng_tensor_key(r->seed, r->index, stream, batch);
-        s.special_key = fpd_rng_tensor_key(r->seed, r->index, stream | FPD_STREAM_SPECIAL, batch);
+        if (r->special_rate > 0)
+            s.special_key = fpd_rng_tensor_key(r->seed, r->index, stream | FPD_STREAM_SPECIAL, batch);
     }
     return s;
 }
