@@ -303,6 +303,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, str
                 for (int w = 0; w < 2; w++) {
                     double v = fpd_load(c->dt.out, ck->result[w].buf, at);
                     if (!same_class(v, exact_out)) {
+                        x->wrong_class[w]++;
                         x->err_ulp[w] = x->own_ratio[w] = INFINITY;
                         continue;
                     }

@@ -31,6 +31,7 @@ struct fpd_exact_report {
     double err_ulp[2];   /* max |c - exact| over the compared block, in ulps of the case's output type */
     double own_ratio[2]; /* max |c - exact| / the path's own rounding bound (its own output type) */
     unsigned beyond;     /* bit 0: path A exceeds its own bound; bit 1: path B */
+    size_t wrong_class[2]; /* elements where a path is Inf/NaN/finite and the exact result is not */
 };
 
 struct fpd_check_result {

@@ -105,10 +105,15 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
     else if (x->err_ulp[1] > x->err_ulp[0])
         fprintf(f, ": path B is the farther, A the closer");
     fputc('\n', f);
-    for (int w = 0; w < 2; w++)
-        if (x->beyond & (1u << w))
+    for (int w = 0; w < 2; w++) {
+        if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
+            fprintf(f, "           path %c is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
+                       "           element%s: its partial sums overflowed, or it lost an Inf or NaN\n",
+                    "AB"[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s");
+        else if (x->beyond & (1u << w))
             fprintf(f, "           path %c exceeds its own rounding bound (%.3g times it): it lost precision\n",
                     "AB"[w], x->own_ratio[w]);
+    }
 }
 
 void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
@@ -246,9 +251,11 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         for (int w = 0; w < 2; w++)
             if (x->beyond & (1u << w))
                 json_array_append_new(beyond, json_string(w ? "B" : "A"));
-        json_object_set_new(o, "exact", json_pack("{s:o,s:o,s:o,s:o,s:o}", "ulp_a", real(x->err_ulp[0]), "ulp_b",
-                                                  real(x->err_ulp[1]), "own_ratio_a", real(x->own_ratio[0]),
-                                                  "own_ratio_b", real(x->own_ratio[1]), "beyond_bound", beyond));
+        json_object_set_new(o, "exact", json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "ulp_a", real(x->err_ulp[0]),
+                                                  "ulp_b", real(x->err_ulp[1]), "own_ratio_a", real(x->own_ratio[0]),
+                                                  "own_ratio_b", real(x->own_ratio[1]), "beyond_bound", beyond,
+                                                  "wrong_class_a", (json_int_t)x->wrong_class[0], "wrong_class_b",
+                                                  (json_int_t)x->wrong_class[1]));
     }
     const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
     json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());

@@ -46,6 +46,11 @@ run "cast-out report" 1 $FPDIV check --relation cast-out --backend openblas --sh
     expect "cast-out: the bf16-output path is named the inaccurate side" "$out" '^  exact +path A is .* ulp from the exact result, path B .*: path B is the farther'
 run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --json &&
     expect "exact in JSON" "$out" '"exact":\{"ulp_a":[0-9.e+-]+,"ulp_b":[0-9.e+-]+,"own_ratio_a":'
+# max-finite specials overflow f32 partial sums in both paths alike: the report says so, rather
+# than "lost precision"
+run "overflowing sums against the exact result" 1 $FPDIV check --relation addmm --backend seq --shape 3x200x300 \
+    --trans-b --dist wide --specials 0.001 --seed 77 --index 5 --generator 1 &&
+    expect "overflow: bound, and why" "$out" '^ +path A is Inf, NaN or finite where the correctly rounded result is not, at [0-9]+$'
 if run "the exact backend across a fuzz run" 0 $FPDIV fuzz --no-corpus --seed 4 --cases 600 --max-dim 40 --backends exact --dtypes f64,f32,f16,bf16,f16:f16,bf16:bf16:bf16 --specials 0.001; then
     expect "exact is same on every relation it runs" "$out" '^600 checks in .*: same 600, reorder 0, bound 0, nonfinite 0, error 0'
 fi

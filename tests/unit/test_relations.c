@@ -362,4 +362,6 @@ Test(relations, overflow_against_the_exact_result_is_bound, .init = setup, .fini
     /* seq: FLT_MAX + FLT_MAX overflows before -FLT_MAX can bring it back; exact: FLT_MAX */
     cr_expect_eq(res.verdict, FPD_BOUND, "%s", fpd_verdict_table[res.verdict].name);
     cr_expect_eq(res.exact.beyond, 3u);
+    cr_expect(res.exact.wrong_class[0] == 1 && res.exact.wrong_class[1] == 1, "wrong class: %zu, %zu",
+              res.exact.wrong_class[0], res.exact.wrong_class[1]);
 }
