@@ -130,7 +130,8 @@ int fpd_cli_verdict(const char *opt, const char *text, bool allow_never, int *ou
     return FPD_OK;
 }
 
-/* Splits a comma list and hands each item to `take`. */
+/* Splits a comma list and hands each item to `take`. An item given twice is refused: it would
+ * split the campaign's summary rows and double its findings. */
 static int for_each_item(const char *opt, const char *text, size_t cap, size_t *n,
                          int (*take)(const char *item, size_t slot, void *ctx, char *why, size_t why_size), void *ctx,
                          char *why, size_t why_size)
@@ -142,15 +143,22 @@ static int for_each_item(const char *opt, const char *text, size_t cap, size_t *
     }
     strcpy(buf, text);
     *n = 0;
+    const char *items[1024];
     for (char *p = buf, *item; (item = strsep(&p, ",")) != NULL;) {
         if (*item == '\0') {
             snprintf(why, why_size, "%s '%s': empty item in the list", opt, text);
             return FPD_ERR_INPUT;
         }
+        for (size_t i = 0; i < *n; i++)
+            if (strcmp(items[i], item) == 0) {
+                snprintf(why, why_size, "%s '%s': '%s' is listed twice", opt, text, item);
+                return FPD_ERR_INPUT;
+            }
         if (*n == cap) {
             snprintf(why, why_size, "%s '%s': at most %zu items", opt, text, cap);
             return FPD_ERR_INPUT;
         }
+        items[*n] = item;
         if (take(item, (*n)++, ctx, why, why_size) != FPD_OK)
             return FPD_ERR_INPUT;
     }

@@ -91,7 +91,7 @@ int fpd_cmd_minimize(int argc, char **argv)
     fpd_report_check(stdout, &chk, &mr.final);
     if (fpd_case_file_from_check(&out, &chk, &mr.final, FPD_INLINE_MAX_DEFAULT, fpd_environment_json(&chk)) != FPD_OK)
         goto internal;
-    out.origin_seed = f.origin_seed, out.origin_index = f.origin_index;
+    out.origin_seed = f.origin_seed, out.origin_index = f.origin_index, out.origin_generator = f.origin_generator;
     if (fpd_case_file_save(out_dir, &out, path, sizeof path, &existed, why, sizeof why) != FPD_OK) {
         fpd_cli_error("minimize", "%s", why);
         exit_code = FPD_EXIT_USAGE;

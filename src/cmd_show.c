@@ -22,8 +22,8 @@ static void show_recorded(const struct fpd_case_file *f)
            fpd_verdict_table[f->recorded.verdict].name, f->recorded.diff, f->recorded.count, f->recorded.max_ulp,
            f->recorded.ratio);
     printf("  hashes   A %016" PRIx64 "  B %016" PRIx64 "\n", f->recorded.hash_a, f->recorded.hash_b);
-    printf("  origin   seed %" PRIu64 " index %" PRIu32 " (%zu check%s of this signature), by fpdiv %s on %s\n",
-           f->origin_seed, f->origin_index, f->signature_count, f->signature_count == 1 ? "" : "s",
+    printf("  origin   seed %" PRIu64 " index %" PRIu32 ", generator %u (%zu check%s of this signature), by fpdiv %s on %s\n",
+           f->origin_seed, f->origin_index, f->origin_generator, f->signature_count, f->signature_count == 1 ? "" : "s",
            version ? version : "?", cpu ? cpu : "an unrecorded CPU");
     if (f->has_data)
         printf("  data     inline, exact\n");

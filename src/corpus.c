@@ -128,9 +128,10 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
                                 "max_ulp", (json_int_t)(f->recorded.max_ulp > INT64_MAX ? INT64_MAX : f->recorded.max_ulp),
                                 "hash_a", hex64_json(f->recorded.hash_a), "hash_b", hex64_json(f->recorded.hash_b));
     json_object_set_new(outcome, "ratio", isfinite(f->recorded.ratio) ? json_real(f->recorded.ratio) : json_null());
-    return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION, "check",
-                     check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed), "index",
-                     (json_int_t)f->origin_index, "count", (json_int_t)f->signature_count, "provenance",
+    return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
+                     "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
+                     "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
+                     (json_int_t)f->signature_count, "provenance",
                      f->provenance ? json_incref(f->provenance) : json_object());
 }
 
@@ -162,6 +163,7 @@ int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *ch
     f->recorded.hash_b = res->metrics.hash_b;
     f->origin_seed = c->recipe.seed;
     f->origin_index = c->recipe.index;
+    f->origin_generator = c->recipe.generator;
     size_t in = fpd_dtype_info(c->dt.in)->size, out = fpd_dtype_info(c->dt.out)->size;
     double bytes = (double)c->batch * ((double)c->m * c->k + (double)c->k * c->n) * (double)in + (double)c->n * out;
     if (c->data || bytes <= (double)inline_max) {
@@ -560,6 +562,10 @@ static int read_case_file(const char *path, json_t *root, double max_mem, struct
         f->recorded.hash_b = get_hex64(&r, outcome, "outcome.hash_b", "hash_b", &rc);
         f->origin_seed = get_seed(&r, origin, "origin.seed", &rc);
         f->origin_index = (uint32_t)get_uint(&r, origin, "origin.index", "index", 0, UINT32_MAX, &rc);
+        /* files from before generator 2 do not say: generator 1 made their data */
+        f->origin_generator = json_object_get(origin, "generator")
+                                  ? (unsigned)get_uint(&r, origin, "origin.generator", "generator", 1, INT32_MAX, &rc)
+                                  : 1;
         json_t *count = json_object_get(root, "count");
         f->signature_count = json_is_integer(count) && json_integer_value(count) > 0 ? (size_t)json_integer_value(count) : 1;
         json_t *prov = json_object_get(root, "provenance");

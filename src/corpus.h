@@ -32,6 +32,7 @@ struct fpd_case_file {
     } recorded;
     uint64_t origin_seed;
     uint32_t origin_index;
+    unsigned origin_generator; /* what made the data at (origin_seed, origin_index) */
     size_t signature_count; /* checks of this signature seen when it was saved */
     json_t *provenance;     /* owned */
 };

@@ -1,5 +1,5 @@
 /* gen.c — deterministic input generation. No libm transcendental is used, so generated values do
- * not depend on the C library's version: only on FPD_GEN_VERSION and the recipe. */
+ * not depend on the C library's version: only on the recipe, its generator version included. */
 #include "gen.h"
 
 #include <math.h>
@@ -70,13 +70,15 @@ static double dist_value_v1(enum fpd_dist d, enum fpd_dtype in, const uint32_t w
     }
 }
 
-/* Generator 2: the four uniforms of `normal` are the word's 16-bit quarters; `wide` takes its sign
- * from bit 0, its significand from bits 1-23 and its binade from the high half. */
+/* Generator 2: the four uniforms of `normal` are the word's 16-bit quarters, each the midpoint of
+ * its 1/65536 interval so that the mean is exactly 0 (2^18 distinct sums, each scaled by the
+ * irrational sqrt(3), so every significand bit still varies); `wide` takes its sign from bit 0,
+ * its significand from bits 1-23 and its binade from the high half. */
 static inline double normal_v2(uint64_t x)
 {
     uint32_t sum = (uint32_t)(x & 0xffff) + (uint32_t)(x >> 16 & 0xffff) + (uint32_t)(x >> 32 & 0xffff) +
                    (uint32_t)(x >> 48);
-    return irwin_hall4((double)sum, 0x1p-16);
+    return irwin_hall4((double)sum + 2.0, 0x1p-16); /* four halves: exact */
 }
 
 static inline double wide_v2(int span, uint64_t x)

@@ -220,6 +220,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "hash_b", hex64(m->hash_b));
     json_object_set_new(o, "seed", fpd_seed_json(c->recipe.seed));
     json_object_set_new(o, "index", json_integer(c->recipe.index));
+    json_object_set_new(o, "generator", json_integer(c->recipe.generator));
     json_object_set_new(o, "shape", json_string(fpd_shape_format(c, shape, sizeof shape)));
     json_object_set_new(o, "dtype", json_string(fpd_dtypes_format(&c->dt, dt, sizeof dt)));
     json_object_set_new(o, "trans_a", json_boolean(c->trans_a));
@@ -289,6 +290,6 @@ json_t *fpd_environment_json(const struct fpd_check *chk)
     json_t *backends = json_object();
     for (int i = 0; i < chk->relation->backends; i++)
         json_object_set_new(backends, chk->backends[i]->impl->name, fpd_provenance_json(chk->backends[i]));
-    return json_pack("{s:s,s:i,s:s,s:o}", "fpdiv", FPD_VERSION, "generator", FPD_GEN_VERSION, "cpu", cpu, "backends",
-                     backends);
+    return json_pack("{s:s,s:i,s:s,s:o}", "fpdiv", FPD_VERSION, "generator", (int)chk->c.recipe.generator, "cpu", cpu,
+                     "backends", backends);
 }

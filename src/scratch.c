@@ -1,6 +1,7 @@
 /* scratch.c — grow-only buffers. */
 #include "scratch.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -20,6 +21,8 @@ int fpd_grow(void **buf, size_t *capacity, size_t bytes)
      * aligned to them and asks for them: one fault per 2 MiB instead of 512, which matters most
      * where every check runs in a fresh process (minimize, show, bisect --isolate). */
     size_t align = want >= HUGE_PAGE ? HUGE_PAGE : 64;
+    if (want > SIZE_MAX - align)
+        return FPD_ERR_NOMEM;
     size_t size = (want + align - 1) / align * align;
     void *p = aligned_alloc(align, size);
     if (!p)

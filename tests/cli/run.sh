@@ -208,6 +208,17 @@ bad "--generator out of range" "--generator '3': this fpdiv has generators 1 to 
 bad "fuzz --generator 0" "--generator '0': this fpdiv has generators 1 to 2" fuzz --generator 0
 run "fuzz --generator 1 says how to rerun" 0 $FPDIV fuzz --generator 1 --seed 3 --cases 20 --no-corpus --max-dim 8 &&
     expect "fuzz --generator 1: the rerun line" "$out" '^seed 3  \(rerun this campaign with --seed 3 --generator 1;'
+# inline cases keep the generator that made them, in their origin and provenance
+$FPDIV fuzz --generator 1 --seed 3 --cases 300 --max-dim 8 --corpus $tmp/g1corpus >/dev/null 2>&1
+python3 - "$tmp/g1corpus" <<'PY' && pass "saved inline cases name generator 1" || fail "inline generator" "origin or provenance lost it"
+import json, pathlib, sys
+files = list(pathlib.Path(sys.argv[1]).rglob("*.json"))
+cases = [json.load(open(f)) for f in files]
+sys.exit(0 if files and all(c["origin"]["generator"] == 1 and c["provenance"]["generator"] == 1 for c in cases) else 1)
+PY
+run "check --json names the generator" 0 $FPDIV check --relation repeat --backend seq --shape 2x3x4 --generator 1 --json &&
+    [ "$(json_field generator <<<"$out")" = 1 ] && pass "check --json: generator 1" || fail "check --json generator" "${out:0:200}"
+bad "a backend listed twice" "--backends 'openblas,seq,openblas': 'openblas' is listed twice" fuzz --backends openblas,seq,openblas
 sed '/"backends": \[/{n;s/"[a-z]*"/"mkl"/}' "$one" >$tmp/mkl.json
 bad "unknown backend in a file" "mkl.json: check.backends: unknown backend 'mkl'" replay $tmp/mkl.json
 # two fuzzers sharing one corpus at once: nothing lost, nothing corrupted

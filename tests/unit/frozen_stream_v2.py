@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Writes frozen_stream_v2.inc: generator 2's values from a model written from its description in
 src/rng.h and src/gen.c, independent of the C code, so the frozen test checks the definition and
-not just the code's past output.  Run: python3 tests/unit/frozen_stream_v2.py > tests/unit/frozen_stream_v2.inc
+not just the code's past output.  Run:
+    python3 tests/unit/frozen_stream_v2.py > tests/unit/frozen_stream_v2.inc
+    python3 tests/unit/frozen_stream_v2.py specials > tests/unit/frozen_specials_v2.inc
 """
 import math
 import struct
+import sys
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -39,8 +42,8 @@ WIDE_BINADES = {"F64": 30, "F32": 20, "F16": 5, "BF16": 20}
 
 
 def value(dist, dtype, x):
-    if dist == "NORMAL":
-        s = sum((x >> shift) & 0xFFFF for shift in (0, 16, 32, 48))
+    if dist == "NORMAL":  # four 16-bit uniforms, each the midpoint of its interval
+        s = sum(((x >> shift) & 0xFFFF) + 0.5 for shift in (0, 16, 32, 48))
         return (s * 2.0**-16 - 2.0) * 1.7320508075688772
     if dist == "UNIFORM":
         return (x >> 11) * 2.0**-52 - 1.0
@@ -65,8 +68,34 @@ def round_to(dtype, v):
     return round(v * scale) / scale  # exact scaling; round() breaks ties to even
 
 
+F32_SPECIALS = [0.0, -0.0, math.inf, -math.inf, math.nan, 2.0**-149, -(2.0**-126 - 2.0**-149),
+                (2 - 2.0**-23) * 2.0**127]
+
+
+def special_or_value(seed, index, stream, row, col, rate):
+    """An f32 `normal` element of a recipe with specials: the tensor's special key draws first."""
+    draw = bits(tensor_key(seed, index, stream | 0x80, 0), row, col)
+    if (draw & M32) < rate * 2.0**32:
+        return F32_SPECIALS[(draw >> 32) % len(F32_SPECIALS)]
+    return round_to("F32", value("NORMAL", "F32", bits(tensor_key(seed, index, stream, 0), row, col)))
+
+
+def c_double(v):
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "-INFINITY" if v < 0 else "INFINITY"
+    return v.hex()
+
+
 def main():
     seed, index = 0x5EED, 3
+    if len(sys.argv) > 1 and sys.argv[1] == "specials":
+        print("/* Generator 2, f32 normal data with specials at rate 0.25: seed 0x5eed, case index 3, stream B,"
+              " from tests/unit/frozen_stream_v2.py specials. {row, col, value}. */")
+        for col in range(48):
+            print(f"{{{col % 3}, {col * 5}, {c_double(special_or_value(seed, index, 2, col % 3, col * 5, 0.25))}}},")
+        return
     print("/* Generator 2 at seed 0x5eed, case index 3, batch 0, from tests/unit/frozen_stream_v2.py."
           " {dist, in, stream, row, col, value}. */")
     streams = (("A", 1), ("B", 2), ("BIAS", 3))

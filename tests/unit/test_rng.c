@@ -56,6 +56,18 @@ Test(rng, frozen_generator_streams)
     };
     expect_frozen(1, v1, sizeof v1 / sizeof v1[0]);
     expect_frozen(2, v2, sizeof v2 / sizeof v2[0]);
+    static const struct {
+        uint32_t row, col;
+        double want;
+    } specials[] = {
+#include "frozen_specials_v2.inc"
+    };
+    struct fpd_recipe r = {.generator = 2, .seed = 0x5eed, .index = 3, .dist = FPD_DIST_NORMAL, .special_rate = 0.25};
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
+        double got = fpd_gen_element(&r, FPD_F32, FPD_STREAM_B, 0, specials[i].row, specials[i].col);
+        bool same = isnan(specials[i].want) ? isnan(got) : memcmp(&got, &specials[i].want, sizeof got) == 0;
+        cr_expect(same, "generator 2 with specials, entry %zu: %a, frozen %a", i, got, specials[i].want);
+    }
 }
 
 Test(rng, stream_draws_are_reproducible_and_in_range)
