@@ -262,12 +262,15 @@ static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batc
     for (size_t i = 0; i < rows; i++)
         for (size_t j = cols; j < ld; j++)
             fpd_store(in, dst, i * ld + j, NAN);
+    if (given && !transposed) { /* a stored row is a logical row: one copy each */
+        for (size_t i = 0; i < rows; i++)
+            memcpy((char *)dst + i * ld * es, given + i * given_cols * es, cols * es);
+        return;
+    }
     if (given) {
         for (size_t i = 0; i < rows; i++)
-            for (size_t j = 0; j < cols; j++) {
-                size_t row = transposed ? j : i, col = transposed ? i : j;
-                memcpy((char *)dst + (i * ld + j) * es, given + (row * given_cols + col) * es, es);
-            }
+            for (size_t j = 0; j < cols; j++)
+                fpd_store_bits(in, dst, i * ld + j, fpd_bits(in, given, j * given_cols + i));
         return;
     }
     /* Runs along whichever storage direction wastes fewer lanes (a k x 1 operand along its rows
