@@ -143,7 +143,7 @@ static int for_each_item(const char *opt, const char *text, size_t cap, size_t *
     }
     strcpy(buf, text);
     *n = 0;
-    const char *items[1024];
+    const char *items[sizeof buf / 2]; /* an item and its comma take two characters at least */
     for (char *p = buf, *item; (item = strsep(&p, ",")) != NULL;) {
         if (*item == '\0') {
             snprintf(why, why_size, "%s '%s': empty item in the list", opt, text);

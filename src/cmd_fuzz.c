@@ -654,10 +654,8 @@ int fpd_cmd_fuzz(int argc, char **argv)
     }
 
     /* the options that rerun this campaign's cases: an older generator must be named */
-    char rerun[80];
-    int at = snprintf(rerun, sizeof rerun, "--seed %" PRIu64, cfg.seed);
-    if (cfg.generator != FPD_GEN_VERSION)
-        snprintf(rerun + at, sizeof rerun - (size_t)at, " --generator %u", cfg.generator);
+    char rerun[80], generator[32];
+    snprintf(rerun, sizeof rerun, "--seed %" PRIu64 "%s", cfg.seed, fpd_generator_option(cfg.generator, generator));
     if (o->json)
         print_json(json_pack("{s:s,s:o,s:i,s:s,s:I,s:{s:I,s:I,s:s}}", "type", "campaign", "seed",
                              fpd_seed_json(cfg.seed), "generator", (int)cfg.generator, "version", FPD_VERSION, "jobs",

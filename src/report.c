@@ -23,6 +23,14 @@ static const char *path_backend_names(const struct fpd_check *chk, char *buf, si
     return buf;
 }
 
+const char *fpd_generator_option(unsigned generator, char buf[32])
+{
+    buf[0] = '\0';
+    if (generator != FPD_GEN_VERSION)
+        snprintf(buf, 32, " --generator %u", generator);
+    return buf;
+}
+
 const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size)
 {
     const struct fpd_case *c = &chk->c;
@@ -38,17 +46,15 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
     char specials[48] = "";
     if (c->recipe.special_rate > 0)
         snprintf(specials, sizeof specials, " --specials %.17g", c->recipe.special_rate);
-    char pad[32] = "", generator[32] = "";
+    char pad[32] = "", generator[32];
     if (c->pad)
         snprintf(pad, sizeof pad, " --pad %u", c->pad);
-    if (c->recipe.generator != FPD_GEN_VERSION)
-        snprintf(generator, sizeof generator, " --generator %u", c->recipe.generator);
     snprintf(buf, size, "fpdiv check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
              " --index %" PRIu32 "%s",
              chk->relation->name, path_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
              fpd_dtypes_format(&c->dt, dt, sizeof dt), c->trans_a ? " --trans-a" : "", c->trans_b ? " --trans-b" : "",
              c->has_bias ? " --bias" : "", pad, fpd_dist_table[c->recipe.dist].name, specials, extra, c->recipe.seed,
-             c->recipe.index, generator);
+             c->recipe.index, fpd_generator_option(c->recipe.generator, generator));
     return buf;
 }
 

@@ -14,6 +14,8 @@ const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t 
 
 /* The `fpdiv check …` command that reruns exactly this check; NULL for explicit (inline) inputs. */
 const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size);
+/* " --generator G" for a generator other than the newest (which is the default), else "". */
+const char *fpd_generator_option(unsigned generator, char buf[32]);
 
 /* A full human-readable report of one check. */
 void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res);
