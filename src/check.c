@@ -6,22 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "../kernels/cpu/kernels.h"
 #include "dtype.h"
 #include "scratch.h"
+#include "ticks.h"
 #include "workers.h"
 
 const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
     [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Written into C's padding before the call; a backend that writes outside its matrix changes it. */
 #define CANARY_BYTE 0xA5
@@ -158,9 +151,9 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         return FPD_ERR_UNAVAILABLE;
     }
     why[0] = '\0';
-    double t0 = seconds();
+    uint64_t t0 = fpd_ticks();
     int rc = slot->impl->gemm(slot->handle, &args, why, why_size);
-    ck->gemm_seconds += seconds() - t0;
+    ck->gemm_ticks += fpd_ticks() - t0;
     if (rc != FPD_OK) {
         if (why[0] == '\0')
             snprintf(why, why_size, "%s failed (status %d)", slot->impl->name, rc);
@@ -189,19 +182,51 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
 }
 
 /* op(X) of one batch entry in binary64, packed: rows x cols, or cols x rows when `by_columns`
- * (each column contiguous), as absolute values when `absolute`. */
-static int pack_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols, bool by_columns,
-                    bool absolute)
+ * (each column contiguous). */
+static int pack_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols, bool by_columns)
 {
     if (fpd_grow(&s->buf, &s->cap, rows * cols * sizeof(double)) != FPD_OK)
         return FPD_ERR_NOMEM;
     double *d = s->buf;
     const char *base = (const char *)x->p + b * x->stride * dsize(x->t);
     for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++) {
-            double v = fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j);
-            d[by_columns ? j * rows + i : i * cols + j] = absolute ? fabs(v) : v;
-        }
+        for (size_t j = 0; j < cols; j++)
+            d[by_columns ? j * rows + i : i * cols + j] =
+                fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j);
+    return FPD_OK;
+}
+
+/* |x[0..count)| in binary64; a loop per type, so the common ones vectorize. */
+static void abs_to_f64(enum fpd_dtype t, const void *x, double *out, size_t count)
+{
+    switch (t) {
+    case FPD_F64:
+        for (size_t i = 0; i < count; i++)
+            out[i] = fabs(((const double *)x)[i]);
+        break;
+    case FPD_F32:
+        for (size_t i = 0; i < count; i++)
+            out[i] = fabs((double)((const float *)x)[i]);
+        break;
+    default:
+        for (size_t i = 0; i < count; i++)
+            out[i] = fabs(fpd_load(t, x, i));
+    }
+}
+
+/* |op(X)| of one batch entry in binary64, packed in X's own storage order (a stored row at a
+ * time): element (i, j) lands at i * *rs + j * *cs. */
+static int pack_abs_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols,
+                        ptrdiff_t *rs, ptrdiff_t *cs)
+{
+    size_t stored_rows = x->transposed ? cols : rows, stored_cols = x->transposed ? rows : cols;
+    if (fpd_grow(&s->buf, &s->cap, rows * cols * sizeof(double)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    const char *base = (const char *)x->p + b * x->stride * dsize(x->t);
+    for (size_t r = 0; r < stored_rows; r++)
+        abs_to_f64(x->t, base + r * x->ld * dsize(x->t), (double *)s->buf + r * stored_cols, stored_cols);
+    *rs = x->transposed ? 1 : (ptrdiff_t)cols;
+    *cs = x->transposed ? (ptrdiff_t)rows : 1;
     return FPD_OK;
 }
 
@@ -231,16 +256,17 @@ static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const
     for (size_t j = 0; j < n; j++)
         abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j));
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        if (pack_f64(&ck->abs_a, &a, bi, m, c->k, false, true) != FPD_OK ||
-            pack_f64(&ck->abs_b, &b, bi, c->k, n, false, true) != FPD_OK)
+        ptrdiff_t a_rs, a_cs, b_rs, b_cs;
+        if (pack_abs_f64(&ck->abs_a, &a, bi, m, c->k, &a_rs, &a_cs) != FPD_OK ||
+            pack_abs_f64(&ck->abs_b, &b, bi, c->k, n, &b_rs, &b_cs) != FPD_OK)
             return FPD_ERR_NOMEM;
         struct fpd_kgemm_f64 k = {
-            m, n, c->k, ck->abs_a.buf, (ptrdiff_t)c->k, 1, ck->abs_b.buf, (ptrdiff_t)n, 1,
+            m, n, c->k, ck->abs_a.buf, a_rs, a_cs, ck->abs_b.buf, b_rs, b_cs,
             (double *)ck->magnitude.buf + bi * m * n, n, bias ? abs_bias : NULL,
         };
-        double t0 = seconds();
+        uint64_t t0 = fpd_ticks();
         int rc = fpd_kernel_blocked_f64(&k);
-        ck->gemm_seconds += seconds() - t0;
+        ck->gemm_ticks += fpd_ticks() - t0;
         if (rc != 0)
             return FPD_ERR_NOMEM;
     }
@@ -287,8 +313,8 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, str
     struct fpd_exact_report *x = &res->exact;
     *x = (struct fpd_exact_report){.computed = true};
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        if (pack_f64(&ck->values_a, &a, bi, m, c->k, false, false) != FPD_OK ||
-            pack_f64(&ck->values_b, &b, bi, c->k, n, true, false) != FPD_OK)
+        if (pack_f64(&ck->values_a, &a, bi, m, c->k, false) != FPD_OK ||
+            pack_f64(&ck->values_b, &b, bi, c->k, n, true) != FPD_OK)
             return FPD_ERR_NOMEM;
         const double *rows = ck->values_a.buf, *cols = ck->values_b.buf;
         for (size_t i = 0; i < m; i++)

@@ -50,11 +50,11 @@ struct fpd_checker {
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
     struct fpd_staging magnitude, abs_a, abs_b, abs_bias, values_a, values_b;
     struct fpd_superacc *acc; /* allocated on first use */
-    double gemm_seconds;      /* time spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
+    uint64_t gemm_ticks; /* fpd_ticks() spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
     /* Each check in a child process of its own (commands that run many checks in fpdiv's own
      * process: bisect, sweep, minimize): a backend that crashes, or runs past isolate_timeout
      * seconds (0: no limit), gives an `error` verdict instead of ending fpdiv. The child's buffers
-     * and gemm_seconds do not come back. */
+     * and gemm_ticks do not come back. */
     bool isolate;
     double isolate_timeout;
     void *shared; /* the child's answer (mapped on first use) */

@@ -20,6 +20,7 @@
 #include "minimize.h"
 #include "dtype.h"
 #include "report.h"
+#include "ticks.h"
 #include "workers.h"
 
 static const char help[] =
@@ -545,10 +546,10 @@ static int fuzz_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     struct fpd_check chk;
     fpd_campaign_plan(&run->cp, index, &chk);
     struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
-    double gemm_before = run->ck.gemm_seconds;
+    uint64_t gemm_before = run->ck.gemm_ticks;
     if (fpd_check_run(&run->ck, &chk, &m.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    m.gemm_seconds = run->ck.gemm_seconds - gemm_before;
+    m.gemm_ticks = run->ck.gemm_ticks - gemm_before;
     if (fpd_worker_send(ch, &m) != FPD_OK)
         return FPD_ERR_INTERNAL;
     if (!run->o.corpus || m.res.verdict == FPD_SAME)
@@ -681,9 +682,9 @@ int fpd_cmd_fuzz(int argc, char **argv)
     snprintf(suite, sizeof suite, "fpdiv fuzz %s", rerun);
     ci.suite = strdup(suite);
     struct progress prog = {.tty = isatty(STDERR_FILENO), .start = now()};
+    uint64_t start_ticks = fpd_ticks(), gemm_ticks = 0;
     prog.last = prog.start;
     size_t failed = 0, saved = 0;
-    double gemm_seconds = 0;
     int exit_code = FPD_EXIT_OK;
     struct fpd_pool pool;
     double deadline = o->seconds > 0 ? prog.start + o->seconds : 0;
@@ -738,7 +739,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
             fpd_relation_build(chk.relation, &chk.c, &chk.params, &res.paths);
             snprintf(res.error, sizeof res.error, "%s", ev.reason);
         } else {
-            gemm_seconds += ev.msg.gemm_seconds;
+            gemm_ticks += ev.msg.gemm_ticks;
         }
         int added = fpd_stats_add(&st, &run.cp, fpd_campaign_combo(&run.cp, index), &res);
         if (added < 0) {
@@ -777,6 +778,8 @@ int fpd_cmd_fuzz(int argc, char **argv)
     sigaction(SIGTERM, &old_term, NULL);
     progress_show(&prog, &st, true);
     double seconds = now() - prog.start;
+    uint64_t ticks = fpd_ticks() - start_ticks; /* the whole campaign measures the rate of ticks */
+    double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
     if (o->json)
         print_json(summary_json(&run.cp, &st, seconds, failed, gemm_seconds));
     else

@@ -57,14 +57,21 @@ double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_ab
     return rounding + intermediate + underflow;
 }
 
-void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m)
+/* The per-element loops below take the type as an argument and are always inlined into a switch
+ * with one constant type per branch: every layout test and load then folds to its own type's
+ * few instructions, instead of a call per element. */
+#define SPECIALIZE_BY_TYPE(t, call)                                                                \
+    switch (t) {                                                                                   \
+    case FPD_F64: call(FPD_F64); break;                                                            \
+    case FPD_F32: call(FPD_F32); break;                                                            \
+    case FPD_F16: call(FPD_F16); break;                                                            \
+    case FPD_BF16: call(FPD_BF16); break;                                                          \
+    default: break;                                                                                \
+    }
+
+static inline __attribute__((always_inline)) void differing_elements(enum fpd_dtype t, const void *a, const void *b,
+                                                                     size_t count, struct fpd_metrics *m)
 {
-    size_t bytes = count * fpd_dtype_info(t)->size;
-    *m = (struct fpd_metrics){.count = count};
-    m->hash_a = XXH3_64bits(a, bytes);
-    m->hash_b = XXH3_64bits(b, bytes);
-    if (memcmp(a, b, bytes) == 0)
-        return;
     /* The worst element: the first whose class changed, else the one farthest apart in ulps. */
     uint64_t worst_ulp = 0;
     bool found = false;
@@ -93,16 +100,28 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
             found = true;
         }
     }
+}
+
+void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m)
+{
+    size_t bytes = count * fpd_dtype_info(t)->size;
+    *m = (struct fpd_metrics){.count = count};
+    m->hash_a = XXH3_64bits(a, bytes);
+    m->hash_b = XXH3_64bits(b, bytes);
+    if (memcmp(a, b, bytes) == 0)
+        return;
+#define DIFFERING(type) differing_elements(type, a, b, count, m)
+    SPECIALIZE_BY_TYPE(t, DIFFERING)
+#undef DIFFERING
     m->worst_bits_a = fpd_bits(t, a, m->worst);
     m->worst_bits_b = fpd_bits(t, b, m->worst);
 }
 
-void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
-                       const struct fpd_bound_model *bm, struct fpd_metrics *m)
+static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype t, const void *a, const void *b,
+                                                                  const double *g, size_t count,
+                                                                  const struct fpd_bound_model *bm,
+                                                                  struct fpd_metrics *m)
 {
-    /* With no class change, the worst element becomes the one with the largest ratio. */
-    m->bounded = true;
-    m->ratio = 0;
     bool found = false;
     for (size_t i = 0; i < count; i++) {
         uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
@@ -122,6 +141,17 @@ void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const dou
             found = true;
         }
     }
+}
+
+void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
+                       const struct fpd_bound_model *bm, struct fpd_metrics *m)
+{
+    /* With no class change, the worst element becomes the one with the largest ratio. */
+    m->bounded = true;
+    m->ratio = 0;
+#define RATIOS(type) ratios_to_bound(type, a, b, g, count, bm, m)
+    SPECIALIZE_BY_TYPE(t, RATIOS)
+#undef RATIOS
     m->worst_bits_a = fpd_bits(t, a, m->worst);
     m->worst_bits_b = fpd_bits(t, b, m->worst);
 }

@@ -114,16 +114,46 @@ static inline uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)
 void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const void *src, size_t src_ld,
                         enum fpd_dtype dst_t, void *dst, size_t dst_ld);
 
+/* The bit layout of type t: total width and significand field. Inline, so that where t is a
+ * constant (the per-element loops of comparison, specialized by type) everything below folds. */
+static inline unsigned fpd_bits_width(enum fpd_dtype t) { return t == FPD_F64 ? 64 : t == FPD_F32 ? 32 : 16; }
+static inline unsigned fpd_bits_significand(enum fpd_dtype t)
+{
+    return t == FPD_F64 ? 52 : t == FPD_F32 ? 23 : t == FPD_F16 ? 10 : 7;
+}
+
 enum fpd_fp_class { FPD_CLASS_FINITE, FPD_CLASS_POS_INF, FPD_CLASS_NEG_INF, FPD_CLASS_NAN };
-enum fpd_fp_class fpd_classify_bits(enum fpd_dtype t, uint64_t bits);
+static inline enum fpd_fp_class fpd_classify_bits(enum fpd_dtype t, uint64_t bits)
+{
+    unsigned total = fpd_bits_width(t), mant_bits = fpd_bits_significand(t);
+    uint64_t exp_mask = ((1ull << (total - 1 - mant_bits)) - 1) << mant_bits, mant_mask = (1ull << mant_bits) - 1;
+    if ((bits & exp_mask) != exp_mask)
+        return FPD_CLASS_FINITE;
+    if (bits & mant_mask)
+        return FPD_CLASS_NAN;
+    return (bits >> (total - 1)) & 1 ? FPD_CLASS_NEG_INF : FPD_CLASS_POS_INF;
+}
 
 /*
  * Distance in units in the last place between two finite values of type t, counted as the
- * number of representable values between them (+0 and -0 are the same point). Saturates.
+ * number of representable values between them (+0 and -0 are the same point).
  */
-uint64_t fpd_ulp_distance(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b);
+static inline uint64_t fpd_ulp_distance(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b)
+{
+    /* on an integer line where adjacent representable values are adjacent integers */
+    uint64_t sign = 1ull << (fpd_bits_width(t) - 1);
+    int64_t a = (int64_t)(bits_a & (sign - 1)), b = (int64_t)(bits_b & (sign - 1));
+    a = bits_a & sign ? -a : a;
+    b = bits_b & sign ? -b : b;
+    /* The true distance is below 2^64, so unsigned wrap-around subtraction gives it exactly. */
+    return a >= b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
+}
 
 /* Bitwise equality of two values; NaNs are equal to each other whatever their payload. */
-bool fpd_same_value_bits(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b);
+static inline bool fpd_same_value_bits(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b)
+{
+    return bits_a == bits_b ||
+           (fpd_classify_bits(t, bits_a) == FPD_CLASS_NAN && fpd_classify_bits(t, bits_b) == FPD_CLASS_NAN);
+}
 
 #endif

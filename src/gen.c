@@ -273,11 +273,12 @@ static void fill_matrix(const struct fpd_case *c, unsigned stream, uint32_t batc
                 fpd_store_bits(in, dst, i * ld + j, fpd_bits(in, given, j * given_cols + i));
         return;
     }
-    /* Runs along whichever storage direction wastes fewer lanes (a k x 1 operand along its rows
-     * would compute LANES values per element kept). Keys are logical coordinates, so either
-     * direction gives every element its one value. */
+    /* Runs go along the stored rows, contiguous stores, unless going down the columns computes
+     * less than half the lanes (a k x 1 operand along its rows would compute LANES values per
+     * element kept): a strided store costs about what computing a value does. Keys are logical
+     * coordinates, so either direction gives every element its one value. */
     struct tensor_source src = tensor_source(&c->recipe, in, stream, batch);
-    bool down_columns = cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
+    bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
     size_t outer = down_columns ? cols : rows, inner = down_columns ? rows : cols;
     size_t outer_stride = down_columns ? 1 : ld, inner_stride = down_columns ? ld : 1;
     double values[RUN];

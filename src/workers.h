@@ -27,7 +27,7 @@ enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SAVED, FPD_MSG_END };
 struct fpd_worker_msg {
     uint32_t type, index;
     struct fpd_check_result res; /* FPD_MSG_RESULT */
-    double gemm_seconds;         /* FPD_MSG_RESULT: the check's time in GEMM arithmetic */
+    uint64_t gemm_ticks;         /* FPD_MSG_RESULT: the check's time in GEMM arithmetic (ticks.h) */
     char text[512];              /* FPD_MSG_SAVED: the saved file's path */
 };
 

@@ -27,6 +27,26 @@ enum { MR = 6, NR_F32 = 16, NR_F64 = 8 };
 
 static int portable_only;
 
+/* Packing space, kept per thread from call to call: fresh space every call costs its page faults
+ * every call, which for a thin product is as much as the arithmetic. */
+static _Thread_local struct {
+    void *p;
+    size_t size;
+} packing;
+
+static void *packing_space(size_t bytes)
+{
+    if (bytes > packing.size) {
+        void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (!p)
+            return NULL;
+        free(packing.p);
+        packing.p = p;
+        packing.size = bytes;
+    }
+    return packing.p;
+}
+
 void fpd_kernel_blocked_portable_only(int on) { portable_only = on; }
 
 static bool use_simd(void)
@@ -111,12 +131,11 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, _mm256_store
         size_t kc_max = k < KC ? k : KC;                                                           \
         size_t mc_max = (m < MC ? (m + MR - 1) / MR * MR : MC);                                    \
         size_t nc_max = (n < NC ? (n + NR - 1) / NR * NR : NC);                                    \
-        T *ap = malloc(sizeof(T) * mc_max * kc_max), *bp = malloc(sizeof(T) * nc_max * kc_max);    \
-        if (!ap || !bp) {                                                                          \
-            free(ap);                                                                              \
-            free(bp);                                                                              \
+        size_t line = 64 / sizeof(T), a_space = (mc_max * kc_max + line - 1) / line * line;        \
+        T *ap = packing_space(sizeof(T) * (a_space + nc_max * kc_max));                           \
+        if (!ap)                                                                                   \
             return -1;                                                                             \
-        }                                                                                          \
+        T *bp = ap + a_space; /* on a cache line of its own */                                     \
         for (size_t jc = 0; jc < n; jc += NC) {                                                    \
             size_t nc = n - jc < NC ? n - jc : NC;                                                 \
             for (size_t pc = 0; pc < k; pc += KC) {                                                \
@@ -159,8 +178,6 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, _mm256_store
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
-        free(ap);                                                                                  \
-        free(bp);                                                                                  \
         return 0;                                                                                  \
     }
 

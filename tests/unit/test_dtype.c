@@ -165,6 +165,20 @@ Test(dtype, ulp_distance)
     cr_expect_eq(fpd_ulp_distance(FPD_F64, 0x7fefffffffffffffull, 0xffefffffffffffffull), 2 * 0x7fefffffffffffffull);
 }
 
+/* The inline bit layouts (what comparison folds) say what the type table says. */
+Test(dtype, bit_layouts_match_the_table)
+{
+    for (int t = 0; t < FPD_DTYPE_COUNT; t++) {
+        const struct fpd_dtype_info *f = fpd_dtype_info((enum fpd_dtype)t);
+        cr_expect_eq(fpd_bits_width((enum fpd_dtype)t), f->size * 8, "%s", f->name);
+        cr_expect_eq(fpd_bits_significand((enum fpd_dtype)t), (unsigned)f->precision - 1, "%s", f->name);
+        /* the largest finite value is finite, the next bit pattern up is +Inf */
+        uint64_t max_bits = fpd_bits_of_value((enum fpd_dtype)t, f->max_finite);
+        cr_expect_eq(fpd_classify_bits((enum fpd_dtype)t, max_bits), FPD_CLASS_FINITE, "%s", f->name);
+        cr_expect_eq(fpd_classify_bits((enum fpd_dtype)t, max_bits + 1), FPD_CLASS_POS_INF, "%s", f->name);
+    }
+}
+
 Test(dtype, same_value_ignores_nan_payload_only)
 {
     cr_expect(fpd_same_value_bits(FPD_F16, 0x7e00, 0x7e01));

@@ -5,6 +5,7 @@
 
 #include "dtype.h"
 #include "gen.h"
+#include "rng.h"
 
 /* Random123's kat_vectors for philox4x32-10 (counter, key -> output). */
 Test(rng, philox_known_answers)
@@ -21,6 +22,21 @@ Test(rng, philox_known_answers)
         fpd_philox4x32_10(kat[i], kat[i] + 4, out);
         cr_expect(memcmp(out, kat[i] + 6, sizeof out) == 0, "vector %zu: %08x %08x %08x %08x", i, out[0], out[1],
                   out[2], out[3]);
+    }
+}
+
+/* A case's draw d is word d % 4 of Philox block {d / 4, 0, 0, index} under the seed: campaign plans
+ * (and so every rerun line) depend on it, however the stream buffers them. */
+Test(rng, stream_draws_are_their_blocks_words)
+{
+    const uint64_t seed = 0x0123456789abcdefull;
+    struct fpd_stream s;
+    fpd_stream_init(&s, seed, 41);
+    for (uint32_t d = 0; d < 67; d++) {
+        const uint32_t ctr[4] = {d / 4, 0, 0, 41}, key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+        uint32_t block[4];
+        fpd_philox4x32_10(ctr, key, block);
+        cr_expect_eq(fpd_stream_u32(&s), block[d % 4], "draw %u", d);
     }
 }
 
