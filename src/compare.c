@@ -69,6 +69,9 @@ double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_ab
     default: break;                                                                                \
     }
 
+/* fmax for values known to be numbers: a compare, where fmax is a call for NaN's sake. */
+static inline double larger(double x, double y) { return x > y ? x : y; }
+
 static inline __attribute__((always_inline)) void differing_elements(enum fpd_dtype t, const void *a, const void *b,
                                                                      size_t count, struct fpd_metrics *m)
 {
@@ -87,11 +90,11 @@ static inline __attribute__((always_inline)) void differing_elements(enum fpd_dt
             continue;
         }
         double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
-        double abs_diff = fabs(va - vb), scale = fmax(fabs(va), fabs(vb));
+        double abs_diff = fabs(va - vb), scale = larger(fabs(va), fabs(vb)); /* finite: same class */
         uint64_t ulp = fpd_ulp_distance(t, ba, bb);
-        m->max_abs = fmax(m->max_abs, abs_diff);
+        m->max_abs = larger(m->max_abs, abs_diff);
         if (scale > 0)
-            m->max_rel = fmax(m->max_rel, abs_diff / scale);
+            m->max_rel = larger(m->max_rel, abs_diff / scale);
         if (ulp > m->max_ulp)
             m->max_ulp = ulp;
         if (m->nonfinite_mismatch == 0 && (!found || ulp > worst_ulp)) {
@@ -129,7 +132,7 @@ static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype
             fpd_classify_bits(t, bb) != FPD_CLASS_FINITE)
             continue;
         double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
-        double bound = fpd_bound_element(bm, g[i], fmax(fabs(va), fabs(vb)));
+        double bound = fpd_bound_element(bm, g[i], larger(fabs(va), fabs(vb)));
         if (!isfinite(bound))
             continue; /* Inf or NaN among the inputs: no finite bound, nothing to measure against */
         double diff = fabs(va - vb);
