@@ -87,6 +87,14 @@ if run "fuzz" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32; then
     expect "fuzz prints a summary table" "$out" 'relation +backends +checks +same +reorder'
     expect "fuzz counts its checks" "$out" '^60 checks in'
 fi
+# The GEMM share: products timed in CPU ticks, turned into seconds by the campaign's own clock.
+# Large products on one worker spend most of its time in GEMM, never more than all of it.
+if run "fuzz GEMM share" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 10 --jobs 1 --relations slice-rows --backends blocked \
+    --dtypes f64 --exact never --max-dim 800 --json; then
+    share=$(tail -1 <<<"$out" | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(round(100 * o["gemm_seconds"] / o["seconds"]))')
+    [ "$share" -ge 20 ] && [ "$share" -le 100 ] && pass "GEMM share of large products: $share%" ||
+        fail "GEMM share" "$share% of the time (from: $(tail -1 <<<"$out"))"
+fi
 run "fuzz json" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz1.jsonl"
 run "fuzz json again" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32 --json && cp "$tmp/out" "$tmp/fuzz2.jsonl"
 n=$(grep -c '"type":"check"' "$tmp/fuzz1.jsonl")
