@@ -10,7 +10,7 @@
 #include "../kernels/cpu/kernels.h"
 #include "dtype.h"
 #include "scratch.h"
-#include "ticks.h"
+#include "clock.h"
 #include "workers.h"
 
 const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "corpus.h"
+#include "clock.h"
 #include "dtype.h"
 #include "probe.h"
 #include "sumtree.h"
@@ -59,13 +59,6 @@ struct revealed {
     double seconds;
     char order[1024];
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int parse_element(const char *text, struct fpd_probe_target *t, char *why, size_t why_size)
 {
@@ -189,9 +182,9 @@ static int reveal_target(const struct fpd_probe_target *t, bool alone, struct re
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
     struct fpd_reveal_oracle oracle = fpd_probe_oracle(&r->probe);
-    double t0 = now();
+    double t0 = fpd_now();
     rc = fpd_reveal(r->probe.leaves, t->bias, &oracle, alone, &r->tree, &r->stats, why, sizeof why);
-    r->seconds = now() - t0;
+    r->seconds = fpd_now() - t0;
     fpd_probe_close(&r->probe);
     if (rc != FPD_OK) {
         fpd_cli_error("explain", "%s at %zux%zux%zu: cannot explain: %s", t->backend->impl->name, t->m, t->n, t->k, why);

@@ -20,7 +20,7 @@
 #include "minimize.h"
 #include "dtype.h"
 #include "report.h"
-#include "ticks.h"
+#include "clock.h"
 #include "workers.h"
 
 static const char help[] =
@@ -115,13 +115,6 @@ static uint64_t random_seed(void)
     if (seed == 0)
         seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
     return seed & ((1ull << 53) - 1); /* exact in every JSON reader, JavaScript's included */
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void set_defaults(struct fpd_campaign_config *cfg)
@@ -254,7 +247,7 @@ struct progress {
 
 static void progress_show(struct progress *p, const struct fpd_stats *st, bool final)
 {
-    double t = now();
+    double t = fpd_now();
     if (!final && t - p->last < (p->tty ? 0.25 : 10))
         return;
     if (final && !p->tty)
@@ -681,7 +674,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     char suite[96];
     snprintf(suite, sizeof suite, "fpdiv fuzz %s", rerun);
     ci.suite = strdup(suite);
-    struct progress prog = {.tty = isatty(STDERR_FILENO), .start = now()};
+    struct progress prog = {.tty = isatty(STDERR_FILENO), .start = fpd_now()};
     uint64_t start_ticks = fpd_ticks(), gemm_ticks = 0;
     prog.last = prog.start;
     size_t failed = 0, saved = 0;
@@ -777,7 +770,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     progress_show(&prog, &st, true);
-    double seconds = now() - prog.start;
+    double seconds = fpd_now() - prog.start;
     uint64_t ticks = fpd_ticks() - start_ticks; /* the whole campaign measures the rate of ticks */
     double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
     if (o->json)

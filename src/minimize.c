@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "dtype.h"
 
 struct shrinker {
@@ -19,16 +19,9 @@ struct shrinker {
     int status; /* fpdiv's own failure, if any */
 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static bool out_of_time(struct shrinker *s)
 {
-    if (!s->out->timed_out && now() > s->deadline)
+    if (!s->out->timed_out && fpd_now() > s->deadline)
         s->out->timed_out = true;
     return s->out->timed_out || s->status != FPD_OK;
 }
@@ -266,7 +259,7 @@ int fpd_minimize(struct fpd_checker *ck, struct fpd_check *chk, enum fpd_verdict
 {
     *out = (struct fpd_minimize_result){.before = chk->c};
     *data = (struct fpd_case_data){0};
-    struct shrinker s = {ck, chk, target, now() + seconds, out, FPD_OK};
+    struct shrinker s = {ck, chk, target, fpd_now() + seconds, out, FPD_OK};
     shrink_shape(&s);
     simplify_layout(&s);
     if (!out_of_time(&s)) {

@@ -1,5 +1,6 @@
 /* workers.c — fork, pipes, poll, waitpid: the campaign's process pool. */
 #define _GNU_SOURCE
+#include "clock.h"
 #include "workers.h"
 
 #include <errno.h>
@@ -15,13 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-double fpd_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static volatile sig_atomic_t worker_stop;
 
@@ -200,7 +194,9 @@ static void describe_death(int status, bool timed_out, double timeout, char *buf
 
 int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why, size_t why_size)
 {
-    int gone[2]; /* the child holds the write end: its exit wakes the parent at once */
+    /* The child holds the write end: its exit wakes the parent at once. It writes one byte there
+     * when fn returns, so an exit from inside fn (status 0 included) is not taken for an answer. */
+    int gone[2];
     if (pipe2(gone, O_CLOEXEC) != 0) {
         snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
         return -1;
@@ -218,11 +214,13 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
         close(gone[0]);
         int rc = fn(ctx);
         fflush(NULL);
+        ssize_t told = write(gone[1], "", 1); /* if this fails, the parent reports an early exit */
+        (void)told;
         _exit(rc & 0xff);
     }
     close(gone[1]);
     double deadline = timeout > 0 ? fpd_now() + timeout : 0;
-    bool timed_out = false;
+    bool timed_out = false, finished = false;
     int status = 0;
     for (;;) {
         pid_t done = waitpid(pid, &status, WNOHANG);
@@ -242,14 +240,25 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
         struct pollfd wait_for = {.fd = gone[0], .events = POLLIN};
         if (poll(&wait_for, 1, 100) > 0) {
             char byte;
-            if (read(gone[0], &byte, 1) == 0) { /* EOF: the child has exited, or is about to */
+            ssize_t got = read(gone[0], &byte, 1);
+            finished |= got == 1;
+            if (got == 0) { /* EOF: the child has exited, or is about to */
                 while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                     ;
                 break;
             }
         }
     }
+    /* reaped before its byte was read: it is in the pipe, which no one can write to any more */
+    struct pollfd last = {.fd = gone[0], .events = POLLIN};
+    char byte;
+    if (!finished && poll(&last, 1, 0) > 0 && read(gone[0], &byte, 1) == 1)
+        finished = true;
     close(gone[0]);
+    if (WIFEXITED(status) && !finished) {
+        snprintf(why, why_size, "exited with status %d before it finished", WEXITSTATUS(status));
+        return -1;
+    }
     if (WIFEXITED(status)) /* it finished, even if just as the timeout struck */
         return WEXITSTATUS(status);
     describe_death(status, timed_out, timeout, why, why_size);

@@ -27,7 +27,7 @@ enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SAVED, FPD_MSG_END };
 struct fpd_worker_msg {
     uint32_t type, index;
     struct fpd_check_result res; /* FPD_MSG_RESULT */
-    uint64_t gemm_ticks;         /* FPD_MSG_RESULT: the check's time in GEMM arithmetic (ticks.h) */
+    uint64_t gemm_ticks;         /* FPD_MSG_RESULT: the check's time in GEMM arithmetic (clock.h) */
     char text[512];              /* FPD_MSG_SAVED: the saved file's path */
 };
 
@@ -87,13 +87,12 @@ void fpd_pool_kill(struct fpd_pool *p);
 void fpd_pool_free(struct fpd_pool *p);
 
 /* Runs fn(ctx) in a child process and returns what it returned (0..255), or -1 with why set when
- * the child died from a signal or ran past `timeout` seconds (0: no limit) and was killed. Standard
- * output and error are shared; the child flushes them before it exits. */
+ * the child died from a signal, ran past `timeout` seconds (0: no limit) and was killed, or exited
+ * before fn returned (a backend calling exit). Standard output and error are shared; the child
+ * flushes them before it exits. */
 int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why, size_t why_size);
 
 /* In a worker: whether it was asked to stop (checked between checks). */
 bool fpd_worker_should_stop(void);
-
-double fpd_now(void);
 
 #endif

@@ -300,6 +300,10 @@ run "check a crashing backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/cra
     expect "the crash is the check's error verdict" "$out" '^  error    killed by signal 11 \(Segmentation fault\)$'
 run "show a crashing case" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so show "$(find $tmp/crash -name '*.json' | head -1)" &&
     expect "show says the re-run crashed" "$out" '^now: error: killed by signal 11'
+run "check a backend that exits" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so check --relation slice-rows --backend crashy --shape 2x4x19 &&
+    expect "leaving with status 0 is no answer: an error verdict" "$out" '^  error    exited with status 0 before it finished$'
+run "explain a backend that exits" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so explain --backend crashy --shape 1x4x19 &&
+    expect "the early exit is named" "$err" 'cannot explain: exited with status 0 before it finished'
 if run "check a hanging backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so check --relation slice-rows --backend crashy --shape 2x4x17 --timeout 1 --json --save $tmp/hang; then
     expect "the hang is the check's error verdict" "$(json_field error <<<"$out")" '^timed out after 1 s'
     [ "$(find $tmp/hang -name '*.json' | wc -l)" = 1 ] && pass "the hanging case is saved" || fail "hanging case saved" "$(ls -R $tmp/hang)"
@@ -380,7 +384,7 @@ if run "a crashing, hanging backend" 1 $FPDIV --plugin $P/crashy.so fuzz --seed 
     expect "a hang is an error finding naming the timeout" "$out" '"verdict":"error".*"error":"timed out after 1 s'
     expect "the crashing case is saved" "$out" '"type":"saved","path":"[^"]*/repeat/'
 fi
-crashfile=$(find $tmp/crash -name '*.json' | head -1)
+crashfile=$(grep -l '"k": 13,' $(find $tmp/crash -name '*.json') | head -1) # the segfault (k = 13), of the ways crashy fails
 run "replay survives a crashing case" 0 $FPDIV --plugin $P/crashy.so replay "$crashfile" $C &&
     expect "the crash is the case's error, and the replay goes on" "$out" '^reproduced .*error \(recorded error\); killed by signal 11'
 count=$(($(find $C -name '*.json' | wc -l) + 1))

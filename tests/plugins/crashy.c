@@ -1,7 +1,8 @@
 /*
  * crashy.c — a test plugin whose kernel crashes on some shapes and hangs on others, so the tests
- * can check that a campaign survives both: k = 13 dereferences a null pointer (SIGSEGV), k = 17
- * never returns. Every other shape is a plain sequential f32 GEMM.
+ * can check that a campaign survives them: k = 13 dereferences a null pointer (SIGSEGV), k = 17
+ * never returns, k = 19 ends the process with status 0 as if all were well. Every other shape is
+ * a plain sequential f32 GEMM.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@ static int crashy_gemm(void *state, const struct fpd_gemm_args *g, char *why, si
         *(volatile int *)(uintptr_t)g->threads = 1; /* threads is 0 here: a write through NULL */
     while (g->k == 17)
         pause();
+    if (g->k == 19)
+        _exit(0);
     for (size_t b = 0; b < g->batch; b++)
         for (size_t i = 0; i < g->m; i++)
             for (size_t j = 0; j < g->n; j++) {
@@ -48,7 +51,7 @@ static int crashy_gemm(void *state, const struct fpd_gemm_args *g, char *why, si
 static const struct fpd_backend crashy = {
     .abi = FPDIV_BACKEND_ABI,
     .name = "crashy",
-    .summary = "test plugin: crashes when k = 13, hangs when k = 17",
+    .summary = "test plugin: crashes when k = 13, hangs when k = 17, exits when k = 19",
     .device = FPD_DEVICE_CPU,
     .kind = FPD_KIND_TEST,
     .features = FPD_FEAT_FUSED_BIAS,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "workers.h"
 
 #define END 300

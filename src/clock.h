@@ -1,6 +1,6 @@
-/* ticks.h — a cheap clock for summing many short intervals (the GEMM calls of every check). */
-#ifndef FPD_TICKS_H
-#define FPD_TICKS_H
+/* clock.h — monotonic seconds, and a cheaper clock for summing many short intervals. */
+#ifndef FPD_CLOCK_H
+#define FPD_CLOCK_H
 
 #include <stdint.h>
 #include <time.h>
@@ -9,8 +9,16 @@
 #include <x86intrin.h>
 #endif
 
+/* Seconds on CLOCK_MONOTONIC: deadlines, timeouts, elapsed times. */
+static inline double fpd_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /*
- * On x86-64 the time-stamp counter: one read costs a few nanoseconds, against about 25 for
+ * Ticks, for the GEMM calls of every check. On x86-64 the time-stamp counter: one read costs a few nanoseconds, against about 25 for
  * clock_gettime, which was a tenth of a small check's time when called around every product.
  * Its rate is constant on every CPU that has been sold since 2008 and the same on every core,
  * but not known in advance: a caller turns ticks into seconds by a rate measured over a long
