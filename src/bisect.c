@@ -97,9 +97,9 @@ static uint64_t shared_hash(const struct fpd_bisector *b, const struct fpd_check
     return h;
 }
 
-int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_probe *out)
+int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out)
 {
-    *out = (struct fpd_probe){.value = value};
+    *out = (struct fpd_shape_probe){.value = value};
     struct fpd_check chk = b->base;
     *dim_field(&chk.c, b->dim) = value;
     char why[256];
@@ -127,7 +127,7 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_probe *o
 }
 
 /* The testable value nearest to `mid` strictly between lo and hi, probed; false when there is none. */
-static int nearest_testable(struct fpd_bisector *b, uint32_t lo, uint32_t hi, uint32_t mid, struct fpd_probe *p,
+static int nearest_testable(struct fpd_bisector *b, uint32_t lo, uint32_t hi, uint32_t mid, struct fpd_shape_probe *p,
                             uint32_t *skipped, bool *found)
 {
     *found = false;
@@ -150,13 +150,13 @@ static int nearest_testable(struct fpd_bisector *b, uint32_t lo, uint32_t hi, ui
     return FPD_OK;
 }
 
-int fpd_bisect_find(struct fpd_bisector *b, const struct fpd_probe *lo, const struct fpd_probe *hi,
+int fpd_bisect_find(struct fpd_bisector *b, const struct fpd_shape_probe *lo, const struct fpd_shape_probe *hi,
                     struct fpd_boundary *out)
 {
     *out = (struct fpd_boundary){.before = *lo, .after = *hi};
     while (out->after.value - out->before.value > 1) {
         uint32_t mid = out->before.value + (out->after.value - out->before.value) / 2;
-        struct fpd_probe p;
+        struct fpd_shape_probe p;
         int rc = fpd_bisect_probe(b, mid, &p);
         if (rc != FPD_OK)
             return rc;
@@ -215,7 +215,7 @@ int fpd_bisect_scan(struct fpd_bisector *b, uint32_t lo, uint32_t hi, struct fpd
 {
     uint32_t *values;
     size_t n = scan_candidates(lo, hi, &values);
-    struct fpd_probe *probes = calloc(n ? n : 1, sizeof *probes);
+    struct fpd_shape_probe *probes = calloc(n ? n : 1, sizeof *probes);
     struct fpd_boundary *found = calloc(n ? n : 1, sizeof *found);
     int rc = n && probes && found ? FPD_OK : FPD_ERR_NOMEM;
     size_t tested = 0, nfound = 0;

@@ -17,7 +17,8 @@ enum fpd_bisect_by { FPD_BY_VERDICT, FPD_BY_HASH };
 extern const char *const fpd_dim_names[FPD_DIM_COUNT];
 int fpd_dim_parse(const char *name, enum fpd_bisect_dim *out);
 
-struct fpd_probe {
+/* One shape value tried by bisect or sweep. */
+struct fpd_shape_probe {
     uint32_t value;
     bool tested;        /* false: the shape cannot be tested (skip_reason says why) */
     enum fpd_verdict verdict;
@@ -26,7 +27,7 @@ struct fpd_probe {
     char skip_reason[256];
 };
 
-typedef void (*fpd_probe_fn)(void *ctx, const struct fpd_probe *p);
+typedef void (*fpd_shape_probe_fn)(void *ctx, const struct fpd_shape_probe *p);
 
 struct fpd_bisector {
     struct fpd_checker *ck;
@@ -35,7 +36,7 @@ struct fpd_bisector {
     enum fpd_bisect_by by;
     double max_mem;
     uint32_t shared;       /* FPD_BY_HASH: the extent along dim that every probe shares */
-    fpd_probe_fn on_probe; /* told of every probe, as it completes (may be NULL) */
+    fpd_shape_probe_fn on_probe; /* told of every probe, as it completes (may be NULL) */
     void *ctx;
     size_t probes;
     struct fpd_case_data data; /* the inputs at the largest probed shape, generated once */
@@ -43,7 +44,7 @@ struct fpd_bisector {
 
 /* A boundary: the last value with one outcome and the first with the next. */
 struct fpd_boundary {
-    struct fpd_probe before, after;
+    struct fpd_shape_probe before, after;
     uint32_t skipped; /* untestable values passed over inside the interval */
 };
 
@@ -53,10 +54,10 @@ struct fpd_boundary {
 int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size);
 void fpd_bisect_free(struct fpd_bisector *b);
 /* Runs one probe. Returns a status only for fpdiv's own failures. */
-int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_probe *out);
+int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out);
 /* The outcome changes somewhere in [lo, hi] (lo's and hi's differ): find one adjacent pair.
  * Untestable values are stepped over, to the nearest testable neighbour. */
-int fpd_bisect_find(struct fpd_bisector *b, const struct fpd_probe *lo, const struct fpd_probe *hi,
+int fpd_bisect_find(struct fpd_bisector *b, const struct fpd_shape_probe *lo, const struct fpd_shape_probe *hi,
                     struct fpd_boundary *out);
 /* Every transition in [lo, hi]: probe boundary-prone values first (powers of two and their
  * neighbours, multiples of common tile sizes), then bisect each interval whose ends differ. */

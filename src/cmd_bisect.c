@@ -45,7 +45,7 @@ struct bisect_options {
     enum fpd_bisect_by by;
 };
 
-static const char *outcome(const struct fpd_bisector *b, const struct fpd_probe *p, char *buf, size_t size)
+static const char *outcome(const struct fpd_bisector *b, const struct fpd_shape_probe *p, char *buf, size_t size)
 {
     if (b->by == FPD_BY_HASH)
         snprintf(buf, size, "path A bits %016" PRIx64 " (%s)", p->key, fpd_verdict_table[p->verdict].name);
@@ -54,7 +54,7 @@ static const char *outcome(const struct fpd_bisector *b, const struct fpd_probe 
     return buf;
 }
 
-static void print_probe(void *ctx, const struct fpd_probe *p)
+static void print_probe(void *ctx, const struct fpd_shape_probe *p)
 {
     const struct fpd_bisector *b = ctx;
     char buf[96];
@@ -140,7 +140,7 @@ static int from_shapes(struct fpd_case_flags *cf, struct bisect_options *o, enum
 }
 
 /* The probe at v, or the nearest testable value stepping toward `toward`. */
-static int testable_end(struct fpd_bisector *b, uint32_t v, uint32_t toward, struct fpd_probe *p)
+static int testable_end(struct fpd_bisector *b, uint32_t v, uint32_t toward, struct fpd_shape_probe *p)
 {
     for (;;) {
         int rc = fpd_bisect_probe(b, v, p);
@@ -227,7 +227,7 @@ int fpd_cmd_bisect(int argc, char **argv)
                 exit_code = FPD_EXIT_FINDINGS; /* as without --scan: no change in the range */
         }
     } else {
-        struct fpd_probe lo, hi;
+        struct fpd_shape_probe lo, hi;
         rc = testable_end(&b, (uint32_t)o.lo, (uint32_t)o.hi, &lo);
         if (rc == FPD_OK)
             rc = testable_end(&b, (uint32_t)o.hi, lo.value, &hi);

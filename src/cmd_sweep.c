@@ -128,7 +128,7 @@ int fpd_cmd_sweep(int argc, char **argv)
     if (rc == FPD_OK && o.svg && !(svg = open_output(o.svg, why, sizeof why)))
         rc = FPD_ERR_INPUT;
     size_t n = rc == FPD_OK ? (size_t)((o.hi - o.lo) / o.step + 1) : 0;
-    struct fpd_probe *points = rc == FPD_OK ? calloc(n, sizeof *points) : NULL;
+    struct fpd_shape_probe *points = rc == FPD_OK ? calloc(n, sizeof *points) : NULL;
     if (rc == FPD_OK && !points)
         rc = FPD_ERR_NOMEM;
     if (rc != FPD_OK) {
@@ -152,7 +152,7 @@ int fpd_cmd_sweep(int argc, char **argv)
     if (csv)
         fprintf(csv, "%s,verdict,diff,count,max_abs,max_ulp,max_rel,ratio\n", o.vary);
     for (size_t i = 0; i < n && rc == FPD_OK; i++) {
-        struct fpd_probe *p = &points[i];
+        struct fpd_shape_probe *p = &points[i];
         rc = fpd_bisect_probe(&b, (uint32_t)(o.lo + i * o.step), p);
         if (rc != FPD_OK)
             break;

@@ -49,8 +49,9 @@ static void label(double v, bool log, char *buf, size_t size)
 }
 
 /* One panel: series y(points) as a polyline broken where the value is missing (<= 0). */
-static void panel(FILE *f, const struct axis *x, const struct fpd_probe *pts, size_t n, double top, const char *name,
-                  double (*value)(const struct fpd_probe *), bool bound_line, const char *colour)
+static void panel(FILE *f, const struct axis *x, const struct fpd_shape_probe *pts, size_t n, double top,
+                  const char *name, double (*value)(const struct fpd_shape_probe *), bool bound_line,
+                  const char *colour)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
@@ -115,10 +116,10 @@ static void panel(FILE *f, const struct axis *x, const struct fpd_probe *pts, si
             top + PANEL_H / 2.0, top + PANEL_H / 2.0, name);
 }
 
-static double max_abs(const struct fpd_probe *p) { return p->metrics.diff ? p->metrics.max_abs : 0; }
-static double ratio(const struct fpd_probe *p) { return p->metrics.diff ? p->metrics.ratio : 0; }
+static double max_abs(const struct fpd_shape_probe *p) { return p->metrics.diff ? p->metrics.max_abs : 0; }
+static double ratio(const struct fpd_shape_probe *p) { return p->metrics.diff ? p->metrics.ratio : 0; }
 
-void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struct fpd_probe *pts, size_t n)
+void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struct fpd_shape_probe *pts, size_t n)
 {
     double xlo = n ? pts[0].value : 1, xhi = n ? pts[n - 1].value : 2;
     if (xhi <= xlo)

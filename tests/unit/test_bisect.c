@@ -90,7 +90,7 @@ Test(bisect, finds_a_planted_switch_in_few_probes, .init = setup, .fini = teardo
     struct fpd_bisector b = make(&ck, "repeat", "switching", 2, 4096, FPD_DIM_K, FPD_BY_VERDICT);
     char why[256];
     cr_assert_eq(fpd_bisect_init(&b, 1, 4096, why, sizeof why), FPD_OK);
-    struct fpd_probe lo, hi;
+    struct fpd_shape_probe lo, hi;
     cr_assert_eq(fpd_bisect_probe(&b, 1, &lo), FPD_OK);
     cr_assert_eq(fpd_bisect_probe(&b, 4096, &hi), FPD_OK);
     cr_assert_eq(lo.verdict, FPD_SAME);
@@ -133,7 +133,7 @@ Test(bisect, untestable_shapes_are_stepped_over, .init = setup, .fini = teardown
     struct fpd_bisector b = make(&ck, "repeat", "refusing", 2, 1024, FPD_DIM_K, FPD_BY_VERDICT);
     char why[256];
     cr_assert_eq(fpd_bisect_init(&b, 1, 1024, why, sizeof why), FPD_OK);
-    struct fpd_probe lo, hi;
+    struct fpd_shape_probe lo, hi;
     cr_assert_eq(fpd_bisect_probe(&b, 1, &lo), FPD_OK);
     cr_assert_eq(fpd_bisect_probe(&b, 1024, &hi), FPD_OK);
     struct fpd_boundary x;
@@ -142,7 +142,7 @@ Test(bisect, untestable_shapes_are_stepped_over, .init = setup, .fini = teardown
     cr_expect_eq(x.before.value, 258);
     cr_expect_eq(x.after.value, 260);
     cr_expect_geq(x.skipped, 1);
-    struct fpd_probe p;
+    struct fpd_shape_probe p;
     cr_assert_eq(fpd_bisect_probe(&b, 259, &p), FPD_OK);
     cr_expect(!p.tested);
     cr_expect(strstr(p.skip_reason, "refuses k=259"), "%s", p.skip_reason);
@@ -185,7 +185,7 @@ Test(bisect, shared_inputs_change_nothing, .init = setup, .fini = teardown)
     cr_assert_eq(fpd_bisect_init(&b, 1, 900, why, sizeof why), FPD_OK);
     cr_assert_not_null(b.base.c.data);
     for (uint32_t k = 100; k <= 900; k += 200) {
-        struct fpd_probe p, q;
+        struct fpd_shape_probe p, q;
         cr_assert_eq(fpd_bisect_probe(&b, k, &p), FPD_OK);
         struct fpd_check chk = fresh.base;
         chk.c.k = k;
