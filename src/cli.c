@@ -130,11 +130,12 @@ int fpd_cli_verdict(const char *opt, const char *text, bool allow_never, int *ou
     return FPD_OK;
 }
 
-/* Splits a comma list and hands each item to `take`. An item given twice is refused: it would
- * split the campaign's summary rows and double its findings. */
+/* Splits a comma list and hands each item to `take`, which parses it into slot `slot` of `out`
+ * (items of `item_size` bytes). An item that parses to one already given is refused, however it
+ * is spelled (f32 and f32:f32): it would split the campaign's summary rows and double its findings. */
 static int for_each_item(const char *opt, const char *text, size_t cap, size_t *n,
-                         int (*take)(const char *item, size_t slot, void *ctx, char *why, size_t why_size), void *ctx,
-                         char *why, size_t why_size)
+                         int (*take)(const char *item, size_t slot, void *out, char *why, size_t why_size), void *out,
+                         size_t item_size, char *why, size_t why_size)
 {
     char buf[1024];
     if (strlen(text) >= sizeof buf) {
@@ -149,18 +150,23 @@ static int for_each_item(const char *opt, const char *text, size_t cap, size_t *
             snprintf(why, why_size, "%s '%s': empty item in the list", opt, text);
             return FPD_ERR_INPUT;
         }
-        for (size_t i = 0; i < *n; i++)
-            if (strcmp(items[i], item) == 0) {
-                snprintf(why, why_size, "%s '%s': '%s' is listed twice", opt, text, item);
-                return FPD_ERR_INPUT;
-            }
         if (*n == cap) {
             snprintf(why, why_size, "%s '%s': at most %zu items", opt, text, cap);
             return FPD_ERR_INPUT;
         }
         items[*n] = item;
-        if (take(item, (*n)++, ctx, why, why_size) != FPD_OK)
+        if (take(item, *n, out, why, why_size) != FPD_OK)
             return FPD_ERR_INPUT;
+        const char *parsed = (const char *)out;
+        for (size_t i = 0; i < *n; i++)
+            if (memcmp(parsed + i * item_size, parsed + *n * item_size, item_size) == 0) {
+                if (strcmp(items[i], item) == 0)
+                    snprintf(why, why_size, "%s '%s': '%s' is listed twice", opt, text, item);
+                else
+                    snprintf(why, why_size, "%s '%s': '%s' is '%s' again", opt, text, item, items[i]);
+                return FPD_ERR_INPUT;
+            }
+        (*n)++;
     }
     return FPD_OK;
 }
@@ -204,23 +210,23 @@ static int take_dist(const char *item, size_t slot, void *ctx, char *why, size_t
 int fpd_cli_relations(const char *text, const struct fpd_relation **out, size_t cap, size_t *n, char *why,
                       size_t why_size)
 {
-    return for_each_item("--relations", text, cap, n, take_relation, out, why, why_size);
+    return for_each_item("--relations", text, cap, n, take_relation, out, sizeof *out, why, why_size);
 }
 
 int fpd_cli_backends(const char *text, struct fpd_backend_slot **out, size_t cap, size_t *n, char *why,
                      size_t why_size)
 {
-    return for_each_item("--backends", text, cap, n, take_backend, out, why, why_size);
+    return for_each_item("--backends", text, cap, n, take_backend, out, sizeof *out, why, why_size);
 }
 
 int fpd_cli_dtypes(const char *text, struct fpd_dtypes *out, size_t cap, size_t *n, char *why, size_t why_size)
 {
-    return for_each_item("--dtypes", text, cap, n, take_dtypes, out, why, why_size);
+    return for_each_item("--dtypes", text, cap, n, take_dtypes, out, sizeof *out, why, why_size);
 }
 
 int fpd_cli_dists(const char *text, enum fpd_dist *out, size_t cap, size_t *n, char *why, size_t why_size)
 {
-    return for_each_item("--dists", text, cap, n, take_dist, out, why, why_size);
+    return for_each_item("--dists", text, cap, n, take_dist, out, sizeof *out, why, why_size);
 }
 
 double fpd_cli_default_max_mem(void) { return fpd_case_default_max_mem(); }

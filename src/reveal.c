@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fpdiv_backend.h"
+#include "rng.h"
 #include "scratch.h"
 
 #define VERIFY_PAIRS 64
@@ -295,14 +296,8 @@ done:
     return rc;
 }
 
-/* splitmix64: a fixed sequence, so a verification is reproducible */
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+/* SplitMix64 from a fixed state, so a verification is reproducible */
+static uint64_t next_random(uint64_t *s) { return fpd_rng_mix64(*s += FPD_RNG_GAMMA); }
 
 /* Random pairs asked alone must get the answers the tree predicts. 1: they do; 0: not; <0: status. */
 static int verify(const struct fpd_sumtree *t, const struct fpd_reveal_oracle *o, struct fpd_reveal_stats *st,

@@ -7,16 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "../../kernels/cpu/kernels.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "clock.h"
 
 /* Best seconds per call of fn over `repeats` runs of at least 0.2 s each. */
 #define TIME_BEST(best, call)                                                                      \
@@ -25,11 +18,11 @@ static double now(void)
         best = INFINITY;                                                                           \
         for (int r = 0; r < 5; r++) {                                                              \
             int calls = 0;                                                                         \
-            double t0 = now(), t;                                                                  \
+            double t0 = fpd_now(), t;                                                                  \
             do {                                                                                   \
                 call;                                                                              \
                 calls++;                                                                           \
-            } while ((t = now() - t0) < 0.2);                                                      \
+            } while ((t = fpd_now() - t0) < 0.2);                                                      \
             best = fmin(best, t / calls);                                                          \
         }                                                                                          \
     } while (0)

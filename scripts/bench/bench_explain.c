@@ -4,18 +4,11 @@
  * Reported: the best of 3 runs (the machine is shared), with the queries and GEMM calls it took.
  */
 #include <stdio.h>
-#include <time.h>
 
+#include "clock.h"
 #include "backend.h"
 #include "probe.h"
 #include "reveal.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(void)
 {
@@ -40,9 +33,9 @@ int main(void)
                 return 1;
             }
             struct fpd_reveal_oracle o = fpd_probe_oracle(&p);
-            double t0 = now();
+            double t0 = fpd_now();
             int rc = fpd_reveal(p.leaves, false, &o, false, &tree, &st, why, sizeof why);
-            double took = now() - t0;
+            double took = fpd_now() - t0;
             fpd_probe_close(&p);
             if (rc != FPD_OK) {
                 fprintf(stderr, "bench_explain: %zux%zux%zu: %s\n", t.m, t.n, t.k, why);

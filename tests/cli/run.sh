@@ -227,6 +227,7 @@ PY
 run "check --json names the generator" 0 $FPDIV check --relation repeat --backend seq --shape 2x3x4 --generator 1 --json &&
     [ "$(json_field generator <<<"$out")" = 1 ] && pass "check --json: generator 1" || fail "check --json generator" "${out:0:200}"
 bad "a backend listed twice" "--backends 'openblas,seq,openblas': 'openblas' is listed twice" fuzz --backends openblas,seq,openblas
+bad "a dtype given twice, spelled two ways" "--dtypes 'f32,f32:f32': 'f32:f32' is 'f32' again" fuzz --dtypes f32,f32:f32
 sed '/"backends": \[/{n;s/"[a-z]*"/"mkl"/}' "$one" >$tmp/mkl.json
 bad "unknown backend in a file" "mkl.json: check.backends: unknown backend 'mkl'" replay $tmp/mkl.json
 # two fuzzers sharing one corpus at once: nothing lost, nothing corrupted
