@@ -19,7 +19,6 @@ static const char help_tail[] =
     "                       (default bound)\n"
     "  --json               print one JSON object instead of the report\n"
     "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
-
     "  -h, --help           this text\n";
 
 enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE };

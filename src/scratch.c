@@ -33,6 +33,6 @@ int fpd_grow(void **buf, size_t *capacity, size_t bytes)
         madvise(p, size, MADV_HUGEPAGE); /* advice only: without huge pages it is ordinary memory */
     free(*buf);
     *buf = p;
-    *capacity = want;
+    *capacity = size; /* all of it: rounding up to huge pages gave some room */
     return FPD_OK;
 }

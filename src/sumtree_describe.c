@@ -301,7 +301,6 @@ static int describe_level(const struct fpd_sumtree *t, struct text *out, int dep
         say(out, "one fused add of all %u", n);
         return FPD_OK;
     }
-    const char *known = fpd_sumtree_known_order(t);
     uint32_t *units = malloc(n * sizeof *units);
     if (!units)
         return FPD_ERR_NOMEM;
@@ -315,6 +314,7 @@ static int describe_level(const struct fpd_sumtree *t, struct text *out, int dep
         free(units);
         return FPD_OK;
     }
+    const char *known = fpd_sumtree_known_order(t); /* builds trees of n leaves: only past the cheap tests */
     if (known && strcmp(known, "pairwise") == 0) {
         say(out, "pairwise");
         free(units);

@@ -378,7 +378,8 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         if (r <= 0)
             w->eof = true;
     }
-    /* results may arrive without a wake-up (at most WAKE_INTERVAL late): look whether or not */
+    /* results may arrive without a wake-up (one sent within WAKE_INTERVAL of the last, followed by
+     * a long check, waits for the next message or for this poll's `wait`): look whether or not */
     if (ready_event(p, ev, &rc))
         return rc;
     ev->type = FPD_EVENT_IDLE;

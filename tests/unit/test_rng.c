@@ -144,6 +144,7 @@ Test(rng, generator_2_moments_and_independence)
     struct fpd_case c;
     fpd_case_defaults(&c);
     c.m = ROWS, c.k = COLS, c.n = COLS, c.dt = (struct fpd_dtypes){FPD_F64, FPD_F64, FPD_F64};
+    c.recipe.generator = 2; /* not the default, which a later generator will become */
     struct fpd_tensors t = {0};
     cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
     memcpy(x, t.a, sizeof x);
