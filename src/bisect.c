@@ -31,6 +31,29 @@ static const struct fpd_range *region_extent(const struct fpd_region *r, enum fp
     return d == FPD_DIM_BATCH ? &r->batch : d == FPD_DIM_M ? &r->rows : &r->cols;
 }
 
+/* XXH3 of path A's compared output, restricted along the varied dimension to the shared prefix:
+ * the checker's digest, so it is computed where the output is (in the child with --isolate). */
+static uint64_t shared_hash(void *ctx, const struct fpd_checker *ck, const struct fpd_check_result *res)
+{
+    const struct fpd_bisector *b = ctx;
+    const struct fpd_region *r = &res->paths.compare;
+    size_t es = fpd_dtype_info(b->base.c.dt.out)->size;
+    size_t nb = r->batch.len, rows = r->rows.len, cols = r->cols.len;
+    size_t keep_b = b->dim == FPD_DIM_BATCH ? b->shared : nb, keep_r = b->dim == FPD_DIM_M ? b->shared : rows;
+    size_t keep_c = b->dim == FPD_DIM_N ? b->shared : cols;
+    const char *out = ck->result[0].buf;
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        return 0;
+    XXH3_64bits_reset(st);
+    for (size_t i = 0; i < keep_b; i++)
+        for (size_t j = 0; j < keep_r; j++)
+            XXH3_64bits_update(st, out + ((i * rows + j) * cols) * es, keep_c * es);
+    uint64_t h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return h;
+}
+
 int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size)
 {
     b->probes = 0;
@@ -46,6 +69,10 @@ int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why,
         struct fpd_paths paths;
         fpd_relation_build(b->base.relation, &c, &b->base.params, &paths);
         b->shared = region_extent(&paths.compare, b->dim)->len;
+    }
+    if (b->by == FPD_BY_HASH) {
+        b->ck->digest = shared_hash;
+        b->ck->digest_ctx = b;
     }
     if (!b->base.c.data) {
         struct fpd_case largest = b->base.c;
@@ -76,27 +103,6 @@ static bool data_covers(const struct fpd_case *c, char *why, size_t why_size)
     return false;
 }
 
-/* XXH3 of path A's compared output, restricted along the varied dimension to the shared prefix. */
-static uint64_t shared_hash(const struct fpd_bisector *b, const struct fpd_check_result *res)
-{
-    const struct fpd_region *r = &res->paths.compare;
-    size_t es = fpd_dtype_info(b->base.c.dt.out)->size;
-    size_t nb = r->batch.len, rows = r->rows.len, cols = r->cols.len;
-    size_t keep_b = b->dim == FPD_DIM_BATCH ? b->shared : nb, keep_r = b->dim == FPD_DIM_M ? b->shared : rows;
-    size_t keep_c = b->dim == FPD_DIM_N ? b->shared : cols;
-    const char *out = b->ck->result[0].buf;
-    XXH3_state_t *st = XXH3_createState();
-    if (!st)
-        return 0;
-    XXH3_64bits_reset(st);
-    for (size_t i = 0; i < keep_b; i++)
-        for (size_t j = 0; j < keep_r; j++)
-            XXH3_64bits_update(st, out + ((i * rows + j) * cols) * es, keep_c * es);
-    uint64_t h = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
-    return h;
-}
-
 int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out)
 {
     *out = (struct fpd_shape_probe){.value = value};
@@ -118,7 +124,7 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_pr
             out->tested = true;
             out->verdict = res.verdict;
             out->metrics = res.metrics;
-            out->key = b->by == FPD_BY_HASH ? shared_hash(b, &res) : (uint64_t)res.verdict;
+            out->key = b->by == FPD_BY_HASH ? res.digest : (uint64_t)res.verdict;
         }
     }
     if (b->on_probe)

@@ -396,6 +396,8 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
     res->worst_batch = cmp->batch.start + (uint32_t)(w / per_batch);
     res->worst_row = cmp->rows.start + (uint32_t)(w % per_batch / cmp->cols.len);
     res->worst_col = cmp->cols.start + (uint32_t)(w % cmp->cols.len);
+    if (ck->digest)
+        res->digest = ck->digest(ck->digest_ctx, ck, res);
     return FPD_OK;
 }
 

@@ -42,6 +42,7 @@ struct fpd_check_result {
     int failed_path;                            /* -1, or 0/1 for path A/B when verdict is error */
     char error[256];
     struct fpd_exact_report exact;
+    uint64_t digest; /* the checker's `digest` of this check's outputs, when it has one */
 };
 
 /* Reusable buffers: one checker serves a whole campaign without allocating per check. */
@@ -58,6 +59,11 @@ struct fpd_checker {
     bool isolate;
     double isolate_timeout;
     void *shared; /* the child's answer (mapped on first use) */
+    /* Optional: what a caller needs from the output buffers beyond the result (bisect --by hash:
+     * path A's shared prefix), computed where they are, in the child when isolated. Called after
+     * every check that ran both paths; its value comes back as res->digest. */
+    uint64_t (*digest)(void *ctx, const struct fpd_checker *ck, const struct fpd_check_result *res);
+    void *digest_ctx;
 };
 
 /*

@@ -197,9 +197,8 @@ int fpd_cmd_bisect(int argc, char **argv)
         snprintf(why, sizeof why, "the range %" PRIu64 "..%" PRIu64 " is empty: need 1 <= lo < hi", o.lo, o.hi);
         rc = FPD_ERR_INPUT;
     }
-    /* --isolate: each probe in a process of its own, so a crash is an error verdict; not --by hash,
-     * which reads path A's output from this process's checker */
-    struct fpd_checker ck = {.isolate = cf.isolate && o.by != FPD_BY_HASH, .isolate_timeout = cf.timeout};
+    /* --isolate: each probe in a process of its own, so a crash is an error verdict */
+    struct fpd_checker ck = {.isolate = cf.isolate, .isolate_timeout = cf.timeout};
     struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = o.by, .max_mem = cf.max_mem, .on_probe = print_probe};
     b.ctx = &b;
     if (rc == FPD_OK)

@@ -128,7 +128,5 @@ int fpd_cmd_check(int argc, char **argv)
         fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
         return FPD_EXIT_INTERNAL;
     }
-    for (int i = 0; i < cf.chk.relation->backends; i++) /* for the provenance: only the child had them open */
-        fpd_backend_acquire(cf.chk.backends[i]);
     return finish(&cf.chk, &res, &o);
 }

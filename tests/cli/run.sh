@@ -258,6 +258,10 @@ run "bisect --scan" 0 $FPDIV bisect --good 2x1000x1 --bad 2x1000x2048 --relation
     expect "scan maps transitions" "$out" '^[1-9][0-9]* transitions? in [0-9]+ probes'
 run "bisect by hash" 0 $FPDIV bisect --good 1x1000x1000 --bad 64x1000x1000 --relation slice-rows --backend openblas --by hash --scan &&
     expect "by hash names path A's bits" "$out" '^boundary: m=[0-9]+ gives path A bits [0-9a-f]{16}'
+hash_boundary=$(grep '^boundary' <<<"$out")
+run "bisect by hash, isolated" 0 $FPDIV bisect --good 1x1000x1000 --bad 64x1000x1000 --relation slice-rows --backend openblas --by hash --scan --isolate &&
+    [ "$(grep '^boundary' <<<"$out")" = "$hash_boundary" ] && pass "with --isolate, the same bits: hashed in the child" ||
+    fail "bisect by hash isolated" "$(grep '^boundary' <<<"$out") against $hash_boundary"
 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/bis >/dev/null 2>&1
 bisfile=$(find $tmp/bis -name '*.json' | head -1)
 run "bisect a case file" 0 $FPDIV bisect "$bisfile" --dim k --lo 300 &&
