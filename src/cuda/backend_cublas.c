@@ -21,6 +21,7 @@ enum { MAX_ALGOS = 8 };
 
 struct blas_state {
     bool lt;
+    bool ready; /* stream and handle made: on the first GEMM, in the process that runs it */
     cublasHandle_t handle;
     cublasLtHandle_t lt_handle;
     cudaStream_t stream;
@@ -40,16 +41,27 @@ static int blas_open(const struct fpd_backend *self, void **state, char *why, si
     }
     s->lt = self->data != NULL;
     s->last_algo_id = -1;
-    if (fpd_cuda_check(cudaStreamCreate(&s->stream), "cudaStreamCreate", why, why_size) != FPD_OK ||
-        (s->lt ? fpd_cublas_check(cublasLtCreate(&s->lt_handle), "cublasLtCreate", why, why_size)
-               : fpd_cublas_check(cublasCreate(&s->handle), "cublasCreate", why, why_size)) != FPD_OK ||
-        (!s->lt && fpd_cublas_check(cublasSetStream(s->handle, s->stream), "cublasSetStream", why, why_size)) ||
-        (s->lt && fpd_device_grow(&s->workspace, WORKSPACE_BYTES, why, why_size))) {
-        free(s);
-        return FPD_ERR_UNAVAILABLE;
-    }
     *state = s;
     return FPD_OK;
+}
+
+/* The stream, the handle and cuBLASLt's workspace, made once (see fpd_cuda_require_device). */
+static int blas_ready(struct blas_state *s, char *why, size_t why_size)
+{
+    if (s->ready)
+        return FPD_OK;
+    if (fpd_cuda_check(cudaStreamCreate(&s->stream), "cudaStreamCreate", why, why_size) != FPD_OK)
+        return FPD_ERR_BACKEND;
+    int rc = s->lt ? fpd_cublas_check(cublasLtCreate(&s->lt_handle), "cublasLtCreate", why, why_size)
+                   : fpd_cublas_check(cublasCreate(&s->handle), "cublasCreate", why, why_size);
+    if (rc != FPD_OK) {
+        cudaStreamDestroy(s->stream);
+        return rc;
+    }
+    s->ready = true; /* from here on blas_close releases what there is */
+    if (s->lt)
+        return fpd_device_grow(&s->workspace, WORKSPACE_BYTES, why, why_size);
+    return fpd_cublas_check(cublasSetStream(s->handle, s->stream), "cublasSetStream", why, why_size);
 }
 
 static bool blas_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
@@ -238,6 +250,9 @@ static int cublaslt_gemm(struct blas_state *s, const struct fpd_gemm_args *g, ch
 static int blas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     struct blas_state *s = state;
+    int rc = blas_ready(s, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
     return s->lt ? cublaslt_gemm(s, g, why, why_size) : cublas_gemm(s, g, why, why_size);
 }
 
@@ -255,18 +270,21 @@ static void blas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
         snprintf(buf, sizeof buf, "%zu", WORKSPACE_BYTES);
         emit(ctx, "workspace_bytes", buf);
     } else {
-        int version = 0;
+        int major = 0, minor = 0, patch = 0; /* the library's version: no handle, no CUDA context */
         cublasMath_t math;
         cublasAtomicsMode_t atomics;
-        if (cublasGetVersion(s->handle, &version) == CUBLAS_STATUS_SUCCESS) {
-            snprintf(buf, sizeof buf, "%d", version);
+        if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+            cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+            cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS) {
+            snprintf(buf, sizeof buf, "%d.%d.%d", major, minor, patch);
             emit(ctx, "cublas", buf);
         }
-        if (cublasGetMathMode(s->handle, &math) == CUBLAS_STATUS_SUCCESS) {
+        /* the handle's modes, where this process made it (the defaults otherwise) */
+        if (s->ready && cublasGetMathMode(s->handle, &math) == CUBLAS_STATUS_SUCCESS) {
             snprintf(buf, sizeof buf, "%d", (int)math);
             emit(ctx, "math_mode", buf);
         }
-        if (cublasGetAtomicsMode(s->handle, &atomics) == CUBLAS_STATUS_SUCCESS)
+        if (s->ready && cublasGetAtomicsMode(s->handle, &atomics) == CUBLAS_STATUS_SUCCESS)
             emit(ctx, "atomics", atomics == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not allowed");
     }
     fpd_cuda_device_provenance(emit, ctx);
@@ -278,11 +296,13 @@ static void blas_close(void *state)
     struct fpd_device_buffer *device[] = {&s->a, &s->b, &s->c, &s->bias, &s->workspace};
     for (size_t i = 0; i < sizeof device / sizeof device[0]; i++)
         fpd_device_free(device[i]);
-    if (s->lt)
-        cublasLtDestroy(s->lt_handle);
-    else
-        cublasDestroy(s->handle);
-    cudaStreamDestroy(s->stream);
+    if (s->ready) {
+        if (s->lt)
+            cublasLtDestroy(s->lt_handle);
+        else
+            cublasDestroy(s->handle);
+        cudaStreamDestroy(s->stream);
+    }
     free(s);
 }
 

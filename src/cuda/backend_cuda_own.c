@@ -29,6 +29,7 @@ static const struct cuda_kernel kernel_wmma = {NULL, NULL, TENSOR_CORES};
 
 struct cuda_state {
     const struct cuda_kernel *kernel;
+    bool ready;          /* the stream made: on the first GEMM, in the process that runs it */
     cudaStream_t stream;
     struct fpd_batch_staging host;
     struct fpd_staging bias, padded_a, padded_b, padded_c;
@@ -46,10 +47,6 @@ static int cuda_open(const struct fpd_backend *self, void **state, char *why, si
         return FPD_ERR_NOMEM;
     }
     s->kernel = self->data;
-    if (fpd_cuda_check(cudaStreamCreate(&s->stream), "cudaStreamCreate", why, why_size) != FPD_OK) {
-        free(s);
-        return FPD_ERR_UNAVAILABLE;
-    }
     *state = s;
     return FPD_OK;
 }
@@ -175,6 +172,11 @@ static int run_tensor_cores(struct cuda_state *s, const struct fpd_gemm_args *g,
 static int cuda_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     struct cuda_state *s = state;
+    if (!s->ready) { /* see fpd_cuda_require_device */
+        if (fpd_cuda_check(cudaStreamCreate(&s->stream), "cudaStreamCreate", why, why_size) != FPD_OK)
+            return FPD_ERR_BACKEND;
+        s->ready = true;
+    }
     enum fpd_dtype ct = g->dt.acc == FPD_F64 ? FPD_F64 : FPD_F32;
     size_t ignored;
     const void *bias = g->bias ? fpd_stage_input(&s->bias, g->dt.out, g->bias, 1, g->n, g->n, ct, &ignored) : NULL;
@@ -209,7 +211,8 @@ static void cuda_close(void *state)
     struct fpd_device_buffer *device[] = {&s->a, &s->b, &s->c, &s->bias_d, &s->partials};
     for (size_t i = 0; i < sizeof device / sizeof device[0]; i++)
         fpd_device_free(device[i]);
-    cudaStreamDestroy(s->stream);
+    if (s->ready)
+        cudaStreamDestroy(s->stream);
     free(s);
 }
 

@@ -1,15 +1,17 @@
 /* cuda_util.c — device buffers, errors and provenance for the CUDA backends. */
 #include "cuda_util.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int fpd_device_grow(struct fpd_device_buffer *b, size_t bytes, char *why, size_t why_size)
 {
     if (bytes <= b->cap && b->p)
         return FPD_OK;
-    cudaFree(b->p);
-    b->p = NULL;
-    b->cap = 0;
+    fpd_device_free(b);
     cudaError_t rc = cudaMalloc(&b->p, bytes ? bytes : 1);
     if (rc != cudaSuccess) {
         snprintf(why, why_size, "cudaMalloc of %zu bytes: %s", bytes, cudaGetErrorString(rc));
@@ -22,24 +24,103 @@ int fpd_device_grow(struct fpd_device_buffer *b, size_t bytes, char *why, size_t
 
 void fpd_device_free(struct fpd_device_buffer *b)
 {
-    cudaFree(b->p);
+    if (b->p) /* cudaFree(NULL) would create a CUDA context, in a process that may have none */
+        cudaFree(b->p);
     b->p = NULL;
     b->cap = 0;
 }
 
-int fpd_cuda_require_device(char *why, size_t why_size)
+/* What a probe process learned of the device: CUDA is never initialized in fpdiv's own process,
+ * whose forks (fuzz workers, isolated checks) could not use it afterwards. */
+struct device_probe {
+    int status; /* FPD_OK, or FPD_ERR_UNAVAILABLE with why */
+    char why[256];
+    char gpu[256];
+    int sm_count, cc_major, cc_minor, runtime, driver;
+};
+
+static struct device_probe probed;
+static bool probe_done;
+
+static void probe_in_child(struct device_probe *d)
 {
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess) {
-        snprintf(why, why_size, "no usable CUDA device: %s", cudaGetErrorString(rc));
-        return FPD_ERR_UNAVAILABLE;
+        snprintf(d->why, sizeof d->why, "no usable CUDA device: %s", cudaGetErrorString(rc));
+        return;
     }
     if (count == 0) {
-        snprintf(why, why_size, "no CUDA device on this machine");
-        return FPD_ERR_UNAVAILABLE;
+        snprintf(d->why, sizeof d->why, "no CUDA device on this machine");
+        return;
     }
-    return FPD_OK;
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+        snprintf(d->gpu, sizeof d->gpu, "%s", prop.name);
+        d->sm_count = prop.multiProcessorCount;
+        d->cc_major = prop.major;
+        d->cc_minor = prop.minor;
+    }
+    cudaRuntimeGetVersion(&d->runtime);
+    cudaDriverGetVersion(&d->driver);
+    d->status = FPD_OK;
+}
+
+/* Once per process, in a child that reports through a pipe; a child that crashes (a broken
+ * driver) makes the device unavailable, with the reason. */
+static const struct device_probe *device_probe(void)
+{
+    if (probe_done)
+        return &probed;
+    probe_done = true;
+    probed = (struct device_probe){.status = FPD_ERR_UNAVAILABLE};
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(probed.why, sizeof probed.why, "cannot probe the CUDA device: %s", strerror(errno));
+        return &probed;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        snprintf(probed.why, sizeof probed.why, "cannot probe the CUDA device: %s", strerror(errno));
+        return &probed;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        struct device_probe d = {.status = FPD_ERR_UNAVAILABLE};
+        probe_in_child(&d);
+        ssize_t told = write(fds[1], &d, sizeof d); /* a short write reads as a failed probe */
+        (void)told;
+        _exit(0);
+    }
+    close(fds[1]);
+    struct device_probe d;
+    size_t got = 0;
+    while (got < sizeof d) {
+        ssize_t r = read(fds[0], (char *)&d + got, sizeof d - got);
+        if (r > 0)
+            got += (size_t)r;
+        else if (r == 0 || errno != EINTR)
+            break;
+    }
+    close(fds[0]);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (got == sizeof d)
+        probed = d;
+    else
+        snprintf(probed.why, sizeof probed.why, "the CUDA device probe died before it answered");
+    return &probed;
+}
+
+int fpd_cuda_require_device(char *why, size_t why_size)
+{
+    const struct device_probe *d = device_probe();
+    if (d->status != FPD_OK)
+        snprintf(why, why_size, "%s", d->why);
+    return d->status;
 }
 
 int fpd_cuda_check(cudaError_t rc, const char *what, char *why, size_t why_size)
@@ -60,24 +141,21 @@ int fpd_cublas_check(cublasStatus_t rc, const char *what, char *why, size_t why_
 
 void fpd_cuda_device_provenance(fpd_provenance_fn emit, void *ctx)
 {
+    const struct device_probe *d = device_probe();
+    if (d->status != FPD_OK)
+        return;
     char buf[64];
-    int device = 0, runtime = 0, driver = 0;
-    struct cudaDeviceProp prop;
-    if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
-        emit(ctx, "gpu", prop.name);
-        snprintf(buf, sizeof buf, "%d", prop.multiProcessorCount);
+    if (d->gpu[0]) {
+        emit(ctx, "gpu", d->gpu);
+        snprintf(buf, sizeof buf, "%d", d->sm_count);
         emit(ctx, "sm_count", buf);
-        snprintf(buf, sizeof buf, "%d.%d", prop.major, prop.minor);
+        snprintf(buf, sizeof buf, "%d.%d", d->cc_major, d->cc_minor);
         emit(ctx, "compute_capability", buf);
     }
-    if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
-        snprintf(buf, sizeof buf, "%d.%d", runtime / 1000, runtime % 1000 / 10);
-        emit(ctx, "cuda_runtime", buf);
-    }
-    if (cudaDriverGetVersion(&driver) == cudaSuccess) {
-        snprintf(buf, sizeof buf, "%d.%d", driver / 1000, driver % 1000 / 10);
-        emit(ctx, "cuda_driver", buf);
-    }
+    snprintf(buf, sizeof buf, "%d.%d", d->runtime / 1000, d->runtime % 1000 / 10);
+    emit(ctx, "cuda_runtime", buf);
+    snprintf(buf, sizeof buf, "%d.%d", d->driver / 1000, d->driver % 1000 / 10);
+    emit(ctx, "cuda_driver", buf);
 }
 
 cudaDataType fpd_cuda_type(enum fpd_dtype t)
