@@ -41,7 +41,7 @@ static uint64_t shared_hash(void *ctx, const struct fpd_checker *ck, const struc
     size_t nb = r->batch.len, rows = r->rows.len, cols = r->cols.len;
     size_t keep_b = b->dim == FPD_DIM_BATCH ? b->shared : nb, keep_r = b->dim == FPD_DIM_M ? b->shared : rows;
     size_t keep_c = b->dim == FPD_DIM_N ? b->shared : cols;
-    const char *out = ck->result[0].buf;
+    const char *out = ck->compared[0];
     XXH3_state_t *st = XXH3_createState();
     if (!st)
         return 0;

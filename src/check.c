@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../kernels/cpu/kernels.h"
 #include "dtype.h"
 #include "scratch.h"
 #include "clock.h"
@@ -91,10 +90,24 @@ static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows,
                            const void *bias)
 {
     /* c + bias rounded to binary64 and then to t is the correctly rounded sum in t: binary64 has
-     * at least 2p+2 bits for every narrower t (Figueroa), and for f64 it is the one rounding. */
-    for (size_t i = 0; i < batch * rows; i++)
-        for (size_t j = 0; j < n; j++)
-            fpd_store(t, c, i * ldc + j, fpd_load(t, c, i * ldc + j) + fpd_load(t, bias, j));
+     * at least 2p+2 bits for every narrower t (Figueroa), and for f64 it is the one rounding. The
+     * native types add in their own arithmetic, which is that same correctly rounded sum, a row at
+     * a time so the loop vectorizes. */
+    for (size_t i = 0; i < batch * rows; i++) {
+        switch (t) {
+        case FPD_F64:
+            for (size_t j = 0; j < n; j++)
+                ((double *)c)[i * ldc + j] += ((const double *)bias)[j];
+            break;
+        case FPD_F32:
+            for (size_t j = 0; j < n; j++)
+                ((float *)c)[i * ldc + j] += ((const float *)bias)[j];
+            break;
+        default:
+            for (size_t j = 0; j < n; j++)
+                fpd_store(t, c, i * ldc + j, fpd_load(t, c, i * ldc + j) + fpd_load(t, bias, j));
+        }
+    }
 }
 
 static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_paths *paths, int which,
@@ -166,18 +179,23 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     if (p->bias == FPD_BIAS_AFTER)
         add_bias_after(out, p->out, batch, m, n, ldc, bias);
 
-    /* The compared block, packed, in the case's output type. */
+    /* The compared block, packed, in the case's output type: where it is already that, in place
+     * (a whole-width block of C without row padding, one batch entry or whole ones), else copied. */
     const struct fpd_region *cmp = &paths->compare;
     size_t rows = cmp->rows.len, cols = cmp->cols.len, out_es = dsize(c->dt.out);
+    size_t first = ((cmp->batch.start - g->batch.start) * m + (cmp->rows.start - g->rows.start)) * ldc +
+                   (cmp->cols.start - g->cols.start);
+    if (p->out == c->dt.out && cols == ldc && (cmp->batch.len == 1 || rows == m)) {
+        ck->compared[which] = out + first * es;
+        return FPD_OK;
+    }
     struct fpd_staging *res = &ck->result[which];
     if (fpd_grow(&res->buf, &res->cap, (size_t)cmp->batch.len * rows * cols * out_es) != FPD_OK)
         return FPD_ERR_NOMEM;
-    for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        size_t src_b = cmp->batch.start - g->batch.start + bi;
-        size_t src_off = (src_b * m + (cmp->rows.start - g->rows.start)) * ldc + (cmp->cols.start - g->cols.start);
-        fpd_convert_matrix(rows, cols, p->out, out + src_off * es, ldc, c->dt.out,
+    for (size_t bi = 0; bi < cmp->batch.len; bi++)
+        fpd_convert_matrix(rows, cols, p->out, out + (first + bi * m * ldc) * es, ldc, c->dt.out,
                            (char *)res->buf + bi * rows * cols * out_es, cols);
-    }
+    ck->compared[which] = res->buf;
     return FPD_OK;
 }
 
@@ -193,40 +211,6 @@ static int pack_f64(struct fpd_staging *s, const struct operand *x, size_t b, si
         for (size_t j = 0; j < cols; j++)
             d[by_columns ? j * rows + i : i * cols + j] =
                 fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j);
-    return FPD_OK;
-}
-
-/* |x[0..count)| in binary64; a loop per type, so the common ones vectorize. */
-static void abs_to_f64(enum fpd_dtype t, const void *x, double *out, size_t count)
-{
-    switch (t) {
-    case FPD_F64:
-        for (size_t i = 0; i < count; i++)
-            out[i] = fabs(((const double *)x)[i]);
-        break;
-    case FPD_F32:
-        for (size_t i = 0; i < count; i++)
-            out[i] = fabs((double)((const float *)x)[i]);
-        break;
-    default:
-        for (size_t i = 0; i < count; i++)
-            out[i] = fabs(fpd_load(t, x, i));
-    }
-}
-
-/* |op(X)| of one batch entry in binary64, packed in X's own storage order (a stored row at a
- * time): element (i, j) lands at i * *rs + j * *cs. */
-static int pack_abs_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols,
-                        ptrdiff_t *rs, ptrdiff_t *cs)
-{
-    size_t stored_rows = x->transposed ? cols : rows, stored_cols = x->transposed ? rows : cols;
-    if (fpd_grow(&s->buf, &s->cap, rows * cols * sizeof(double)) != FPD_OK)
-        return FPD_ERR_NOMEM;
-    const char *base = (const char *)x->p + b * x->stride * dsize(x->t);
-    for (size_t r = 0; r < stored_rows; r++)
-        abs_to_f64(x->t, base + r * x->ld * dsize(x->t), (double *)s->buf + r * stored_cols, stored_cols);
-    *rs = x->transposed ? 1 : (ptrdiff_t)cols;
-    *cs = x->transposed ? (ptrdiff_t)rows : 1;
     return FPD_OK;
 }
 
@@ -255,20 +239,14 @@ static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const
     double *abs_bias = ck->abs_bias.buf;
     for (size_t j = 0; j < n; j++)
         abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j));
+    size_t es = dsize(c->dt.in);
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        ptrdiff_t a_rs, a_cs, b_rs, b_cs;
-        if (pack_abs_f64(&ck->abs_a, &a, bi, m, c->k, &a_rs, &a_cs) != FPD_OK ||
-            pack_abs_f64(&ck->abs_b, &b, bi, c->k, n, &b_rs, &b_cs) != FPD_OK)
-            return FPD_ERR_NOMEM;
-        struct fpd_kgemm_f64 k = {
-            m, n, c->k, ck->abs_a.buf, a_rs, a_cs, ck->abs_b.buf, b_rs, b_cs,
-            (double *)ck->magnitude.buf + bi * m * n, n, bias ? abs_bias : NULL,
-        };
-        uint64_t t0 = fpd_ticks();
-        int rc = fpd_kernel_blocked_f64(&k);
-        ck->gemm_ticks += fpd_ticks() - t0;
-        if (rc != 0)
-            return FPD_ERR_NOMEM;
+        struct fpd_matrix_view va = {(const char *)a.p + bi * a.stride * es, a.t, a.transposed, a.ld};
+        struct fpd_matrix_view vb = {(const char *)b.p + bi * b.stride * es, b.t, b.transposed, b.ld};
+        int rc = fpd_magnitudes(&ck->abs, &va, &vb, m, n, c->k, bias ? abs_bias : NULL,
+                                (double *)ck->magnitude.buf + bi * m * n, &ck->gemm_ticks);
+        if (rc != FPD_OK)
+            return rc;
     }
     *g_out = ck->magnitude.buf;
     return FPD_OK;
@@ -327,7 +305,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, str
                  * (or returns a finite value where it is Inf or NaN) is as wrong as a path can be */
                 double exact_out = fpd_round(c->dt.out, hi);
                 for (int w = 0; w < 2; w++) {
-                    double v = fpd_load(c->dt.out, ck->result[w].buf, at);
+                    double v = fpd_load(c->dt.out, ck->compared[w], at);
                     if (!same_class(v, exact_out)) {
                         x->wrong_class[w]++;
                         x->err_ulp[w] = x->own_ratio[w] = INFINITY;
@@ -369,7 +347,7 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
     }
     const struct fpd_region *cmp = &res->paths.compare;
     size_t count = (size_t)cmp->batch.len * cmp->rows.len * cmp->cols.len;
-    const void *out_a = ck->result[0].buf, *out_b = ck->result[1].buf;
+    const void *out_a = ck->compared[0], *out_b = ck->compared[1];
     fpd_compare_bits(c->dt.out, out_a, out_b, count, &res->metrics);
     bool want_exact = chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0);
     double *g = NULL;
@@ -451,10 +429,11 @@ void fpd_checker_free(struct fpd_checker *ck)
     fpd_tensors_free(&ck->tensors);
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
-                                 &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_a,
-                                 &ck->abs_b,        &ck->abs_bias,     &ck->values_a,     &ck->values_b};
+                                 &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,
+                                 &ck->values_a,     &ck->values_b};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fpd_staging_free(all[i]);
+    fpd_magnitude_work_free(&ck->abs);
     free(ck->acc);
     ck->acc = NULL;
 }

@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "exact.h"
 #include "gen.h"
+#include "magnitude.h"
 #include "relation.h"
 
 /* When the exact reference is computed: it costs about 2 ns per term of every compared element. */
@@ -49,7 +50,9 @@ struct fpd_check_result {
 struct fpd_checker {
     struct fpd_tensors tensors;
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
-    struct fpd_staging magnitude, abs_a, abs_b, abs_bias, values_a, values_b;
+    struct fpd_staging magnitude, abs_bias, values_a, values_b;
+    const void *compared[2]; /* each path's compared block, packed: in `out` or in `result` */
+    struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
     struct fpd_superacc *acc; /* allocated on first use */
     uint64_t gemm_ticks; /* fpd_ticks() spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
     /* Each check in a child process of its own (commands that run many checks in fpdiv's own

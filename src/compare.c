@@ -47,16 +47,6 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
     bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
 }
 
-double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs)
-{
-    /* g itself was summed in binary64: allow for its own rounding (relative (T+1) 2^-53, doubled). */
-    double g_safe = g * (1 + (double)(bm->terms + 1) * 0x1p-52);
-    double rounding = bm->gamma * g_safe + bm->u_out * c_abs;
-    double intermediate = bm->extra_out_roundings * bm->u_out * g_safe * (1 + bm->gamma);
-    double underflow = (double)bm->terms * bm->eta_acc + (1 + bm->extra_out_roundings) * bm->eta_out;
-    return rounding + intermediate + underflow;
-}
-
 /* The per-element loops below take the type as an argument and are always inlined into a switch
  * with one constant type per branch: every layout test and load then folds to its own type's
  * few instructions, instead of a call per element. */
@@ -75,34 +65,44 @@ static inline double larger(double x, double y) { return x > y ? x : y; }
 static inline __attribute__((always_inline)) void differing_elements(enum fpd_dtype t, const void *a, const void *b,
                                                                      size_t count, struct fpd_metrics *m)
 {
-    /* The worst element: the first whose class changed, else the one farthest apart in ulps. */
-    uint64_t worst_ulp = 0;
+    /* The worst element: the first whose class changed, else the one farthest apart in ulps.
+     * Running values stay in locals: through m, the compiler would store each one back to memory
+     * on every element, as a or b might alias it. */
+    uint64_t worst_ulp = 0, max_ulp = 0;
+    size_t diff = 0, nonfinite_mismatch = 0, worst = 0;
+    double max_abs = 0, max_rel = 0;
     bool found = false;
     for (size_t i = 0; i < count; i++) {
         uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
         if (fpd_same_value_bits(t, ba, bb))
             continue;
-        m->diff++;
+        diff++;
         enum fpd_fp_class ca = fpd_classify_bits(t, ba), cb = fpd_classify_bits(t, bb);
         if (ca != cb) {
-            if (m->nonfinite_mismatch++ == 0)
-                m->worst = i;
+            if (nonfinite_mismatch++ == 0)
+                worst = i;
             continue;
         }
         double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
         double abs_diff = fabs(va - vb), scale = larger(fabs(va), fabs(vb)); /* finite: same class */
         uint64_t ulp = fpd_ulp_distance(t, ba, bb);
-        m->max_abs = larger(m->max_abs, abs_diff);
+        max_abs = larger(max_abs, abs_diff);
         if (scale > 0)
-            m->max_rel = larger(m->max_rel, abs_diff / scale);
-        if (ulp > m->max_ulp)
-            m->max_ulp = ulp;
-        if (m->nonfinite_mismatch == 0 && (!found || ulp > worst_ulp)) {
-            m->worst = i;
+            max_rel = larger(max_rel, abs_diff / scale);
+        if (ulp > max_ulp)
+            max_ulp = ulp;
+        if (nonfinite_mismatch == 0 && (!found || ulp > worst_ulp)) {
+            worst = i;
             worst_ulp = ulp;
             found = true;
         }
     }
+    m->diff = diff;
+    m->nonfinite_mismatch = nonfinite_mismatch;
+    m->worst = worst;
+    m->max_abs = max_abs;
+    m->max_rel = max_rel;
+    m->max_ulp = max_ulp;
 }
 
 void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m)

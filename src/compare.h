@@ -49,8 +49,17 @@ struct fpd_bound_model {
 double fpd_gamma(size_t terms, double u);
 void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
                           unsigned extra_out_roundings);
-/* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). */
-double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs);
+/* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). Inline:
+ * comparison calls it for every element that differs. */
+static inline double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs)
+{
+    /* g itself was summed in binary64: allow for its own rounding (relative (T+1) 2^-53, doubled). */
+    double g_safe = g * (1 + (double)(bm->terms + 1) * 0x1p-52);
+    double rounding = bm->gamma * g_safe + bm->u_out * c_abs;
+    double intermediate = bm->extra_out_roundings * bm->u_out * g_safe * (1 + bm->gamma);
+    double underflow = (double)bm->terms * bm->eta_acc + (1 + bm->extra_out_roundings) * bm->eta_out;
+    return rounding + intermediate + underflow;
+}
 
 /* Phase 1, always: hashes, difference counts and sizes. Resets *m. */
 void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m);

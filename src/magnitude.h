@@ -1,0 +1,40 @@
+/*
+ * magnitude.h — the bound's magnitudes g = |op(A)||op(B)| (+ |bias|), never below their exact
+ * value: the rounding bound scales them, so a g rounded down could call a `reorder` a `bound`.
+ */
+#ifndef FPD_MAGNITUDE_H
+#define FPD_MAGNITUDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend_util.h"
+#include "dtype.h"
+
+/* op(X) of a stored matrix: element (i, j) is p[transposed ? j * ld + i : i * ld + j]. */
+struct fpd_matrix_view {
+    const void *p;
+    enum fpd_dtype t;
+    bool transposed;
+    size_t ld;
+};
+
+/* Grow-only buffers, kept across calls. */
+struct fpd_magnitude_work {
+    struct fpd_staging abs_a, abs_b, sum;
+};
+
+/*
+ * g[i * n + j] = sum_p |A[i][p]| |B[p][j]| (+ abs_bias[j] when abs_bias is not NULL), for A m x k
+ * and B k x n, rounded so that it is below the exact sum by at most the relative (k + 2) 2^-53 of
+ * its own binary64 roundings, which fpd_bound_element allows for. Narrow inputs are summed in
+ * binary32, at twice binary64's speed, and inflated by binary32's worst case (about k 2^-24
+ * relative, plus k 2^-125 for underflow); binary64 takes over wherever binary32 overflows.
+ * *gemm_ticks grows by the fpd_ticks() spent in the products. Returns FPD_OK or FPD_ERR_NOMEM.
+ */
+int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
+                   size_t m, size_t n, size_t k, const double *abs_bias, double *g, uint64_t *gemm_ticks);
+
+void fpd_magnitude_work_free(struct fpd_magnitude_work *w);
+
+#endif
