@@ -17,6 +17,19 @@ static inline double fpd_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The same clock up to one timer tick (1-4 ms) behind, for a fifth of the cost (5 ns against 23
+ * here): for stamps taken on every check that only need to resolve milliseconds. */
+static inline double fpd_now_coarse(void)
+{
+#if defined(CLOCK_MONOTONIC_COARSE)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#else
+    return fpd_now();
+#endif
+}
+
 /*
  * Ticks, for the GEMM calls of every check. On x86-64 the time-stamp counter: one read costs a few nanoseconds, against about 25 for
  * clock_gettime, which was a tenth of a small check's time when called around every product.

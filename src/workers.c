@@ -44,7 +44,7 @@ struct fpd_worker_ring {
     _Atomic uint64_t head; /* messages published by the worker */
     _Atomic uint64_t tail; /* messages taken by the pool */
     _Atomic uint64_t state;
-    _Atomic uint64_t started_ns; /* CLOCK_MONOTONIC when the running check started */
+    _Atomic uint64_t started_ns; /* CLOCK_MONOTONIC (coarse: up to a tick early) when the running check started */
     struct fpd_worker_msg slot[RING_SLOTS];
 };
 
@@ -83,8 +83,9 @@ int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *
     }
     r->slot[head % RING_SLOTS] = *m;
     atomic_store_explicit(&r->head, head + 1, memory_order_release); /* the slot is complete before it counts */
-    double since = fpd_now() - ch->last_wake;
-    if (m->type != FPD_MSG_RESULT || since >= WAKE_INTERVAL || (waiting >= RING_SLOTS / 2 && since >= WAKE_INTERVAL_BUSY))
+    /* the coarse clock may wake the pool a tick late; a filling ring needs the exact one */
+    if (m->type != FPD_MSG_RESULT || fpd_now_coarse() - ch->last_wake >= WAKE_INTERVAL ||
+        (waiting >= RING_SLOTS / 2 && fpd_now() - ch->last_wake >= WAKE_INTERVAL_BUSY))
         return wake(ch);
     return FPD_OK;
 }
@@ -103,7 +104,7 @@ static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ri
     int status = 0;
     uint64_t stride = (uint64_t)p->jobs * p->step;
     for (uint64_t i = first; i < p->end && !worker_stop; i += stride) {
-        double now = fpd_now();
+        double now = fpd_now_coarse(); /* deadlines and --timeout: a few ms late is soon enough */
         if (p->deadline > 0 && now >= p->deadline)
             break;
         atomic_store_explicit(&ring->started_ns, to_ns(now), memory_order_relaxed);
