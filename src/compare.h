@@ -53,7 +53,8 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
  * comparison calls it for every element that differs. */
 static inline double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs)
 {
-    /* g itself was summed in binary64: allow for its own rounding (relative (T+1) 2^-53, doubled). */
+    /* g is below the exact sum by at most its own binary64 roundings (relative (T+1) 2^-53,
+     * magnitude.h): allow for twice that. */
     double g_safe = g * (1 + (double)(bm->terms + 1) * 0x1p-52);
     double rounding = bm->gamma * g_safe + bm->u_out * c_abs;
     double intermediate = bm->extra_out_roundings * bm->u_out * g_safe * (1 + bm->gamma);

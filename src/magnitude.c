@@ -2,6 +2,9 @@
 #include "magnitude.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <pmmintrin.h>
+#endif
 
 #include "../kernels/cpu/kernels.h"
 #include "clock.h"
@@ -81,8 +84,9 @@ static int magnitudes_f64(struct fpd_magnitude_work *w, const struct fpd_matrix_
  * The sum in binary32, then raised to a bound on the exact one. Under round-to-nearest each
  * product's share passes through at most k roundings (its own, then the additions after it),
  * each losing at most a relative 2^-24 of a non-negative value, in whatever order the kernel
- * sums: computed >= exact (1 - 2^-24)^k, and 1 / (1 - 2^-24)^k <= 1 + gamma_k(2^-24). Underflow
- * loses less than 2^-126 a product or addition, even flushed to zero: k 2^-125 in all.
+ * sums: computed >= exact (1 - 2^-24)^k, and 1 / (1 - 2^-24)^k <= 1 + gamma_k(2^-24). With
+ * gradual underflow (see ieee_underflow_begin) a product that lands among the subnormals loses at
+ * most half their spacing, 2^-150, and a sum that does is exact: under k 2^-149 in all.
  * *finite is false where some binary32 sum is not (overflow, or an Inf or NaN operand).
  */
 static int magnitudes_f32(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a,
@@ -101,7 +105,7 @@ static int magnitudes_f32(struct fpd_magnitude_work *w, const struct fpd_matrix_
     *gemm_ticks += fpd_ticks() - t0;
     if (rc != 0)
         return FPD_ERR_NOMEM;
-    double inflate = 1 + fpd_gamma(k, 0x1p-24), underflow = (double)k * 0x1p-125;
+    double inflate = 1 + fpd_gamma(k, 0x1p-24), underflow = (double)k * 0x1p-149;
     bool all_finite = true;
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) {
@@ -120,16 +124,49 @@ static bool within_binary32(enum fpd_dtype t)
     return f->precision <= single->precision && f->emin >= single->emin && f->emax <= single->emax;
 }
 
+/*
+ * The bounds above assume IEEE 754's gradual underflow. A backend may have switched on
+ * flush-to-zero or denormals-are-zero for the whole process (a plugin built with -ffast-math
+ * does so when it loads): with those a product of subnormals could lose all of itself. They are
+ * off while the magnitudes are summed, and restored after.
+ */
+static unsigned ieee_underflow_begin(void)
+{
+#if defined(__SSE2__)
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr & ~(unsigned)(_MM_FLUSH_ZERO_MASK | _MM_DENORMALS_ZERO_MASK));
+    return csr;
+#else
+    return 0;
+#endif
+}
+
+static void ieee_underflow_end(unsigned csr)
+{
+#if defined(__SSE2__)
+    _mm_setcsr(csr);
+#else
+    (void)csr;
+#endif
+}
+
 int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
                    size_t m, size_t n, size_t k, const double *abs_bias, double *g, uint64_t *gemm_ticks)
 {
-    if (a->t == b->t && within_binary32(a->t) && k <= BINARY32_MAX_K) {
-        bool finite;
-        int rc = magnitudes_f32(w, a, b, m, n, k, abs_bias, g, gemm_ticks, &finite);
-        if (rc != FPD_OK || finite)
-            return rc;
+    if (k == 0) { /* no products: nothing for the kernels to do */
+        for (size_t i = 0; i < m * n; i++)
+            g[i] = abs_bias ? abs_bias[i % n] : 0;
+        return FPD_OK;
     }
-    return magnitudes_f64(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
+    unsigned csr = ieee_underflow_begin();
+    int rc = FPD_OK;
+    bool finite = false;
+    if (a->t == b->t && within_binary32(a->t) && k <= BINARY32_MAX_K)
+        rc = magnitudes_f32(w, a, b, m, n, k, abs_bias, g, gemm_ticks, &finite);
+    if (rc == FPD_OK && !finite)
+        rc = magnitudes_f64(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
+    ieee_underflow_end(csr);
+    return rc;
 }
 
 void fpd_magnitude_work_free(struct fpd_magnitude_work *w)

@@ -29,7 +29,8 @@ struct fpd_magnitude_work {
  * and B k x n, rounded so that it is below the exact sum by at most the relative (k + 2) 2^-53 of
  * its own binary64 roundings, which fpd_bound_element allows for. Narrow inputs are summed in
  * binary32, at twice binary64's speed, and inflated by binary32's worst case (about k 2^-24
- * relative, plus k 2^-125 for underflow); binary64 takes over wherever binary32 overflows.
+ * relative, plus k 2^-149 for underflow); where any binary32 sum is not finite (overflow, or an
+ * Inf or NaN operand), the block is summed again in binary64.
  * *gemm_ticks grows by the fpd_ticks() spent in the products. Returns FPD_OK or FPD_ERR_NOMEM.
  */
 int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
