@@ -34,13 +34,12 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -fPI
 # per-element loops over runtime lengths (comparison, bias, conversion) stayed scalar: "cheap"
 # takes them, 5-10% of a check at max-dim 64 and 256. Vectorization reassociates no sum (that
 # takes -ffast-math) and changes no value. Compilers without the option skip it.
-# Not for fpdiv's own kernels, nor check.c (bias-after): they make outputs that are hashed bit for
-# bit, and when both operands of an addition are NaN, which NaN comes out depends on their order,
-# which vectorized code is free to swap.
+# Not for fpdiv's own kernels: their outputs are hashed bit for bit, and when both operands of an
+# addition are NaN, which NaN comes out depends on their order, which vectorized code is free to
+# swap (check.c's bias-after makes that choice explicit instead).
 VECT_COST := $(shell $(CC) -fvect-cost-model=cheap -E -x c /dev/null >/dev/null 2>&1 && echo -fvect-cost-model=cheap)
 override CFLAGS += $(VECT_COST)
 $(BUILD)/obj/kernels/cpu/%.o: VECT_COST :=
-$(BUILD)/obj/src/check.o: VECT_COST :=
 ifeq ($(WERROR),1)
 override CFLAGS += -Werror
 endif

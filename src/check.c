@@ -86,23 +86,46 @@ static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, siz
     return all_canary(c + batch * rows * ldc * es, ldc * es);
 }
 
+/* c += bias over a row, keeping c's NaN when both are NaN, as a scalar x86 addition does: which
+ * NaN comes out of NaN + NaN depends on the operands' order, which vectorized code may swap, and
+ * outputs are hashed bit for bit. The choice is made on the bits, as a mask, so the loop still
+ * vectorizes. */
+static void add_row_f32(float *restrict c, const float *restrict bias, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        float sum = c[j] + bias[j];
+        uint32_t own, out;
+        memcpy(&own, &c[j], sizeof own);
+        memcpy(&out, &sum, sizeof out);
+        uint32_t keep = -(uint32_t)((own & 0x7fffffffu) > 0x7f800000u); /* c is a NaN */
+        out = (keep & (own | 0x00400000u)) | (~keep & out);             /* quieted, like the addition */
+        memcpy(&c[j], &out, sizeof out);
+    }
+}
+
+static void add_row_f64(double *restrict c, const double *restrict bias, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        double sum = c[j] + bias[j];
+        uint64_t own, out;
+        memcpy(&own, &c[j], sizeof own);
+        memcpy(&out, &sum, sizeof out);
+        uint64_t keep = -(uint64_t)((own & 0x7fffffffffffffffu) > 0x7ff0000000000000u);
+        out = (keep & (own | 0x0008000000000000u)) | (~keep & out);
+        memcpy(&c[j], &out, sizeof out);
+    }
+}
+
 static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc,
                            const void *bias)
 {
     /* c + bias rounded to binary64 and then to t is the correctly rounded sum in t: binary64 has
      * at least 2p+2 bits for every narrower t (Figueroa), and for f64 it is the one rounding. The
-     * native types add in their own arithmetic, which is that same correctly rounded sum, a row at
-     * a time so the loop vectorizes. */
+     * native types add in their own arithmetic, which is that same correctly rounded sum. */
     for (size_t i = 0; i < batch * rows; i++) {
         switch (t) {
-        case FPD_F64:
-            for (size_t j = 0; j < n; j++)
-                ((double *)c)[i * ldc + j] += ((const double *)bias)[j];
-            break;
-        case FPD_F32:
-            for (size_t j = 0; j < n; j++)
-                ((float *)c)[i * ldc + j] += ((const float *)bias)[j];
-            break;
+        case FPD_F64: add_row_f64((double *)c + i * ldc, bias, n); break;
+        case FPD_F32: add_row_f32((float *)c + i * ldc, bias, n); break;
         default:
             for (size_t j = 0; j < n; j++)
                 fpd_store(t, c, i * ldc + j, fpd_load(t, c, i * ldc + j) + fpd_load(t, bias, j));

@@ -365,3 +365,30 @@ Test(relations, overflow_against_the_exact_result_is_bound, .init = setup, .fini
     cr_expect(res.exact.wrong_class[0] == 1 && res.exact.wrong_class[1] == 1, "wrong class: %zu, %zu",
               res.exact.wrong_class[0], res.exact.wrong_class[1]);
 }
+
+/* mm + bias after: where both C and the bias are NaN, C's NaN comes out (as x86's scalar addition
+ * gives), whatever order vectorized code puts the operands in: outputs are hashed bit for bit. */
+Test(relations, bias_after_keeps_the_products_nan, .init = setup, .fini = teardown)
+{
+    const uint32_t product_nan = 0x7fc00123u, bias_nan = 0x7fc00456u;
+    float a[1], b[16], bias[16];
+    memcpy(&a[0], &product_nan, sizeof a[0]);
+    for (size_t j = 0; j < 16; j++) {
+        b[j] = 1;
+        memcpy(&bias[j], &bias_nan, sizeof bias[j]);
+    }
+    struct fpd_case_data data = {.batch = 1, .m = 1, .n = 16, .k = 1, .a = a, .b = b, .bias = bias};
+    struct fpd_check chk = {.relation = fpd_relation_find("addmm"), .backends = {fpd_registry_find("seq")}};
+    fpd_case_defaults(&chk.c);
+    chk.c.m = 1, chk.c.n = 16, chk.c.k = 1, chk.c.has_bias = true, chk.c.data = &data;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    cr_assert_eq(res.paths.a.bias, FPD_BIAS_AFTER, "addmm's path A adds the bias after the product");
+    for (size_t j = 0; j < 16; j++) {
+        uint32_t got;
+        memcpy(&got, (const float *)ck.compared[0] + j, sizeof got);
+        cr_expect_eq(got, product_nan, "column %zu: %08x", j, got);
+    }
+    fpd_checker_free(&ck);
+}
