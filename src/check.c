@@ -110,8 +110,8 @@ static void add_row_f64(double *restrict c, const double *restrict bias, size_t 
         uint64_t own, out;
         memcpy(&own, &c[j], sizeof own);
         memcpy(&out, &sum, sizeof out);
-        uint64_t keep = -(uint64_t)((own & 0x7fffffffffffffffu) > 0x7ff0000000000000u);
-        out = (keep & (own | 0x0008000000000000u)) | (~keep & out);
+        uint64_t keep = -(uint64_t)((own & 0x7fffffffffffffffu) > 0x7ff0000000000000u); /* c is a NaN */
+        out = (keep & (own | 0x0008000000000000u)) | (~keep & out);                     /* quieted */
         memcpy(&c[j], &out, sizeof out);
     }
 }
@@ -433,15 +433,19 @@ int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fp
     struct isolated_check job = {ck, chk};
     char why[256];
     if (fpd_run_isolated(check_in_child, &job, ck->isolate_timeout, why, sizeof why) < 0) {
-        /* the check's process died: no path to blame */
-        *res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
-        fpd_relation_build(chk->relation, &chk->c, &chk->params, &res->paths);
-        snprintf(res->error, sizeof res->error, "%s", why);
+        fpd_check_result_died(chk, why, res);
         return FPD_OK;
     }
     const struct child_answer *answer = ck->shared;
     *res = answer->res;
     return answer->status;
+}
+
+void fpd_check_result_died(const struct fpd_check *chk, const char *why, struct fpd_check_result *res)
+{
+    *res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
+    fpd_relation_build(chk->relation, &chk->c, &chk->params, &res->paths);
+    snprintf(res->error, sizeof res->error, "%s", why);
 }
 
 void fpd_checker_free(struct fpd_checker *ck)

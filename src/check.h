@@ -55,8 +55,8 @@ struct fpd_checker {
     struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
     struct fpd_superacc *acc; /* allocated on first use */
     uint64_t gemm_ticks; /* fpd_ticks() spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
-    /* Each check in a child process of its own (commands that run many checks in fpdiv's own
-     * process: bisect, sweep, minimize): a backend that crashes, or runs past isolate_timeout
+    /* Each check in a child process of its own (check itself, and the commands that run many
+     * checks in fpdiv's own process: bisect, sweep, minimize): a backend that crashes, or runs past isolate_timeout
      * seconds (0: no limit), gives an `error` verdict instead of ending fpdiv. The child's buffers
      * and gemm_ticks do not come back. */
     bool isolate;
@@ -76,5 +76,7 @@ struct fpd_checker {
  */
 int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res);
 void fpd_checker_free(struct fpd_checker *ck);
+/* The result of a check whose process died (a crash, a timeout): `error`, no path to blame, why. */
+void fpd_check_result_died(const struct fpd_check *chk, const char *why, struct fpd_check_result *res);
 
 #endif

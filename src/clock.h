@@ -31,11 +31,12 @@ static inline double fpd_now_coarse(void)
 }
 
 /*
- * Ticks, for the GEMM calls of every check. On x86-64 the time-stamp counter: one read costs a few nanoseconds, against about 25 for
- * clock_gettime, which was a tenth of a small check's time when called around every product.
- * Its rate is constant on every CPU that has been sold since 2008 and the same on every core,
- * but not known in advance: a caller turns ticks into seconds by a rate measured over a long
- * interval (ticks and CLOCK_MONOTONIC read at both ends). Elsewhere, nanoseconds.
+ * Ticks, for the GEMM calls of every check. On x86-64 the time-stamp counter: one read costs
+ * about 10 ns here, against about 25 for clock_gettime, which was a tenth of a small check's time
+ * when called around every product. Its rate is constant and the same on every core of current
+ * x86-64 CPUs (the "invariant TSC"), but not known in advance: a caller turns ticks into seconds
+ * by a rate measured over a long interval (ticks and CLOCK_MONOTONIC read at both ends).
+ * Elsewhere, nanoseconds.
  */
 static inline uint64_t fpd_ticks(void)
 {

@@ -721,17 +721,16 @@ int fpd_cmd_fuzz(int argc, char **argv)
             continue;
         bool lost = ev.type == FPD_EVENT_LOST; /* the check crashed or hung its worker: an `error` finding */
         uint32_t index = lost ? ev.index : ev.msg.index;
-        struct fpd_check_result res = lost ? (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1}
-                                           : ev.msg.res;
         /* Planning the whole check again costs about what a small check's data does: only a check
          * that is reported, saved or listed needs it; the summary needs its combination alone. */
         struct fpd_check chk;
-        if (lost || res.verdict != FPD_SAME || o->json || ci_wanted)
+        if (lost || ev.msg.res.verdict != FPD_SAME || o->json || ci_wanted)
             fpd_campaign_plan(&run.cp, index, &chk);
+        struct fpd_check_result res;
         if (lost) {
-            fpd_relation_build(chk.relation, &chk.c, &chk.params, &res.paths);
-            snprintf(res.error, sizeof res.error, "%s", ev.reason);
+            fpd_check_result_died(&chk, ev.reason, &res);
         } else {
+            res = ev.msg.res;
             gemm_ticks += ev.msg.gemm_ticks;
         }
         int added = fpd_stats_add(&st, &run.cp, fpd_campaign_combo(&run.cp, index), &res);

@@ -209,8 +209,7 @@ int fpd_cmd_replay(int argc, char **argv)
                 break;
             }
             if (ev.type == FPD_EVENT_LOST) {
-                res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
-                snprintf(res.error, sizeof res.error, "%s", ev.reason);
+                fpd_check_result_died(&f->chk, ev.reason, &res);
             } else {
                 res = ev.msg.res;
             }

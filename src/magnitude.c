@@ -126,8 +126,8 @@ static bool within_binary32(enum fpd_dtype t)
 
 /*
  * The bounds above assume IEEE 754's gradual underflow. A backend may have switched on
- * flush-to-zero or denormals-are-zero for the whole process (a plugin built with -ffast-math
- * does so when it loads): with those a product of subnormals could lose all of itself. They are
+ * flush-to-zero or denormals-are-zero for the whole process (a plugin linked with gcc's
+ * -ffast-math can do so when it loads): with those a product of subnormals could lose all of itself. They are
  * off while the magnitudes are summed, and restored after.
  */
 static unsigned ieee_underflow_begin(void)

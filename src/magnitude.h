@@ -1,6 +1,7 @@
 /*
  * magnitude.h — the bound's magnitudes g = |op(A)||op(B)| (+ |bias|), never below their exact
- * value: the rounding bound scales them, so a g rounded down could call a `reorder` a `bound`.
+ * value once fpd_bound_element's allowance for binary64 rounding is made: the rounding bound
+ * scales them, so a g rounded down could call a `reorder` a `bound`.
  */
 #ifndef FPD_MAGNITUDE_H
 #define FPD_MAGNITUDE_H

@@ -54,7 +54,7 @@ struct fpd_worker {
     pid_t pid;
     int fd;                      /* read end of the wake-up pipe */
     struct fpd_worker_ring *ring;
-    bool eof;                    /* the pipe closed: the worker is gone once its ring is drained */
+    bool eof;                    /* the pipe closed, or the worker was reaped: gone once its ring is drained */
     bool exited;                 /* already reaped (status below) */
     int status;
     bool ended;                  /* it said FPD_MSG_END */

@@ -21,7 +21,7 @@ enum { MAX_ALGOS = 8 };
 
 struct blas_state {
     bool lt;
-    bool ready; /* stream and handle made: on the first GEMM, in the process that runs it */
+    bool ready; /* all of the below made: on the first GEMM, in the process that runs it */
     cublasHandle_t handle;
     cublasLtHandle_t lt_handle;
     cudaStream_t stream;
@@ -45,23 +45,34 @@ static int blas_open(const struct fpd_backend *self, void **state, char *why, si
     return FPD_OK;
 }
 
-/* The stream, the handle and cuBLASLt's workspace, made once (see fpd_cuda_require_device). */
+/* The stream, the handle and cuBLASLt's workspace, made once (see fpd_cuda_require_device). A
+ * piece that fails is tried again on the next GEMM; blas_close releases the pieces that exist. */
 static int blas_ready(struct blas_state *s, char *why, size_t why_size)
 {
     if (s->ready)
         return FPD_OK;
-    if (fpd_cuda_check(cudaStreamCreate(&s->stream), "cudaStreamCreate", why, why_size) != FPD_OK)
+    if (!s->stream && fpd_cuda_check(cudaStreamCreate(&s->stream), "cudaStreamCreate", why, why_size) != FPD_OK) {
+        s->stream = NULL;
         return FPD_ERR_BACKEND;
-    int rc = s->lt ? fpd_cublas_check(cublasLtCreate(&s->lt_handle), "cublasLtCreate", why, why_size)
-                   : fpd_cublas_check(cublasCreate(&s->handle), "cublasCreate", why, why_size);
-    if (rc != FPD_OK) {
-        cudaStreamDestroy(s->stream);
-        return rc;
     }
-    s->ready = true; /* from here on blas_close releases what there is */
-    if (s->lt)
-        return fpd_device_grow(&s->workspace, WORKSPACE_BYTES, why, why_size);
-    return fpd_cublas_check(cublasSetStream(s->handle, s->stream), "cublasSetStream", why, why_size);
+    if (s->lt) {
+        if (!s->lt_handle &&
+            fpd_cublas_check(cublasLtCreate(&s->lt_handle), "cublasLtCreate", why, why_size) != FPD_OK) {
+            s->lt_handle = NULL;
+            return FPD_ERR_BACKEND;
+        }
+        if (fpd_device_grow(&s->workspace, WORKSPACE_BYTES, why, why_size) != FPD_OK)
+            return FPD_ERR_BACKEND;
+    } else {
+        if (!s->handle && fpd_cublas_check(cublasCreate(&s->handle), "cublasCreate", why, why_size) != FPD_OK) {
+            s->handle = NULL;
+            return FPD_ERR_BACKEND;
+        }
+        if (fpd_cublas_check(cublasSetStream(s->handle, s->stream), "cublasSetStream", why, why_size) != FPD_OK)
+            return FPD_ERR_BACKEND;
+    }
+    s->ready = true;
+    return FPD_OK;
 }
 
 static bool blas_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
@@ -280,11 +291,11 @@ static void blas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
             emit(ctx, "cublas", buf);
         }
         /* the handle's modes, where this process made it (the defaults otherwise) */
-        if (s->ready && cublasGetMathMode(s->handle, &math) == CUBLAS_STATUS_SUCCESS) {
+        if (s->handle && cublasGetMathMode(s->handle, &math) == CUBLAS_STATUS_SUCCESS) {
             snprintf(buf, sizeof buf, "%d", (int)math);
             emit(ctx, "math_mode", buf);
         }
-        if (s->ready && cublasGetAtomicsMode(s->handle, &atomics) == CUBLAS_STATUS_SUCCESS)
+        if (s->handle && cublasGetAtomicsMode(s->handle, &atomics) == CUBLAS_STATUS_SUCCESS)
             emit(ctx, "atomics", atomics == CUBLAS_ATOMICS_ALLOWED ? "allowed" : "not allowed");
     }
     fpd_cuda_device_provenance(emit, ctx);
@@ -296,13 +307,12 @@ static void blas_close(void *state)
     struct fpd_device_buffer *device[] = {&s->a, &s->b, &s->c, &s->bias, &s->workspace};
     for (size_t i = 0; i < sizeof device / sizeof device[0]; i++)
         fpd_device_free(device[i]);
-    if (s->ready) {
-        if (s->lt)
-            cublasLtDestroy(s->lt_handle);
-        else
-            cublasDestroy(s->handle);
+    if (s->lt_handle)
+        cublasLtDestroy(s->lt_handle);
+    if (s->handle)
+        cublasDestroy(s->handle);
+    if (s->stream)
         cudaStreamDestroy(s->stream);
-    }
     free(s);
 }
 
