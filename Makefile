@@ -78,7 +78,7 @@ override NVCCFLAGS += --fmad=false -Xcompiler -fPIC -gencode arch=compute_80,cod
                       -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 CUDA_CU_OBJ := $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu))
 CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cuda/*.c))
-CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,dtype.o scratch.o backend_util.o)
+CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,dtype.o scratch.o backend_util.o isolate.o)
 endif
 
 .PHONY: all man test test-gpu unit-test cli-test fuzz-parsers bench clean install uninstall
@@ -127,6 +127,13 @@ $(BUILD)/plugins/%.so: tests/plugins/%.c src/fpdiv_backend.h
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Isrc -o $@ $< -lm
 
+# A CUDA driver that crashes or hangs when called (tests/drivers/), for the CUDA plugin's probe.
+FAKE_DRIVER := $(if $(CUDA_PLUGIN),$(BUILD)/drivers/libcuda.so.1)
+$(BUILD)/drivers/libcuda.so.1: tests/drivers/fake_libcuda.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  DRIVER  $@")
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -o $@ $<
+
 $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
@@ -165,7 +172,7 @@ endif
 # Under the sanitizers a planted segfault must still kill its worker (the tests check the signal),
 # so AddressSanitizer leaves SIGSEGV alone.
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
-test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(BUILD)/fpdiv.1
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
 	$(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
@@ -180,7 +187,7 @@ test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 unit-test: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 
-cli-test: $(BUILD)/fpdiv $(PLUGINS) $(BUILD)/fpdiv.1
+cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)

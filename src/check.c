@@ -10,7 +10,7 @@
 #include "dtype.h"
 #include "scratch.h"
 #include "clock.h"
-#include "workers.h"
+#include "isolate.h"
 
 const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
     [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};

@@ -11,7 +11,7 @@
 #include "dtype.h"
 #include "probe.h"
 #include "sumtree.h"
-#include "workers.h"
+#include "isolate.h"
 
 static const char help[] =
     "usage: fpdiv explain --backend B --shape [BATCHx]MxNxK [--dtype T] [--element I,J] [options]\n"

@@ -7,7 +7,7 @@
 #include "dtype.h"
 #include "replay.h"
 #include "report.h"
-#include "workers.h"
+#include "isolate.h"
 
 static const char help[] = "usage: fpdiv show CASE.json\n\n"
                            "Shows a saved case: shape, dtypes, layout, relation, where its data come from, the\n"

@@ -1,6 +1,5 @@
 /* workers.c — fork, pipes, poll, waitpid: the campaign's process pool. */
 #define _GNU_SOURCE
-#include "clock.h"
 #include "workers.h"
 
 #include <errno.h>
@@ -16,6 +15,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "clock.h"
+#include "isolate.h"
 
 static volatile sig_atomic_t worker_stop;
 
@@ -183,89 +185,6 @@ int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t s
     return FPD_OK;
 }
 
-static void describe_death(int status, bool timed_out, double timeout, char *buf, size_t size)
-{
-    if (timed_out)
-        snprintf(buf, size, "timed out after %g s (worker killed)", timeout);
-    else if (WIFSIGNALED(status))
-        snprintf(buf, size, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else
-        snprintf(buf, size, "worker exited with status %d in the middle of the check", WEXITSTATUS(status));
-}
-
-int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why, size_t why_size)
-{
-    /* The child holds the write end: its exit wakes the parent at once. It writes one byte there
-     * when fn returns, so an exit from inside fn (status 0 included) is not taken for an answer. */
-    int gone[2];
-    if (pipe2(gone, O_CLOEXEC) != 0) {
-        snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
-        return -1;
-    }
-    fflush(NULL); /* nothing buffered in the parent is written twice */
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(gone[0]);
-        close(gone[1]);
-        snprintf(why, why_size, "cannot start a worker process: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* killed with fpdiv: its timeout is fpdiv's to enforce */
-        close(gone[0]);
-        int rc = fn(ctx);
-        fflush(NULL);
-        ssize_t told = write(gone[1], "", 1); /* if this fails, the parent reports an early exit */
-        (void)told;
-        _exit(rc & 0xff);
-    }
-    close(gone[1]);
-    double deadline = timeout > 0 ? fpd_now() + timeout : 0;
-    bool timed_out = false, finished = false;
-    int status = 0;
-    for (;;) {
-        pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid)
-            break;
-        if (done < 0 && errno != EINTR) {
-            close(gone[0]);
-            snprintf(why, why_size, "lost the worker process: %s", strerror(errno));
-            return -1;
-        }
-        if (!timed_out && deadline > 0 && fpd_now() > deadline) {
-            kill(pid, SIGKILL);
-            timed_out = true;
-        }
-        /* until the pipe closes (the child is gone), or a tenth of a second for the deadline and for
-         * a child whose own children still hold the pipe */
-        struct pollfd wait_for = {.fd = gone[0], .events = POLLIN};
-        if (poll(&wait_for, 1, 100) > 0) {
-            char byte;
-            ssize_t got = read(gone[0], &byte, 1);
-            finished |= got == 1;
-            if (got == 0) { /* EOF: the child has exited, or is about to */
-                while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                    ;
-                break;
-            }
-        }
-    }
-    /* reaped before its byte was read: it is in the pipe, which no one can write to any more */
-    struct pollfd last = {.fd = gone[0], .events = POLLIN};
-    char byte;
-    if (!finished && poll(&last, 1, 0) > 0 && read(gone[0], &byte, 1) == 1)
-        finished = true;
-    close(gone[0]);
-    if (WIFEXITED(status) && !finished) {
-        snprintf(why, why_size, "exited with status %d before it finished", WEXITSTATUS(status));
-        return -1;
-    }
-    if (WIFEXITED(status)) /* it finished, even if just as the timeout struck */
-        return WEXITSTATUS(status);
-    describe_death(status, timed_out, timeout, why, why_size);
-    return -1;
-}
-
 /* What a worker is doing: the check it runs (true), or the next one it would (false). */
 static bool worker_state(const struct fpd_worker *w, uint64_t *index)
 {
@@ -290,7 +209,7 @@ static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event 
     uint64_t resume = busy ? index + (uint64_t)p->jobs * p->step : index;
     *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = (uint32_t)index};
     if (lost)
-        describe_death(status, w->timed_out, p->timeout, ev->reason, sizeof ev->reason);
+        fpd_describe_death(status, w->timed_out, p->timeout, ev->reason, sizeof ev->reason);
     munmap(w->ring, sizeof *w->ring);
     *w = (struct fpd_worker){.pid = -1, .fd = -1};
     bool more_time = p->deadline <= 0 || fpd_now() < p->deadline;

@@ -86,12 +86,6 @@ void fpd_pool_stop(struct fpd_pool *p);
 void fpd_pool_kill(struct fpd_pool *p);
 void fpd_pool_free(struct fpd_pool *p);
 
-/* Runs fn(ctx) in a child process and returns what it returned (0..255), or -1 with why set when
- * the child died from a signal, ran past `timeout` seconds (0: no limit) and was killed, or exited
- * before fn returned (a backend calling exit). Standard output and error are shared; the child
- * flushes them before it exits. */
-int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why, size_t why_size);
-
 /* In a worker: whether it was asked to stop (checked between checks). */
 bool fpd_worker_should_stop(void);
 

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/mman.h>
+
+#include "../isolate.h"
 
 int fpd_device_grow(struct fpd_device_buffer *b, size_t bytes, char *why, size_t why_size)
 {
@@ -66,52 +68,47 @@ static void probe_in_child(struct device_probe *d)
     d->status = FPD_OK;
 }
 
-/* Once per process, in a child that reports through a pipe; a child that crashes (a broken
- * driver) makes the device unavailable, with the reason. */
+/* How long the probe may take (seconds): CUDA's first initialization on a many-GPU machine can
+ * take tens of seconds, and a broken driver can hang in it for ever. FPDIV_CUDA_PROBE_TIMEOUT
+ * overrides it. */
+#define PROBE_TIMEOUT 120.0
+
+static double probe_timeout(void)
+{
+    const char *env = getenv("FPDIV_CUDA_PROBE_TIMEOUT");
+    char *end;
+    double t = env ? strtod(env, &end) : 0;
+    return env && end != env && *end == '\0' && t > 0 ? t : PROBE_TIMEOUT;
+}
+
+static int probe_job(void *ctx)
+{
+    probe_in_child(ctx);
+    return 0;
+}
+
+/* Once per process, in an isolated child that answers in shared memory: a child that crashes or
+ * hangs (a broken driver) makes the device unavailable, with the reason. */
 static const struct device_probe *device_probe(void)
 {
     if (probe_done)
         return &probed;
     probe_done = true;
     probed = (struct device_probe){.status = FPD_ERR_UNAVAILABLE};
-    int fds[2];
-    if (pipe(fds) != 0) {
+    struct device_probe *answer =
+        mmap(NULL, sizeof *answer, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (answer == MAP_FAILED) {
         snprintf(probed.why, sizeof probed.why, "cannot probe the CUDA device: %s", strerror(errno));
         return &probed;
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        snprintf(probed.why, sizeof probed.why, "cannot probe the CUDA device: %s", strerror(errno));
-        return &probed;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        struct device_probe d = {.status = FPD_ERR_UNAVAILABLE};
-        probe_in_child(&d);
-        ssize_t told = write(fds[1], &d, sizeof d); /* a short write reads as a failed probe */
-        (void)told;
-        _exit(0);
-    }
-    close(fds[1]);
-    struct device_probe d;
-    size_t got = 0;
-    while (got < sizeof d) {
-        ssize_t r = read(fds[0], (char *)&d + got, sizeof d - got);
-        if (r > 0)
-            got += (size_t)r;
-        else if (r == 0 || errno != EINTR)
-            break;
-    }
-    close(fds[0]);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    if (got == sizeof d)
-        probed = d;
+    *answer = (struct device_probe){.status = FPD_ERR_UNAVAILABLE};
+    char why[192];
+    double timeout = probe_timeout();
+    if (fpd_run_isolated(probe_job, answer, timeout, why, sizeof why) == 0)
+        probed = *answer;
     else
-        snprintf(probed.why, sizeof probed.why, "the CUDA device probe died before it answered");
+        snprintf(probed.why, sizeof probed.why, "the CUDA device probe failed: %s", why);
+    munmap(answer, sizeof *answer);
     return &probed;
 }
 

@@ -20,8 +20,9 @@ void fpd_device_free(struct fpd_device_buffer *b);
 /*
  * Opening any CUDA backend: a device must be there. FPD_ERR_UNAVAILABLE with the reason if not.
  * CUDA cannot be used in a child forked after the parent initialized it, and fpdiv runs checks
- * in forks (fuzz workers, isolated checks): so the device is probed in a throwaway child, and a
- * backend makes its streams and handles on its first GEMM, in the process that runs it.
+ * in forks (fuzz workers, isolated checks): so the device is probed in a throwaway child, with a
+ * deadline (a broken driver can crash or hang there), and a backend makes its streams and handles
+ * on its first GEMM, in the process that runs it.
  */
 int fpd_cuda_require_device(char *why, size_t why_size);
 

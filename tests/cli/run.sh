@@ -378,6 +378,24 @@ if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ]; then
         run "replaying a GPU case without a GPU: git bisect's skip" 125 $FPDIV replay $tmp/gpu-case.json &&
             expect "skipped, with the reason" "$out" '^skipped .*no (usable )?CUDA device'
     fi
+    # a driver that crashes or hangs in the device probe makes the GPU backends unavailable, and
+    # fpdiv goes on (the CPU backends still run)
+    driver=$(dirname "$FPDIV")/drivers
+    if [ -f "$driver/libcuda.so.1" ]; then
+        FAKE_CUDA_DRIVER=crash LD_LIBRARY_PATH=$driver run "a driver crashing in the probe" 0 $FPDIV list &&
+            expect "the GPU backends are unavailable, naming the signal" "$out" \
+                'why: the CUDA device probe failed: killed by signal 11' &&
+            expect "the CPU backends are not" "$out" '^  openblas +cpu available'
+        FAKE_CUDA_DRIVER=hang FPDIV_CUDA_PROBE_TIMEOUT=1 LD_LIBRARY_PATH=$driver \
+            run "a driver hanging in the probe" 0 timeout 60 $FPDIV list &&
+            expect "the probe's deadline ends it" "$out" 'why: the CUDA device probe failed: timed out after 1 s'
+        FAKE_CUDA_DRIVER=hang FPDIV_CUDA_PROBE_TIMEOUT=1 LD_LIBRARY_PATH=$driver \
+            run "a campaign over a hanging driver" 0 timeout 60 $FPDIV fuzz --no-corpus --seed 2 --cases 50 --max-dim 16 &&
+            expect "checks on the CPU backends" "$out" '^50 checks in'
+        FAKE_CUDA_DRIVER=hang FPDIV_CUDA_PROBE_TIMEOUT=1 LD_LIBRARY_PATH=$driver \
+            bad "naming a GPU backend over a hanging driver" "backend cublas is unavailable: the CUDA device probe failed" \
+            fuzz --no-corpus --cases 5 --backends openblas,cublas
+    fi
 fi
 
 # --- isolation: a backend that crashes or hangs costs one check, not the campaign ---
