@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fpenv.h"
+
 static const struct fpd_backend *const builtin_backends[] = {
     &fpd_backend_seq,
     &fpd_backend_pairwise,
@@ -97,8 +99,22 @@ int fpd_backend_acquire(struct fpd_backend_slot *s)
         s->state = rc == FPD_OK ? FPD_SLOT_OPEN : FPD_SLOT_UNAVAILABLE;
         if (rc != FPD_OK && s->why[0] == '\0')
             snprintf(s->why, sizeof s->why, "open failed (status %d)", rc);
+        char changed[256];
+        if (!fpd_fpenv_restore_default(changed, sizeof changed))
+            fprintf(stderr, "fpdiv: warning: opening backend %s changed the floating-point environment (%s); fpdiv "
+                            "put IEEE's default back\n", s->impl->name, changed);
     }
     return s->state == FPD_SLOT_OPEN ? FPD_OK : FPD_ERR_UNAVAILABLE;
+}
+
+bool fpd_backend_left_fpenv(const char *name, char *why, size_t why_size)
+{
+    char changed[256];
+    if (fpd_fpenv_restore_default(changed, sizeof changed))
+        return false;
+    snprintf(why, why_size, "%s returned with the floating-point environment changed (%s); fpdiv put IEEE's "
+                            "default back", name, changed);
+    return true;
 }
 
 bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size)

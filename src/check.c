@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "dtype.h"
+#include "fpenv.h"
 #include "scratch.h"
 #include "clock.h"
 #include "isolate.h"
@@ -191,10 +192,13 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     int rc = slot->impl->gemm(slot->handle, &args, why, why_size);
     ck->gemm_ticks += fpd_ticks() - t0;
     if (rc != FPD_OK) {
+        fpd_fpenv_reset();
         if (why[0] == '\0')
             snprintf(why, why_size, "%s failed (status %d)", slot->impl->name, rc);
         return FPD_ERR_BACKEND;
     }
+    if (fpd_backend_left_fpenv(slot->impl->name, why, why_size))
+        return FPD_ERR_BACKEND;
     if (!canary_intact(out, batch, m, n, ldc, es)) {
         snprintf(why, why_size, "%s wrote outside the m x n block of C (into its row padding or past its end)", slot->impl->name);
         return FPD_ERR_BACKEND;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fpenv.h"
 #include "plugin.h"
 #include "report.h"
 
@@ -74,6 +75,10 @@ static int load_plugins(int argc, char **argv, int *exit_code)
 int main(int argc, char **argv)
 {
     int exit_code = FPD_EXIT_OK;
+    char changed[256];
+    if (!fpd_fpenv_restore_default(changed, sizeof changed)) /* by a library loaded with fpdiv (LD_PRELOAD) */
+        fprintf(stderr, "fpdiv: warning: fpdiv started with the floating-point environment changed (%s); it put "
+                        "IEEE's default back\n", changed);
     int first = load_plugins(argc, argv, &exit_code);
     if (first < 0)
         return exit_code;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "fpenv.h"
 
 #ifndef FPD_LIBDIR
 #define FPD_LIBDIR "/usr/local/lib/fpdiv"
@@ -37,6 +38,14 @@ int fpd_plugin_load(const char *path, char *why, size_t why_size)
     size_t count = 0;
     char reason[256] = "";
     const struct fpd_backend *const *backends = init(FPDIV_BACKEND_ABI, &count, reason, sizeof reason);
+    /* A library built with -ffast-math switches on flush-to-zero when it is loaded, for the whole
+     * process; fpdiv's own arithmetic needs IEEE's default (fpenv.h). */
+    char changed[256];
+    if (!fpd_fpenv_restore_default(changed, sizeof changed))
+        fprintf(stderr,
+                "fpdiv: warning: loading plugin %s changed the floating-point environment (%s; a library built "
+                "with -ffast-math does this); fpdiv put IEEE's default back, and its backends run in that\n",
+                path, changed);
     if (!backends) {
         snprintf(why, why_size, "plugin %s refused to load: %s", path, reason[0] ? reason : "no reason given");
         dlclose(handle);

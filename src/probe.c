@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "fpenv.h"
 
 /* Bits needed to count up to n: the smallest b with n <= 2^b. */
 static int bits_for(uint32_t n)
@@ -179,10 +180,13 @@ static int ask(struct fpd_probe *p, const uint32_t *pairs, size_t count, const s
         set_term(p, pairs[2 * i + 1], columns[i], one);
     }
     if (rc != FPD_OK) {
+        fpd_fpenv_reset();
         if (why[0] == '\0')
             snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
         return FPD_ERR_BACKEND;
     }
+    if (fpd_backend_left_fpenv(s->impl->name, why, why_size))
+        return FPD_ERR_BACKEND;
     for (size_t i = 0; i < count; i++) {
         size_t at = (t->at_batch * t->m + t->at_row) * t->n + columns[i];
         double count_of_ones = ldexp(fpd_load(t->dt.out, p->c, at), -p->one_exp);

@@ -398,6 +398,39 @@ if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ]; then
     fi
 fi
 
+# --- the floating-point environment: a plugin that switches on flush-to-zero when loaded (as a
+# -ffast-math library does) or a kernel that leaves a rounding mode set changes none of fpdiv's results ---
+run "a plugin switching flush-to-zero on at load" 0 $FPDIV --plugin $P/fastmath.so list &&
+    expect "is named, with what it changed" "$err" \
+        'loading plugin .*fastmath.so changed the floating-point environment \(flush-to-zero on, denormals-are-zero on'
+fenv_args=(fuzz --no-corpus --seed 11 --max-dim 12 --specials 0.05 --backends seq,pairwise,blocked,openblas,exact
+           --dtypes f32,f64,bf16 --cases 1500 --json --jobs 1)
+fenv_results() { grep '"type":"check"' | python3 -c '
+import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    print(o["index"], o["verdict"], o["hash_a"], o["hash_b"], o["max_ulp"])'; }
+$FPDIV "${fenv_args[@]}" 2>/dev/null | fenv_results >$tmp/fenv-plain
+$FPDIV --plugin $P/fastmath.so "${fenv_args[@]}" 2>/dev/null | fenv_results >$tmp/fenv-loaded
+if [ "$(wc -l <$tmp/fenv-plain)" = 1500 ] && cmp -s $tmp/fenv-plain $tmp/fenv-loaded; then
+    pass "with it loaded, 1500 checks with subnormals give the same bits and verdicts"
+else
+    fail "fast-math plugin loaded" "$(diff $tmp/fenv-plain $tmp/fenv-loaded | head -4)"
+fi
+run "a kernel leaving the rounding mode set" 1 $FPDIV --plugin $P/fastmath.so check --relation repeat --backend fenvleak \
+    --shape 2x3x7 --dtype f32 &&
+    expect "is an error naming the mode" "$out" \
+        'error +path A: fenvleak returned with the floating-point environment changed \(rounding toward \+Inf'
+run "a kernel leaving flush-to-zero on, in a campaign" 1 $FPDIV --plugin $P/fastmath.so fuzz --no-corpus --seed 4 \
+    --backends fenvleak --relations repeat --dtypes f32 --max-dim 12 --cases 300 --json &&
+    expect "an error finding" "$out" '"verdict":"error".*"error":"fenvleak returned with the floating-point environment changed \(flush-to-zero on\)' &&
+    expect "and one naming the rounding mode" "$out" '"error":"fenvleak returned [^"]*\(rounding toward \+Inf' &&
+    if [ -z "$(grep '"verdict":"error"' $tmp/out | grep -vE '"shape":"([0-9]+x)?[0-9]+x[0-9]+x(7|11)"')" ]; then
+        pass "only its checks with k = 7 and k = 11 are errors"
+    else
+        fail "fenvleak campaign" "errors on other shapes: $(grep '"verdict":"error"' $tmp/out | head -2)"
+    fi
+
 # --- isolation: a backend that crashes or hangs costs one check, not the campaign ---
 if run "a crashing, hanging backend" 1 $FPDIV --plugin $P/crashy.so fuzz --seed 5 --corpus $tmp/crash --backends crashy \
     --relations repeat --dtypes f32 --max-dim 40 --cases 300 --timeout 1 --jobs 2 --json; then

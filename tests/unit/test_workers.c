@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "isolate.h"
 #include "workers.h"
 
 #define END 300
