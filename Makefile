@@ -193,7 +193,7 @@ cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)
 
-$(BUILD)/bench/%: scripts/bench/%.c $(BUILD)/libfpdiv.a
+$(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h $(BUILD)/libfpdiv.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -Isrc -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)

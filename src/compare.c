@@ -2,9 +2,11 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <xxhash.h>
 
+#include "clones.h"
 #include "dtype.h"
 
 const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT] = {
@@ -47,63 +49,241 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
     bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
 }
 
-/* The per-element loops below take the type as an argument and are always inlined into a switch
- * with one constant type per branch: every layout test and load then folds to its own type's
- * few instructions, instead of a call per element. */
-#define SPECIALIZE_BY_TYPE(t, call)                                                                \
-    switch (t) {                                                                                   \
-    case FPD_F64: call(FPD_F64); break;                                                            \
-    case FPD_F32: call(FPD_F32); break;                                                            \
-    case FPD_F16: call(FPD_F16); break;                                                            \
-    case FPD_BF16: call(FPD_BF16); break;                                                          \
-    default: break;                                                                                \
-    }
+/*
+ * The per-element loops. Each element's difference is computed without a branch, so that a chunk
+ * of them vectorizes: counts are sums, and maxima of non-negative doubles are maxima of their
+ * bits as integers (the same order, and an integer maximum vectorizes where a floating one, for
+ * NaN's sake, does not). Which element is the worst (the first to reach the maximum) is found
+ * afterwards, in the one chunk that holds it. The loops take the type as an argument and are
+ * inlined into one clone per type and vector width (clones.h), so every layout test and load
+ * folds to its own type's few instructions.
+ */
+#define CHUNK 128
 
-/* fmax for values known to be numbers: a compare, where fmax is a call for NaN's sake. */
-static inline double larger(double x, double y) { return x > y ? x : y; }
+static inline uint64_t bits_of(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline double value_of_bits(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* An element's value; bf16 inline (a shift), so its loops vectorize too. */
+static inline double value(enum fpd_dtype t, const void *p, size_t i)
+{
+    if (t == FPD_BF16) {
+        uint32_t u = (uint32_t)fpd_bits(t, p, i) << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    return fpd_load(t, p, i);
+}
+
+/* Classes from the bits as 0 or 1, with & where fpd_classify_bits branches: no control flow is
+ * left in the loops for the vectorizer to refuse. */
+static inline uint64_t exponent_mask(enum fpd_dtype t)
+{
+    unsigned total = fpd_bits_width(t), mant_bits = fpd_bits_significand(t);
+    return ((1ull << (total - 1 - mant_bits)) - 1) << mant_bits;
+}
+
+static inline uint64_t finite_bits(enum fpd_dtype t, uint64_t u) { return (u & exponent_mask(t)) != exponent_mask(t); }
+
+static inline uint64_t nan_bits(enum fpd_dtype t, uint64_t u)
+{
+    return ((u & exponent_mask(t)) == exponent_mask(t)) & ((u & ((1ull << fpd_bits_significand(t)) - 1)) != 0);
+}
+
+/* The larger of two non-negative doubles (or NaNs, in lanes whose result is dropped), on their
+ * bits: an integer maximum, which vectorizes where a floating one does not. */
+static inline double larger_magnitude(double x, double y)
+{
+    uint64_t bx = bits_of(x), by = bits_of(y);
+    return value_of_bits(bx > by ? bx : by);
+}
+
+/* How elements i of a and b differ. A finite pair is two different finite values (their classes
+ * agree and they are not two NaNs); only they have an ulp distance and a size of difference. */
+struct element_difference {
+    uint64_t differ, finite_pair; /* 0 or 1 */
+    uint64_t ulp;
+    uint64_t abs, rel; /* the bits of |a - b|, and of that relative to the larger of |a| and |b|: 0 unless a
+                          finite pair */
+};
+
+static inline __attribute__((always_inline)) struct element_difference element_difference(enum fpd_dtype t,
+                                                                                          const void *a,
+                                                                                          const void *b, size_t i)
+{
+    uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
+    struct element_difference e;
+    e.differ = (ba != bb) & (1 - (nan_bits(t, ba) & nan_bits(t, bb)));
+    e.finite_pair = e.differ & finite_bits(t, ba) & finite_bits(t, bb);
+    uint64_t keep = -e.finite_pair; /* all ones for a finite pair */
+    e.ulp = fpd_ulp_distance(t, ba, bb) & keep;
+    double va = value(t, a, i), vb = value(t, b, i);
+    double abs = fabs(va - vb);
+    /* Over the smallest subnormal at least, so that +0 against -0 gives 0 / 2^-1074 = 0. The
+     * division is unconditional: one under a branch (or a select the compiler makes one) stays
+     * scalar, as it might trap. */
+    double rel = abs / larger_magnitude(larger_magnitude(fabs(va), fabs(vb)), 0x1p-1074);
+    e.abs = bits_of(abs) & keep;
+    e.rel = bits_of(rel) & keep;
+    return e;
+}
 
 static inline __attribute__((always_inline)) void differing_elements(enum fpd_dtype t, const void *a, const void *b,
                                                                      size_t count, struct fpd_metrics *m)
 {
-    /* The worst element: the first whose class changed, else the one farthest apart in ulps.
-     * Running values stay in locals: through m, the compiler would store each one back to memory
-     * on every element, as a or b might alias it. */
-    uint64_t worst_ulp = 0, max_ulp = 0;
-    size_t diff = 0, nonfinite_mismatch = 0, worst = 0;
-    double max_abs = 0, max_rel = 0;
-    bool found = false;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
-        if (fpd_same_value_bits(t, ba, bb))
-            continue;
-        diff++;
-        enum fpd_fp_class ca = fpd_classify_bits(t, ba), cb = fpd_classify_bits(t, bb);
-        if (ca != cb) {
-            if (nonfinite_mismatch++ == 0)
-                worst = i;
-            continue;
+    size_t diff = 0, mismatches = 0;
+    uint64_t max_ulp = 0, max_abs = 0, max_rel = 0; /* the last two as bits */
+    size_t first_mismatch_chunk = SIZE_MAX, worst_chunk = SIZE_MAX;
+    size_t es = fpd_bits_width(t) / 8;
+    for (size_t from = 0; from < count; from += CHUNK) {
+        size_t end = count - from < CHUNK ? count : from + CHUNK;
+        if (memcmp((const char *)a + from * es, (const char *)b + from * es, (end - from) * es) == 0)
+            continue; /* differences often come in rows or blocks: a chunk without one costs a memcmp */
+        uint64_t chunk_diff = 0, chunk_finite = 0, chunk_ulp = 0;
+        for (size_t i = from; i < end; i++) {
+            struct element_difference e = element_difference(t, a, b, i);
+            chunk_diff += e.differ;
+            chunk_finite += e.finite_pair;
+            chunk_ulp = e.ulp > chunk_ulp ? e.ulp : chunk_ulp;
+            max_abs = e.abs > max_abs ? e.abs : max_abs;
+            max_rel = e.rel > max_rel ? e.rel : max_rel;
         }
-        double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
-        double abs_diff = fabs(va - vb), scale = larger(fabs(va), fabs(vb)); /* finite: same class */
-        uint64_t ulp = fpd_ulp_distance(t, ba, bb);
-        max_abs = larger(max_abs, abs_diff);
-        if (scale > 0)
-            max_rel = larger(max_rel, abs_diff / scale);
-        if (ulp > max_ulp)
-            max_ulp = ulp;
-        if (nonfinite_mismatch == 0 && (!found || ulp > worst_ulp)) {
-            worst = i;
-            worst_ulp = ulp;
-            found = true;
+        diff += chunk_diff;
+        if (chunk_diff > chunk_finite) { /* a pair that differs and is not two finite values: a class change */
+            mismatches += chunk_diff - chunk_finite;
+            if (first_mismatch_chunk == SIZE_MAX)
+                first_mismatch_chunk = from;
+        }
+        if (chunk_finite > 0 && (worst_chunk == SIZE_MAX || chunk_ulp > max_ulp)) {
+            worst_chunk = from;
+            max_ulp = chunk_ulp;
+        }
+    }
+    /* The worst element: the first whose class changed, else the first farthest apart in ulps. */
+    size_t worst = 0;
+    if (first_mismatch_chunk != SIZE_MAX) {
+        for (worst = first_mismatch_chunk;; worst++) {
+            struct element_difference e = element_difference(t, a, b, worst);
+            if (e.differ && !e.finite_pair)
+                break;
+        }
+    } else if (worst_chunk != SIZE_MAX) {
+        for (worst = worst_chunk;; worst++) {
+            struct element_difference e = element_difference(t, a, b, worst);
+            if (e.finite_pair && e.ulp == max_ulp)
+                break;
         }
     }
     m->diff = diff;
-    m->nonfinite_mismatch = nonfinite_mismatch;
+    m->nonfinite_mismatch = mismatches;
     m->worst = worst;
-    m->max_abs = max_abs;
-    m->max_rel = max_rel;
+    m->max_abs = value_of_bits(max_abs);
+    m->max_rel = value_of_bits(max_rel);
     m->max_ulp = max_ulp;
 }
+
+/* An element's ratio to the bound, as bits, and whether there is one to take (not where the
+ * values are equal or not both finite, or the bound is not finite because an input was Inf or
+ * NaN). The bound is never 0: it allows for underflow. */
+struct element_ratio {
+    uint64_t taken; /* 0 or 1 */
+    uint64_t ratio; /* bits; 0 unless taken */
+};
+
+static inline __attribute__((always_inline)) struct element_ratio element_ratio(enum fpd_dtype t, const void *a,
+                                                                               const void *b, const double *g,
+                                                                               size_t i,
+                                                                               const struct fpd_bound_model *bm)
+{
+    uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
+    double va = value(t, a, i), vb = value(t, b, i);
+    double bound = fpd_bound_element(bm, g[i], larger_magnitude(fabs(va), fabs(vb)));
+    double ratio = fabs(va - vb) / (2 * bound); /* unconditional, as above */
+    /* a NaN ratio: a difference past binary64's range (f64 values of opposite signs near its
+     * largest) over a bound that overflowed when doubled */
+    struct element_ratio r;
+    r.taken = (ba != bb) & finite_bits(t, ba) & finite_bits(t, bb) & finite_bits(FPD_F64, bits_of(bound)) &
+              (1 - nan_bits(FPD_F64, bits_of(ratio)));
+    r.ratio = bits_of(ratio) & -r.taken;
+    return r;
+}
+
+static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype t, const void *a, const void *b,
+                                                                  const double *g, size_t count,
+                                                                  const struct fpd_bound_model *bm,
+                                                                  struct fpd_metrics *m)
+{
+    uint64_t max_bits = 0;
+    size_t worst_chunk = SIZE_MAX;
+    size_t es = fpd_bits_width(t) / 8;
+    for (size_t from = 0; from < count; from += CHUNK) {
+        size_t end = count - from < CHUNK ? count : from + CHUNK;
+        if (memcmp((const char *)a + from * es, (const char *)b + from * es, (end - from) * es) == 0)
+            continue;
+        uint64_t chunk_taken = 0, chunk_max = 0;
+        for (size_t i = from; i < end; i++) {
+            struct element_ratio r = element_ratio(t, a, b, g, i, bm);
+            chunk_taken += r.taken;
+            chunk_max = r.ratio > chunk_max ? r.ratio : chunk_max;
+        }
+        if (chunk_taken > 0 && (worst_chunk == SIZE_MAX || chunk_max > max_bits)) {
+            worst_chunk = from;
+            max_bits = chunk_max;
+        }
+    }
+    if (worst_chunk == SIZE_MAX)
+        return;
+    m->ratio = value_of_bits(max_bits);
+    if (m->nonfinite_mismatch > 0)
+        return; /* the worst element stays the first whose class changed */
+    for (size_t i = worst_chunk;; i++) {
+        struct element_ratio r = element_ratio(t, a, b, g, i, bm);
+        if (r.taken && r.ratio == max_bits) {
+            m->worst = i;
+            return;
+        }
+    }
+}
+
+/* One clone per type and vector width; fpd_compare_* pick the type's. */
+#define TYPE_CLONES(T, suffix)                                                                     \
+    VECTOR_WIDTH_CLONES static void differing_##suffix(const void *a, const void *b, size_t count,    \
+                                                       struct fpd_metrics *m)                      \
+    {                                                                                              \
+        differing_elements(T, a, b, count, m);                                                     \
+    }                                                                                              \
+    VECTOR_WIDTH_CLONES static void ratios_##suffix(const void *a, const void *b, const double *g, size_t count, \
+                                                    const struct fpd_bound_model *bm, struct fpd_metrics *m) \
+    {                                                                                              \
+        ratios_to_bound(T, a, b, g, count, bm, m);                                                 \
+    }
+TYPE_CLONES(FPD_F64, f64)
+TYPE_CLONES(FPD_F32, f32)
+TYPE_CLONES(FPD_F16, f16)
+TYPE_CLONES(FPD_BF16, bf16)
+#undef TYPE_CLONES
+
+static const struct {
+    void (*differing)(const void *a, const void *b, size_t count, struct fpd_metrics *m);
+    void (*ratios)(const void *a, const void *b, const double *g, size_t count, const struct fpd_bound_model *bm,
+                   struct fpd_metrics *m);
+} by_type[FPD_DTYPE_COUNT] = {
+    [FPD_F64] = {differing_f64, ratios_f64},
+    [FPD_F32] = {differing_f32, ratios_f32},
+    [FPD_F16] = {differing_f16, ratios_f16},
+    [FPD_BF16] = {differing_bf16, ratios_bf16},
+};
 
 void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m)
 {
@@ -113,37 +293,9 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
     m->hash_b = XXH3_64bits(b, bytes);
     if (memcmp(a, b, bytes) == 0)
         return;
-#define DIFFERING(type) differing_elements(type, a, b, count, m)
-    SPECIALIZE_BY_TYPE(t, DIFFERING)
-#undef DIFFERING
+    by_type[t].differing(a, b, count, m);
     m->worst_bits_a = fpd_bits(t, a, m->worst);
     m->worst_bits_b = fpd_bits(t, b, m->worst);
-}
-
-static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype t, const void *a, const void *b,
-                                                                  const double *g, size_t count,
-                                                                  const struct fpd_bound_model *bm,
-                                                                  struct fpd_metrics *m)
-{
-    bool found = false;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
-        if (fpd_same_value_bits(t, ba, bb) || fpd_classify_bits(t, ba) != FPD_CLASS_FINITE ||
-            fpd_classify_bits(t, bb) != FPD_CLASS_FINITE)
-            continue;
-        double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
-        double bound = fpd_bound_element(bm, g[i], larger(fabs(va), fabs(vb)));
-        if (!isfinite(bound))
-            continue; /* Inf or NaN among the inputs: no finite bound, nothing to measure against */
-        double diff = fabs(va - vb);
-        double ratio = bound > 0 ? diff / (2 * bound) : diff > 0 ? INFINITY : 0;
-        if (!found || ratio > m->ratio) {
-            m->ratio = ratio;
-            if (m->nonfinite_mismatch == 0)
-                m->worst = i;
-            found = true;
-        }
-    }
 }
 
 void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
@@ -152,9 +304,7 @@ void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const dou
     /* With no class change, the worst element becomes the one with the largest ratio. */
     m->bounded = true;
     m->ratio = 0;
-#define RATIOS(type) ratios_to_bound(type, a, b, g, count, bm, m)
-    SPECIALIZE_BY_TYPE(t, RATIOS)
-#undef RATIOS
+    by_type[t].ratios(a, b, g, count, bm, m);
     m->worst_bits_a = fpd_bits(t, a, m->worst);
     m->worst_bits_b = fpd_bits(t, b, m->worst);
 }

@@ -140,13 +140,18 @@ static inline enum fpd_fp_class fpd_classify_bits(enum fpd_dtype t, uint64_t bit
  */
 static inline uint64_t fpd_ulp_distance(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b)
 {
-    /* on an integer line where adjacent representable values are adjacent integers */
-    uint64_t sign = 1ull << (fpd_bits_width(t) - 1);
-    int64_t a = (int64_t)(bits_a & (sign - 1)), b = (int64_t)(bits_b & (sign - 1));
-    a = bits_a & sign ? -a : a;
-    b = bits_b & sign ? -b : b;
-    /* The true distance is below 2^64, so unsigned wrap-around subtraction gives it exactly. */
-    return a >= b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
+    /* On an integer line where adjacent representable values are adjacent integers: the magnitude,
+     * negated (two's complement) when the sign bit is set. Without branches: comparison runs it
+     * on every element of an output, whose signs are random (a branch on them mispredicts half
+     * the time) and which vectorizes without them. */
+    unsigned top = fpd_bits_width(t) - 1;
+    uint64_t neg_a = -((bits_a >> top) & 1), neg_b = -((bits_b >> top) & 1); /* all ones if negative */
+    uint64_t magnitude = (1ull << top) - 1;
+    uint64_t a = ((bits_a & magnitude) ^ neg_a) - neg_a, b = ((bits_b & magnitude) ^ neg_b) - neg_b;
+    /* The true distance is below 2^64, so wrap-around subtraction gives it exactly; negated when
+     * b lies above a. */
+    uint64_t d = a - b, b_above = -(uint64_t)((int64_t)a < (int64_t)b);
+    return (d ^ b_above) - b_above;
 }
 
 /* Bitwise equality of two values; NaNs are equal to each other whatever their payload. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "dtype.h"
 #include "scratch.h"
 
@@ -141,14 +142,6 @@ static double element_v1(const struct tensor_source *s, uint32_t row, uint32_t c
  * distribution, so the compiler vectorizes them at -O2, in 64-bit lanes where the CPU has them. */
 #define LANES 16
 #define RUN 256 /* values per call: amortizes the call and the choice of distribution */
-
-/* On x86-64, one clone per vector width (AVX-512, AVX2, baseline SSE2), picked at load time;
- * elsewhere the compiler's own vectorization for the target. */
-#if defined(__x86_64__)
-#define VECTOR_WIDTH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define VECTOR_WIDTH_CLONES
-#endif
 
 VECTOR_WIDTH_CLONES static void
 values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step, size_t count,

@@ -9,23 +9,7 @@
 #include <stdlib.h>
 
 #include "../../kernels/cpu/kernels.h"
-#include "clock.h"
-
-/* Best seconds per call of fn over `repeats` runs of at least 0.2 s each. */
-#define TIME_BEST(best, call)                                                                      \
-    do {                                                                                           \
-        call;                                                                                      \
-        best = INFINITY;                                                                           \
-        for (int r = 0; r < 5; r++) {                                                              \
-            int calls = 0;                                                                         \
-            double t0 = fpd_now(), t;                                                                  \
-            do {                                                                                   \
-                call;                                                                              \
-                calls++;                                                                           \
-            } while ((t = fpd_now() - t0) < 0.2);                                                      \
-            best = fmin(best, t / calls);                                                          \
-        }                                                                                          \
-    } while (0)
+#include "time_best.h"
 
 int main(void)
 {

@@ -1,10 +1,12 @@
 /* Metrics and verdict classification on hand-built outputs. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
 #include "dtype.h"
+#include "rng.h"
 
 static struct fpd_bound_model f32_model(size_t k)
 {
@@ -125,4 +127,134 @@ Test(compare, verdict_names)
     cr_expect_lt(FPD_SAME, FPD_REORDER);
     cr_expect_lt(FPD_BOUND, FPD_NONFINITE);
     cr_expect_lt(FPD_NONFINITE, FPD_ERROR);
+}
+
+/* The comparison as its definition reads, one element at a time: the reference the chunked,
+ * vectorized loops of compare.c must match field for field. */
+static void reference_metrics(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
+                              const struct fpd_bound_model *bm, struct fpd_metrics *m, size_t *worst_before_ratios)
+{
+    *m = (struct fpd_metrics){.count = count, .bounded = true};
+    bool found = false, found_ratio = false;
+    uint64_t worst_ulp = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
+        if (fpd_same_value_bits(t, ba, bb))
+            continue;
+        m->diff++;
+        if (fpd_classify_bits(t, ba) != fpd_classify_bits(t, bb)) {
+            if (m->nonfinite_mismatch++ == 0)
+                m->worst = i;
+            continue;
+        }
+        double va = fpd_load(t, a, i), vb = fpd_load(t, b, i), diff = fabs(va - vb);
+        double scale = fmax(fabs(va), fabs(vb));
+        uint64_t ulp = fpd_ulp_distance(t, ba, bb);
+        m->max_abs = fmax(m->max_abs, diff);
+        if (scale > 0)
+            m->max_rel = fmax(m->max_rel, diff / scale);
+        if (ulp > m->max_ulp)
+            m->max_ulp = ulp;
+        if (m->nonfinite_mismatch == 0 && (!found || ulp > worst_ulp))
+            m->worst = i, worst_ulp = ulp, found = true;
+    }
+    *worst_before_ratios = m->worst;
+    size_t worst_by_ratio = m->worst;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
+        if (fpd_same_value_bits(t, ba, bb) || fpd_classify_bits(t, ba) != FPD_CLASS_FINITE ||
+            fpd_classify_bits(t, bb) != FPD_CLASS_FINITE)
+            continue;
+        double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
+        double bound = fpd_bound_element(bm, g[i], fmax(fabs(va), fabs(vb)));
+        double ratio = fabs(va - vb) / (2 * bound);
+        if (!isfinite(bound) || isnan(ratio))
+            continue;
+        if (!found_ratio || ratio > m->ratio)
+            m->ratio = ratio, worst_by_ratio = i, found_ratio = true;
+    }
+    if (m->nonfinite_mismatch == 0)
+        m->worst = worst_by_ratio;
+}
+
+Test(compare, chunked_loops_match_the_definition)
+{
+    /* lengths around the chunk size; values a few ulps apart, in runs, with zeros of both signs,
+     * subnormals, Inf, NaN of several payloads and f64 values near the top of the range */
+    static const enum fpd_dtype types[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    static const size_t lengths[] = {1, 7, 127, 128, 129, 256, 300, 1000, 4099};
+    uint64_t state = 7;
+    for (size_t ti = 0; ti < 4; ti++)
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+            for (int round = 0; round < 6; round++) {
+                enum fpd_dtype t = types[ti];
+                size_t n = lengths[li];
+                char *a = calloc(n, 8), *b = calloc(n, 8);
+                double *g = calloc(n, sizeof *g);
+                cr_assert(a && b && g);
+                int special_every = round < 3 ? 0 : 40 + round; /* the first rounds finite only */
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t r = fpd_rng_mix64(state++);
+                    double v = ((double)(r >> 11) * 0x1p-53 - 0.5) * 8;
+                    fpd_store(t, a, i, v);
+                    uint64_t bits = fpd_bits(t, a, i);
+                    bool near_equal = ((r >> 3) & 3) != 0 && ((i / 37) & 1); /* runs that differ */
+                    uint64_t bbits = near_equal ? bits + (r & 7) - 3 : bits;
+                    if (special_every && r % (uint64_t)special_every == 0) {
+                        static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0x1p-1074,
+                                                          -0x1p-1030, 0x1.fffffffffffffp1023};
+                        fpd_store(t, b, i, specials[(r >> 20) % 8]);
+                        if ((r >> 24) & 1)
+                            fpd_store(t, a, i, specials[(r >> 28) % 8]);
+                        bbits = fpd_bits(t, b, i);
+                    }
+                    memcpy(b + i * (fpd_bits_width(t) / 8), &bbits, fpd_bits_width(t) / 8);
+                    g[i] = fabs(v) * (double)((r >> 40) % 64) * ((r >> 50) % 3 == 0 ? 0x1p-30 : 1);
+                }
+                struct fpd_dtypes dt = {t, t, t == FPD_F64 ? FPD_F64 : FPD_F32};
+                struct fpd_bound_model bm;
+                fpd_bound_model_init(&bm, &dt, 64, false, round & 1);
+                struct fpd_metrics want, got;
+                size_t want_worst_by_ulps;
+                reference_metrics(t, a, b, g, n, &bm, &want, &want_worst_by_ulps);
+                fpd_compare_bits(t, a, b, n, &got);
+                const char *name = fpd_dtype_info(t)->name;
+                if (want.diff > 0)
+                    cr_expect_eq(got.worst, want_worst_by_ulps, "%s n=%zu round %d: worst by ulps", name, n, round);
+                if (got.diff > 0)
+                    fpd_compare_bound(t, a, b, g, n, &bm, &got);
+                cr_expect_eq(got.diff, want.diff, "%s n=%zu round %d: diff", name, n, round);
+                cr_expect_eq(got.nonfinite_mismatch, want.nonfinite_mismatch, "%s n=%zu round %d", name, n, round);
+                cr_expect_eq(got.max_ulp, want.max_ulp, "%s n=%zu round %d: max_ulp", name, n, round);
+                cr_expect(memcmp(&got.max_abs, &want.max_abs, 8) == 0, "%s n=%zu round %d: max_abs %a, want %a", name,
+                          n, round, got.max_abs, want.max_abs);
+                cr_expect(memcmp(&got.max_rel, &want.max_rel, 8) == 0, "%s n=%zu round %d: max_rel %a, want %a", name,
+                          n, round, got.max_rel, want.max_rel);
+                if (want.diff > 0) {
+                    cr_expect(memcmp(&got.ratio, &want.ratio, 8) == 0, "%s n=%zu round %d: ratio %a, want %a", name, n,
+                              round, got.ratio, want.ratio);
+                    cr_expect_eq(got.worst, want.worst, "%s n=%zu round %d: worst", name, n, round);
+                }
+                free(a), free(b), free(g);
+            }
+}
+
+Test(compare, ties_go_to_the_first_element)
+{
+    /* every element the same pair and magnitude: every ulp distance and ratio ties, across chunks */
+    enum { N = 1000 };
+    static float a[N], b[N];
+    static double g[N];
+    for (size_t i = 0; i < N; i++) {
+        a[i] = 1.5f;
+        b[i] = nextafterf(1.5f, 2.0f);
+        g[i] = 3.0;
+    }
+    struct fpd_bound_model bm = f32_model(10);
+    struct fpd_metrics m;
+    fpd_compare_bits(FPD_F32, a, b, N, &m);
+    cr_expect_eq(m.worst, 0, "by ulps: %zu", m.worst);
+    fpd_compare_bound(FPD_F32, a, b, g, N, &bm, &m);
+    cr_expect_eq(m.worst, 0, "by ratio: %zu", m.worst);
+    cr_expect_eq(m.diff, N);
 }

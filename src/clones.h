@@ -1,0 +1,14 @@
+/* clones.h — one compiled copy of a function per x86-64 vector width, chosen when fpdiv loads. */
+#ifndef FPD_CLONES_H
+#define FPD_CLONES_H
+
+/* For the per-element loops that vectorize: AVX-512, AVX2 and baseline SSE2 clones, picked by the
+ * CPU at load time (gcc's target_clones); elsewhere the compiler's own vectorization for the
+ * target. The clones compute the same values: only how many lanes they take at a time differs. */
+#if defined(__x86_64__)
+#define VECTOR_WIDTH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define VECTOR_WIDTH_CLONES
+#endif
+
+#endif
