@@ -102,7 +102,7 @@ def main():
         "colon-separated backend plugins (shared objects) to load, as \\fB\\-\\-plugin\\fR does.",
         ".TP", "\\fBFPDIV_CUDA_PROBE_TIMEOUT\\fR",
         "seconds the CUDA plugin's device probe may take before the GPU backends are reported",
-        "unavailable (default 120; a broken driver can hang there).",
+        "unavailable (default 120, 0 for no limit; a broken driver can hang there).",
         ".TP", "\\fBSLURM_ARRAY_TASK_ID\\fR, \\fBSLURM_ARRAY_TASK_COUNT\\fR, \\fBSLURM_ARRAY_TASK_MIN\\fR",
         "read by \\fBfuzz\\fR without \\fB\\-\\-shard\\fR: this task's shard of a Slurm job array.",
         ".TP", "\\fBJOB_COMPLETION_INDEX\\fR",

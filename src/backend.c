@@ -99,10 +99,13 @@ int fpd_backend_acquire(struct fpd_backend_slot *s)
         s->state = rc == FPD_OK ? FPD_SLOT_OPEN : FPD_SLOT_UNAVAILABLE;
         if (rc != FPD_OK && s->why[0] == '\0')
             snprintf(s->why, sizeof s->why, "open failed (status %d)", rc);
-        char changed[256];
-        if (!fpd_fpenv_restore_default(changed, sizeof changed))
-            fprintf(stderr, "fpdiv: warning: opening backend %s changed the floating-point environment (%s); fpdiv "
-                            "put IEEE's default back\n", s->impl->name, changed);
+        char changed[256], notice[512];
+        if (!fpd_fpenv_restore_default(changed, sizeof changed)) {
+            snprintf(notice, sizeof notice,
+                     "opening backend %s changed the floating-point environment (%s); fpdiv put IEEE's default back",
+                     s->impl->name, changed);
+            fpd_fpenv_notice(notice);
+        }
     }
     return s->state == FPD_SLOT_OPEN ? FPD_OK : FPD_ERR_UNAVAILABLE;
 }

@@ -6,9 +6,9 @@
  * CPU at load time (gcc's target_clones); elsewhere the compiler's own vectorization for the
  * target. The clones compute the same values: only how many lanes they take at a time differs. */
 #if defined(__x86_64__)
-#define VECTOR_WIDTH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define FPD_VECTOR_WIDTH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
-#define VECTOR_WIDTH_CLONES
+#define FPD_VECTOR_WIDTH_CLONES
 #endif
 
 #endif

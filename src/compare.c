@@ -74,14 +74,35 @@ static inline double value_of_bits(uint64_t u)
     return x;
 }
 
-/* An element's value; bf16 inline (a shift), so its loops vectorize too. */
+static inline uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float float_of_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* An element's value, exactly; the 16-bit types decoded here without a branch or a call, so
+ * their loops vectorize too. The values of Inf and NaN elements are never used, only their bits. */
 static inline double value(enum fpd_dtype t, const void *p, size_t i)
 {
-    if (t == FPD_BF16) {
-        uint32_t u = (uint32_t)fpd_bits(t, p, i) << 16;
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
+    if (t == FPD_BF16)
+        return float_of_bits((uint32_t)fpd_bits(t, p, i) << 16);
+    if (t == FPD_F16) {
+        /* as binary32 bits, in integers only (a floating operation under a select is left as a
+         * branch, being able to trap) */
+        uint32_t h = (uint32_t)fpd_bits(t, p, i), exponent = (h >> 10) & 0x1f, significand = h & 0x3ff;
+        uint32_t normal = (exponent + 112) << 23 | significand << 13; /* rebiased: 15 to 127 */
+        /* a subnormal is significand x 2^-24: the significand as a float (exact), 24 binades down */
+        float as_float = (float)(int32_t)significand; /* signed: a conversion every width has */
+        uint32_t subnormal = significand ? float_bits(as_float) - (24u << 23) : 0;
+        return float_of_bits((h & 0x8000) << 16 | (exponent ? normal : subnormal));
     }
     return fpd_load(t, p, i);
 }
@@ -170,18 +191,17 @@ static inline __attribute__((always_inline)) void differing_elements(enum fpd_dt
             max_ulp = chunk_ulp;
         }
     }
-    /* The worst element: the first whose class changed, else the first farthest apart in ulps. */
+    /* The worst element: the first whose class changed, else the first farthest apart in ulps,
+     * found again in its chunk (the same computation gives the same bits; the chunk's last
+     * element is the bound of the search all the same). */
     size_t worst = 0;
-    if (first_mismatch_chunk != SIZE_MAX) {
-        for (worst = first_mismatch_chunk;; worst++) {
+    bool by_class = first_mismatch_chunk != SIZE_MAX;
+    size_t from = by_class ? first_mismatch_chunk : worst_chunk;
+    if (from != SIZE_MAX) {
+        size_t last = (count - from < CHUNK ? count : from + CHUNK) - 1;
+        for (worst = from; worst < last; worst++) {
             struct element_difference e = element_difference(t, a, b, worst);
-            if (e.differ && !e.finite_pair)
-                break;
-        }
-    } else if (worst_chunk != SIZE_MAX) {
-        for (worst = worst_chunk;; worst++) {
-            struct element_difference e = element_difference(t, a, b, worst);
-            if (e.finite_pair && e.ulp == max_ulp)
+            if (by_class ? e.differ && !e.finite_pair : e.finite_pair && e.ulp == max_ulp)
                 break;
         }
     }
@@ -209,12 +229,13 @@ static inline __attribute__((always_inline)) struct element_ratio element_ratio(
     uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
     double va = value(t, a, i), vb = value(t, b, i);
     double bound = fpd_bound_element(bm, g[i], larger_magnitude(fabs(va), fabs(vb)));
-    double ratio = fabs(va - vb) / (2 * bound); /* unconditional, as above */
-    /* a NaN ratio: a difference past binary64's range (f64 values of opposite signs near its
-     * largest) over a bound that overflowed when doubled */
+    /* |a - b| / (2 bound), halved after the division: where 2 bound would overflow, or the
+     * difference of two f64 values near the top of the range does, the ratio still comes out
+     * right (a large number, or Inf) instead of 0 or NaN. The division is unconditional, as
+     * above. */
+    double ratio = 0.5 * (fabs(va - vb) / bound);
     struct element_ratio r;
-    r.taken = (ba != bb) & finite_bits(t, ba) & finite_bits(t, bb) & finite_bits(FPD_F64, bits_of(bound)) &
-              (1 - nan_bits(FPD_F64, bits_of(ratio)));
+    r.taken = (ba != bb) & finite_bits(t, ba) & finite_bits(t, bb) & finite_bits(FPD_F64, bits_of(bound));
     r.ratio = bits_of(ratio) & -r.taken;
     return r;
 }
@@ -247,23 +268,23 @@ static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype
     m->ratio = value_of_bits(max_bits);
     if (m->nonfinite_mismatch > 0)
         return; /* the worst element stays the first whose class changed */
-    for (size_t i = worst_chunk;; i++) {
+    size_t last = (count - worst_chunk < CHUNK ? count : worst_chunk + CHUNK) - 1, i;
+    for (i = worst_chunk; i < last; i++) { /* as in differing_elements */
         struct element_ratio r = element_ratio(t, a, b, g, i, bm);
-        if (r.taken && r.ratio == max_bits) {
-            m->worst = i;
-            return;
-        }
+        if (r.taken && r.ratio == max_bits)
+            break;
     }
+    m->worst = i;
 }
 
 /* One clone per type and vector width; fpd_compare_* pick the type's. */
 #define TYPE_CLONES(T, suffix)                                                                     \
-    VECTOR_WIDTH_CLONES static void differing_##suffix(const void *a, const void *b, size_t count,    \
+    FPD_VECTOR_WIDTH_CLONES static void differing_##suffix(const void *a, const void *b, size_t count,    \
                                                        struct fpd_metrics *m)                      \
     {                                                                                              \
         differing_elements(T, a, b, count, m);                                                     \
     }                                                                                              \
-    VECTOR_WIDTH_CLONES static void ratios_##suffix(const void *a, const void *b, const double *g, size_t count, \
+    FPD_VECTOR_WIDTH_CLONES static void ratios_##suffix(const void *a, const void *b, const double *g, size_t count, \
                                                     const struct fpd_bound_model *bm, struct fpd_metrics *m) \
     {                                                                                              \
         ratios_to_bound(T, a, b, g, count, bm, m);                                                 \
@@ -291,7 +312,7 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
     *m = (struct fpd_metrics){.count = count};
     m->hash_a = XXH3_64bits(a, bytes);
     m->hash_b = XXH3_64bits(b, bytes);
-    if (memcmp(a, b, bytes) == 0)
+    if (memcmp(a, b, bytes) == 0 || (unsigned)t >= FPD_DTYPE_COUNT)
         return;
     by_type[t].differing(a, b, count, m);
     m->worst_bits_a = fpd_bits(t, a, m->worst);
@@ -304,6 +325,8 @@ void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const dou
     /* With no class change, the worst element becomes the one with the largest ratio. */
     m->bounded = true;
     m->ratio = 0;
+    if (count == 0 || (unsigned)t >= FPD_DTYPE_COUNT)
+        return;
     by_type[t].ratios(a, b, g, count, bm, m);
     m->worst_bits_a = fpd_bits(t, a, m->worst);
     m->worst_bits_b = fpd_bits(t, b, m->worst);

@@ -4,6 +4,7 @@
 #include <fenv.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -114,7 +115,35 @@ void fpd_fpenv_describe(char *buf, size_t size)
 
 void fpd_fpenv_reset(void)
 {
-    fesetenv(FE_DFL_ENV); /* glibc's default: MXCSR 0x1f80 and the x87 control word 0x037f */
+#ifdef X86_CONTROL
+    /* Written directly rather than through fesetenv(FE_DFL_ENV), which older C libraries leave
+     * flush-to-zero set by, and which clears the sticky flags too. */
+    _mm_setcsr((_mm_getcsr() & ~MXCSR_CONTROL) | MXCSR_DEFAULT);
+    uint16_t cw = 0x037f;
+    __asm__ volatile("fldcw %0" : : "m"(cw));
+#else
+    fesetround(FE_TONEAREST);
+#endif
+}
+
+/* What loading a plugin or opening a backend changed, for the command to report: the core does
+ * not print. */
+enum { MAX_NOTICES = 16 };
+static char *notices[MAX_NOTICES];
+static size_t notice_count, notices_taken;
+
+void fpd_fpenv_notice(const char *what)
+{
+    if (notice_count < MAX_NOTICES && (notices[notice_count] = strdup(what)) != NULL)
+        notice_count++;
+}
+
+size_t fpd_fpenv_take_notices(const char *const **out)
+{
+    *out = (const char *const *)notices + notices_taken;
+    size_t n = notice_count - notices_taken;
+    notices_taken = notice_count;
+    return n;
 }
 
 bool fpd_fpenv_restore_default(char *buf, size_t size)

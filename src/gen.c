@@ -143,7 +143,7 @@ static double element_v1(const struct tensor_source *s, uint32_t row, uint32_t c
 #define LANES 16
 #define RUN 256 /* values per call: amortizes the call and the choice of distribution */
 
-VECTOR_WIDTH_CLONES static void
+FPD_VECTOR_WIDTH_CLONES static void
 values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step, size_t count,
           double out[RUN])
 {

@@ -97,4 +97,3 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
     fpd_describe_death(status, timed_out, timeout, why, why_size);
     return -1;
 }
-

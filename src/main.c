@@ -72,6 +72,15 @@ static int load_plugins(int argc, char **argv, int *exit_code)
     return i;
 }
 
+/* What loading plugins or opening backends did to the floating-point environment (fpenv.h). */
+static void print_fpenv_notices(void)
+{
+    const char *const *notices;
+    size_t n = fpd_fpenv_take_notices(&notices);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "fpdiv: warning: %s\n", notices[i]);
+}
+
 int main(int argc, char **argv)
 {
     int exit_code = FPD_EXIT_OK;
@@ -80,6 +89,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "fpdiv: warning: fpdiv started with the floating-point environment changed (%s); it put "
                         "IEEE's default back\n", changed);
     int first = load_plugins(argc, argv, &exit_code);
+    print_fpenv_notices();
     if (first < 0)
         return exit_code;
     argc -= first - 1, argv += first - 1; /* argv[1] is now the command */
@@ -98,6 +108,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) == 0) {
             int rc = commands[i].run(argc - 1, argv + 1);
+            print_fpenv_notices(); /* the bundled plugin loads, and backends open, as a command needs them */
             fpd_registry_close_all();
             return rc;
         }

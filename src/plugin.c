@@ -21,10 +21,25 @@ enum { MAX_FAILURES = 8 };
 static const char *failure_paths[MAX_FAILURES], *failure_reasons[MAX_FAILURES];
 static size_t n_failures;
 
+/* A library built with -ffast-math switches on flush-to-zero when it is loaded; fpdiv's own
+ * arithmetic needs IEEE's default (fpenv.h). */
+static void restore_fpenv(const char *path)
+{
+    char changed[256], notice[PATH_MAX + 512];
+    if (fpd_fpenv_restore_default(changed, sizeof changed))
+        return;
+    snprintf(notice, sizeof notice,
+             "loading plugin %s changed the floating-point environment (%s; a library built with -ffast-math "
+             "does this); fpdiv put IEEE's default back, and its backends run in that",
+             path, changed);
+    fpd_fpenv_notice(notice);
+}
+
 int fpd_plugin_load(const char *path, char *why, size_t why_size)
 {
     /* RTLD_LOCAL: a plugin's own dependencies (CUDA, …) stay out of everyone else's way */
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    restore_fpenv(path); /* its constructors have run, even if it turns out not to be a plugin */
     if (!handle) {
         snprintf(why, why_size, "cannot load plugin %s: %s", path, dlerror());
         return FPD_ERR_INPUT;
@@ -38,14 +53,7 @@ int fpd_plugin_load(const char *path, char *why, size_t why_size)
     size_t count = 0;
     char reason[256] = "";
     const struct fpd_backend *const *backends = init(FPDIV_BACKEND_ABI, &count, reason, sizeof reason);
-    /* A library built with -ffast-math switches on flush-to-zero when it is loaded, for the whole
-     * process; fpdiv's own arithmetic needs IEEE's default (fpenv.h). */
-    char changed[256];
-    if (!fpd_fpenv_restore_default(changed, sizeof changed))
-        fprintf(stderr,
-                "fpdiv: warning: loading plugin %s changed the floating-point environment (%s; a library built "
-                "with -ffast-math does this); fpdiv put IEEE's default back, and its backends run in that\n",
-                path, changed);
+    restore_fpenv(path);
     if (!backends) {
         snprintf(why, why_size, "plugin %s refused to load: %s", path, reason[0] ? reason : "no reason given");
         dlclose(handle);

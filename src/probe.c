@@ -174,18 +174,20 @@ static int ask(struct fpd_probe *p, const uint32_t *pairs, size_t count, const s
     const struct fpd_backend_slot *s = t->backend;
     why[0] = '\0';
     int rc = s->impl->gemm(s->handle, &args, why, why_size);
+    bool left_fpenv = rc == FPD_OK && fpd_backend_left_fpenv(s->impl->name, why, why_size);
+    if (rc != FPD_OK)
+        fpd_fpenv_reset();
     p->calls++;
     for (size_t i = 0; i < count; i++) {
         set_term(p, pairs[2 * i], columns[i], one);
         set_term(p, pairs[2 * i + 1], columns[i], one);
     }
     if (rc != FPD_OK) {
-        fpd_fpenv_reset();
         if (why[0] == '\0')
             snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
         return FPD_ERR_BACKEND;
     }
-    if (fpd_backend_left_fpenv(s->impl->name, why, why_size))
+    if (left_fpenv)
         return FPD_ERR_BACKEND;
     for (size_t i = 0; i < count; i++) {
         size_t at = (t->at_batch * t->m + t->at_row) * t->n + columns[i];

@@ -17,7 +17,7 @@ enum { COUNT = 1 << 20 };
 
 int main(void)
 {
-    static const enum fpd_dtype types[] = {FPD_F32, FPD_F64, FPD_BF16};
+    static const enum fpd_dtype types[] = {FPD_F32, FPD_F64, FPD_F16, FPD_BF16};
     static const double fractions[] = {1.0, 0.01};
     printf("comparison of two %d-element outputs, ns per element, best of 5\n", COUNT);
     printf("  %-5s %9s %8s %8s\n", "type", "differing", "phase 1", "phase 2");

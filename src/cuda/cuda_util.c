@@ -2,6 +2,7 @@
 #include "cuda_util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,15 +71,24 @@ static void probe_in_child(struct device_probe *d)
 
 /* How long the probe may take (seconds): CUDA's first initialization on a many-GPU machine can
  * take tens of seconds, and a broken driver can hang in it for ever. FPDIV_CUDA_PROBE_TIMEOUT
- * overrides it. */
+ * overrides it (0: no limit); a value that is not a number of seconds is refused, with why. */
 #define PROBE_TIMEOUT 120.0
 
-static double probe_timeout(void)
+static bool probe_timeout(double *timeout, char *why, size_t why_size)
 {
     const char *env = getenv("FPDIV_CUDA_PROBE_TIMEOUT");
+    *timeout = PROBE_TIMEOUT;
+    if (!env || !*env)
+        return true;
     char *end;
-    double t = env ? strtod(env, &end) : 0;
-    return env && end != env && *end == '\0' && t > 0 ? t : PROBE_TIMEOUT;
+    errno = 0;
+    double t = strtod(env, &end);
+    if (end == env || *end != '\0' || errno != 0 || !(t >= 0) || !isfinite(t)) {
+        snprintf(why, why_size, "FPDIV_CUDA_PROBE_TIMEOUT is '%.40s', not a number of seconds (0 for no limit)", env);
+        return false;
+    }
+    *timeout = t;
+    return true;
 }
 
 static int probe_job(void *ctx)
@@ -103,8 +113,10 @@ static const struct device_probe *device_probe(void)
     }
     *answer = (struct device_probe){.status = FPD_ERR_UNAVAILABLE};
     char why[192];
-    double timeout = probe_timeout();
-    if (fpd_run_isolated(probe_job, answer, timeout, why, sizeof why) == 0)
+    double timeout;
+    if (!probe_timeout(&timeout, probed.why, sizeof probed.why))
+        ; /* the reason is set */
+    else if (fpd_run_isolated(probe_job, answer, timeout, why, sizeof why) == 0)
         probed = *answer;
     else
         snprintf(probed.why, sizeof probed.why, "the CUDA device probe failed: %s", why);

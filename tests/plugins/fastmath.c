@@ -9,13 +9,28 @@
 #include <fenv.h>
 #include <math.h>
 #include <stdio.h>
+#if defined(__x86_64__)
 #include <pmmintrin.h> /* _MM_DENORMALS_ZERO_ON */
+#endif
 
 #include "fpdiv_backend.h"
 
+/* Elsewhere than x86-64 (where fpdiv checks the rounding mode only), a rounding mode instead. */
+static void flush_to_zero_on(void)
+{
+#if defined(__x86_64__)
+    _mm_setcsr(_mm_getcsr() | _MM_FLUSH_ZERO_ON);
+#else
+    fesetround(FE_TOWARDZERO);
+#endif
+}
+
 __attribute__((constructor)) static void fast_math_on_load(void)
 {
-    _mm_setcsr(_mm_getcsr() | _MM_FLUSH_ZERO_ON | _MM_DENORMALS_ZERO_ON);
+#if defined(__x86_64__)
+    _mm_setcsr(_mm_getcsr() | _MM_DENORMALS_ZERO_ON);
+#endif
+    flush_to_zero_on();
 }
 
 static int fenvleak_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
@@ -40,7 +55,7 @@ static int fenvleak_gemm(void *state, const struct fpd_gemm_args *g, char *why, 
     if (g->k == 7)
         fesetround(FE_UPWARD);
     if (g->k == 11)
-        _mm_setcsr(_mm_getcsr() | _MM_FLUSH_ZERO_ON);
+        flush_to_zero_on();
     for (size_t b = 0; b < g->batch; b++)
         for (size_t i = 0; i < g->m; i++)
             for (size_t j = 0; j < g->n; j++) {

@@ -47,6 +47,7 @@ Test(fpenv, rounding_modes)
     }
 }
 
+#if defined(__x86_64__) /* elsewhere only the rounding mode is checked */
 Test(fpenv, unmasked_traps)
 {
     feenableexcept(FE_INVALID); /* nothing below raises it: the check reads registers, no arithmetic */
@@ -56,6 +57,8 @@ Test(fpenv, unmasked_traps)
     expect_seen("traps on division by zero");
 }
 
+#endif
+
 Test(fpenv, sticky_flags_are_not_a_change)
 {
     volatile double zero = 0;
@@ -63,6 +66,9 @@ Test(fpenv, sticky_flags_are_not_a_change)
     (void)q;
     cr_assert(fetestexcept(FE_DIVBYZERO));
     cr_expect(fpd_fpenv_is_default(), "a raised flag is ordinary arithmetic, not a changed setting");
+    fesetround(FE_UPWARD);
+    fpd_fpenv_reset();
+    cr_expect(fetestexcept(FE_DIVBYZERO), "and the reset leaves it raised");
 }
 
 #if defined(__x86_64__)
