@@ -119,7 +119,8 @@ static inline uint64_t finite_bits(enum fpd_dtype t, uint64_t u) { return (u & e
 
 static inline uint64_t nan_bits(enum fpd_dtype t, uint64_t u)
 {
-    return ((u & exponent_mask(t)) == exponent_mask(t)) & ((u & ((1ull << fpd_bits_significand(t)) - 1)) != 0);
+    uint64_t all_ones_exponent = (u & exponent_mask(t)) == exponent_mask(t);
+    return all_ones_exponent & ((u & ((1ull << fpd_bits_significand(t)) - 1)) != 0);
 }
 
 /* The larger of two non-negative doubles (or NaNs, in lanes whose result is dropped), on their
