@@ -99,25 +99,30 @@ int fpd_backend_acquire(struct fpd_backend_slot *s)
         s->state = rc == FPD_OK ? FPD_SLOT_OPEN : FPD_SLOT_UNAVAILABLE;
         if (rc != FPD_OK && s->why[0] == '\0')
             snprintf(s->why, sizeof s->why, "open failed (status %d)", rc);
-        char changed[256], notice[512];
-        if (!fpd_fpenv_restore_default(changed, sizeof changed)) {
-            snprintf(notice, sizeof notice,
-                     "opening backend %s changed the floating-point environment (%s); fpdiv put IEEE's default back",
-                     s->impl->name, changed);
-            fpd_fpenv_notice(notice);
-        }
+        char who[128];
+        snprintf(who, sizeof who, "opening backend %s", s->impl->name);
+        fpd_fpenv_restore_noting(who, NULL);
     }
     return s->state == FPD_SLOT_OPEN ? FPD_OK : FPD_ERR_UNAVAILABLE;
 }
 
-bool fpd_backend_left_fpenv(const char *name, char *why, size_t why_size)
+int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size)
 {
+    why[0] = '\0';
+    int rc = s->impl->gemm(s->handle, args, why, why_size);
     char changed[256];
-    if (fpd_fpenv_restore_default(changed, sizeof changed))
-        return false;
-    snprintf(why, why_size, "%s returned with the floating-point environment changed (%s); fpdiv put IEEE's "
-                            "default back", name, changed);
-    return true;
+    bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
+    if (rc != FPD_OK) {
+        if (why[0] == '\0')
+            snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
+        return FPD_ERR_BACKEND;
+    }
+    if (left_changed) {
+        snprintf(why, why_size, "%s returned with the floating-point environment changed (%s); fpdiv put IEEE's "
+                                "default back", s->impl->name, changed);
+        return FPD_ERR_BACKEND;
+    }
+    return FPD_OK;
 }
 
 bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size)

@@ -31,10 +31,10 @@ int fpd_backend_acquire(struct fpd_backend_slot *s);
 /* Whether the backend can compute these dtypes here; when not, why says so. */
 bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size);
 void fpd_registry_close_all(void);
-/* After a backend's GEMM returned: whether it left the floating-point environment changed (a
- * rounding mode, flush-to-zero, a trap: fpenv.h). If so, why says how and names the backend, and
- * IEEE's default is back. */
-bool fpd_backend_left_fpenv(const char *name, char *why, size_t why_size);
+/* One GEMM on an open backend: FPD_OK, or FPD_ERR_BACKEND with why naming the backend, when it
+ * failed or returned with the floating-point environment changed (a rounding mode, flush-to-zero,
+ * a trap: fpenv.h). Either way IEEE's default environment is back afterwards. */
+int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size);
 
 /* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_openblas.c). */
 extern const struct fpd_backend fpd_backend_seq, fpd_backend_pairwise, fpd_backend_splitk, fpd_backend_blocked,

@@ -8,7 +8,6 @@
 #include <sys/mman.h>
 
 #include "dtype.h"
-#include "fpenv.h"
 #include "scratch.h"
 #include "clock.h"
 #include "isolate.h"
@@ -89,33 +88,25 @@ static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, siz
 
 /* c += bias over a row, keeping c's NaN when both are NaN, as a scalar x86 addition does: which
  * NaN comes out of NaN + NaN depends on the operands' order, which vectorized code may swap, and
- * outputs are hashed bit for bit. The choice is made on the bits, as a mask, so the loop still
+ * outputs are hashed bit for bit. The choice is made on the bits, as a mask (c is a NaN when its
+ * magnitude bits exceed Inf's; kept quieted, like the addition would), so the loop still
  * vectorizes. */
-static void add_row_f32(float *restrict c, const float *restrict bias, size_t n)
-{
-    for (size_t j = 0; j < n; j++) {
-        float sum = c[j] + bias[j];
-        uint32_t own, out;
-        memcpy(&own, &c[j], sizeof own);
-        memcpy(&out, &sum, sizeof out);
-        uint32_t keep = -(uint32_t)((own & 0x7fffffffu) > 0x7f800000u); /* c is a NaN */
-        out = (keep & (own | 0x00400000u)) | (~keep & out);             /* quieted, like the addition */
-        memcpy(&c[j], &out, sizeof out);
+#define ADD_ROW(name, T, U, MAGNITUDE, INF, QUIET)                                                  \
+    static void name(T *restrict c, const T *restrict bias, size_t n)                              \
+    {                                                                                              \
+        for (size_t j = 0; j < n; j++) {                                                           \
+            T sum = c[j] + bias[j];                                                                \
+            U own, out;                                                                            \
+            memcpy(&own, &c[j], sizeof own);                                                       \
+            memcpy(&out, &sum, sizeof out);                                                        \
+            U keep = -(U)((own & (MAGNITUDE)) > (INF));                                            \
+            out = (keep & (own | (QUIET))) | (~keep & out);                                        \
+            memcpy(&c[j], &out, sizeof out);                                                       \
+        }                                                                                          \
     }
-}
-
-static void add_row_f64(double *restrict c, const double *restrict bias, size_t n)
-{
-    for (size_t j = 0; j < n; j++) {
-        double sum = c[j] + bias[j];
-        uint64_t own, out;
-        memcpy(&own, &c[j], sizeof own);
-        memcpy(&out, &sum, sizeof out);
-        uint64_t keep = -(uint64_t)((own & 0x7fffffffffffffffu) > 0x7ff0000000000000u); /* c is a NaN */
-        out = (keep & (own | 0x0008000000000000u)) | (~keep & out);                     /* quieted */
-        memcpy(&c[j], &out, sizeof out);
-    }
-}
+ADD_ROW(add_row_f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x00400000u)
+ADD_ROW(add_row_f64, double, uint64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u, 0x0008000000000000u)
+#undef ADD_ROW
 
 static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc,
                            const void *bias)
@@ -187,18 +178,11 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         snprintf(why, why_size, "%s is unavailable: %.200s", slot->impl->name, slot->why);
         return FPD_ERR_UNAVAILABLE;
     }
-    why[0] = '\0';
     uint64_t t0 = fpd_ticks();
-    int rc = slot->impl->gemm(slot->handle, &args, why, why_size);
+    int rc = fpd_backend_gemm(slot, &args, why, why_size); /* with its few ns of environment check */
     ck->gemm_ticks += fpd_ticks() - t0;
-    if (rc != FPD_OK) {
-        fpd_fpenv_reset();
-        if (why[0] == '\0')
-            snprintf(why, why_size, "%s failed (status %d)", slot->impl->name, rc);
-        return FPD_ERR_BACKEND;
-    }
-    if (fpd_backend_left_fpenv(slot->impl->name, why, why_size))
-        return FPD_ERR_BACKEND;
+    if (rc != FPD_OK)
+        return rc;
     if (!canary_intact(out, batch, m, n, ldc, es)) {
         snprintf(why, why_size, "%s wrote outside the m x n block of C (into its row padding or past its end)", slot->impl->name);
         return FPD_ERR_BACKEND;

@@ -56,9 +56,20 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
  * NaN's sake, does not). Which element is the worst (the first to reach the maximum) is found
  * afterwards, in the one chunk that holds it. The loops take the type as an argument and are
  * inlined into one clone per type and vector width (clones.h), so every layout test and load
- * folds to its own type's few instructions.
+ * folds to its own type's few instructions (the 16-bit decoders in dtype.h have no branch either).
  */
 #define CHUNK 128
+
+/* The end of the chunk that starts at `from`. */
+static inline size_t chunk_end(size_t from, size_t count) { return count - from < CHUNK ? count : from + CHUNK; }
+
+/* Whether a chunk holds no difference at all: differences often come in rows or blocks, and a
+ * chunk without one then costs a memcmp. */
+static inline bool chunk_equal(enum fpd_dtype t, const void *a, const void *b, size_t from, size_t end)
+{
+    size_t es = fpd_bits_width(t) / 8;
+    return memcmp((const char *)a + from * es, (const char *)b + from * es, (end - from) * es) == 0;
+}
 
 static inline uint64_t bits_of(double x)
 {
@@ -72,39 +83,6 @@ static inline double value_of_bits(uint64_t u)
     double x;
     memcpy(&x, &u, sizeof x);
     return x;
-}
-
-static inline uint32_t float_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static inline float float_of_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* An element's value, exactly; the 16-bit types decoded here without a branch or a call, so
- * their loops vectorize too. The values of Inf and NaN elements are never used, only their bits. */
-static inline double value(enum fpd_dtype t, const void *p, size_t i)
-{
-    if (t == FPD_BF16)
-        return float_of_bits((uint32_t)fpd_bits(t, p, i) << 16);
-    if (t == FPD_F16) {
-        /* as binary32 bits, in integers only (a floating operation under a select is left as a
-         * branch, being able to trap) */
-        uint32_t h = (uint32_t)fpd_bits(t, p, i), exponent = (h >> 10) & 0x1f, significand = h & 0x3ff;
-        uint32_t normal = (exponent + 112) << 23 | significand << 13; /* rebiased: 15 to 127 */
-        /* a subnormal is significand x 2^-24: the significand as a float (exact), 24 binades down */
-        float as_float = (float)(int32_t)significand; /* signed: a conversion every width has */
-        uint32_t subnormal = significand ? float_bits(as_float) - (24u << 23) : 0;
-        return float_of_bits((h & 0x8000) << 16 | (exponent ? normal : subnormal));
-    }
-    return fpd_load(t, p, i);
 }
 
 /* Classes from the bits as 0 or 1, with & where fpd_classify_bits branches: no control flow is
@@ -150,7 +128,7 @@ static inline __attribute__((always_inline)) struct element_difference element_d
     e.finite_pair = e.differ & finite_bits(t, ba) & finite_bits(t, bb);
     uint64_t keep = -e.finite_pair; /* all ones for a finite pair */
     e.ulp = fpd_ulp_distance(t, ba, bb) & keep;
-    double va = value(t, a, i), vb = value(t, b, i);
+    double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
     double abs = fabs(va - vb);
     /* Over the smallest subnormal at least, so that +0 against -0 gives 0 / 2^-1074 = 0. The
      * division is unconditional: one under a branch (or a select the compiler makes one) stays
@@ -167,11 +145,10 @@ static inline __attribute__((always_inline)) void differing_elements(enum fpd_dt
     size_t diff = 0, mismatches = 0;
     uint64_t max_ulp = 0, max_abs = 0, max_rel = 0; /* the last two as bits */
     size_t first_mismatch_chunk = SIZE_MAX, worst_chunk = SIZE_MAX;
-    size_t es = fpd_bits_width(t) / 8;
     for (size_t from = 0; from < count; from += CHUNK) {
-        size_t end = count - from < CHUNK ? count : from + CHUNK;
-        if (memcmp((const char *)a + from * es, (const char *)b + from * es, (end - from) * es) == 0)
-            continue; /* differences often come in rows or blocks: a chunk without one costs a memcmp */
+        size_t end = chunk_end(from, count);
+        if (chunk_equal(t, a, b, from, end))
+            continue;
         uint64_t chunk_diff = 0, chunk_finite = 0, chunk_ulp = 0;
         for (size_t i = from; i < end; i++) {
             struct element_difference e = element_difference(t, a, b, i);
@@ -199,7 +176,7 @@ static inline __attribute__((always_inline)) void differing_elements(enum fpd_dt
     bool by_class = first_mismatch_chunk != SIZE_MAX;
     size_t from = by_class ? first_mismatch_chunk : worst_chunk;
     if (from != SIZE_MAX) {
-        size_t last = (count - from < CHUNK ? count : from + CHUNK) - 1;
+        size_t last = chunk_end(from, count) - 1;
         for (worst = from; worst < last; worst++) {
             struct element_difference e = element_difference(t, a, b, worst);
             if (by_class ? e.differ && !e.finite_pair : e.finite_pair && e.ulp == max_ulp)
@@ -228,7 +205,7 @@ static inline __attribute__((always_inline)) struct element_ratio element_ratio(
                                                                                const struct fpd_bound_model *bm)
 {
     uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
-    double va = value(t, a, i), vb = value(t, b, i);
+    double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
     double bound = fpd_bound_element(bm, g[i], larger_magnitude(fabs(va), fabs(vb)));
     /* |a - b| / (2 bound), halved after the division: where 2 bound would overflow, or the
      * difference of two f64 values near the top of the range does, the ratio still comes out
@@ -248,10 +225,9 @@ static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype
 {
     uint64_t max_bits = 0;
     size_t worst_chunk = SIZE_MAX;
-    size_t es = fpd_bits_width(t) / 8;
     for (size_t from = 0; from < count; from += CHUNK) {
-        size_t end = count - from < CHUNK ? count : from + CHUNK;
-        if (memcmp((const char *)a + from * es, (const char *)b + from * es, (end - from) * es) == 0)
+        size_t end = chunk_end(from, count);
+        if (chunk_equal(t, a, b, from, end))
             continue;
         uint64_t chunk_taken = 0, chunk_max = 0;
         for (size_t i = from; i < end; i++) {
@@ -269,7 +245,7 @@ static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype
     m->ratio = value_of_bits(max_bits);
     if (m->nonfinite_mismatch > 0)
         return; /* the worst element stays the first whose class changed */
-    size_t last = (count - worst_chunk < CHUNK ? count : worst_chunk + CHUNK) - 1, i;
+    size_t last = chunk_end(worst_chunk, count) - 1, i;
     for (i = worst_chunk; i < last; i++) { /* as in differing_elements */
         struct element_ratio r = element_ratio(t, a, b, g, i, bm);
         if (r.taken && r.ratio == max_bits)

@@ -168,24 +168,6 @@ uint16_t fpd_f16_from_double(double x)
     return f16_encode_exact(round_to_format(x, &fpd_dtype_table[FPD_F16]));
 }
 
-double fpd_f16_to_double(uint16_t h)
-{
-    double sign = (h & 0x8000) ? -1.0 : 1.0;
-    unsigned exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    if (exp == 0x1f) {
-        if (mant == 0)
-            return sign * INFINITY;
-        /* carry the payload into the double's top payload bits */
-        uint64_t bits = ((uint64_t)(h & 0x8000) << 48) | 0x7ff8000000000000ull | ((uint64_t)(mant & 0x1ff) << 42);
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        return d;
-    }
-    if (exp == 0)
-        return sign * ldexp((double)mant, -24);
-    return sign * ldexp((double)(mant | 0x400), (int)exp - 25);
-}
-
 uint16_t fpd_bf16_from_float(float x)
 {
     uint32_t bits;
@@ -204,14 +186,6 @@ uint16_t fpd_bf16_from_double(double x)
     if (isnan(x))
         return fpd_bf16_from_float((float)x);
     return fpd_bf16_from_float((float)round_to_format(x, &fpd_dtype_table[FPD_BF16]));
-}
-
-float fpd_bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
 }
 
 float fpd_round_f32_to_f16(float x) { return (float)fpd_f16_to_double(fpd_f16_from_double(x)); }

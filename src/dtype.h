@@ -49,10 +49,38 @@ uint64_t fpd_bits_of_value(enum fpd_dtype t, double x);
 
 /* Scalar conversions with the same rounding rules. */
 uint16_t fpd_f16_from_double(double x);
-double fpd_f16_to_double(uint16_t h);
 uint16_t fpd_bf16_from_float(float x);
 uint16_t fpd_bf16_from_double(double x);
-float fpd_bf16_to_float(uint16_t h);
+
+/* Decoding, exact, in integer operations and selects only: no branch or call in the per-element
+ * loops that read 16-bit types (comparison, magnitudes, staging), which can then vectorize (bf16's
+ * do; gcc 12 still leaves f16's scalar). */
+static inline double fpd_f16_to_double(uint16_t h)
+{
+    uint64_t sign = (uint64_t)(h & 0x8000) << 48;
+    uint32_t exponent = (h >> 10) & 0x1f, significand = h & 0x3ff;
+    uint64_t normal = (uint64_t)(exponent + 1008) << 52 | (uint64_t)significand << 42; /* rebiased: 15 to 1023 */
+    /* a subnormal is significand x 2^-24: the significand as a double (exact; signed, a
+     * conversion every vector width has), 24 binades down */
+    double as_double = (double)(int32_t)significand;
+    uint64_t as_bits;
+    memcpy(&as_bits, &as_double, sizeof as_bits);
+    uint64_t subnormal = significand ? as_bits - (24ull << 52) : 0;
+    /* Inf, or a quiet NaN carrying the payload's low 9 bits in the double's top payload bits */
+    uint64_t special = 0x7ff0000000000000ull | (significand ? 0x0008000000000000ull | (uint64_t)(significand & 0x1ff) << 42 : 0);
+    uint64_t bits = sign | (exponent == 0x1f ? special : exponent ? normal : subnormal);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+static inline float fpd_bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 /* Round a float accumulator to f16 / bf16 and back (for emulated low-precision accumulation). */
 float fpd_round_f32_to_f16(float x);
 float fpd_round_f32_to_bf16(float x);

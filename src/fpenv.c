@@ -39,7 +39,8 @@ static const struct control_bit mxcsr_bits[] = {
 /* The x87 control word: long double arithmetic (the C library's, MPFR's). Default 0x037f:
  * exceptions masked, 64-bit significands, round to nearest (bit 6 is reserved). */
 #define X87_CONTROL 0x0f3fu
-#define X87_DEFAULT (0x037fu & X87_CONTROL)
+#define X87_DEFAULT_WORD 0x037fu
+#define X87_DEFAULT (X87_DEFAULT_WORD & X87_CONTROL)
 static const struct control_bit x87_bits[] = {
     {0x0c00, 0x0400, "x87 rounding toward -Inf"},
     {0x0c00, 0x0800, "x87 rounding toward +Inf"},
@@ -119,22 +120,27 @@ void fpd_fpenv_reset(void)
     /* Written directly rather than through fesetenv(FE_DFL_ENV), which older C libraries leave
      * flush-to-zero set by, and which clears the sticky flags too. */
     _mm_setcsr((_mm_getcsr() & ~MXCSR_CONTROL) | MXCSR_DEFAULT);
-    uint16_t cw = 0x037f;
+    uint16_t cw = X87_DEFAULT_WORD;
     __asm__ volatile("fldcw %0" : : "m"(cw));
 #else
     fesetround(FE_TONEAREST);
 #endif
 }
 
-/* What loading a plugin or opening a backend changed, for the command to report: the core does
- * not print. */
+/* What loading a plugin or opening a backend changed, for main to report: the core does not
+ * print. */
 enum { MAX_NOTICES = 16 };
 static char *notices[MAX_NOTICES];
 static size_t notice_count, notices_taken;
 
-void fpd_fpenv_notice(const char *what)
+void fpd_fpenv_restore_noting(const char *who, const char *hint)
 {
-    if (notice_count < MAX_NOTICES && (notices[notice_count] = strdup(what)) != NULL)
+    char changed[256], notice[1024];
+    if (fpd_fpenv_restore_default(changed, sizeof changed) || notice_count == MAX_NOTICES)
+        return;
+    snprintf(notice, sizeof notice, "%s changed the floating-point environment (%s%s%s); fpdiv put IEEE's default back",
+             who, changed, hint ? "; " : "", hint ? hint : "");
+    if ((notices[notice_count] = strdup(notice)) != NULL)
         notice_count++;
 }
 

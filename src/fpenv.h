@@ -32,9 +32,11 @@ void fpd_fpenv_describe(char *buf, size_t size);
 /* Puts the default back. */
 void fpd_fpenv_reset(void);
 
-/* Records a change made by loading a plugin or opening a backend ("loading plugin x.so changed
- * ..."), for the command to print; the core does not print. */
-void fpd_fpenv_notice(const char *what);
+/* After code fpdiv does not control ran at a moment worth naming (`who`: "loading plugin x.so",
+ * "opening backend y"): when the environment is not the default, puts it back and records a
+ * notice, "<who> changed the floating-point environment (<what>; <hint>); ...", for main to print
+ * (the core does not print). `hint` may be NULL. */
+void fpd_fpenv_restore_noting(const char *who, const char *hint);
 /* The notices recorded since the last call. */
 size_t fpd_fpenv_take_notices(const char *const **out);
 

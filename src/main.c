@@ -84,10 +84,7 @@ static void print_fpenv_notices(void)
 int main(int argc, char **argv)
 {
     int exit_code = FPD_EXIT_OK;
-    char changed[256];
-    if (!fpd_fpenv_restore_default(changed, sizeof changed)) /* by a library loaded with fpdiv (LD_PRELOAD) */
-        fprintf(stderr, "fpdiv: warning: fpdiv started with the floating-point environment changed (%s); it put "
-                        "IEEE's default back\n", changed);
+    fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
     int first = load_plugins(argc, argv, &exit_code);
     print_fpenv_notices();
     if (first < 0)

@@ -25,14 +25,9 @@ static size_t n_failures;
  * arithmetic needs IEEE's default (fpenv.h). */
 static void restore_fpenv(const char *path)
 {
-    char changed[256], notice[PATH_MAX + 512];
-    if (fpd_fpenv_restore_default(changed, sizeof changed))
-        return;
-    snprintf(notice, sizeof notice,
-             "loading plugin %s changed the floating-point environment (%s; a library built with -ffast-math "
-             "does this); fpdiv put IEEE's default back, and its backends run in that",
-             path, changed);
-    fpd_fpenv_notice(notice);
+    char who[PATH_MAX + 32];
+    snprintf(who, sizeof who, "loading plugin %s", path);
+    fpd_fpenv_restore_noting(who, "a library built with -ffast-math does this");
 }
 
 int fpd_plugin_load(const char *path, char *why, size_t why_size)

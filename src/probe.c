@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "fpenv.h"
 
 /* Bits needed to count up to n: the smallest b with n <= 2^b. */
 static int bits_for(uint32_t n)
@@ -172,23 +171,14 @@ static int ask(struct fpd_probe *p, const uint32_t *pairs, size_t count, const s
         .bias = t->bias ? p->bias : NULL, .threads = t->threads, .algo = t->algo,
     };
     const struct fpd_backend_slot *s = t->backend;
-    why[0] = '\0';
-    int rc = s->impl->gemm(s->handle, &args, why, why_size);
-    bool left_fpenv = rc == FPD_OK && fpd_backend_left_fpenv(s->impl->name, why, why_size);
-    if (rc != FPD_OK)
-        fpd_fpenv_reset();
+    int rc = fpd_backend_gemm(s, &args, why, why_size);
     p->calls++;
     for (size_t i = 0; i < count; i++) {
         set_term(p, pairs[2 * i], columns[i], one);
         set_term(p, pairs[2 * i + 1], columns[i], one);
     }
-    if (rc != FPD_OK) {
-        if (why[0] == '\0')
-            snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
-        return FPD_ERR_BACKEND;
-    }
-    if (left_fpenv)
-        return FPD_ERR_BACKEND;
+    if (rc != FPD_OK)
+        return rc;
     for (size_t i = 0; i < count; i++) {
         size_t at = (t->at_batch * t->m + t->at_row) * t->n + columns[i];
         double count_of_ones = ldexp(fpd_load(t->dt.out, p->c, at), -p->one_exp);
