@@ -45,17 +45,19 @@ struct device_probe {
 static struct device_probe probed;
 static bool probe_done;
 
-static void probe_in_child(struct device_probe *d)
+/* In the probe's child: fills the device_probe at ctx. */
+static int probe_in_child(void *ctx)
 {
+    struct device_probe *d = ctx;
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess) {
         snprintf(d->why, sizeof d->why, "no usable CUDA device: %s", cudaGetErrorString(rc));
-        return;
+        return 0;
     }
     if (count == 0) {
         snprintf(d->why, sizeof d->why, "no CUDA device on this machine");
-        return;
+        return 0;
     }
     struct cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
@@ -67,6 +69,7 @@ static void probe_in_child(struct device_probe *d)
     cudaRuntimeGetVersion(&d->runtime);
     cudaDriverGetVersion(&d->driver);
     d->status = FPD_OK;
+    return 0;
 }
 
 /* How long the probe may take (seconds): CUDA's first initialization on a many-GPU machine can
@@ -91,12 +94,6 @@ static bool probe_timeout(double *timeout, char *why, size_t why_size)
     return true;
 }
 
-static int probe_job(void *ctx)
-{
-    probe_in_child(ctx);
-    return 0;
-}
-
 /* Once per process, in an isolated child that answers in shared memory: a child that crashes or
  * hangs (a broken driver) makes the device unavailable, with the reason. */
 static const struct device_probe *device_probe(void)
@@ -105,6 +102,9 @@ static const struct device_probe *device_probe(void)
         return &probed;
     probe_done = true;
     probed = (struct device_probe){.status = FPD_ERR_UNAVAILABLE};
+    double timeout;
+    if (!probe_timeout(&timeout, probed.why, sizeof probed.why))
+        return &probed;
     struct device_probe *answer =
         mmap(NULL, sizeof *answer, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (answer == MAP_FAILED) {
@@ -113,10 +113,7 @@ static const struct device_probe *device_probe(void)
     }
     *answer = (struct device_probe){.status = FPD_ERR_UNAVAILABLE};
     char why[192];
-    double timeout;
-    if (!probe_timeout(&timeout, probed.why, sizeof probed.why))
-        ; /* the reason is set */
-    else if (fpd_run_isolated(probe_job, answer, timeout, why, sizeof why) == 0)
+    if (fpd_run_isolated(probe_in_child, answer, timeout, why, sizeof why) == 0)
         probed = *answer;
     else
         snprintf(probed.why, sizeof probed.why, "the CUDA device probe failed: %s", why);
