@@ -178,6 +178,9 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, _mm256_store
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
+        for (size_t i = 0; i < m; i++)                                                             \
+            for (size_t j = 0; j < n; j++)                                                         \
+                g->c[i * g->ldc + j] = FPD_KERNEL_RESULT(g->c[i * g->ldc + j]);                    \
         return 0;                                                                                  \
     }
 

@@ -8,6 +8,10 @@
  * on m, n, the strides or the batch, so slicing rows, columns or batch entries cannot change a
  * result bit. FMAs are written explicitly (fmaf/fma) and the files are built with
  * -ffp-contract=off, so the compiler cannot fuse or split anything on its own.
+ * A NaN result is stored as C's NAN (FPD_KERNEL_RESULT), as the exact reference returns it: which
+ * NaN an operation with two NaN operands returns depends on the instruction's operand order, which
+ * C leaves to the compiler, so a payload would vary with the compiler, the vector width and the
+ * path an element takes, and a slice could change a result's bits after all.
  * A kernel returns 0, or -1 when it cannot allocate its workspace.
  */
 #ifndef FPD_KERNELS_H
@@ -16,6 +20,9 @@
 #include <stddef.h>
 
 #define FPD_SPLITK_PARTS 4 /* splitk and cuda-splitk: k in 4 contiguous parts */
+
+/* What a CPU kernel stores for a result x (needs <math.h>): x, or C's NAN for any NaN. */
+#define FPD_KERNEL_RESULT(x) (isnan(x) ? (__typeof__(x))NAN : (x))
 
 struct fpd_kgemm_f32 {
     size_t m, n, k;

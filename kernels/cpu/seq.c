@@ -2,35 +2,47 @@
  * seq — the textbook loop.
  * Order: for each C[i][j], acc starts at bias[j] (or +0) and takes one FMA per term in
  * increasing p: acc = fma(A[i][p], B[p][j], acc). With a 16-bit accumulator each FMA is the
- * correctly rounded 16-bit FMA (fma_acc).
+ * correctly rounded 16-bit FMA (fma_acc). The columns of a block run side by side (columns.h).
  */
 #include <math.h>
 
+#include "columns.h"
 #include "kernels.h"
 
-#define SEQ_BODY(T, FMA)                                                                           \
-    for (size_t i = 0; i < g->m; i++) {                                                            \
-        for (size_t j = 0; j < g->n; j++) {                                                        \
-            T acc = g->bias ? g->bias[j] : (T)0;                                                   \
-            const T *a = g->a + (ptrdiff_t)i * g->a_rs, *b = g->b + (ptrdiff_t)j * g->b_cs;        \
-            for (size_t p = 0; p < g->k; p++)                                                      \
-                acc = FMA(a[(ptrdiff_t)p * g->a_cs], b[(ptrdiff_t)p * g->b_rs], acc);              \
-            g->c[i * g->ldc + j] = acc;                                                            \
+/* C[i][j .. j + width) in seq's order, FMA being the fused multiply-add. */
+#define SEQ_BLOCK(T, FMA)                                                                          \
+    {                                                                                              \
+        T acc[FPD_KERNEL_COLUMNS];                                                                 \
+        for (size_t c = 0; c < width; c++)                                                         \
+            acc[c] = g->bias ? g->bias[j + c] : (T)0;                                              \
+        const T *a = g->a + (ptrdiff_t)i * g->a_rs;                                                \
+        for (size_t p = 0; p < g->k; p++) {                                                        \
+            const T x = a[(ptrdiff_t)p * g->a_cs], *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs; \
+            for (size_t c = 0; c < width; c++)                                                     \
+                acc[c] = FMA(x, b[(ptrdiff_t)c * b_cs], acc[c]);                                   \
         }                                                                                          \
+        for (size_t c = 0; c < width; c++)                                                         \
+            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(acc[c]);                                                     \
     }
 
-int fpd_kernel_seq_f32(const struct fpd_kgemm_f32 *g)
+FPD_BLOCK_FUNCTION seq_f32(const struct fpd_kgemm_f32 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
+SEQ_BLOCK(float, fmaf)
+FPD_BLOCK_FUNCTION seq_acc16(const struct fpd_kgemm_f32 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
+SEQ_BLOCK(float, g->fma_acc)
+FPD_BLOCK_FUNCTION seq_f64(const struct fpd_kgemm_f64 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
+SEQ_BLOCK(double, fma)
+
+FPD_VECTOR_WIDTH_CLONES int fpd_kernel_seq_f32(const struct fpd_kgemm_f32 *g)
 {
-    if (g->fma_acc) {
-        SEQ_BODY(float, g->fma_acc)
-    } else {
-        SEQ_BODY(float, fmaf)
-    }
+    if (g->fma_acc)
+        FPD_FOR_COLUMN_BLOCKS(g, seq_acc16)
+    else
+        FPD_FOR_COLUMN_BLOCKS(g, seq_f32)
     return 0;
 }
 
-int fpd_kernel_seq_f64(const struct fpd_kgemm_f64 *g)
+FPD_VECTOR_WIDTH_CLONES int fpd_kernel_seq_f64(const struct fpd_kgemm_f64 *g)
 {
-    SEQ_BODY(double, fma)
+    FPD_FOR_COLUMN_BLOCKS(g, seq_f64)
     return 0;
 }

@@ -4,45 +4,58 @@
  * Order: part s covers p in [s*L, min((s+1)*L, k)) with L = ceil(k / 4); each part is a sequential
  * FMA sum starting at +0 (part 0 starts at the bias); then C = ((part0 + part1) + part2) + part3.
  * With a 16-bit accumulator each FMA is the correctly rounded 16-bit FMA (fma_acc) and each
- * addition is rounded (round_acc).
+ * addition is rounded (round_acc). The columns of a block run side by side (columns.h).
  */
 #include <math.h>
 
+#include "columns.h"
 #include "kernels.h"
 
 #define ROUND_NONE(x) (x)
 
-#define SPLITK_BODY(T, FMA, ROUND)                                                                 \
-    size_t parts = FPD_SPLITK_PARTS, len = (g->k + parts - 1) / parts;                             \
-    for (size_t i = 0; i < g->m; i++) {                                                            \
-        for (size_t j = 0; j < g->n; j++) {                                                        \
-            const T *a = g->a + (ptrdiff_t)i * g->a_rs, *b = g->b + (ptrdiff_t)j * g->b_cs;        \
-            T total = 0;                                                                           \
-            for (size_t s = 0; s < parts; s++) {                                                   \
-                T part = s == 0 && g->bias ? g->bias[j] : (T)0;                                    \
-                size_t end = (s + 1) * len < g->k ? (s + 1) * len : g->k;                          \
-                for (size_t p = s * len; p < end; p++)                                             \
-                    part = FMA(a[(ptrdiff_t)p * g->a_cs], b[(ptrdiff_t)p * g->b_rs], part);        \
-                total = s == 0 ? part : ROUND(total + part);                                       \
+/* C[i][j .. j + width) in splitk's order: FMA the fused multiply-add, ROUND the accumulator's rounding. */
+#define SPLITK_BLOCK(T, FMA, ROUND)                                                                \
+    {                                                                                              \
+        size_t parts = FPD_SPLITK_PARTS, len = (g->k + parts - 1) / parts;                         \
+        const T *a = g->a + (ptrdiff_t)i * g->a_rs;                                                \
+        T total[FPD_KERNEL_COLUMNS];                                                               \
+        for (size_t s = 0; s < parts; s++) {                                                       \
+            T part[FPD_KERNEL_COLUMNS];                                                            \
+            for (size_t c = 0; c < width; c++)                                                     \
+                part[c] = s == 0 && g->bias ? g->bias[j + c] : (T)0;                               \
+            size_t end = (s + 1) * len < g->k ? (s + 1) * len : g->k;                              \
+            for (size_t p = s * len; p < end; p++) {                                               \
+                const T x = a[(ptrdiff_t)p * g->a_cs], *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs; \
+                for (size_t c = 0; c < width; c++)                                                 \
+                    part[c] = FMA(x, b[(ptrdiff_t)c * b_cs], part[c]);                             \
             }                                                                                      \
-            g->c[i * g->ldc + j] = total;                                                          \
+            for (size_t c = 0; c < width; c++)                                                     \
+                total[c] = s == 0 ? part[c] : ROUND(total[c] + part[c]);                           \
         }                                                                                          \
+        for (size_t c = 0; c < width; c++)                                                         \
+            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(total[c]);                                                   \
     }
 
-int fpd_kernel_splitk_f32(const struct fpd_kgemm_f32 *g)
-{
-    if (g->fma_acc) {
 #define ROUND_ACC(x) g->round_acc(x)
-        SPLITK_BODY(float, g->fma_acc, ROUND_ACC)
+FPD_BLOCK_FUNCTION splitk_f32(const struct fpd_kgemm_f32 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
+SPLITK_BLOCK(float, fmaf, ROUND_NONE)
+FPD_BLOCK_FUNCTION splitk_acc16(const struct fpd_kgemm_f32 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
+SPLITK_BLOCK(float, g->fma_acc, ROUND_ACC)
+FPD_BLOCK_FUNCTION splitk_f64(const struct fpd_kgemm_f64 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
+SPLITK_BLOCK(double, fma, ROUND_NONE)
 #undef ROUND_ACC
-    } else {
-        SPLITK_BODY(float, fmaf, ROUND_NONE)
-    }
+
+FPD_VECTOR_WIDTH_CLONES int fpd_kernel_splitk_f32(const struct fpd_kgemm_f32 *g)
+{
+    if (g->fma_acc)
+        FPD_FOR_COLUMN_BLOCKS(g, splitk_acc16)
+    else
+        FPD_FOR_COLUMN_BLOCKS(g, splitk_f32)
     return 0;
 }
 
-int fpd_kernel_splitk_f64(const struct fpd_kgemm_f64 *g)
+FPD_VECTOR_WIDTH_CLONES int fpd_kernel_splitk_f64(const struct fpd_kgemm_f64 *g)
 {
-    SPLITK_BODY(double, fma, ROUND_NONE)
+    FPD_FOR_COLUMN_BLOCKS(g, splitk_f64)
     return 0;
 }

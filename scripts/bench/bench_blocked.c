@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "../../kernels/cpu/kernels.h"
+#include "square_operands.h"
 #include "time_best.h"
 
 int main(void)
@@ -19,14 +20,11 @@ int main(void)
     printf("  %6s %10s %10s %7s %10s %10s %7s\n", "n", "sblocked", "sgemm", "ratio", "dblocked", "dgemm", "ratio");
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         size_t n = sizes[s];
-        float *a = malloc(n * n * sizeof *a), *b = malloc(n * n * sizeof *b), *c = malloc(n * n * sizeof *c);
-        double *ad = malloc(n * n * sizeof *ad), *bd = malloc(n * n * sizeof *bd), *cd = malloc(n * n * sizeof *cd);
-        if (!a || !b || !c || !ad || !bd || !cd)
+        struct square_operands o;
+        if (!square_operands_init(&o, n))
             return 1;
-        for (size_t i = 0; i < n * n; i++) {
-            a[i] = (float)(i % 7) - 3, b[i] = (float)(i % 5) - 2;
-            ad[i] = a[i], bd[i] = b[i];
-        }
+        float *a = o.a, *b = o.b, *c = o.c;
+        double *ad = o.ad, *bd = o.bd, *cd = o.cd;
         struct fpd_kgemm_f32 g = {n, n, n, a, (ptrdiff_t)n, 1, b, (ptrdiff_t)n, 1, c, n, NULL, NULL, NULL};
         struct fpd_kgemm_f64 h = {n, n, n, ad, (ptrdiff_t)n, 1, bd, (ptrdiff_t)n, 1, cd, n, NULL};
         double t_sb, t_s, t_db, t_d, flops = 2.0 * n * n * n;
@@ -38,7 +36,7 @@ int main(void)
                                    (int)n, 0, cd, (int)n));
         printf("  %6zu %10.1f %10.1f %6.0f%% %10.1f %10.1f %6.0f%%\n", n, flops / t_sb * 1e-9, flops / t_s * 1e-9,
                100 * t_s / t_sb, flops / t_db * 1e-9, flops / t_d * 1e-9, 100 * t_d / t_db);
-        free(a), free(b), free(c), free(ad), free(bd), free(cd);
+        square_operands_free(&o);
     }
     return 0;
 }
