@@ -112,20 +112,24 @@ bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b)
 }
 
 /*
- * Round a finite double to `precision` significand bits with normal exponents down to `emin`
- * (below it the quantum stays 2^(emin-precision+1): subnormals). The scaled value has at most
- * precision+1 integer bits, so nearbyint (ties to even in the default mode) rounds it exactly,
- * and scaling back by a power of two is exact. Overflow is decided after rounding, as IEEE does.
+ * Round a finite double to `precision` (< 52) significand bits with normal exponents down to
+ * `emin` (below it the quantum stays 2^(emin-precision+1): subnormals), in the default rounding
+ * mode (RNE, which fpdiv keeps: fpenv.c). Adding 1.5 * 2^(quantum+52) puts x in a binade whose
+ * ulp is the quantum, so the addition rounds x once, to a multiple of the quantum; subtracting
+ * it back is exact. Overflow is decided after rounding, as IEEE does.
  */
 static double round_to_format(double x, const struct fpd_dtype_info *f)
 {
     if (!isfinite(x) || !(fabs(x) > 0))
         return x;
-    int e;
-    frexp(x, &e);
-    int lead = e - 1; /* exponent of the leading bit */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int lead = (int)(bits >> 52 & 0x7ff) - 1023; /* the leading bit's exponent (below -1022 for subnormal x) */
+    if (lead > f->emax)
+        return copysign(INFINITY, x); /* at least 2^(emax + 1): beyond the largest finite and half its ulp */
     int quantum = (lead < f->emin ? f->emin : lead) - (f->precision - 1);
-    double r = ldexp(nearbyint(ldexp(x, -quantum)), quantum);
+    double shift = 1.5 * fpd_pow2(quantum + 52);
+    double r = copysign((x + shift) - shift, x); /* a negative x that rounds to zero gives -0 */
     if (fabs(r) > f->max_finite)
         return copysign(INFINITY, x);
     return r;

@@ -182,6 +182,16 @@ static inline uint64_t fpd_ulp_distance(enum fpd_dtype t, uint64_t bits_a, uint6
     return (d ^ b_above) - b_above;
 }
 
+/* 2^e for a normal-range e (-1022 <= e <= 1023), built from its bits: an exact scale factor,
+ * without libm's ldexp. */
+static inline double fpd_pow2(int e)
+{
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 /* Bitwise equality of two values; NaNs are equal to each other whatever their payload. */
 static inline bool fpd_same_value_bits(enum fpd_dtype t, uint64_t bits_a, uint64_t bits_b)
 {

@@ -180,22 +180,19 @@ static bool to_magnitude(struct fpd_superacc *s)
     return negative;
 }
 
-/* Bit `pos` (weight 2^(pos + LOW)) of the magnitude. */
-static inline unsigned bit_at(const struct fpd_superacc *s, int pos)
+/* Digit c of the magnitude (after to_magnitude): 0 outside the chunks in use, c < 0 included. */
+static inline uint64_t digit(const struct fpd_superacc *s, int c)
 {
-    int c = pos >> 5;
-    if (pos < 0 || c < s->lo || c > s->hi)
-        return 0;
-    return (unsigned)((uint64_t)s->chunk[c] >> (pos & 31)) & 1u;
+    return c >= s->lo && c <= s->hi ? (uint64_t)s->chunk[c] : 0;
 }
 
-/* Bits [pos, pos + count) as an integer, count <= 60. */
+/* Bits [pos, pos + count) of the magnitude as an integer (bit pos has weight 2^(pos + LOW)),
+ * count <= 60: a window of the three digits that hold them. */
 static uint64_t bits_at(const struct fpd_superacc *s, int pos, int count)
 {
-    uint64_t v = 0;
-    for (int i = count - 1; i >= 0; i--)
-        v = (v << 1) | bit_at(s, pos + i);
-    return v;
+    int c = pos >> 5; /* floor(pos / 32): arithmetic shift, as everywhere in gcc and clang */
+    u128 window = (u128)digit(s, c) | (u128)digit(s, c + 1) << 32 | (u128)digit(s, c + 2) << 64;
+    return (uint64_t)(window >> (pos & 31)) & ((1ull << count) - 1);
 }
 
 /* Whether any bit below `pos` is set. */
@@ -234,10 +231,16 @@ static double round_magnitude(const struct fpd_superacc *s, enum fpd_dtype t)
     int quantum_exp = (lead_exp < f->emin ? f->emin : lead_exp) - (f->precision - 1);
     int q = quantum_exp - FPD_SUPERACC_LOW; /* the position of the result's last place */
     uint64_t mant = q <= top ? bits_at(s, q, top - q + 1) : 0;
-    unsigned guard = bit_at(s, q - 1);
+    unsigned guard = (unsigned)bits_at(s, q - 1, 1);
     if (guard && ((mant & 1) || sticky_below(s, q - 1)))
         mant++;
-    double r = ldexp((double)mant, quantum_exp); /* exact: mant <= 2^precision */
+    if (lead_exp > f->emax)
+        return INFINITY; /* at least 2^(emax + 1): beyond the largest finite value and half its ulp */
+    /* mant * 2^quantum_exp (quantum_exp in [-1074, 971]) in two steps by normal powers of two:
+     * the first stays in the normal range (mant <= 2^precision), so both are exact, the second
+     * giving a value of t, or the next power of two above t's largest */
+    int half = quantum_exp / 2;
+    double r = (double)mant * fpd_pow2(half) * fpd_pow2(quantum_exp - half);
     return r > f->max_finite ? INFINITY : r;
 }
 

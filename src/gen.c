@@ -32,15 +32,6 @@ int fpd_dist_parse(const char *name, enum fpd_dist *out)
  * small enough that a product stays far from overflow. */
 static const int wide_binades[FPD_DTYPE_COUNT] = {[FPD_F64] = 30, [FPD_F32] = 20, [FPD_F16] = 5, [FPD_BF16] = 20};
 
-/* 2^e for a normal-range e, built from its bits: an exact scale factor, without libm's ldexp. */
-static inline double pow2(int e)
-{
-    uint64_t bits = (uint64_t)(e + 1023) << 52;
-    double x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
-}
-
 /* The distributions, from their random bits. Generator 1 takes them from a Philox block's four
  * 32-bit words, generator 2 from one 64-bit word; the formulas are shared. */
 static inline double irwin_hall4(double sum_of_four_uniforms, double unit)
@@ -56,7 +47,7 @@ static inline double wide_value(int span, bool negative, uint32_t exponent_word,
 {
     int exponent = (int)((uint64_t)exponent_word * (uint64_t)(2 * span + 1) >> 32) - span;
     double significand = 1.0 + (double)significand23 * 0x1p-23;
-    return (negative ? -significand : significand) * pow2(exponent); /* |exponent| <= 30: exact */
+    return (negative ? -significand : significand) * fpd_pow2(exponent); /* |exponent| <= 30: exact */
 }
 
 static double dist_value_v1(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4])

@@ -174,6 +174,15 @@ Test(dtype, rounding_matches_mpfr)
             cr_assert(memcmp(&want, &got, sizeof want) == 0, "%s: round(%a) = %a, MPFR says %a",
                       fpd_dtype_info(formats[f].t)->name, x, got, want);
         }
+        /* binary64's extremes, far outside the format */
+        static const double extremes[] = {DBL_MAX, -DBL_MAX, 0x1p1000, DBL_MIN, -DBL_TRUE_MIN, 0x1p-1070};
+        for (size_t i = 0; i < sizeof extremes / sizeof extremes[0]; i++) {
+            double x = extremes[i];
+            double want = mpfr_reference_round(x, formats[f].precision, formats[f].emin, formats[f].emax);
+            double got = fpd_round(formats[f].t, x);
+            cr_assert(memcmp(&want, &got, sizeof want) == 0, "%s: round(%a) = %a, MPFR says %a",
+                      fpd_dtype_info(formats[f].t)->name, x, got, want);
+        }
     }
 }
 
