@@ -72,7 +72,7 @@ static bool use_simd(void)
                     acc[r][q] = FMA(ap[r], bp[q], acc[r][q]);                                      \
         for (int r = 0; r < MR; r++)                                                               \
             for (int q = 0; q < NR; q++)                                                           \
-                c[r * ldc + q] = acc[r][q];                                                        \
+                c[r * ldc + q] = FPD_KERNEL_RESULT(acc[r][q]);                                     \
     }
 
 DEFINE_MICRO_PORTABLE(float, micro_f32_portable, NR_F32, fmaf)
@@ -83,6 +83,8 @@ DEFINE_MICRO_PORTABLE(double, micro_f64_portable, NR_F64, fma)
 /* Fully unrolled, so that the accumulator arrays below are registers, not memory. */
 #define UNROLL _Pragma("GCC unroll 8")
 
+/* STORE makes a NaN lane C's NAN (FPD_KERNEL_RESULT) at every store, so that the last block's
+ * store leaves every element of C as the kernels' contract says. */
 #define DEFINE_MICRO_AVX2(T, NAME, VEC, LOAD, STORE, BCAST, FMADD, LANES)                          \
     __attribute__((target("avx2,fma"))) static void NAME(size_t kc, const T *ap, const T *bp, T *c, \
                                                           size_t ldc)                              \
@@ -106,9 +108,19 @@ DEFINE_MICRO_PORTABLE(double, micro_f64_portable, NR_F64, fma)
         }                                                                                          \
     }
 
-DEFINE_MICRO_AVX2(float, micro_f32_avx2, __m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_broadcast_ss,
+__attribute__((target("avx2"))) static inline void store_result_f32(float *c, __m256 v)
+{
+    _mm256_storeu_ps(c, _mm256_blendv_ps(v, _mm256_set1_ps(NAN), _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+}
+
+__attribute__((target("avx2"))) static inline void store_result_f64(double *c, __m256d v)
+{
+    _mm256_storeu_pd(c, _mm256_blendv_pd(v, _mm256_set1_pd(NAN), _mm256_cmp_pd(v, v, _CMP_UNORD_Q)));
+}
+
+DEFINE_MICRO_AVX2(float, micro_f32_avx2, __m256, _mm256_loadu_ps, store_result_f32, _mm256_broadcast_ss,
                   _mm256_fmadd_ps, 8)
-DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_broadcast_sd,
+DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, store_result_f64, _mm256_broadcast_sd,
                   _mm256_fmadd_pd, 4)
 #else
 #define micro_f32_avx2 micro_f32_portable
@@ -178,9 +190,6 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, _mm256_store
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
-        for (size_t i = 0; i < m; i++)                                                             \
-            for (size_t j = 0; j < n; j++)                                                         \
-                g->c[i * g->ldc + j] = FPD_KERNEL_RESULT(g->c[i * g->ldc + j]);                    \
         return 0;                                                                                  \
     }
 

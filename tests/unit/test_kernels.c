@@ -260,6 +260,14 @@ static float random_value(uint32_t stream, uint32_t at, bool specials)
     return (float)(((double)w[0] - 0x1p31) * 0x1p-31 + (double)w[1] * 0x1p-60);
 }
 
+static int blocked_portable_f32(const struct fpd_kgemm_f32 *g)
+{
+    fpd_kernel_blocked_portable_only(1);
+    int rc = fpd_kernel_blocked_f32(g);
+    fpd_kernel_blocked_portable_only(0);
+    return rc;
+}
+
 Test(kernels, column_blocks_follow_the_definitions)
 {
     static const size_t widths[] = {1, 15, 16, 17, 40}, depths[] = {1, 5, 7, 64, 100, 257};
@@ -272,6 +280,7 @@ Test(kernels, column_blocks_follow_the_definitions)
         {"splitk", fpd_kernel_splitk_f32, splitk_by_definition},
         {"pairwise", fpd_kernel_pairwise_f32, pairwise_by_definition},
         {"blocked", fpd_kernel_blocked_f32, seq_by_definition},
+        {"blocked (portable)", blocked_portable_f32, seq_by_definition},
     };
     const struct acc16 *accs[] = {NATIVE, &F16_ACC, &BF16_ACC};
     const size_t m = 3;
@@ -292,7 +301,7 @@ Test(kernels, column_blocks_follow_the_definitions)
                 for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++)
                     for (size_t ac = 0; ac < sizeof accs / sizeof accs[0]; ac++) {
                         const struct acc16 *acc = accs[ac];
-                        if (acc && orders[o].kernel == fpd_kernel_blocked_f32)
+                        if (acc && orders[o].definition == seq_by_definition && orders[o].kernel != fpd_kernel_seq_f32)
                             continue; /* blocked accumulates in float only */
                         struct fpd_kgemm_f32 g = {m,     n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, n, with_bias ? bias : NULL,
                                                   acc ? acc->round : NULL, acc ? acc->fma : NULL};
