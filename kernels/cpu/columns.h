@@ -19,20 +19,25 @@
  * clone compiles them for its own vector width. */
 #define FPD_BLOCK_FUNCTION static inline __attribute__((always_inline)) void
 
-/* Calls BLOCK(g, i, j, width, b_cs) for every row i of C and every column block [j, j + width):
- * first the full blocks, with a constant width, and with b_cs a constant 1 where B's rows are
- * contiguous, so that their loops over the block unroll and vectorize; then the columns left. */
-#define FPD_FOR_COLUMN_BLOCKS(g, BLOCK)                                                            \
-    for (size_t i_ = 0; i_ < (g)->m; i_++) {                                                       \
-        size_t j_ = 0;                                                                             \
-        if ((g)->b_cs == 1)                                                                        \
-            for (; j_ + FPD_KERNEL_COLUMNS <= (g)->n; j_ += FPD_KERNEL_COLUMNS)                    \
-                BLOCK(g, i_, j_, FPD_KERNEL_COLUMNS, 1);                                           \
-        else                                                                                       \
-            for (; j_ + FPD_KERNEL_COLUMNS <= (g)->n; j_ += FPD_KERNEL_COLUMNS)                    \
-                BLOCK(g, i_, j_, FPD_KERNEL_COLUMNS, (g)->b_cs);                                   \
-        if (j_ < (g)->n)                                                                           \
-            BLOCK(g, i_, j_, (g)->n - j_, (g)->b_cs);                                              \
+/* Defines NAME(g), compiled once per vector width, calling BLOCK(g, i, j, width, b_cs) for every
+ * row i of C and every column block [j, j + width): first the full blocks, with a constant width,
+ * and with b_cs a constant 1 where B's rows are contiguous, so that their loops over the block
+ * unroll and vectorize; then the columns left. (Static, and called from its own file: clang's
+ * target_clones emits the dispatcher only where the function is used.) */
+#define FPD_DEFINE_COLUMN_LOOP(NAME, GEMM, BLOCK)                                                  \
+    FPD_VECTOR_WIDTH_CLONES static void NAME(const GEMM *g)                                        \
+    {                                                                                              \
+        for (size_t i = 0; i < g->m; i++) {                                                        \
+            size_t j = 0;                                                                          \
+            if (g->b_cs == 1)                                                                      \
+                for (; j + FPD_KERNEL_COLUMNS <= g->n; j += FPD_KERNEL_COLUMNS)                    \
+                    BLOCK(g, i, j, FPD_KERNEL_COLUMNS, 1);                                         \
+            else                                                                                   \
+                for (; j + FPD_KERNEL_COLUMNS <= g->n; j += FPD_KERNEL_COLUMNS)                    \
+                    BLOCK(g, i, j, FPD_KERNEL_COLUMNS, g->b_cs);                                   \
+            if (j < g->n)                                                                          \
+                BLOCK(g, i, j, g->n - j, g->b_cs);                                                 \
+        }                                                                                          \
     }
 
 #endif

@@ -32,17 +32,21 @@ SEQ_BLOCK(float, g->fma_acc)
 FPD_BLOCK_FUNCTION seq_f64(const struct fpd_kgemm_f64 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
 SEQ_BLOCK(double, fma)
 
-FPD_VECTOR_WIDTH_CLONES int fpd_kernel_seq_f32(const struct fpd_kgemm_f32 *g)
+FPD_DEFINE_COLUMN_LOOP(seq_loop_f32, struct fpd_kgemm_f32, seq_f32)
+FPD_DEFINE_COLUMN_LOOP(seq_loop_acc16, struct fpd_kgemm_f32, seq_acc16)
+FPD_DEFINE_COLUMN_LOOP(seq_loop_f64, struct fpd_kgemm_f64, seq_f64)
+
+int fpd_kernel_seq_f32(const struct fpd_kgemm_f32 *g)
 {
     if (g->fma_acc)
-        FPD_FOR_COLUMN_BLOCKS(g, seq_acc16)
+        seq_loop_acc16(g);
     else
-        FPD_FOR_COLUMN_BLOCKS(g, seq_f32)
+        seq_loop_f32(g);
     return 0;
 }
 
-FPD_VECTOR_WIDTH_CLONES int fpd_kernel_seq_f64(const struct fpd_kgemm_f64 *g)
+int fpd_kernel_seq_f64(const struct fpd_kgemm_f64 *g)
 {
-    FPD_FOR_COLUMN_BLOCKS(g, seq_f64)
+    seq_loop_f64(g);
     return 0;
 }
