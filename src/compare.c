@@ -6,7 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "clones.h"
+#include "../kernels/cpu/clones.h"
 #include "dtype.h"
 
 const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT] = {

@@ -116,8 +116,12 @@ bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b)
  * `emin` (below it the quantum stays 2^(emin-precision+1): subnormals), in the default rounding
  * mode (RNE, which fpdiv keeps: fpenv.c). Adding 1.5 * 2^(quantum+52) puts x in a binade whose
  * ulp is the quantum, so the addition rounds x once, to a multiple of the quantum; subtracting
- * it back is exact. Overflow is decided after rounding, as IEEE does.
+ * it back is exact (the build has no -ffast-math, which would fold the two away). Overflow is
+ * decided after rounding, as IEEE does.
  */
+#if FLT_EVAL_METHOD != 0
+#error "round_to_format needs each double operation rounded to double (no x87 excess precision)"
+#endif
 static double round_to_format(double x, const struct fpd_dtype_info *f)
 {
     if (!isfinite(x) || !(fabs(x) > 0))

@@ -1,4 +1,5 @@
-/* exact.c — the superaccumulator. Integer arithmetic only: nothing here depends on rounding mode. */
+/* exact.c — the superaccumulator. Integer arithmetic, but for the final scaling of a rounded
+ * significand by powers of two: exact in the default environment, which fpdiv keeps (fpenv.c). */
 #include "exact.h"
 
 #include <math.h>
@@ -79,8 +80,8 @@ static inline void add_scaled(struct fpd_superacc *s, bool negative, u128 m, int
 
 /* Moves every large entry into the chunks. The entries whose weights fall in one chunk are summed
  * first, as a 128-bit integer aligned to the chunk (at most 33 entries below 2^63, each shifted by
- * under 32 bits: below 2^100), and the sum added once: a short sum's flush touches each chunk in
- * its range once instead of five chunks per entry. */
+ * under 32 bits: below 2^100), and the sum added once: one addition into five chunks per 32
+ * exponents in use instead of one per entry. */
 static void flush_all_large(struct fpd_superacc *s)
 {
     int group = INT32_MIN; /* the chunk whose entries `sum` holds */
@@ -241,14 +242,14 @@ static double round_magnitude(const struct fpd_superacc *s, enum fpd_dtype t)
     const struct fpd_dtype_info *f = fpd_dtype_info(t);
     int top = s->hi * 32 + (63 - __builtin_clzll((uint64_t)s->chunk[s->hi])); /* the leading bit */
     int lead_exp = top + FPD_SUPERACC_LOW;
+    if (lead_exp > f->emax)
+        return INFINITY; /* at least 2^(emax + 1): beyond the largest finite value and half its ulp */
     int quantum_exp = (lead_exp < f->emin ? f->emin : lead_exp) - (f->precision - 1);
     int q = quantum_exp - FPD_SUPERACC_LOW; /* the position of the result's last place */
     uint64_t mant = q <= top ? bits_at(s, q, top - q + 1) : 0;
     unsigned guard = (unsigned)bits_at(s, q - 1, 1);
     if (guard && ((mant & 1) || sticky_below(s, q - 1)))
         mant++;
-    if (lead_exp > f->emax)
-        return INFINITY; /* at least 2^(emax + 1): beyond the largest finite value and half its ulp */
     /* mant * 2^quantum_exp (quantum_exp in [-1074, 971]) in two steps by normal powers of two:
      * the first stays in the normal range (mant <= 2^precision), so both are exact, the second
      * giving a value of t, or the next power of two above t's largest */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clones.h"
+#include "../kernels/cpu/clones.h"
 #include "dtype.h"
 #include "scratch.h"
 

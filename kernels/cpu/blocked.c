@@ -139,12 +139,14 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, store_result
         size_t m = g->m, n = g->n, k = g->k;                                                       \
         for (size_t i = 0; i < m; i++)                                                             \
             for (size_t j = 0; j < n; j++)                                                         \
-                g->c[i * g->ldc + j] = g->bias ? g->bias[j] : (T)0;                                \
+                g->c[i * g->ldc + j] = g->bias ? FPD_KERNEL_RESULT(g->bias[j]) : (T)0;             \
+        if (m == 0 || n == 0 || k == 0)                                                            \
+            return 0; /* C is bias (or 0) already; and nothing to pack, which no space holds */    \
         size_t kc_max = k < KC ? k : KC;                                                           \
         size_t mc_max = (m < MC ? (m + MR - 1) / MR * MR : MC);                                    \
         size_t nc_max = (n < NC ? (n + NR - 1) / NR * NR : NC);                                    \
         size_t line = 64 / sizeof(T), a_space = (mc_max * kc_max + line - 1) / line * line;        \
-        T *ap = packing_space(sizeof(T) * (a_space + nc_max * kc_max));                           \
+        T *ap = packing_space(sizeof(T) * (a_space + nc_max * kc_max));                            \
         if (!ap)                                                                                   \
             return -1;                                                                             \
         T *bp = ap + a_space; /* on a cache line of its own */                                     \

@@ -11,7 +11,7 @@
 #ifndef FPD_KERNEL_COLUMNS_H
 #define FPD_KERNEL_COLUMNS_H
 
-#include "../../src/clones.h"
+#include "clones.h"
 
 #define FPD_KERNEL_COLUMNS 16
 

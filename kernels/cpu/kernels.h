@@ -22,7 +22,11 @@
 #define FPD_SPLITK_PARTS 4 /* splitk and cuda-splitk: k in 4 contiguous parts */
 
 /* What a CPU kernel stores for a result x (needs <math.h>): x, or C's NAN for any NaN. */
-#define FPD_KERNEL_RESULT(x) (isnan(x) ? (__typeof__(x))NAN : (x))
+#define FPD_KERNEL_RESULT(x)                                                                       \
+    ({                                                                                             \
+        __typeof__(x) result_ = (x);                                                               \
+        isnan(result_) ? (__typeof__(x))NAN : result_;                                             \
+    })
 
 struct fpd_kgemm_f32 {
     size_t m, n, k;

@@ -26,7 +26,8 @@
         int top = 0;                                                                               \
         const T *a = g->a + (ptrdiff_t)i * g->a_rs;                                                \
         for (size_t p = 0; p < g->k; p++) {                                                        \
-            const T x = a[(ptrdiff_t)p * g->a_cs], *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs; \
+            const T x = a[(ptrdiff_t)p * g->a_cs];                                                 \
+            const T *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs;                      \
             for (size_t c = 0; c < width; c++)                                                     \
                 t[c] = ROUND(x * b[(ptrdiff_t)c * b_cs]);                                          \
             uint64_t s = 1;                                                                        \
@@ -45,7 +46,7 @@
             for (size_t c = 0; c < width; c++)                                                     \
                 t[c] = ROUND(sum[level][c] + t[c]);                                                \
         for (size_t c = 0; c < width; c++)                                                         \
-            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(g->bias ? ROUND(g->bias[j + c] + t[c]) : t[c]);              \
+            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(g->bias ? ROUND(g->bias[j + c] + t[c]) : t[c]); \
     }
 
 #define ROUND_ACC(x) g->round_acc(x)

@@ -17,12 +17,13 @@
             acc[c] = g->bias ? g->bias[j + c] : (T)0;                                              \
         const T *a = g->a + (ptrdiff_t)i * g->a_rs;                                                \
         for (size_t p = 0; p < g->k; p++) {                                                        \
-            const T x = a[(ptrdiff_t)p * g->a_cs], *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs; \
+            const T x = a[(ptrdiff_t)p * g->a_cs];                                                 \
+            const T *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs;                      \
             for (size_t c = 0; c < width; c++)                                                     \
                 acc[c] = FMA(x, b[(ptrdiff_t)c * b_cs], acc[c]);                                   \
         }                                                                                          \
         for (size_t c = 0; c < width; c++)                                                         \
-            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(acc[c]);                                                     \
+            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(acc[c]);                                  \
     }
 
 FPD_BLOCK_FUNCTION seq_f32(const struct fpd_kgemm_f32 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)

@@ -25,7 +25,8 @@
                 part[c] = s == 0 && g->bias ? g->bias[j + c] : (T)0;                               \
             size_t end = (s + 1) * len < g->k ? (s + 1) * len : g->k;                              \
             for (size_t p = s * len; p < end; p++) {                                               \
-                const T x = a[(ptrdiff_t)p * g->a_cs], *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs; \
+                const T x = a[(ptrdiff_t)p * g->a_cs];                                             \
+                const T *b = g->b + (ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * b_cs;                  \
                 for (size_t c = 0; c < width; c++)                                                 \
                     part[c] = FMA(x, b[(ptrdiff_t)c * b_cs], part[c]);                             \
             }                                                                                      \
@@ -33,7 +34,7 @@
                 total[c] = s == 0 ? part[c] : ROUND(total[c] + part[c]);                           \
         }                                                                                          \
         for (size_t c = 0; c < width; c++)                                                         \
-            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(total[c]);                                                   \
+            g->c[i * g->ldc + j + c] = FPD_KERNEL_RESULT(total[c]);                                \
     }
 
 #define ROUND_ACC(x) g->round_acc(x)

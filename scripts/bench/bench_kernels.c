@@ -1,7 +1,8 @@
 /*
  * bench_kernels — GFLOP/s of the own kernels that define an accumulation order (seq, pairwise,
- * splitk; `blocked` has its own benchmark) at the sizes a default campaign draws (max-dim 256),
- * with B stored by rows and transposed, side by side with `blocked` (seq's order, vectorized).
+ * splitk) at the sizes a default campaign draws (max-dim 256), with B stored by rows and
+ * transposed, side by side with `blocked` (seq's order, packed and vectorized; bench_blocked
+ * measures it against OpenBLAS at larger sizes).
  * Reported: the best of several timed repetitions of each, after a warm-up call.
  */
 #include <stdio.h>

@@ -197,68 +197,142 @@ Test(kernels, blocked_equals_seq_bitwise)
 }
 
 /* The per-element definitions of seq, splitk and pairwise, one dot product at a time, as the
- * kernels' comments state them: the kernels compute several columns side by side (columns.h)
- * and must give these very bits, any NaN stored as C's NAN (blocked follows seq's). */
-struct dot {
-    const float *a, *b; /* A's row i and B's column j, strides as in the kernel arguments */
-    ptrdiff_t a_cs, b_rs;
-    size_t k;
-    const float *bias;
-    const struct acc16 *acc;
-};
-
-static float fma_in(const struct dot *d, float x, float y, float z) { return d->acc ? d->acc->fma(x, y, z) : fmaf(x, y, z); }
-static float round_in(const struct dot *d, float x) { return d->acc ? d->acc->round(x) : x; }
-static float term(const struct dot *d, size_t p) { return d->a[(ptrdiff_t)p * d->a_cs] * d->b[(ptrdiff_t)p * d->b_rs]; }
-
-static float seq_by_definition(const struct dot *d)
-{
-    float acc = d->bias ? *d->bias : 0;
-    for (size_t p = 0; p < d->k; p++)
-        acc = fma_in(d, d->a[(ptrdiff_t)p * d->a_cs], d->b[(ptrdiff_t)p * d->b_rs], acc);
-    return acc;
-}
-
-static float splitk_by_definition(const struct dot *d)
-{
-    size_t len = (d->k + FPD_SPLITK_PARTS - 1) / FPD_SPLITK_PARTS;
-    float total = 0;
-    for (size_t s = 0; s < FPD_SPLITK_PARTS; s++) {
-        float part = s == 0 && d->bias ? *d->bias : 0;
-        for (size_t p = s * len; p < (s + 1) * len && p < d->k; p++)
-            part = fma_in(d, d->a[(ptrdiff_t)p * d->a_cs], d->b[(ptrdiff_t)p * d->b_rs], part);
-        total = s == 0 ? part : round_in(d, total + part);
+ * kernels' comments state them, in float (with the 16-bit accumulators) and in double: the
+ * kernels compute several columns side by side (columns.h) and must give these very bits, any NaN
+ * stored as C's NAN (blocked follows seq's). */
+#define DEFINITIONS(T, S, NATIVE_FMA)                                                              \
+    struct dot_##S {                                                                               \
+        const T *a, *b; /* A's row i and B's column j, strides as in the kernel arguments */       \
+        ptrdiff_t a_cs, b_rs;                                                                      \
+        size_t k;                                                                                  \
+        const T *bias;                                                                             \
+        const struct acc16 *acc; /* float only */                                                  \
+    };                                                                                             \
+    static T fma_in_##S(const struct dot_##S *d, size_t p, T z)                                    \
+    {                                                                                              \
+        T x = d->a[(ptrdiff_t)p * d->a_cs], y = d->b[(ptrdiff_t)p * d->b_rs];                      \
+        return d->acc ? (T)d->acc->fma((float)x, (float)y, (float)z) : NATIVE_FMA(x, y, z);        \
+    }                                                                                              \
+    static T round_in_##S(const struct dot_##S *d, T x) { return d->acc ? (T)d->acc->round((float)x) : x; } \
+    static T seq_by_definition_##S(const struct dot_##S *d)                                        \
+    {                                                                                              \
+        T acc = d->bias ? *d->bias : 0;                                                            \
+        for (size_t p = 0; p < d->k; p++)                                                          \
+            acc = fma_in_##S(d, p, acc);                                                           \
+        return acc;                                                                                \
+    }                                                                                              \
+    static T splitk_by_definition_##S(const struct dot_##S *d)                                     \
+    {                                                                                              \
+        size_t len = (d->k + FPD_SPLITK_PARTS - 1) / FPD_SPLITK_PARTS;                             \
+        T total = 0;                                                                               \
+        for (size_t s = 0; s < FPD_SPLITK_PARTS; s++) {                                            \
+            T part = s == 0 && d->bias ? *d->bias : 0;                                             \
+            for (size_t p = s * len; p < (s + 1) * len && p < d->k; p++)                           \
+                part = fma_in_##S(d, p, part);                                                     \
+            total = s == 0 ? part : round_in_##S(d, total + part);                                 \
+        }                                                                                          \
+        return total;                                                                              \
+    }                                                                                              \
+    /* the tree over terms [lo, hi): the largest power of two below the count on the left */      \
+    static T tree_##S(const struct dot_##S *d, size_t lo, size_t hi)                               \
+    {                                                                                              \
+        if (hi - lo == 1)                                                                          \
+            return round_in_##S(d, d->a[(ptrdiff_t)lo * d->a_cs] * d->b[(ptrdiff_t)lo * d->b_rs]); \
+        size_t left = 1;                                                                           \
+        while (2 * left < hi - lo)                                                                 \
+            left *= 2;                                                                             \
+        return round_in_##S(d, tree_##S(d, lo, lo + left) + tree_##S(d, lo + left, hi));           \
+    }                                                                                              \
+    static T pairwise_by_definition_##S(const struct dot_##S *d)                                   \
+    {                                                                                              \
+        T sum = d->k ? tree_##S(d, 0, d->k) : 0;                                                   \
+        return d->bias ? round_in_##S(d, *d->bias + sum) : sum;                                    \
     }
-    return total;
-}
+DEFINITIONS(float, f32, fmaf)
+DEFINITIONS(double, f64, fma)
+#undef DEFINITIONS
 
-/* The tree over terms [lo, hi): the largest power of two below the count on the left. */
-static float tree(const struct dot *d, size_t lo, size_t hi)
+/* Random values; with `specials`, zeros, infinities, subnormals and NaNs (with payloads, signs,
+ * and a signalling one) sprinkled in. */
+static double random_value(uint32_t stream, uint32_t at, bool specials, enum fpd_dtype t)
 {
-    if (hi - lo == 1)
-        return round_in(d, term(d, lo));
-    size_t left = 1;
-    while (2 * left < hi - lo)
-        left *= 2;
-    return round_in(d, tree(d, lo, lo + left) + tree(d, lo + left, hi));
-}
-
-static float pairwise_by_definition(const struct dot *d)
-{
-    float sum = d->k ? tree(d, 0, d->k) : 0;
-    return d->bias ? round_in(d, *d->bias + sum) : sum;
-}
-
-/* Random values, with zeros, infinities, NaNs and subnormals sprinkled in when `specials`. */
-static float random_value(uint32_t stream, uint32_t at, bool specials)
-{
-    static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-140f, -0x1.8p-127f, 0x1p100f};
+    static const uint64_t nan_bits[] = {0x7ff8000000000000ull, 0x7ff8000000012345ull, 0xfff8000000000001ull,
+                                        0x7ff4000000000001ull};
+    static const double special[] = {0.0, -0.0, INFINITY, -INFINITY, 0x1p-140, -0x1.8p-127, 0x1p100, 0x1p-1060};
     uint32_t w[4];
     fpd_rng_element(21, 0, stream, 0, 0, at, w);
-    if (specials && w[2] % 16 == 0)
-        return special[w[3] % 8];
-    return (float)(((double)w[0] - 0x1p31) * 0x1p-31 + (double)w[1] * 0x1p-60);
+    double nan, v = ((double)w[0] - 0x1p31) * 0x1p-31 + (double)w[1] * 0x1p-60;
+    if (specials && w[2] % 16 == 0) {
+        memcpy(&nan, &nan_bits[w[3] % 4], sizeof nan);
+        v = w[3] % 3 == 0 ? nan : special[w[3] % 8];
+    }
+    if (t == FPD_F32 && !isnan(v))
+        return (float)v;
+    if (t == FPD_F32) { /* a float NaN with the payload's top bits and the signalling bit kept */
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        uint32_t fbits = (uint32_t)(bits >> 32 & 0x80000000u) | 0x7f800000u | (uint32_t)(bits >> 29 & 0x7fffffu);
+        float f;
+        memcpy(&f, &fbits, sizeof f);
+        return f; /* stays a NaN: the payload is nonzero */
+    }
+    return v;
 }
+
+/* The kernels of one type against their definitions, on every shape, layout and variant. C has
+ * row padding, which must keep its sentinel. */
+#define CHECK_DEFINITIONS(T, S, DTYPE, ...)                                                        \
+    do {                                                                                           \
+        static const size_t widths[] = {1, 15, 16, 17, 40}, depths[] = {0, 1, 5, 7, 64, 100, 257};  \
+        const struct acc16 *accs[] = {__VA_ARGS__};                                                \
+        const size_t m = 3, pad = 3;                                                               \
+        const T sentinel = (T)12345;                                                               \
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)                              \
+            for (size_t kd = 0; kd < sizeof depths / sizeof depths[0]; kd++)                       \
+                for (int variant = 0; variant < 16; variant++) {                                   \
+                    size_t n = widths[w], k = depths[kd], ldc = n + pad;                           \
+                    bool ta = variant & 1, tb = variant & 2, with_bias = variant & 4, specials = variant & 8; \
+                    T *a = malloc((m * k + 1) * sizeof(T)), *b = malloc((k * n + 1) * sizeof(T));  \
+                    T *bias = malloc(n * sizeof(T)), *c = malloc(m * ldc * sizeof(T));             \
+                    for (size_t i = 0; i < m * k; i++)                                             \
+                        a[i] = (T)random_value(1, (uint32_t)i, specials, DTYPE);                   \
+                    for (size_t i = 0; i < k * n; i++)                                             \
+                        b[i] = (T)random_value(2, (uint32_t)i, specials, DTYPE);                   \
+                    for (size_t j = 0; j < n; j++)                                                 \
+                        bias[j] = (T)random_value(3, (uint32_t)j, specials, DTYPE);                \
+                    ptrdiff_t a_rs = ta ? 1 : (ptrdiff_t)k, a_cs = ta ? (ptrdiff_t)m : 1;          \
+                    ptrdiff_t b_rs = tb ? 1 : (ptrdiff_t)n, b_cs = tb ? (ptrdiff_t)k : 1;          \
+                    for (size_t o = 0; o < sizeof orders_##S / sizeof orders_##S[0]; o++)          \
+                        for (size_t ac = 0; ac < sizeof accs / sizeof accs[0]; ac++) {             \
+                            const struct acc16 *acc = accs[ac];                                    \
+                            if (acc && !orders_##S[o].accumulates_16bit)                           \
+                                continue;                                                          \
+                            for (size_t i = 0; i < m * ldc; i++)                                   \
+                                c[i] = sentinel;                                                   \
+                            cr_assert_eq(orders_##S[o].kernel(&(struct fpd_kgemm_##S){             \
+                                             KGEMM_ARGS(S, m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc, \
+                                                        with_bias ? bias : NULL, acc)}),           \
+                                         0);                                                       \
+                            for (size_t i = 0; i < m; i++)                                         \
+                                for (size_t j = 0; j < ldc; j++) {                                 \
+                                    T want = sentinel, got = c[i * ldc + j];                       \
+                                    if (j < n) {                                                   \
+                                        struct dot_##S d = {a + (ptrdiff_t)i * a_rs, b + (ptrdiff_t)j * b_cs, \
+                                                            a_cs, b_rs, k, with_bias ? &bias[j] : NULL, acc}; \
+                                        want = orders_##S[o].definition(&d);                       \
+                                        if (isnan(want))                                           \
+                                            want = NAN;                                            \
+                                    }                                                              \
+                                    cr_assert(memcmp(&want, &got, sizeof got) == 0,                \
+                                              "%s %s acc %zu, %zux%zux%zu variant %d: C[%zu][%zu] = %a, " \
+                                              "by definition %a",                                  \
+                                              #S, orders_##S[o].name, ac, m, n, k, variant, i, j, (double)got, \
+                                              (double)want);                                       \
+                                }                                                                  \
+                        }                                                                          \
+                    free(a), free(b), free(bias), free(c);                                         \
+                }                                                                                  \
+    } while (0)
 
 static int blocked_portable_f32(const struct fpd_kgemm_f32 *g)
 {
@@ -268,56 +342,48 @@ static int blocked_portable_f32(const struct fpd_kgemm_f32 *g)
     return rc;
 }
 
+static int blocked_portable_f64(const struct fpd_kgemm_f64 *g)
+{
+    fpd_kernel_blocked_portable_only(1);
+    int rc = fpd_kernel_blocked_f64(g);
+    fpd_kernel_blocked_portable_only(0);
+    return rc;
+}
+
+#define KGEMM_ARGS_f32(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc, bias, acc)                   \
+    m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc, bias, (acc) ? (acc)->round : NULL, (acc) ? (acc)->fma : NULL
+#define KGEMM_ARGS_f64(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc, bias, acc)                   \
+    m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc, bias
+#define KGEMM_ARGS(S, ...) KGEMM_ARGS_##S(__VA_ARGS__)
+
+static const struct {
+    const char *name;
+    kernel_f32 kernel;
+    float (*definition)(const struct dot_f32 *);
+    bool accumulates_16bit;
+} orders_f32[] = {
+    {"seq", fpd_kernel_seq_f32, seq_by_definition_f32, true},
+    {"splitk", fpd_kernel_splitk_f32, splitk_by_definition_f32, true},
+    {"pairwise", fpd_kernel_pairwise_f32, pairwise_by_definition_f32, true},
+    {"blocked", fpd_kernel_blocked_f32, seq_by_definition_f32, false},
+    {"blocked (portable)", blocked_portable_f32, seq_by_definition_f32, false},
+};
+
+static const struct {
+    const char *name;
+    kernel_f64 kernel;
+    double (*definition)(const struct dot_f64 *);
+    bool accumulates_16bit;
+} orders_f64[] = {
+    {"seq", fpd_kernel_seq_f64, seq_by_definition_f64, false},
+    {"splitk", fpd_kernel_splitk_f64, splitk_by_definition_f64, false},
+    {"pairwise", fpd_kernel_pairwise_f64, pairwise_by_definition_f64, false},
+    {"blocked", fpd_kernel_blocked_f64, seq_by_definition_f64, false},
+    {"blocked (portable)", blocked_portable_f64, seq_by_definition_f64, false},
+};
+
 Test(kernels, column_blocks_follow_the_definitions)
 {
-    static const size_t widths[] = {1, 15, 16, 17, 40}, depths[] = {1, 5, 7, 64, 100, 257};
-    static const struct {
-        const char *name;
-        kernel_f32 kernel;
-        float (*definition)(const struct dot *);
-    } orders[] = {
-        {"seq", fpd_kernel_seq_f32, seq_by_definition},
-        {"splitk", fpd_kernel_splitk_f32, splitk_by_definition},
-        {"pairwise", fpd_kernel_pairwise_f32, pairwise_by_definition},
-        {"blocked", fpd_kernel_blocked_f32, seq_by_definition},
-        {"blocked (portable)", blocked_portable_f32, seq_by_definition},
-    };
-    const struct acc16 *accs[] = {NATIVE, &F16_ACC, &BF16_ACC};
-    const size_t m = 3;
-    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
-        for (size_t kd = 0; kd < sizeof depths / sizeof depths[0]; kd++)
-            for (int variant = 0; variant < 16; variant++) {
-                size_t n = widths[w], k = depths[kd];
-                bool ta = variant & 1, tb = variant & 2, with_bias = variant & 4, specials = variant & 8;
-                float *a = malloc(m * k * 4), *b = malloc(k * n * 4), *bias = malloc(n * 4), *c = malloc(m * n * 4);
-                for (size_t i = 0; i < m * k; i++)
-                    a[i] = random_value(1, (uint32_t)i, specials);
-                for (size_t i = 0; i < k * n; i++)
-                    b[i] = random_value(2, (uint32_t)i, specials);
-                for (size_t j = 0; j < n; j++)
-                    bias[j] = random_value(3, (uint32_t)j, specials);
-                ptrdiff_t a_rs = ta ? 1 : (ptrdiff_t)k, a_cs = ta ? (ptrdiff_t)m : 1;
-                ptrdiff_t b_rs = tb ? 1 : (ptrdiff_t)n, b_cs = tb ? (ptrdiff_t)k : 1;
-                for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++)
-                    for (size_t ac = 0; ac < sizeof accs / sizeof accs[0]; ac++) {
-                        const struct acc16 *acc = accs[ac];
-                        if (acc && orders[o].definition == seq_by_definition && orders[o].kernel != fpd_kernel_seq_f32)
-                            continue; /* blocked accumulates in float only */
-                        struct fpd_kgemm_f32 g = {m,     n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, n, with_bias ? bias : NULL,
-                                                  acc ? acc->round : NULL, acc ? acc->fma : NULL};
-                        cr_assert_eq(orders[o].kernel(&g), 0);
-                        for (size_t i = 0; i < m; i++)
-                            for (size_t j = 0; j < n; j++) {
-                                struct dot d = {a + (ptrdiff_t)i * a_rs, b + (ptrdiff_t)j * b_cs, a_cs, b_rs, k,
-                                                with_bias ? &bias[j] : NULL, acc};
-                                float want = orders[o].definition(&d), got = c[i * n + j];
-                                if (isnan(want))
-                                    want = NAN;
-                                cr_assert(memcmp(&want, &got, sizeof got) == 0,
-                                          "%s acc %zu, %zux%zux%zu variant %d: C[%zu][%zu] = %a, by definition %a",
-                                          orders[o].name, ac, m, n, k, variant, i, j, (double)got, (double)want);
-                            }
-                    }
-                free(a), free(b), free(bias), free(c);
-            }
+    CHECK_DEFINITIONS(float, f32, FPD_F32, NATIVE, &F16_ACC, &BF16_ACC);
+    CHECK_DEFINITIONS(double, f64, FPD_F64, NATIVE);
 }
