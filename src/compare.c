@@ -87,17 +87,14 @@ static inline double value_of_bits(uint64_t u)
 
 /* Classes from the bits as 0 or 1, with & where fpd_classify_bits branches: no control flow is
  * left in the loops for the vectorizer to refuse. */
-static inline uint64_t exponent_mask(enum fpd_dtype t)
+static inline uint64_t finite_bits(enum fpd_dtype t, uint64_t u)
 {
-    unsigned total = fpd_bits_width(t), mant_bits = fpd_bits_significand(t);
-    return ((1ull << (total - 1 - mant_bits)) - 1) << mant_bits;
+    return (u & fpd_exponent_mask(t)) != fpd_exponent_mask(t);
 }
-
-static inline uint64_t finite_bits(enum fpd_dtype t, uint64_t u) { return (u & exponent_mask(t)) != exponent_mask(t); }
 
 static inline uint64_t nan_bits(enum fpd_dtype t, uint64_t u)
 {
-    uint64_t all_ones_exponent = (u & exponent_mask(t)) == exponent_mask(t);
+    uint64_t all_ones_exponent = 1 - finite_bits(t, u);
     return all_ones_exponent & ((u & ((1ull << fpd_bits_significand(t)) - 1)) != 0);
 }
 

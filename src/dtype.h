@@ -150,16 +150,22 @@ static inline unsigned fpd_bits_significand(enum fpd_dtype t)
     return t == FPD_F64 ? 52 : t == FPD_F32 ? 23 : t == FPD_F16 ? 10 : 7;
 }
 
+/* The exponent field of type t, in place: all ones in a value's bits there make it Inf or NaN. */
+static inline uint64_t fpd_exponent_mask(enum fpd_dtype t)
+{
+    unsigned total = fpd_bits_width(t), mant_bits = fpd_bits_significand(t);
+    return ((1ull << (total - 1 - mant_bits)) - 1) << mant_bits;
+}
+
 enum fpd_fp_class { FPD_CLASS_FINITE, FPD_CLASS_POS_INF, FPD_CLASS_NEG_INF, FPD_CLASS_NAN };
 static inline enum fpd_fp_class fpd_classify_bits(enum fpd_dtype t, uint64_t bits)
 {
-    unsigned total = fpd_bits_width(t), mant_bits = fpd_bits_significand(t);
-    uint64_t exp_mask = ((1ull << (total - 1 - mant_bits)) - 1) << mant_bits, mant_mask = (1ull << mant_bits) - 1;
+    uint64_t exp_mask = fpd_exponent_mask(t), mant_mask = (1ull << fpd_bits_significand(t)) - 1;
     if ((bits & exp_mask) != exp_mask)
         return FPD_CLASS_FINITE;
     if (bits & mant_mask)
         return FPD_CLASS_NAN;
-    return (bits >> (total - 1)) & 1 ? FPD_CLASS_NEG_INF : FPD_CLASS_POS_INF;
+    return (bits >> (fpd_bits_width(t) - 1)) & 1 ? FPD_CLASS_NEG_INF : FPD_CLASS_POS_INF;
 }
 
 /*

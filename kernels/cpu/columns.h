@@ -40,4 +40,25 @@
         }                                                                                          \
     }
 
+/* Defines a kernel's entry points, fpd_kernel_NAME_f32 and fpd_kernel_NAME_f64, from its block
+ * functions NAME_f32, NAME_acc16 (float with a 16-bit accumulator, chosen where g->ACC16 is set)
+ * and NAME_f64. */
+#define FPD_DEFINE_COLUMN_KERNELS(NAME, ACC16)                                                     \
+    FPD_DEFINE_COLUMN_LOOP(NAME##_loop_f32, struct fpd_kgemm_f32, NAME##_f32)                      \
+    FPD_DEFINE_COLUMN_LOOP(NAME##_loop_acc16, struct fpd_kgemm_f32, NAME##_acc16)                  \
+    FPD_DEFINE_COLUMN_LOOP(NAME##_loop_f64, struct fpd_kgemm_f64, NAME##_f64)                      \
+    int fpd_kernel_##NAME##_f32(const struct fpd_kgemm_f32 *g)                                     \
+    {                                                                                              \
+        if (g->ACC16)                                                                              \
+            NAME##_loop_acc16(g);                                                                  \
+        else                                                                                       \
+            NAME##_loop_f32(g);                                                                    \
+        return 0;                                                                                  \
+    }                                                                                              \
+    int fpd_kernel_##NAME##_f64(const struct fpd_kgemm_f64 *g)                                     \
+    {                                                                                              \
+        NAME##_loop_f64(g);                                                                        \
+        return 0;                                                                                  \
+    }
+
 #endif

@@ -58,21 +58,4 @@ FPD_BLOCK_FUNCTION pairwise_f64(const struct fpd_kgemm_f64 *g, size_t i, size_t 
 PAIRWISE_BLOCK(double, ROUND_NONE)
 #undef ROUND_ACC
 
-FPD_DEFINE_COLUMN_LOOP(pairwise_loop_f32, struct fpd_kgemm_f32, pairwise_f32)
-FPD_DEFINE_COLUMN_LOOP(pairwise_loop_acc16, struct fpd_kgemm_f32, pairwise_acc16)
-FPD_DEFINE_COLUMN_LOOP(pairwise_loop_f64, struct fpd_kgemm_f64, pairwise_f64)
-
-int fpd_kernel_pairwise_f32(const struct fpd_kgemm_f32 *g)
-{
-    if (g->round_acc)
-        pairwise_loop_acc16(g);
-    else
-        pairwise_loop_f32(g);
-    return 0;
-}
-
-int fpd_kernel_pairwise_f64(const struct fpd_kgemm_f64 *g)
-{
-    pairwise_loop_f64(g);
-    return 0;
-}
+FPD_DEFINE_COLUMN_KERNELS(pairwise, round_acc)

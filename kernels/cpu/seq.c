@@ -33,21 +33,4 @@ SEQ_BLOCK(float, g->fma_acc)
 FPD_BLOCK_FUNCTION seq_f64(const struct fpd_kgemm_f64 *g, size_t i, size_t j, size_t width, ptrdiff_t b_cs)
 SEQ_BLOCK(double, fma)
 
-FPD_DEFINE_COLUMN_LOOP(seq_loop_f32, struct fpd_kgemm_f32, seq_f32)
-FPD_DEFINE_COLUMN_LOOP(seq_loop_acc16, struct fpd_kgemm_f32, seq_acc16)
-FPD_DEFINE_COLUMN_LOOP(seq_loop_f64, struct fpd_kgemm_f64, seq_f64)
-
-int fpd_kernel_seq_f32(const struct fpd_kgemm_f32 *g)
-{
-    if (g->fma_acc)
-        seq_loop_acc16(g);
-    else
-        seq_loop_f32(g);
-    return 0;
-}
-
-int fpd_kernel_seq_f64(const struct fpd_kgemm_f64 *g)
-{
-    seq_loop_f64(g);
-    return 0;
-}
+FPD_DEFINE_COLUMN_KERNELS(seq, fma_acc)

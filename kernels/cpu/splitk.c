@@ -46,21 +46,4 @@ FPD_BLOCK_FUNCTION splitk_f64(const struct fpd_kgemm_f64 *g, size_t i, size_t j,
 SPLITK_BLOCK(double, fma, ROUND_NONE)
 #undef ROUND_ACC
 
-FPD_DEFINE_COLUMN_LOOP(splitk_loop_f32, struct fpd_kgemm_f32, splitk_f32)
-FPD_DEFINE_COLUMN_LOOP(splitk_loop_acc16, struct fpd_kgemm_f32, splitk_acc16)
-FPD_DEFINE_COLUMN_LOOP(splitk_loop_f64, struct fpd_kgemm_f64, splitk_f64)
-
-int fpd_kernel_splitk_f32(const struct fpd_kgemm_f32 *g)
-{
-    if (g->fma_acc)
-        splitk_loop_acc16(g);
-    else
-        splitk_loop_f32(g);
-    return 0;
-}
-
-int fpd_kernel_splitk_f64(const struct fpd_kgemm_f64 *g)
-{
-    splitk_loop_f64(g);
-    return 0;
-}
+FPD_DEFINE_COLUMN_KERNELS(splitk, fma_acc)
