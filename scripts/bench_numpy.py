@@ -1,63 +1,82 @@
 #!/usr/bin/env python3
 """The NumPy side of fpdiv's throughput benchmark: the same work per case, in the way a user
-would write it with NumPy, on the same shapes.
+would write it with NumPy, on the same cases.
 
-Usage: bench_numpy.py RELATION SHAPES_FILE SECONDS
-  RELATION     slice-rows or addmm
-  SHAPES_FILE  one "[BATCHx]MxNxK" per line (fpdiv fuzz --json's shapes, so both do the same work)
-  SECONDS      run the list round and round for this long
+Usage: bench_numpy.py RELATION CASES_FILE SECONDS
+  RELATION    slice-rows or addmm
+  CASES_FILE  fpdiv fuzz --json's "check" lines, one per line: each case's shape
+              ("[BATCHx]MxNxK"), layouts, bias and row slice, so that both do the same work
+  SECONDS     run the list round and round for this long
 
-Per case: random float32 A (m x k), B (k x n) and bias (n); then
-  slice-rows: (A @ B)[0:1] against A[0:1] @ B, compared bitwise;
+Per case: random float32 A (m x k), B (k x n), each stored transposed where fpdiv's was, and
+bias (n), a stack of BATCH of each where the case is batched (one bias); then
+  slice-rows: (A @ B (+ bias))[rows] against A[rows] @ B (+ bias), compared bitwise;
   addmm:      A @ B + bias against [A, 1] @ [B; bias] (the bias as one more term), bitwise.
 Prints "cases N seconds S cases_per_second R". Run it with OPENBLAS_NUM_THREADS=1 for one core.
 """
+import json
 import sys
 import time
 
 import numpy as np
 
 
-def shapes(path):
+def cases(path):
     out = []
     with open(path) as f:
         for line in f:
-            dims = [int(x) for x in line.strip().split("x")]
-            out.append(dims[-3:])  # m, n, k: the batch is folded away as NumPy users would loop
+            check = json.loads(line)
+            dims = [int(x) for x in check["shape"].split("x")]
+            lead = tuple(dims[:-3])  # (BATCH,) for a batched case: NumPy's stacked matmul
+            m, n, k = dims[-3:]
+            rows = check.get("slice", {"start": 0, "len": 1})
+            out.append((lead, m, n, k, check["trans_a"], check["trans_b"], check["bias"],
+                        slice(rows["start"], rows["start"] + rows["len"])))
     return out
 
 
-def slice_rows(rng, m, n, k):
-    a = rng.standard_normal((m, k), dtype=np.float32)
-    b = rng.standard_normal((k, n), dtype=np.float32)
+def operand(rng, lead, rows, cols, transposed):
+    if transposed:  # stored by columns: NumPy hands BLAS the transposed layout, as fpdiv does
+        return rng.standard_normal(lead + (cols, rows), dtype=np.float32).swapaxes(-1, -2)
+    return rng.standard_normal(lead + (rows, cols), dtype=np.float32)
+
+
+def slice_rows(rng, lead, m, n, k, trans_a, trans_b, bias, rows):
+    a = operand(rng, lead, m, k, trans_a)
+    b = operand(rng, lead, k, n, trans_b)
     full = a @ b
-    part = a[0:1] @ b
-    return np.array_equal(full[0:1].view(np.uint32), part.view(np.uint32))
+    part = a[..., rows, :] @ b
+    if bias:
+        add = rng.standard_normal(n, dtype=np.float32)
+        full += add
+        part += add
+    return np.array_equal(full[..., rows, :].view(np.uint32), part.view(np.uint32))
 
 
-def addmm(rng, m, n, k):
-    a = rng.standard_normal((m, k), dtype=np.float32)
-    b = rng.standard_normal((k, n), dtype=np.float32)
-    bias = rng.standard_normal(n, dtype=np.float32)
-    first = a @ b + bias
-    fused = np.hstack([a, np.ones((m, 1), np.float32)]) @ np.vstack([b, bias[None, :]])
+def addmm(rng, lead, m, n, k, trans_a, trans_b, bias, rows):
+    a = operand(rng, lead, m, k, trans_a)
+    b = operand(rng, lead, k, n, trans_b)
+    add = rng.standard_normal(n, dtype=np.float32)
+    first = a @ b + add
+    ones = np.ones(lead + (m, 1), np.float32)
+    fused = np.concatenate([a, ones], axis=-1) @ np.concatenate([b, np.broadcast_to(add, lead + (1, n))], axis=-2)
     return np.array_equal(first.view(np.uint32), fused.view(np.uint32))
 
 
 def main():
     relation, path, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
     work = {"slice-rows": slice_rows, "addmm": addmm}[relation]
-    todo = shapes(path)
+    todo = cases(path)
     rng = np.random.default_rng(1)
-    cases, start = 0, time.perf_counter()
+    done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for m, n, k in todo:
-            work(rng, m, n, k)
-            cases += 1
-            if cases % 64 == 0 and time.perf_counter() - start >= seconds:
+        for case in todo:
+            work(rng, *case)
+            done += 1
+            if done % 64 == 0 and time.perf_counter() - start >= seconds:
                 break
     elapsed = time.perf_counter() - start
-    print(f"cases {cases} seconds {elapsed:.2f} cases_per_second {cases / elapsed:.1f}")
+    print(f"cases {done} seconds {elapsed:.2f} cases_per_second {done / elapsed:.1f}")
 
 
 if __name__ == "__main__":

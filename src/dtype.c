@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../kernels/cpu/clones.h"
+
 /* Written out rather than computed: these are the constants the numerics rest on. */
 const struct fpd_dtype_info fpd_dtype_table[FPD_DTYPE_COUNT] = {
     [FPD_F64] = {"f64", "IEEE binary64 (double)", 8, 53, -1022, 1023, 0x1p-53, 0x1p-1074, DBL_MAX},
@@ -221,7 +223,7 @@ float fpd_fma_bf16(float a, float b, float c) { return fpd_bf16_to_float(fpd_bf1
 
 /* Whole blocks of 16 then the rest: a loop the compiler vectorizes at -O2 (its cheapest cost
  * model takes no loop that needs a scalar remainder or a check that the arrays do not overlap). */
-static void store_f32_run(float *restrict dst, const double *restrict x, size_t count)
+FPD_VECTOR_WIDTH_CLONES static void store_f32_run(float *restrict dst, const double *restrict x, size_t count)
 {
     size_t i = 0;
     for (; i + 16 <= count; i += 16)

@@ -14,55 +14,29 @@
 /* Past this k, binary32's inflation (about k 2^-24) would loosen the bound by more than 0.4%. */
 #define BINARY32_MAX_K (1u << 16)
 
-/* |x[0..count)| as `out`'s type; a loop per input type, so the common ones vectorize. */
-typedef void abs_row_fn(enum fpd_dtype t, const void *x, void *out, size_t count);
-
-static void abs_row_f64(enum fpd_dtype t, const void *x, void *out, size_t count)
+/* The kernels' strides of op(X) stored with leading dimension ld: (i, j) at i * *rs + j * *cs. */
+static void strides_of(bool transposed, size_t ld, ptrdiff_t *rs, ptrdiff_t *cs)
 {
-    double *o = out;
-    switch (t) {
-    case FPD_F64:
-        for (size_t i = 0; i < count; i++)
-            o[i] = fabs(((const double *)x)[i]);
-        break;
-    case FPD_F32:
-        for (size_t i = 0; i < count; i++)
-            o[i] = fabs((double)((const float *)x)[i]);
-        break;
-    default:
-        for (size_t i = 0; i < count; i++)
-            o[i] = fabs(fpd_load(t, x, i));
-    }
+    *rs = transposed ? 1 : (ptrdiff_t)ld;
+    *cs = transposed ? (ptrdiff_t)ld : 1;
 }
 
-static void abs_row_f32(enum fpd_dtype t, const void *x, void *out, size_t count)
+/* op(X) (rows x cols) as values of type t: where it is stored when it is of that type already,
+ * else converted (exactly: t holds every value of X's type) into s, in X's storage order. The
+ * magnitude kernels take the absolute values as they pack. NULL when out of memory. */
+static const void *operand_as(struct fpd_staging *s, const struct fpd_matrix_view *x, size_t rows, size_t cols,
+                              enum fpd_dtype t, ptrdiff_t *rs, ptrdiff_t *cs)
 {
-    float *o = out;
-    switch (t) {
-    case FPD_F32:
-        for (size_t i = 0; i < count; i++)
-            o[i] = fabsf(((const float *)x)[i]);
-        break;
-    default: /* only types binary32 holds exactly come here */
-        for (size_t i = 0; i < count; i++)
-            o[i] = (float)fabs(fpd_load(t, x, i));
+    if (x->t == t) {
+        strides_of(x->transposed, x->ld, rs, cs);
+        return x->p;
     }
-}
-
-/* |op(X)| (rows x cols) packed in X's own storage order, a stored row at a time, as `es`-byte
- * elements: element (i, j) lands at i * *rs + j * *cs. */
-static int pack_abs(struct fpd_staging *s, const struct fpd_matrix_view *x, size_t rows, size_t cols, size_t es,
-                    abs_row_fn *abs_row, ptrdiff_t *rs, ptrdiff_t *cs)
-{
     size_t stored_rows = x->transposed ? cols : rows, stored_cols = x->transposed ? rows : cols;
-    if (fpd_grow(&s->buf, &s->cap, rows * cols * es) != FPD_OK)
-        return FPD_ERR_NOMEM;
-    size_t in_es = fpd_dtype_info(x->t)->size;
-    for (size_t r = 0; r < stored_rows; r++)
-        abs_row(x->t, (const char *)x->p + r * x->ld * in_es, (char *)s->buf + r * stored_cols * es, stored_cols);
-    *rs = x->transposed ? 1 : (ptrdiff_t)cols;
-    *cs = x->transposed ? (ptrdiff_t)rows : 1;
-    return FPD_OK;
+    if (fpd_grow(&s->buf, &s->cap, stored_rows * stored_cols * fpd_dtype_info(t)->size) != FPD_OK)
+        return NULL;
+    fpd_convert_matrix(stored_rows, stored_cols, x->t, x->p, x->ld, t, s->buf, stored_cols);
+    strides_of(x->transposed, stored_cols, rs, cs);
+    return s->buf;
 }
 
 static int magnitudes_f64(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a,
@@ -70,12 +44,13 @@ static int magnitudes_f64(struct fpd_magnitude_work *w, const struct fpd_matrix_
                           double *g, uint64_t *gemm_ticks)
 {
     ptrdiff_t a_rs, a_cs, b_rs, b_cs;
-    if (pack_abs(&w->abs_a, a, m, k, sizeof(double), abs_row_f64, &a_rs, &a_cs) != FPD_OK ||
-        pack_abs(&w->abs_b, b, k, n, sizeof(double), abs_row_f64, &b_rs, &b_cs) != FPD_OK)
+    const double *va = operand_as(&w->a, a, m, k, FPD_F64, &a_rs, &a_cs);
+    const double *vb = operand_as(&w->b, b, k, n, FPD_F64, &b_rs, &b_cs);
+    if (!va || !vb)
         return FPD_ERR_NOMEM;
-    struct fpd_kgemm_f64 kg = {m, n, k, w->abs_a.buf, a_rs, a_cs, w->abs_b.buf, b_rs, b_cs, g, n, abs_bias};
+    struct fpd_kgemm_f64 kg = {m, n, k, va, a_rs, a_cs, vb, b_rs, b_cs, g, n, abs_bias};
     uint64_t t0 = fpd_ticks();
-    int rc = fpd_kernel_blocked_f64(&kg);
+    int rc = fpd_kernel_blocked_magnitude_f64(&kg);
     *gemm_ticks += fpd_ticks() - t0;
     return rc == 0 ? FPD_OK : FPD_ERR_NOMEM;
 }
@@ -94,14 +69,14 @@ static int magnitudes_f32(struct fpd_magnitude_work *w, const struct fpd_matrix_
                           double *g, uint64_t *gemm_ticks, bool *finite)
 {
     ptrdiff_t a_rs, a_cs, b_rs, b_cs;
-    if (pack_abs(&w->abs_a, a, m, k, sizeof(float), abs_row_f32, &a_rs, &a_cs) != FPD_OK ||
-        pack_abs(&w->abs_b, b, k, n, sizeof(float), abs_row_f32, &b_rs, &b_cs) != FPD_OK ||
-        fpd_grow(&w->sum.buf, &w->sum.cap, m * n * sizeof(float)) != FPD_OK)
+    const float *va = operand_as(&w->a, a, m, k, FPD_F32, &a_rs, &a_cs);
+    const float *vb = operand_as(&w->b, b, k, n, FPD_F32, &b_rs, &b_cs);
+    if (!va || !vb || fpd_grow(&w->sum.buf, &w->sum.cap, m * n * sizeof(float)) != FPD_OK)
         return FPD_ERR_NOMEM;
     float *sum = w->sum.buf;
-    struct fpd_kgemm_f32 kg = {m, n, k, w->abs_a.buf, a_rs, a_cs, w->abs_b.buf, b_rs, b_cs, sum, n, NULL, NULL, NULL};
+    struct fpd_kgemm_f32 kg = {m, n, k, va, a_rs, a_cs, vb, b_rs, b_cs, sum, n, NULL, NULL, NULL};
     uint64_t t0 = fpd_ticks();
-    int rc = fpd_kernel_blocked_f32(&kg);
+    int rc = fpd_kernel_blocked_magnitude_f32(&kg);
     *gemm_ticks += fpd_ticks() - t0;
     if (rc != 0)
         return FPD_ERR_NOMEM;
@@ -171,7 +146,7 @@ int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a
 
 void fpd_magnitude_work_free(struct fpd_magnitude_work *w)
 {
-    fpd_staging_free(&w->abs_a);
-    fpd_staging_free(&w->abs_b);
+    fpd_staging_free(&w->a);
+    fpd_staging_free(&w->b);
     fpd_staging_free(&w->sum);
 }

@@ -20,9 +20,9 @@ struct fpd_matrix_view {
     size_t ld;
 };
 
-/* Grow-only buffers, kept across calls. */
+/* Grow-only buffers, kept across calls: operands converted to the kernel's type, binary32 sums. */
 struct fpd_magnitude_work {
-    struct fpd_staging abs_a, abs_b, sum;
+    struct fpd_staging a, b, sum;
 };
 
 /*

@@ -128,11 +128,53 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, store_result
 #endif
 
 /*
- * The loop nest, once per element type. Packing copies A into MR-row panels and B into NR-column
- * panels, zero-filling past the edges; zeros only meet C entries that are never stored.
+ * Packing copies A into MR-row panels and B into NR-column panels, zero-filling past the edges;
+ * zeros only meet C entries that are never stored. VALUE is applied to every element packed: the
+ * identity, or fabs for the magnitude kernels, which so cost no pass of their own. A full panel
+ * whose elements lie at unit stride along it is a plain copy the compiler vectorizes; a row-major
+ * A panel gathers MR rows, a row at a time, without a test per element.
  */
-#define DEFINE_BLOCKED(T, SUFFIX, NR, MICRO_SIMD, MICRO_PORTABLE)                                  \
-    int fpd_kernel_blocked_##SUFFIX(const struct fpd_kgemm_##SUFFIX *g)                            \
+static inline float same_f32(float x) { return x; }
+static inline double same_f64(double x) { return x; }
+
+#define DEFINE_PACKING(T, TAG, NR, VALUE)                                                          \
+    /* op(B)[p][q] for p < kc, q < cols (<= NR) at b[p * rs + q * cs], as kc rows of NR */         \
+    static void pack_b_##TAG(T *restrict dst, const T *restrict b, ptrdiff_t rs, ptrdiff_t cs,     \
+                             size_t kc, size_t cols)                                               \
+    {                                                                                              \
+        if (cols == NR && cs == 1) {                                                               \
+            for (size_t p = 0; p < kc; p++)                                                        \
+                for (size_t q = 0; q < NR; q++)                                                    \
+                    dst[p * NR + q] = VALUE(b[(ptrdiff_t)p * rs + (ptrdiff_t)q]);                  \
+            return;                                                                                \
+        }                                                                                          \
+        for (size_t p = 0; p < kc; p++)                                                            \
+            for (size_t q = 0; q < NR; q++)                                                        \
+                dst[p * NR + q] = q < cols ? VALUE(b[(ptrdiff_t)p * rs + (ptrdiff_t)q * cs]) : (T)0;   \
+    }                                                                                              \
+    /* op(A)[r][p] for r < rows (<= MR), p < kc at a[r * rs + p * cs], as kc columns of MR */      \
+    static void pack_a_##TAG(T *restrict dst, const T *restrict a, ptrdiff_t rs, ptrdiff_t cs,     \
+                             size_t kc, size_t rows)                                               \
+    {                                                                                              \
+        if (rows == MR && rs == 1) {                                                               \
+            for (size_t p = 0; p < kc; p++)                                                        \
+                for (size_t r = 0; r < MR; r++)                                                    \
+                    dst[p * MR + r] = VALUE(a[(ptrdiff_t)r + (ptrdiff_t)p * cs]);                  \
+            return;                                                                                \
+        }                                                                                          \
+        for (size_t r = 0; r < MR; r++)                                                            \
+            for (size_t p = 0; p < kc; p++)                                                        \
+                dst[p * MR + r] = r < rows ? VALUE(a[(ptrdiff_t)r * rs + (ptrdiff_t)p * cs]) : (T)0;   \
+    }
+
+DEFINE_PACKING(float, f32, NR_F32, same_f32)
+DEFINE_PACKING(double, f64, NR_F64, same_f64)
+DEFINE_PACKING(float, magnitude_f32, NR_F32, fabsf)
+DEFINE_PACKING(double, magnitude_f64, NR_F64, fabs)
+
+/* The loop nest, once per element type and packing. */
+#define DEFINE_BLOCKED(T, SUFFIX, TAG, NR, MICRO_SIMD, MICRO_PORTABLE)                             \
+    int fpd_kernel_blocked_##TAG(const struct fpd_kgemm_##SUFFIX *g)                               \
     {                                                                                              \
         void (*micro)(size_t, const T *, const T *, T *, size_t) =                                 \
             use_simd() ? MICRO_SIMD : MICRO_PORTABLE;                                              \
@@ -154,24 +196,16 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, store_result
             size_t nc = n - jc < NC ? n - jc : NC;                                                 \
             for (size_t pc = 0; pc < k; pc += KC) {                                                \
                 size_t kc = k - pc < KC ? k - pc : KC;                                             \
-                for (size_t jr = 0; jr < nc; jr += NR) {                                           \
-                    T *dst = bp + jr * kc;                                                         \
-                    for (size_t p = 0; p < kc; p++)                                                \
-                        for (size_t q = 0; q < NR; q++)                                            \
-                            *dst++ = jr + q < nc ? g->b[(ptrdiff_t)(pc + p) * g->b_rs +            \
-                                                        (ptrdiff_t)(jc + jr + q) * g->b_cs]        \
-                                                 : (T)0;                                           \
-                }                                                                                  \
+                for (size_t jr = 0; jr < nc; jr += NR)                                             \
+                    pack_b_##TAG(bp + jr * kc,                                                     \
+                                 g->b + (ptrdiff_t)pc * g->b_rs + (ptrdiff_t)(jc + jr) * g->b_cs,  \
+                                 g->b_rs, g->b_cs, kc, nc - jr < NR ? nc - jr : NR);               \
                 for (size_t ic = 0; ic < m; ic += MC) {                                            \
                     size_t mc = m - ic < MC ? m - ic : MC;                                         \
-                    for (size_t ir = 0; ir < mc; ir += MR) {                                       \
-                        T *dst = ap + ir * kc;                                                     \
-                        for (size_t p = 0; p < kc; p++)                                            \
-                            for (size_t r = 0; r < MR; r++)                                        \
-                                *dst++ = ir + r < mc ? g->a[(ptrdiff_t)(ic + ir + r) * g->a_rs +   \
-                                                            (ptrdiff_t)(pc + p) * g->a_cs]         \
-                                                     : (T)0;                                       \
-                    }                                                                              \
+                    for (size_t ir = 0; ir < mc; ir += MR)                                         \
+                        pack_a_##TAG(ap + ir * kc,                                                 \
+                                     g->a + (ptrdiff_t)(ic + ir) * g->a_rs + (ptrdiff_t)pc * g->a_cs, \
+                                     g->a_rs, g->a_cs, kc, mc - ir < MR ? mc - ir : MR);           \
                     for (size_t jr = 0; jr < nc; jr += NR) {                                       \
                         for (size_t ir = 0; ir < mc; ir += MR) {                                   \
                             T *c = g->c + (ic + ir) * g->ldc + jc + jr;                            \
@@ -195,5 +229,7 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, store_result
         return 0;                                                                                  \
     }
 
-DEFINE_BLOCKED(float, f32, NR_F32, micro_f32_avx2, micro_f32_portable)
-DEFINE_BLOCKED(double, f64, NR_F64, micro_f64_avx2, micro_f64_portable)
+DEFINE_BLOCKED(float, f32, f32, NR_F32, micro_f32_avx2, micro_f32_portable)
+DEFINE_BLOCKED(double, f64, f64, NR_F64, micro_f64_avx2, micro_f64_portable)
+DEFINE_BLOCKED(float, f32, magnitude_f32, NR_F32, micro_f32_avx2, micro_f32_portable)
+DEFINE_BLOCKED(double, f64, magnitude_f64, NR_F64, micro_f64_avx2, micro_f64_portable)

@@ -247,6 +247,15 @@ Test(kernels, blocked_equals_seq_bitwise)
     {                                                                                              \
         T sum = d->k ? tree_##S(d, 0, d->k) : 0;                                                   \
         return d->bias ? round_in_##S(d, *d->bias + sum) : sum;                                    \
+    }                                                                                              \
+    /* the magnitude kernels: seq's order over |A| and |B| (native accumulation only) */          \
+    static T magnitude_by_definition_##S(const struct dot_##S *d)                                  \
+    {                                                                                              \
+        T acc = d->bias ? *d->bias : 0;                                                            \
+        for (size_t p = 0; p < d->k; p++)                                                          \
+            acc = NATIVE_FMA((T)fabs((double)d->a[(ptrdiff_t)p * d->a_cs]),                        \
+                             (T)fabs((double)d->b[(ptrdiff_t)p * d->b_rs]), acc);                  \
+        return acc;                                                                                \
     }
 DEFINITIONS(float, f32, fmaf)
 DEFINITIONS(double, f64, fma)
@@ -334,21 +343,20 @@ static double random_value(uint32_t stream, uint32_t at, bool specials, enum fpd
                 }                                                                                  \
     } while (0)
 
-static int blocked_portable_f32(const struct fpd_kgemm_f32 *g)
-{
-    fpd_kernel_blocked_portable_only(1);
-    int rc = fpd_kernel_blocked_f32(g);
-    fpd_kernel_blocked_portable_only(0);
-    return rc;
-}
-
-static int blocked_portable_f64(const struct fpd_kgemm_f64 *g)
-{
-    fpd_kernel_blocked_portable_only(1);
-    int rc = fpd_kernel_blocked_f64(g);
-    fpd_kernel_blocked_portable_only(0);
-    return rc;
-}
+/* A blocked kernel restricted to its portable micro-kernel. */
+#define PORTABLE(KERNEL, S)                                                                        \
+    static int KERNEL##_portable(const struct fpd_kgemm_##S *g)                                    \
+    {                                                                                              \
+        fpd_kernel_blocked_portable_only(1);                                                       \
+        int rc = KERNEL(g);                                                                        \
+        fpd_kernel_blocked_portable_only(0);                                                       \
+        return rc;                                                                                 \
+    }
+PORTABLE(fpd_kernel_blocked_f32, f32)
+PORTABLE(fpd_kernel_blocked_f64, f64)
+PORTABLE(fpd_kernel_blocked_magnitude_f32, f32)
+PORTABLE(fpd_kernel_blocked_magnitude_f64, f64)
+#undef PORTABLE
 
 #define KGEMM_ARGS_f32(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc, bias, acc)                   \
     m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, ldc, bias, (acc) ? (acc)->round : NULL, (acc) ? (acc)->fma : NULL
@@ -366,7 +374,9 @@ static const struct {
     {"splitk", fpd_kernel_splitk_f32, splitk_by_definition_f32, true},
     {"pairwise", fpd_kernel_pairwise_f32, pairwise_by_definition_f32, true},
     {"blocked", fpd_kernel_blocked_f32, seq_by_definition_f32, false},
-    {"blocked (portable)", blocked_portable_f32, seq_by_definition_f32, false},
+    {"blocked (portable)", fpd_kernel_blocked_f32_portable, seq_by_definition_f32, false},
+    {"blocked magnitude", fpd_kernel_blocked_magnitude_f32, magnitude_by_definition_f32, false},
+    {"blocked magnitude (portable)", fpd_kernel_blocked_magnitude_f32_portable, magnitude_by_definition_f32, false},
 };
 
 static const struct {
@@ -379,7 +389,9 @@ static const struct {
     {"splitk", fpd_kernel_splitk_f64, splitk_by_definition_f64, false},
     {"pairwise", fpd_kernel_pairwise_f64, pairwise_by_definition_f64, false},
     {"blocked", fpd_kernel_blocked_f64, seq_by_definition_f64, false},
-    {"blocked (portable)", blocked_portable_f64, seq_by_definition_f64, false},
+    {"blocked (portable)", fpd_kernel_blocked_f64_portable, seq_by_definition_f64, false},
+    {"blocked magnitude", fpd_kernel_blocked_magnitude_f64, magnitude_by_definition_f64, false},
+    {"blocked magnitude (portable)", fpd_kernel_blocked_magnitude_f64_portable, magnitude_by_definition_f64, false},
 };
 
 Test(kernels, column_blocks_follow_the_definitions)
