@@ -128,44 +128,69 @@ static double element_v1(const struct tensor_source *s, uint32_t row, uint32_t c
     return dist_value_v1(r->dist, s->in, w);
 }
 
-/* Values along one direction of the Weyl sequence, LANES at a time (the last group may run past
- * `count`: `out` has room). Fixed-length inner loops over straight-line code, one per
- * distribution, so the compiler vectorizes them at -O2, in 64-bit lanes where the CPU has them. */
+/* Values along one direction of the Weyl sequence, LANES at a time: fixed-length inner loops
+ * over straight-line code, one per distribution, which the compiler vectorizes at -O2, in 64-bit
+ * lanes where the CPU has them. */
 #define LANES 16
 #define RUN 256 /* values per call: amortizes the call and the choice of distribution */
 
+static inline __attribute__((always_inline)) void
+group_v2(enum fpd_dist d, int span, uint64_t z, uint64_t dz, double o[LANES])
+{
+    switch (d) {
+    case FPD_DIST_NORMAL:
+        for (int l = 0; l < LANES; l++)
+            o[l] = normal_v2(fpd_rng_mix64(z + (uint64_t)l * dz));
+        break;
+    case FPD_DIST_UNIFORM:
+        for (int l = 0; l < LANES; l++)
+            o[l] = uniform_value(fpd_rng_mix64(z + (uint64_t)l * dz));
+        break;
+    case FPD_DIST_INT:
+        for (int l = 0; l < LANES; l++)
+            o[l] = int_value((uint32_t)(fpd_rng_mix64(z + (uint64_t)l * dz) >> 32));
+        break;
+    case FPD_DIST_WIDE:
+        for (int l = 0; l < LANES; l++)
+            o[l] = wide_v2(span, fpd_rng_mix64(z + (uint64_t)l * dz));
+        break;
+    default:
+        for (int l = 0; l < LANES; l++)
+            o[l] = NAN;
+    }
+}
+
+/* `count` unrounded values (the last group may run past `count`: `out` has room). */
 FPD_VECTOR_WIDTH_CLONES static void
 values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step, size_t count,
           double out[RUN])
 {
     const uint64_t dz = step * FPD_RNG_GAMMA;
-    const int span = wide_binades[in];
-    for (size_t at = 0; at < count; at += LANES) {
-        uint64_t z = key + (position + at * step) * FPD_RNG_GAMMA;
-        double *o = out + at;
-        switch (d) {
-        case FPD_DIST_NORMAL:
-            for (int l = 0; l < LANES; l++)
-                o[l] = normal_v2(fpd_rng_mix64(z + (uint64_t)l * dz));
-            break;
-        case FPD_DIST_UNIFORM:
-            for (int l = 0; l < LANES; l++)
-                o[l] = uniform_value(fpd_rng_mix64(z + (uint64_t)l * dz));
-            break;
-        case FPD_DIST_INT:
-            for (int l = 0; l < LANES; l++)
-                o[l] = int_value((uint32_t)(fpd_rng_mix64(z + (uint64_t)l * dz) >> 32));
-            break;
-        case FPD_DIST_WIDE:
-            for (int l = 0; l < LANES; l++)
-                o[l] = wide_v2(span, fpd_rng_mix64(z + (uint64_t)l * dz));
-            break;
-        default:
-            for (int l = 0; l < LANES; l++)
-                o[l] = NAN;
-        }
+    for (size_t at = 0; at < count; at += LANES)
+        group_v2(d, wide_binades[in], key + (position + at * step) * FPD_RNG_GAMMA, dz, out + at);
+}
+
+/* The same values rounded to binary32 (RNE, as fpd_store_run would) and stored at dst[0..count):
+ * straight from the registers, where the common f32 inputs would otherwise pass through `out`. */
+FPD_VECTOR_WIDTH_CLONES static void
+values_v2_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step, size_t count, float *dst)
+{
+    const uint64_t dz = step * FPD_RNG_GAMMA;
+    double o[LANES];
+    size_t at = 0;
+    for (; at + LANES <= count; at += LANES) {
+        group_v2(d, wide_binades[FPD_F32], key + (position + at * step) * FPD_RNG_GAMMA, dz, o);
+        for (int l = 0; l < LANES; l++)
+            dst[at + l] = (float)o[l];
+    }
+    if (at < count) {
+        group_v2(d, wide_binades[FPD_F32], key + (position + at * step) * FPD_RNG_GAMMA, dz, o);
+        for (size_t l = 0; at + l < count; l++)
+            dst[at + l] = (float)o[l];
     }
 }
+
+static bool specials_wanted(const struct fpd_recipe *r) { return r->special_rate > 0; }
 
 /* Unrounded values of `count` <= RUN elements from logical (row, col) on, along the row (the column
  * index advances) or down the column. */
@@ -180,13 +205,27 @@ static void source_values(const struct tensor_source *s, uint32_t row, uint32_t 
     }
     uint64_t position = fpd_rng_position(row, col), step = down ? fpd_rng_position(1, 0) : 1;
     values_v2(r->dist, s->in, s->key, position, step, count, out);
-    if (!(r->special_rate > 0))
+    if (!specials_wanted(r))
         return;
     for (uint32_t l = 0; l < count; l++) {
         uint64_t draw = fpd_rng_bits64(s->special_key, position + l * step);
         if (is_special(r, (uint32_t)draw))
             out[l] = special_value(s->in, (uint32_t)(draw >> 32));
     }
+}
+
+/* The elements of source_values stored, each rounded once (RNE), at dst + at, at + stride, ... */
+static void store_source_values(const struct tensor_source *s, uint32_t row, uint32_t col, bool down, size_t count,
+                                void *dst, size_t at, size_t stride)
+{
+    if (s->recipe->generator != 1 && s->in == FPD_F32 && stride == 1 && !specials_wanted(s->recipe)) {
+        values_v2_f32(s->recipe->dist, s->key, fpd_rng_position(row, col), down ? fpd_rng_position(1, 0) : 1, count,
+                      (float *)dst + at);
+        return;
+    }
+    double values[RUN];
+    source_values(s, row, col, down, count, values);
+    fpd_store_run(s->in, dst, at, stride, values, count);
 }
 
 double fpd_gen_element(const struct fpd_recipe *r, enum fpd_dtype in, unsigned stream, uint32_t batch,
@@ -272,17 +311,15 @@ static void fill_matrix(const struct fpd_case *c, const struct tensor_source *sr
     bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
     size_t outer = down_columns ? cols : rows, inner = down_columns ? rows : cols;
     size_t outer_stride = down_columns ? 1 : ld, inner_stride = down_columns ? ld : 1;
-    double values[RUN];
     /* band by band, so that runs down the columns keep their band of rows in cache */
     for (size_t at = 0; at < inner; at += RUN)
         for (size_t o = 0; o < outer; o++) {
             size_t count = inner - at < RUN ? inner - at : RUN;
             size_t i = down_columns ? at : o, j = down_columns ? o : at;
             /* the logical row advances along the run when exactly one of transposed, down holds */
-            source_values(src, (uint32_t)(transposed ? j : i), (uint32_t)(transposed ? i : j),
-                          transposed != down_columns, count, values);
-            /* each rounds once, RNE */
-            fpd_store_run(in, dst, o * outer_stride + at * inner_stride, inner_stride, values, count);
+            store_source_values(src, (uint32_t)(transposed ? j : i), (uint32_t)(transposed ? i : j),
+                                transposed != down_columns, count, dst, o * outer_stride + at * inner_stride,
+                                inner_stride);
         }
 }
 

@@ -216,11 +216,13 @@ Test(rng, materialized_values_are_the_elements_values)
 {
     static const uint32_t shapes[][2] = {{1, 40}, {40, 1}, {3, 17}, {33, 2}, {17, 17}, {2, 100}, {100, 3}};
     for (unsigned g = 1; g <= FPD_GEN_VERSION; g++)
+    for (int d = 0; d < FPD_DIST_COUNT; d++) /* each has its own loop, and f32 its own stores */
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int layout = 0; layout < 4; layout++) {
             struct fpd_case c;
             fpd_case_defaults(&c);
             c.recipe.generator = g;
+            c.recipe.dist = (enum fpd_dist)d;
             c.recipe.special_rate = layout == 2 ? 0.2 : 0;
             c.m = shapes[s][0], c.k = shapes[s][1], c.n = shapes[s][0];
             c.trans_a = layout & 1, c.trans_b = layout & 2, c.pad = layout == 3 ? 5 : 0;
