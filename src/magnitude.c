@@ -2,10 +2,12 @@
 #include "magnitude.h"
 
 #include <math.h>
+#include <string.h>
 #if defined(__SSE2__)
 #include <pmmintrin.h>
 #endif
 
+#include "../kernels/cpu/clones.h"
 #include "../kernels/cpu/kernels.h"
 #include "clock.h"
 #include "compare.h"
@@ -55,6 +57,28 @@ static int magnitudes_f64(struct fpd_magnitude_work *w, const struct fpd_matrix_
     return rc == 0 ? FPD_OK : FPD_ERR_NOMEM;
 }
 
+/* g = (sum + underflow) inflate (+ abs_bias[j]) over m x n, and whether every sum is finite: a
+ * pass over the block, one clone per vector width (the bits are the same in every clone). */
+FPD_VECTOR_WIDTH_CLONES static bool raise_to_bound(const float *sum, size_t m, size_t n, double underflow,
+                                                   double inflate, const double *abs_bias, double *g)
+{
+    uint32_t nonfinite = 0; /* an integer OR over the exponent fields: the loop vectorizes */
+    for (size_t i = 0; i < m; i++) {
+        const float *s = sum + i * n;
+        double *row = g + i * n;
+        for (size_t j = 0; j < n; j++) {
+            uint32_t bits;
+            memcpy(&bits, &s[j], sizeof bits);
+            nonfinite |= (bits & 0x7f800000u) == 0x7f800000u;
+            row[j] = ((double)s[j] + underflow) * inflate;
+        }
+        if (abs_bias)
+            for (size_t j = 0; j < n; j++)
+                row[j] += abs_bias[j];
+    }
+    return !nonfinite;
+}
+
 /*
  * The sum in binary32, then raised to a bound on the exact one. Under round-to-nearest each
  * product's share passes through at most k roundings (its own, then the additions after it),
@@ -80,15 +104,7 @@ static int magnitudes_f32(struct fpd_magnitude_work *w, const struct fpd_matrix_
     *gemm_ticks += fpd_ticks() - t0;
     if (rc != 0)
         return FPD_ERR_NOMEM;
-    double inflate = 1 + fpd_gamma(k, 0x1p-24), underflow = (double)k * 0x1p-149;
-    bool all_finite = true;
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) {
-            float s = sum[i * n + j];
-            all_finite &= isfinite(s);
-            g[i * n + j] = ((double)s + underflow) * inflate + (abs_bias ? abs_bias[j] : 0);
-        }
-    *finite = all_finite;
+    *finite = raise_to_bound(sum, m, n, (double)k * 0x1p-149, 1 + fpd_gamma(k, 0x1p-24), abs_bias, g);
     return FPD_OK;
 }
 
