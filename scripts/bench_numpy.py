@@ -5,14 +5,17 @@ would write it with NumPy, on the same cases.
 Usage: bench_numpy.py RELATION CASES_FILE SECONDS
   RELATION    slice-rows or addmm
   CASES_FILE  fpdiv fuzz --json's "check" lines, one per line: each case's shape
-              ("[BATCHx]MxNxK"), layouts, bias and row slice, so that both do the same work
+              ("[BATCHx]MxNxK"), layouts, row padding, bias and row slice, so that both do the
+              same work
   SECONDS     run the list round and round for this long
 
-Per case: random float32 A (m x k), B (k x n), each stored transposed where fpdiv's was, and
-bias (n), a stack of BATCH of each where the case is batched (one bias); then
+Per case: random float32 A (m x k), B (k x n), each stored transposed where fpdiv's was and
+with its rows padded as fpdiv's were, and bias (n), a stack of BATCH of each where the case is
+batched (one bias); then
   slice-rows: (A @ B (+ bias))[rows] against A[rows] @ B (+ bias), compared bitwise;
   addmm:      A @ B + bias against [A, 1] @ [B; bias] (the bias as one more term), bitwise.
-Prints "cases N seconds S cases_per_second R". Run it with OPENBLAS_NUM_THREADS=1 for one core.
+The values are standard normal whatever fpdiv's distribution (its cheapest
+generator in NumPy but for uniform in [0, 1)). Prints "cases N seconds S cases_per_second R". Run it with OPENBLAS_NUM_THREADS=1 for one core.
 """
 import json
 import sys
@@ -30,20 +33,22 @@ def cases(path):
             lead = tuple(dims[:-3])  # (BATCH,) for a batched case: NumPy's stacked matmul
             m, n, k = dims[-3:]
             rows = check.get("slice", {"start": 0, "len": 1})
-            out.append((lead, m, n, k, check["trans_a"], check["trans_b"], check["bias"],
+            out.append((lead, m, n, k, check["trans_a"], check["trans_b"], check["pad"], check["bias"],
                         slice(rows["start"], rows["start"] + rows["len"])))
     return out
 
 
-def operand(rng, lead, rows, cols, transposed):
-    if transposed:  # stored by columns: NumPy hands BLAS the transposed layout, as fpdiv does
-        return rng.standard_normal(lead + (cols, rows), dtype=np.float32).swapaxes(-1, -2)
-    return rng.standard_normal(lead + (rows, cols), dtype=np.float32)
+def operand(rng, lead, rows, cols, transposed, pad):
+    """op(X), rows x cols, stored by rows of the stored matrix plus `pad` unused elements each."""
+    stored_rows, stored_cols = (cols, rows) if transposed else (rows, cols)
+    stored = rng.standard_normal(lead + (stored_rows, stored_cols + pad), dtype=np.float32)[..., :stored_cols]
+    # transposed: NumPy hands BLAS the transposed layout, as fpdiv does
+    return stored.swapaxes(-1, -2) if transposed else stored
 
 
-def slice_rows(rng, lead, m, n, k, trans_a, trans_b, bias, rows):
-    a = operand(rng, lead, m, k, trans_a)
-    b = operand(rng, lead, k, n, trans_b)
+def slice_rows(rng, lead, m, n, k, trans_a, trans_b, pad, bias, rows):
+    a = operand(rng, lead, m, k, trans_a, pad)
+    b = operand(rng, lead, k, n, trans_b, pad)
     full = a @ b
     part = a[..., rows, :] @ b
     if bias:
@@ -53,9 +58,9 @@ def slice_rows(rng, lead, m, n, k, trans_a, trans_b, bias, rows):
     return np.array_equal(full[..., rows, :].view(np.uint32), part.view(np.uint32))
 
 
-def addmm(rng, lead, m, n, k, trans_a, trans_b, bias, rows):
-    a = operand(rng, lead, m, k, trans_a)
-    b = operand(rng, lead, k, n, trans_b)
+def addmm(rng, lead, m, n, k, trans_a, trans_b, pad, bias, rows):
+    a = operand(rng, lead, m, k, trans_a, pad)
+    b = operand(rng, lead, k, n, trans_b, pad)
     add = rng.standard_normal(n, dtype=np.float32)
     first = a @ b + add
     ones = np.ones(lead + (m, 1), np.float32)

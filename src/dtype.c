@@ -329,6 +329,9 @@ void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const vo
         } else if (src_t == FPD_BF16 && dst_t == FPD_F32) {
             for (size_t c = 0; c < cols; c++)
                 ((float *)d)[c] = fpd_bf16_to_float(((const uint16_t *)s)[c]);
+        } else if (src_t == FPD_F32 && dst_t == FPD_F64) { /* the bound's binary64 fallback */
+            for (size_t c = 0; c < cols; c++)
+                ((double *)d)[c] = ((const float *)s)[c];
         } else {
             for (size_t c = 0; c < cols; c++)
                 fpd_store(dst_t, d, c, fpd_load(src_t, s, c));

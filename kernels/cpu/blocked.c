@@ -9,6 +9,10 @@
  * CPUs with AVX2 and FMA it uses those instructions (chosen at run time, so the binary runs
  * anywhere); elsewhere a portable micro-kernel does the same FMAs with fmaf/fma. Edge tiles are
  * computed in a zero-padded local tile and copied back, so they take the same path.
+ *
+ * The magnitude variants run the same loop nest on |A| and |B| (absolute values taken as they
+ * pack): the rounding bound's sum of |products|. Their bias is added as given; the caller passes
+ * |bias|.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -130,12 +134,13 @@ DEFINE_MICRO_AVX2(double, micro_f64_avx2, __m256d, _mm256_loadu_pd, store_result
 /*
  * Packing copies A into MR-row panels and B into NR-column panels, zero-filling past the edges;
  * zeros only meet C entries that are never stored. VALUE is applied to every element packed: the
- * identity, or fabs for the magnitude kernels, which so cost no pass of their own. A full panel
- * whose elements lie at unit stride along it is a plain copy the compiler vectorizes; a row-major
- * A panel gathers MR rows, a row at a time, without a test per element.
+ * identity, or fabs for the magnitude kernels, whose absolute values so need no pass of their
+ * own. A full panel whose elements lie at unit stride along it is a plain copy the compiler
+ * vectorizes; any other panel is gathered a row (of A) or a column (of B) at a time, then
+ * zero-filled, with no edge test per element.
  */
-static inline float same_f32(float x) { return x; }
-static inline double same_f64(double x) { return x; }
+static inline float identity_f32(float x) { return x; }
+static inline double identity_f64(double x) { return x; }
 
 #define DEFINE_PACKING(T, TAG, NR, VALUE)                                                          \
     /* op(B)[p][q] for p < kc, q < cols (<= NR) at b[p * rs + q * cs], as kc rows of NR */         \
@@ -148,9 +153,12 @@ static inline double same_f64(double x) { return x; }
                     dst[p * NR + q] = VALUE(b[(ptrdiff_t)p * rs + (ptrdiff_t)q]);                  \
             return;                                                                                \
         }                                                                                          \
-        for (size_t p = 0; p < kc; p++)                                                            \
-            for (size_t q = 0; q < NR; q++)                                                        \
-                dst[p * NR + q] = q < cols ? VALUE(b[(ptrdiff_t)p * rs + (ptrdiff_t)q * cs]) : (T)0;   \
+        for (size_t p = 0; p < kc; p++) {                                                          \
+            for (size_t q = 0; q < cols; q++)                                                      \
+                dst[p * NR + q] = VALUE(b[(ptrdiff_t)p * rs + (ptrdiff_t)q * cs]);                 \
+            for (size_t q = cols; q < NR; q++)                                                     \
+                dst[p * NR + q] = (T)0;                                                            \
+        }                                                                                          \
     }                                                                                              \
     /* op(A)[r][p] for r < rows (<= MR), p < kc at a[r * rs + p * cs], as kc columns of MR */      \
     static void pack_a_##TAG(T *restrict dst, const T *restrict a, ptrdiff_t rs, ptrdiff_t cs,     \
@@ -162,13 +170,16 @@ static inline double same_f64(double x) { return x; }
                     dst[p * MR + r] = VALUE(a[(ptrdiff_t)r + (ptrdiff_t)p * cs]);                  \
             return;                                                                                \
         }                                                                                          \
-        for (size_t r = 0; r < MR; r++)                                                            \
+        for (size_t r = 0; r < rows; r++)                                                          \
             for (size_t p = 0; p < kc; p++)                                                        \
-                dst[p * MR + r] = r < rows ? VALUE(a[(ptrdiff_t)r * rs + (ptrdiff_t)p * cs]) : (T)0;   \
+                dst[p * MR + r] = VALUE(a[(ptrdiff_t)r * rs + (ptrdiff_t)p * cs]);                 \
+        for (size_t r = rows; r < MR; r++)                                                         \
+            for (size_t p = 0; p < kc; p++)                                                        \
+                dst[p * MR + r] = (T)0;                                                            \
     }
 
-DEFINE_PACKING(float, f32, NR_F32, same_f32)
-DEFINE_PACKING(double, f64, NR_F64, same_f64)
+DEFINE_PACKING(float, f32, NR_F32, identity_f32)
+DEFINE_PACKING(double, f64, NR_F64, identity_f64)
 DEFINE_PACKING(float, magnitude_f32, NR_F32, fabsf)
 DEFINE_PACKING(double, magnitude_f64, NR_F64, fabs)
 

@@ -21,7 +21,11 @@ for dim in 16 64 256 1024; do
               --jobs 1)
         # the timed run prints only its summary; a second run with the same seed lists the cases
         "$FPDIV" fuzz "${args[@]}" --time "$SECONDS_PER_POINT" >"$tmp/run.txt" 2>/dev/null
-        "$FPDIV" fuzz "${args[@]}" --cases 400 --json 2>/dev/null | grep '^{"type":"check"' >"$tmp/cases"
+        "$FPDIV" fuzz "${args[@]}" --cases 400 --json 2>/dev/null | "$PYTHON" -c '
+import json, sys
+for line in sys.stdin:
+    if json.loads(line)["type"] == "check":
+        sys.stdout.write(line)' >"$tmp/cases"
         "$PYTHON" - "$tmp/run.txt" >"$tmp/fpdiv" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()

@@ -294,7 +294,7 @@ static double random_value(uint32_t stream, uint32_t at, bool specials, enum fpd
     do {                                                                                           \
         static const size_t widths[] = {1, 15, 16, 17, 40}, depths[] = {0, 1, 5, 7, 64, 100, 257};  \
         const struct acc16 *accs[] = {__VA_ARGS__};                                                \
-        const size_t m = 3, pad = 3;                                                               \
+        const size_t m = 7, pad = 3; /* blocked: one full panel of MR = 6 rows, and an edge */      \
         const T sentinel = (T)12345;                                                               \
         for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)                              \
             for (size_t kd = 0; kd < sizeof depths / sizeof depths[0]; kd++)                       \

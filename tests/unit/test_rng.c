@@ -226,7 +226,7 @@ Test(rng, materialized_values_are_the_elements_values)
             c.recipe.special_rate = layout == 2 ? 0.2 : 0;
             c.m = shapes[s][0], c.k = shapes[s][1], c.n = shapes[s][0];
             c.trans_a = layout & 1, c.trans_b = layout & 2, c.pad = layout == 3 ? 5 : 0;
-            c.dt = (struct fpd_dtypes){layout & 1 ? FPD_F16 : FPD_F32, FPD_F32, FPD_F32};
+            c.dt = (struct fpd_dtypes){layout == 1 ? FPD_F16 : FPD_F32, FPD_F32, FPD_F32}; /* f32: its own stores */
             struct fpd_tensors t = {0};
             cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
             struct fpd_layout l = fpd_case_layout(&c);
