@@ -71,11 +71,11 @@ def addmm(rng, lead, m, n, k, trans_a, trans_b, pad, bias, rows):
 def main():
     relation, path, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
     work = {"slice-rows": slice_rows, "addmm": addmm}[relation]
-    todo = cases(path)
+    listed = cases(path)
     rng = np.random.default_rng(1)
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for case in todo:
+        for case in listed:
             work(rng, *case)
             done += 1
             if done % 64 == 0 and time.perf_counter() - start >= seconds:

@@ -58,13 +58,6 @@ static bool own_supports(void *state, const struct fpd_dtypes *dt, char *why, si
     return true;
 }
 
-/* Strides of op(X) for a matrix stored with leading dimension ld, transposed or not. */
-static void op_strides(bool transposed, size_t ld, ptrdiff_t *row_stride, ptrdiff_t *col_stride)
-{
-    *row_stride = transposed ? 1 : (ptrdiff_t)ld;
-    *col_stride = transposed ? (ptrdiff_t)ld : 1;
-}
-
 static float (*const acc_rounding[FPD_DTYPE_COUNT])(float) = {
     [FPD_F16] = fpd_round_f32_to_f16,
     [FPD_BF16] = fpd_round_f32_to_bf16,
@@ -88,8 +81,8 @@ static int own_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_
         if (fpd_stage_batch_entry(&s->batch, g, b, ct, ct, &e) != FPD_OK)
             goto nomem;
         ptrdiff_t a_rs, a_cs, b_rs, b_cs;
-        op_strides(g->trans_a, e.lda, &a_rs, &a_cs);
-        op_strides(g->trans_b, e.ldb, &b_rs, &b_cs); /* op(B)[p][j]: its rows run over p */
+        fpd_op_strides(g->trans_a, e.lda, &a_rs, &a_cs);
+        fpd_op_strides(g->trans_b, e.ldb, &b_rs, &b_cs); /* op(B)[p][j]: its rows run over p */
         int rc;
         if (ct == FPD_F64) {
             struct fpd_kgemm_f64 k = {g->m, g->n, g->k, e.a, a_rs, a_cs, e.b, b_rs, b_cs, e.c, e.ldc, bias};

@@ -15,6 +15,14 @@ struct fpd_staging {
 const void *fpd_stage_input(struct fpd_staging *s, enum fpd_dtype from, const void *src, size_t rows,
                             size_t cols, size_t ld, enum fpd_dtype to, size_t *ld_out);
 
+/* The strides of op(X) for X stored with leading dimension ld, transposed or not: element (i, j)
+ * at i * *row_stride + j * *col_stride, as the own kernels take their operands. */
+static inline void fpd_op_strides(bool transposed, size_t ld, ptrdiff_t *row_stride, ptrdiff_t *col_stride)
+{
+    *row_stride = transposed ? 1 : (ptrdiff_t)ld;
+    *col_stride = transposed ? (ptrdiff_t)ld : 1;
+}
+
 /* One batch entry of a GEMM as an adapter computes it: A and B in `operand_t`, C in `compute_t`
  * (C itself when that is the output type, else a staging buffer of m x n, ld n). */
 struct fpd_batch_entry {

@@ -16,29 +16,17 @@
 /* Past this k, binary32's inflation (about k 2^-24) would loosen the bound by more than 0.4%. */
 #define BINARY32_MAX_K (1u << 16)
 
-/* The kernels' strides of op(X) stored with leading dimension ld: (i, j) at i * *rs + j * *cs. */
-static void strides_of(bool transposed, size_t ld, ptrdiff_t *rs, ptrdiff_t *cs)
-{
-    *rs = transposed ? 1 : (ptrdiff_t)ld;
-    *cs = transposed ? (ptrdiff_t)ld : 1;
-}
-
 /* op(X) (rows x cols) as values of type t: where it is stored when it is of that type already,
- * else converted (exactly: t holds every value of X's type) into s, in X's storage order. The
- * magnitude kernels take the absolute values as they pack. NULL when out of memory. */
+ * else converted (exactly: t holds every value of X's type), in X's storage order. The magnitude
+ * kernels take the absolute values as they pack. NULL when out of memory. */
 static const void *operand_as(struct fpd_staging *s, const struct fpd_matrix_view *x, size_t rows, size_t cols,
                               enum fpd_dtype t, ptrdiff_t *rs, ptrdiff_t *cs)
 {
-    if (x->t == t) {
-        strides_of(x->transposed, x->ld, rs, cs);
-        return x->p;
-    }
-    size_t stored_rows = x->transposed ? cols : rows, stored_cols = x->transposed ? rows : cols;
-    if (fpd_grow(&s->buf, &s->cap, stored_rows * stored_cols * fpd_dtype_info(t)->size) != FPD_OK)
-        return NULL;
-    fpd_convert_matrix(stored_rows, stored_cols, x->t, x->p, x->ld, t, s->buf, stored_cols);
-    strides_of(x->transposed, stored_cols, rs, cs);
-    return s->buf;
+    size_t ld;
+    const void *p = fpd_stage_input(s, x->t, x->p, x->transposed ? cols : rows, x->transposed ? rows : cols, x->ld,
+                                    t, &ld);
+    fpd_op_strides(x->transposed, ld, rs, cs);
+    return p;
 }
 
 static int magnitudes_f64(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a,

@@ -69,12 +69,6 @@ static bool cuda_supports(void *state, const struct fpd_dtypes *dt, char *why, s
     return true;
 }
 
-static void op_strides(bool transposed, size_t ld, ptrdiff_t *row_stride, ptrdiff_t *col_stride)
-{
-    *row_stride = transposed ? 1 : (ptrdiff_t)ld;
-    *col_stride = transposed ? (ptrdiff_t)ld : 1;
-}
-
 /* One batch entry on the plain and split-k kernels. */
 static int run_plain(struct cuda_state *s, const struct fpd_gemm_args *g, size_t b, enum fpd_dtype ct,
                      const void *bias_host, char *why, size_t why_size)
@@ -102,8 +96,8 @@ static int run_plain(struct cuda_state *s, const struct fpd_gemm_args *g, size_t
                               why, why_size))))
         return rc;
     ptrdiff_t a_rs, a_cs, b_rs, b_cs;
-    op_strides(g->trans_a, e.lda, &a_rs, &a_cs);
-    op_strides(g->trans_b, e.ldb, &b_rs, &b_cs);
+    fpd_op_strides(g->trans_a, e.lda, &a_rs, &a_cs);
+    fpd_op_strides(g->trans_b, e.ldb, &b_rs, &b_cs);
     const void *bias_d = bias_host ? s->bias_d.p : NULL;
     cudaError_t launched;
     if (ct == FPD_F64) {
