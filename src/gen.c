@@ -133,6 +133,7 @@ static double element_v1(const struct tensor_source *s, uint32_t row, uint32_t c
  * lanes where the CPU has them. */
 #define LANES 16
 #define RUN 256 /* values per call: amortizes the call and the choice of distribution */
+#define RUN_ROOM (RUN + LANES) /* a run's buffer: its last group may run past it */
 
 static inline __attribute__((always_inline)) void
 group_v2(enum fpd_dist d, int span, uint64_t z, uint64_t dz, double o[LANES])
@@ -163,7 +164,7 @@ group_v2(enum fpd_dist d, int span, uint64_t z, uint64_t dz, double o[LANES])
 /* `count` unrounded values (the last group may run past `count`: `out` has room). */
 FPD_VECTOR_WIDTH_CLONES static void
 values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step, size_t count,
-          double out[RUN])
+          double out[RUN_ROOM])
 {
     const uint64_t dz = step * FPD_RNG_GAMMA;
     for (size_t at = 0; at < count; at += LANES)
@@ -192,19 +193,206 @@ values_v2_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step, s
 
 static bool specials_wanted(const struct fpd_recipe *r) { return r->special_rate > 0; }
 
+/* Generator 3 draws binary64 inputs as generator 2 does. Narrower inputs (binary32, binary16,
+ * bfloat16) take values defined in binary32 arithmetic, half the work per element: `uniform`,
+ * `int` and `wide` take 32 random bits each, two neighbours along a row sharing one SplitMix64
+ * output (the even column its low half, the odd one its high half), and `normal` scales
+ * generator 2's Irwin-Hall sum by sqrt(3) rounded to binary32, so that one binary32 product
+ * rounds it once. Each element is its value v, rounded once (RNE) to the input type.
+ *
+ * A group of LANES elements is first drawn as integers ("raw"): v is raw * 2^-31 (`uniform`),
+ * raw (`int`), raw * 2^-16 * SQRT3_F32 (`normal`, exact in binary64), or the binary32 whose bits
+ * raw holds (`wide`). */
+#define SQRT3_F32 0x1.bb67aep+0
+
+static inline int32_t uniform_raw(uint32_t w) { return (int32_t)w; }
+
+static inline int32_t int_raw(uint32_t w) { return (int32_t)((w >> 4) * 9 >> 28) - 4; }
+
+/* sign from bit 31, significand from bits 0-22, binade from bits 23-30 */
+static inline int32_t wide_raw(int span, uint32_t w)
+{
+    uint32_t binade = ((w >> 23 & 0xff) * (uint32_t)(2 * span + 1) >> 8) - (uint32_t)span + 127;
+    return (int32_t)((w & 0x80000000u) | binade << 23 | (w & 0x7fffff));
+}
+
+/* generator 2's four 16-bit quarters, less their mean: (sum + 2 - 2^17) * 2^-16 is in [-2, 2) */
+static inline int32_t normal_raw(uint64_t x)
+{
+    uint64_t pairs = (x & 0x0000ffff0000ffffull) + (x >> 16 & 0x0000ffff0000ffffull);
+    return (int32_t)((uint32_t)pairs + (uint32_t)(pairs >> 32)) + 2 - (1 << 17);
+}
+
+/* The raw draws of LANES elements from logical (row, col) on, along the row from an even column
+ * (four halves... two per SplitMix64 output) or down the column (an output each, the column's half). */
+static inline __attribute__((always_inline)) void
+group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bool down, int32_t raw[LANES])
+{
+    const uint64_t row_step = fpd_rng_position(1, 0) * FPD_RNG_GAMMA;
+    if (d == FPD_DIST_NORMAL) { /* an output per element, at the element's own position */
+        const uint64_t z = key + fpd_rng_position(row, col) * FPD_RNG_GAMMA, dz = down ? row_step : FPD_RNG_GAMMA;
+        for (int l = 0; l < LANES; l++)
+            raw[l] = normal_raw(fpd_rng_mix64(z + (uint64_t)l * dz));
+        return;
+    }
+    uint32_t w[LANES];
+    const uint64_t z = key + fpd_rng_position(row, col >> 1) * FPD_RNG_GAMMA;
+    if (down) {
+        const unsigned half = 32 * (col & 1);
+        for (int l = 0; l < LANES; l++)
+            w[l] = (uint32_t)(fpd_rng_mix64(z + (uint64_t)l * row_step) >> half);
+    } else {
+        uint64_t x[LANES / 2];
+        for (int l = 0; l < LANES / 2; l++)
+            x[l] = fpd_rng_mix64(z + (uint64_t)l * FPD_RNG_GAMMA);
+        memcpy(w, x, sizeof w); /* little-endian: each output's low half, then its high half */
+    }
+    switch (d) {
+    case FPD_DIST_UNIFORM:
+        for (int l = 0; l < LANES; l++)
+            raw[l] = uniform_raw(w[l]);
+        break;
+    case FPD_DIST_INT:
+        for (int l = 0; l < LANES; l++)
+            raw[l] = int_raw(w[l]);
+        break;
+    default:
+        for (int l = 0; l < LANES; l++)
+            raw[l] = wide_raw(span, w[l]);
+    }
+}
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "group_v3 reads an output's halves in memory order");
+
+/* A group's values from its raw draws: exact in binary64, and rounded once to binary32. */
+static inline __attribute__((always_inline)) void values_of_raw(enum fpd_dist d, const int32_t raw[LANES],
+                                                                double v[LANES])
+{
+    float f[LANES];
+    switch (d) {
+    case FPD_DIST_NORMAL:
+        for (int l = 0; l < LANES; l++)
+            v[l] = (double)raw[l] * 0x1p-16 * SQRT3_F32;
+        break;
+    case FPD_DIST_UNIFORM:
+        for (int l = 0; l < LANES; l++)
+            v[l] = (double)raw[l] * 0x1p-31;
+        break;
+    case FPD_DIST_INT:
+        for (int l = 0; l < LANES; l++)
+            v[l] = (double)raw[l];
+        break;
+    default:
+        memcpy(f, raw, sizeof f);
+        for (int l = 0; l < LANES; l++)
+            v[l] = (double)f[l];
+    }
+}
+
+static inline __attribute__((always_inline)) void floats_of_raw(enum fpd_dist d, const int32_t raw[LANES],
+                                                                float v[LANES])
+{
+    switch (d) {
+    case FPD_DIST_NORMAL: /* raw * 2^-16 is exact, and so one rounding */
+        for (int l = 0; l < LANES; l++)
+            v[l] = (float)raw[l] * 0x1p-16f * (float)SQRT3_F32;
+        break;
+    case FPD_DIST_UNIFORM: /* the conversion rounds once; the power of two is exact */
+        for (int l = 0; l < LANES; l++)
+            v[l] = (float)raw[l] * 0x1p-31f;
+        break;
+    case FPD_DIST_INT:
+        for (int l = 0; l < LANES; l++)
+            v[l] = (float)raw[l];
+        break;
+    default:
+        memcpy(v, raw, sizeof(float) * LANES);
+    }
+}
+
+/* `count` unrounded values of a narrow input along the row or down the column from logical
+ * (row, col) on (the last group may run past `count`: `out` has room). Along a row, groups start
+ * at even columns: from an odd one, the first group starts at its even neighbour, whose value is
+ * dropped. */
+FPD_VECTOR_WIDTH_CLONES static void values_v3(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row,
+                                              uint32_t col, bool down, size_t count, double out[RUN_ROOM])
+{
+    int32_t raw[LANES];
+    size_t at = 0;
+    if (!down && col % 2 == 1) {
+        double v[LANES];
+        group_v3(d, wide_binades[in], key, row, col - 1, false, raw);
+        values_of_raw(d, raw, v);
+        memcpy(out, v + 1, (LANES - 1) * sizeof *v);
+        at = LANES - 1;
+    }
+    for (; at < count; at += LANES) {
+        group_v3(d, wide_binades[in], key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down, raw);
+        values_of_raw(d, raw, out + at);
+    }
+}
+
+/* The same values of a binary32 input rounded and stored at dst[0..count), from an even column
+ * along a row (or any, down a column). One loop per distribution and direction, each compiled
+ * with both constant: straight-line groups, no choice inside. */
+static inline __attribute__((always_inline)) void run_v3_f32(enum fpd_dist d, bool down, uint64_t key, uint32_t row,
+                                                             uint32_t col, size_t count, float *dst)
+{
+    int32_t raw[LANES];
+    float v[LANES];
+    size_t at = 0;
+    for (; at + LANES <= count; at += LANES) {
+        group_v3(d, wide_binades[FPD_F32], key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down,
+                 raw);
+        floats_of_raw(d, raw, dst + at);
+    }
+    if (at < count) {
+        group_v3(d, wide_binades[FPD_F32], key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down,
+                 raw);
+        floats_of_raw(d, raw, v);
+        memcpy(dst + at, v, (count - at) * sizeof *v);
+    }
+}
+
+#define RUN_V3_F32(dist)                                                                                               \
+    (down ? run_v3_f32(dist, true, key, row, col, count, dst) : run_v3_f32(dist, false, key, row, col, count, dst))
+
+FPD_VECTOR_WIDTH_CLONES static void values_v3_f32(enum fpd_dist d, uint64_t key, uint32_t row, uint32_t col, bool down,
+                                                  size_t count, float *dst)
+{
+    switch (d) {
+    case FPD_DIST_NORMAL: RUN_V3_F32(FPD_DIST_NORMAL); break;
+    case FPD_DIST_UNIFORM: RUN_V3_F32(FPD_DIST_UNIFORM); break;
+    case FPD_DIST_INT: RUN_V3_F32(FPD_DIST_INT); break;
+    default: RUN_V3_F32(FPD_DIST_WIDE);
+    }
+}
+#undef RUN_V3_F32
+
+
+/* Which generator's definition gives an element its value: generator 3 draws binary64 inputs as
+ * generator 2 does. */
+static unsigned value_generator(const struct tensor_source *s)
+{
+    return s->recipe->generator == 3 && s->in == FPD_F64 ? 2 : s->recipe->generator;
+}
+
 /* Unrounded values of `count` <= RUN elements from logical (row, col) on, along the row (the column
  * index advances) or down the column. */
 static void source_values(const struct tensor_source *s, uint32_t row, uint32_t col, bool down, size_t count,
-                          double out[RUN])
+                          double out[RUN_ROOM])
 {
     const struct fpd_recipe *r = s->recipe;
-    if (r->generator == 1) {
+    const unsigned generator = value_generator(s);
+    if (generator == 1) {
         for (uint32_t l = 0; l < count; l++)
             out[l] = element_v1(s, row + (down ? l : 0), col + (down ? 0 : l));
         return;
     }
     uint64_t position = fpd_rng_position(row, col), step = down ? fpd_rng_position(1, 0) : 1;
-    values_v2(r->dist, s->in, s->key, position, step, count, out);
+    if (generator == 2)
+        values_v2(r->dist, s->in, s->key, position, step, count, out);
+    else
+        values_v3(r->dist, s->in, s->key, row, col, down, count, out);
     if (!specials_wanted(r))
         return;
     for (uint32_t l = 0; l < count; l++) {
@@ -214,16 +402,24 @@ static void source_values(const struct tensor_source *s, uint32_t row, uint32_t 
     }
 }
 
-/* The elements of source_values stored, each rounded once (RNE), at dst + at, at + stride, ... */
+/* The elements of source_values stored, each rounded once (RNE), at dst + at, at + stride, ...:
+ * binary32 straight from the registers where it can be. */
 static void store_source_values(const struct tensor_source *s, uint32_t row, uint32_t col, bool down, size_t count,
                                 void *dst, size_t at, size_t stride)
 {
-    if (s->recipe->generator != 1 && s->in == FPD_F32 && stride == 1 && !specials_wanted(s->recipe)) {
-        values_v2_f32(s->recipe->dist, s->key, fpd_rng_position(row, col), down ? fpd_rng_position(1, 0) : 1, count,
-                      (float *)dst + at);
-        return;
+    const unsigned generator = value_generator(s);
+    if (s->in == FPD_F32 && stride == 1 && !specials_wanted(s->recipe)) {
+        if (generator == 2) {
+            values_v2_f32(s->recipe->dist, s->key, fpd_rng_position(row, col), down ? fpd_rng_position(1, 0) : 1,
+                          count, (float *)dst + at);
+            return;
+        }
+        if (generator == 3 && (down || col % 2 == 0)) {
+            values_v3_f32(s->recipe->dist, s->key, row, col, down, count, (float *)dst + at);
+            return;
+        }
     }
-    double values[RUN];
+    double values[RUN_ROOM];
     source_values(s, row, col, down, count, values);
     fpd_store_run(s->in, dst, at, stride, values, count);
 }
@@ -232,7 +428,7 @@ double fpd_gen_element(const struct fpd_recipe *r, enum fpd_dtype in, unsigned s
                        uint32_t row, uint32_t col)
 {
     struct tensor_source s = tensor_source(r, in, stream, batch);
-    double v[RUN];
+    double v[RUN_ROOM];
     source_values(&s, row, col, false, 1, v);
     return fpd_round(in, v[0]);
 }
@@ -351,7 +547,7 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         memcpy(t->bias, d->bias, (size_t)c->n * out_size);
         return FPD_OK;
     }
-    double values[RUN];
+    double values[RUN_ROOM];
     for (uint32_t j = 0; j < c->n; j += RUN) {
         uint32_t count = c->n - j < RUN ? c->n - j : RUN;
         source_values(&bias, 0, j, false, count, values);

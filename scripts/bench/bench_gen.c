@@ -1,7 +1,8 @@
 /*
  * bench_gen — ns per generated element of fpd_gen_materialize (A, B and the bias, stored in the
- * case's layout), generator 2, for shapes a fuzz campaign draws: tiny ones, whose short stored rows
- * are what small max-dims are made of, narrow operands (k x 1), and large square ones.
+ * case's layout), binary32 inputs, generators 2 and 3 side by side, for shapes a fuzz campaign
+ * draws: tiny ones, whose short stored rows are what small max-dims are made of, narrow operands
+ * (k x 1), and large square ones.
  * Usage: bench_gen [SHAPE]   (SHAPE: only the rows of that shape, e.g. to profile it)
  */
 #include <stdio.h>
@@ -25,9 +26,14 @@ int main(int argc, char **argv)
         {"1x1x1024", false, false, 0},  {"1024x1x1024", true, false, 0}, {"3x37x50x20", false, false, 1},
         {"1024x1024x1024", false, false, 0}, {"1024x1024x1024", true, true, 0},
     };
-    static const enum fpd_dist dists[] = {FPD_DIST_NORMAL, FPD_DIST_UNIFORM};
-    printf("generation (fpd_gen_materialize, generator 2), ns per element of A, B and bias, best of 5\n");
-    printf("  %-16s %-5s %4s %9s %9s %9s\n", "shape", "trans", "pad", "elements", "normal", "uniform");
+    static const enum fpd_dist dists[] = {FPD_DIST_NORMAL, FPD_DIST_UNIFORM, FPD_DIST_INT, FPD_DIST_WIDE};
+    enum { DISTS = sizeof dists / sizeof dists[0] };
+    static const unsigned generators[] = {2, 3};
+    printf("generation (fpd_gen_materialize, f32 inputs), ns per element of A, B and bias, best of 5\n");
+    printf("  %-16s %-5s %4s %9s", "shape", "trans", "pad", "elements");
+    for (size_t g = 0; g < 2; g++)
+        printf("  g%u: %6s %6s %6s %6s", generators[g], "normal", "unif", "int", "wide");
+    printf("\n");
     struct fpd_tensors tensors = {0};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         if (argc > 1 && strcmp(argv[1], shapes[s].text) != 0) /* one shape only, to profile it */
@@ -41,17 +47,19 @@ int main(int argc, char **argv)
         }
         c.trans_a = shapes[s].trans_a, c.trans_b = shapes[s].trans_b, c.pad = shapes[s].pad;
         c.dt = (struct fpd_dtypes){FPD_F32, FPD_F32, FPD_F32};
-        c.recipe = (struct fpd_recipe){.generator = 2, .seed = 1, .index = 7};
         double elements = (double)c.batch * ((double)c.m * c.k + (double)c.k * c.n) + c.n;
-        double ns[2];
-        for (size_t d = 0; d < 2; d++) {
-            c.recipe.dist = dists[d];
-            double best;
-            TIME_BEST(best, if (fpd_gen_materialize(&c, &tensors) != FPD_OK) return 1);
-            ns[d] = best / elements * 1e9;
+        printf("  %-16s %c%c    %4u %9.0f", shapes[s].text, c.trans_a ? 'T' : 'N', c.trans_b ? 'T' : 'N', c.pad,
+               elements);
+        for (size_t g = 0; g < 2; g++) {
+            printf("      ");
+            for (size_t d = 0; d < DISTS; d++) {
+                c.recipe = (struct fpd_recipe){.generator = generators[g], .seed = 1, .index = 7, .dist = dists[d]};
+                double best;
+                TIME_BEST(best, if (fpd_gen_materialize(&c, &tensors) != FPD_OK) return 1);
+                printf(" %6.2f", best / elements * 1e9);
+            }
         }
-        printf("  %-16s %c%c    %4u %9.0f %9.2f %9.2f\n", shapes[s].text, c.trans_a ? 'T' : 'N',
-               c.trans_b ? 'T' : 'N', c.pad, elements, ns[0], ns[1]);
+        printf("\n");
     }
     fpd_tensors_free(&tensors);
     return 0;

@@ -208,12 +208,20 @@ run "--generator 1 reruns it" 0 $FPDIV check --relation addmm --backend seq --sh
     pass "--generator 1: the recorded output bits" || fail "--generator 1" "other bits: ${out:0:300}"
 run "the newest generator: other data" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b \
     --dist wide --seed 77 --index 5 --json && [ "$(json_field hash_a <<<"$out")" != 3dda23e455f3bad3 ] &&
-    pass "generator 2 is a different stream" || fail "generator 2" "same bits as generator 1"
+    pass "the newest generator is a different stream" || fail "the newest generator" "same bits as generator 1"
 expect "the rerun command names an old generator" "$($FPDIV show "$g1" | sed -n 's/^  rerun *//p')" '--generator 1$'
-sed 's/"generator": 1,/"generator": 3,/' "$g1" >$tmp/g3.json
-bad "a generator this fpdiv lacks" "g3.json: check.case.data.generator: made by generator 3, this fpdiv has generators 1 to 2" replay $tmp/g3.json
-bad "--generator out of range" "--generator '3': this fpdiv has generators 1 to 2" check --relation repeat --shape 2x3x4 --generator 3
-bad "fuzz --generator 0" "--generator '0': this fpdiv has generators 1 to 2" fuzz --generator 0
+# and one saved by fpdiv 0.1.0 with generator 2 (f32 inputs, whose values generator 3 changed)
+g2=$(dirname "$0")/data/generator2-addmm.json
+run "a generator-2 recipe replays" 0 $FPDIV replay --strict "$g2" && expect "generator 2: same data, same bits" "$out" '^reproduced '
+run "--generator 2 reruns it" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b --dist uniform \
+    --seed 77 --index 5 --generator 2 --json &&
+    [ "$(json_field hash_a <<<"$out") $(json_field hash_b <<<"$out")" = "86181541131318b8 ed032e2064e19c41" ] &&
+    pass "--generator 2: the recorded output bits" || fail "--generator 2" "other bits: ${out:0:300}"
+expect "its rerun command names generator 2" "$($FPDIV show "$g2" | sed -n 's/^  rerun *//p')" '--generator 2$'
+sed 's/"generator": 1,/"generator": 4,/' "$g1" >$tmp/g4.json
+bad "a generator this fpdiv lacks" "g4.json: check.case.data.generator: made by generator 4, this fpdiv has generators 1 to 3" replay $tmp/g4.json
+bad "--generator out of range" "--generator '4': this fpdiv has generators 1 to 3" check --relation repeat --shape 2x3x4 --generator 4
+bad "fuzz --generator 0" "--generator '0': this fpdiv has generators 1 to 3" fuzz --generator 0
 run "fuzz --generator 1 says how to rerun" 0 $FPDIV fuzz --generator 1 --seed 3 --cases 20 --no-corpus --max-dim 8 &&
     expect "fuzz --generator 1: the rerun line" "$out" '^seed 3  \(rerun this campaign with --seed 3 --generator 1;'
 # inline cases keep the generator that made them, in their origin and provenance

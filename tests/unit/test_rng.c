@@ -63,15 +63,19 @@ static void expect_frozen(unsigned generator, const struct frozen_value *frozen,
 
 Test(rng, frozen_generator_streams)
 {
-    cr_assert_eq(FPD_GEN_VERSION, 2, "a new generator needs a frozen table here");
+    cr_assert_eq(FPD_GEN_VERSION, 3, "a new generator needs a frozen table here");
     static const struct frozen_value v1[] = {
 #include "frozen_stream.inc"
     };
     static const struct frozen_value v2[] = {
 #include "frozen_stream_v2.inc"
     };
+    static const struct frozen_value v3[] = {
+#include "frozen_stream_v3.inc"
+    };
     expect_frozen(1, v1, sizeof v1 / sizeof v1[0]);
     expect_frozen(2, v2, sizeof v2 / sizeof v2[0]);
+    expect_frozen(3, v3, sizeof v3 / sizeof v3[0]);
     static const struct {
         uint32_t row, col;
         double want;
@@ -134,24 +138,27 @@ Test(rng, specials_appear_at_their_rate)
     }
 }
 
-/* Generator 2's values have their distribution's moments, and neighbours along a row, down a
- * column, and across tensors and case indices are uncorrelated: a weak Weyl step or key would
- * show here first. 2^18 samples: the standard error of each estimate is about 0.002. */
-Test(rng, generator_2_moments_and_independence)
+/* Generator 2's and 3's values have their distribution's moments, and neighbours along a row,
+ * down a column, and across tensors and case indices are uncorrelated: a weak Weyl step or key
+ * would show here first (generator 3's binary32 inputs: two neighbours along a row share a
+ * SplitMix64 output). 2^18 samples: the standard error of each estimate is about 0.002. */
+static void expect_moments_and_independence(unsigned generator, enum fpd_dtype in, enum fpd_dist dist,
+                                            double variance)
 {
     enum { ROWS = 512, COLS = 512 };
     static double x[ROWS][COLS], y[ROWS][COLS], z[ROWS][COLS];
     struct fpd_case c;
     fpd_case_defaults(&c);
-    c.m = ROWS, c.k = COLS, c.n = COLS, c.dt = (struct fpd_dtypes){FPD_F64, FPD_F64, FPD_F64};
-    c.recipe.generator = 2; /* not the default, which a later generator will become */
+    c.m = ROWS, c.k = COLS, c.n = COLS, c.dt = (struct fpd_dtypes){in, FPD_F64, FPD_F64};
+    c.recipe.generator = generator, c.recipe.dist = dist;
     struct fpd_tensors t = {0};
-    cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
-    memcpy(x, t.a, sizeof x);
-    memcpy(y, t.b, sizeof y);
-    c.recipe.index++;
-    cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
-    memcpy(z, t.a, sizeof z);
+    double (*const into[3])[COLS] = {x, y, z};
+    for (int tensor = 0; tensor < 3; tensor++) { /* A, B, then the next case's A */
+        c.recipe.index = tensor == 2;
+        cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
+        for (size_t i = 0; i < ROWS * COLS; i++)
+            into[tensor][i / COLS][i % COLS] = fpd_load(in, tensor == 1 ? t.b : t.a, i);
+    }
     double sum = 0, squares = 0, along_row = 0, down_column = 0, across_tensors = 0, across_cases = 0;
     for (int i = 0; i < ROWS; i++)
         for (int j = 0; j < COLS; j++) {
@@ -163,13 +170,23 @@ Test(rng, generator_2_moments_and_independence)
             across_cases += x[i][j] * z[i][j];
         }
     double count = ROWS * COLS;
-    cr_expect(fabs(sum / count) < 0.01, "mean %g", sum / count);
-    cr_expect(fabs(squares / count - 1) < 0.01, "variance %g", squares / count);
+    cr_expect(fabs(sum / count) < 0.01 * sqrt(variance), "generator %u: mean %g", generator, sum / count);
+    cr_expect(fabs(squares / count / variance - 1) < 0.01, "generator %u: variance %g, want %g", generator,
+              squares / count, variance);
     const double correlations[] = {along_row, down_column, across_tensors, across_cases};
     static const char *const names[] = {"along a row", "down a column", "between A and B", "between case indices"};
     for (int i = 0; i < 4; i++)
-        cr_expect(fabs(correlations[i] / count) < 0.01, "correlation %s: %g", names[i], correlations[i] / count);
+        cr_expect(fabs(correlations[i] / count / variance) < 0.01, "generator %u: correlation %s: %g", generator,
+                  names[i], correlations[i] / count / variance);
     fpd_tensors_free(&t);
+}
+
+Test(rng, generators_2_and_3_moments_and_independence)
+{
+    expect_moments_and_independence(2, FPD_F64, FPD_DIST_NORMAL, 1);
+    expect_moments_and_independence(3, FPD_F32, FPD_DIST_NORMAL, 1);
+    expect_moments_and_independence(3, FPD_F32, FPD_DIST_UNIFORM, 1.0 / 3);      /* uniform on [-1, 1) */
+    expect_moments_and_independence(3, FPD_BF16, FPD_DIST_INT, 60.0 / 9);      /* -4 .. 4 */
 }
 
 /* Growing m or k, or transposing, leaves every other element bit-identical. */
