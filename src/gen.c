@@ -224,7 +224,7 @@ static inline int32_t normal_raw(uint64_t x)
 }
 
 /* The raw draws of LANES elements from logical (row, col) on, along the row from an even column
- * (four halves... two per SplitMix64 output) or down the column (an output each, the column's half). */
+ * (two per SplitMix64 output), or down the column (an output each, the column's half of it). */
 static inline __attribute__((always_inline)) void
 group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bool down, int32_t raw[LANES])
 {
@@ -367,7 +367,6 @@ FPD_VECTOR_WIDTH_CLONES static void values_v3_f32(enum fpd_dist d, uint64_t key,
     }
 }
 #undef RUN_V3_F32
-
 
 /* Which generator's definition gives an element its value: generator 3 draws binary64 inputs as
  * generator 2 does. */

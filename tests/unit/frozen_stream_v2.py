@@ -96,17 +96,23 @@ def main():
         for col in range(48):
             print(f"{{{col % 3}, {col * 5}, {c_double(special_or_value(seed, index, 2, col % 3, col * 5, 0.25))}}},")
         return
-    print("/* Generator 2 at seed 0x5eed, case index 3, batch 0, from tests/unit/frozen_stream_v2.py."
-          " {dist, in, stream, row, col, value}. */")
+    print_table(2, lambda dist, dtype, key, row, col: value(dist, dtype, bits(key, row, col)))
+
+
+def print_table(generator, element):
+    """The frozen entries of a generator: element(dist, dtype, tensor key, row, col) is the
+    unrounded value. Rows and columns vary with the entry: odd and even, near 0 and past 2^20."""
+    seed, index = 0x5EED, 3
+    print(f"/* Generator {generator} at seed 0x5eed, case index 3, batch 0, from"
+          f" tests/unit/frozen_stream_v{generator}.py. {{dist, in, stream, row, col, value}}. */")
     streams = (("A", 1), ("B", 2), ("BIAS", 3))
     for d, dist in enumerate(("NORMAL", "UNIFORM", "INT", "WIDE")):
         for t, dtype in enumerate(("F64", "F32", "F16", "BF16")):
             for s, (name, stream) in enumerate(streams):
                 row = 0 if name == "BIAS" else d + t + 1000 * s
                 col = 7 + t + 7 * s + (1 << 20) * (d & 1)
-                v = round_to(dtype, value(dist, dtype, bits(tensor_key(seed, index, stream, 0), row, col)))
+                v = round_to(dtype, element(dist, dtype, tensor_key(seed, index, stream, 0), row, col))
                 print(f"{{FPD_DIST_{dist}, FPD_{dtype}, FPD_STREAM_{name}, {row}, {col}, {v.hex()}}},")
-
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,7 @@ from frozen_stream_v2.py).  Run:
 """
 import struct
 
-from frozen_stream_v2 import M32, bits, round_to, tensor_key, value as value_v2
+from frozen_stream_v2 import M32, bits, print_table, value as value_v2
 
 SQRT3_F32 = struct.unpack("f", struct.pack("f", 3 ** 0.5))[0]
 WIDE_BINADES = {"F64": 30, "F32": 20, "F16": 5, "BF16": 20}
@@ -36,18 +36,7 @@ def value(dist, dtype, key, row, col):
 
 
 def main():
-    seed, index = 0x5EED, 3
-    print("/* Generator 3 at seed 0x5eed, case index 3, batch 0, from tests/unit/frozen_stream_v3.py."
-          " {dist, in, stream, row, col, value}. */")
-    streams = (("A", 1), ("B", 2), ("BIAS", 3))
-    for d, dist in enumerate(("NORMAL", "UNIFORM", "INT", "WIDE")):
-        for t, dtype in enumerate(("F64", "F32", "F16", "BF16")):
-            for s, (name, stream) in enumerate(streams):
-                row = 0 if name == "BIAS" else d + t + 1000 * s
-                col = 7 + t + 7 * s + (1 << 20) * (d & 1)  # odd and even columns: both halves
-                v = round_to(dtype, value(dist, dtype, tensor_key(seed, index, stream, 0), row, col))
-                print(f"{{FPD_DIST_{dist}, FPD_{dtype}, FPD_STREAM_{name}, {row}, {col}, {v.hex()}}},")
-
+    print_table(3, value)
 
 if __name__ == "__main__":
     main()
