@@ -93,7 +93,7 @@ static double special_value(enum fpd_dtype t, uint32_t pick)
 
 static bool is_special(const struct fpd_recipe *r, uint32_t draw) { return (double)draw < r->special_rate * 0x1p32; }
 
-/* Where one tensor's values come from: its recipe, and under generator 2 its two keys, derived
+/* Where one tensor's values come from: its recipe, and from generator 2 on its two keys, derived
  * once per tensor rather than per element. */
 struct tensor_source {
     const struct fpd_recipe *recipe;
@@ -194,11 +194,12 @@ values_v2_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step, s
 static bool specials_wanted(const struct fpd_recipe *r) { return r->special_rate > 0; }
 
 /* Generator 3 draws binary64 inputs as generator 2 does. Narrower inputs (binary32, binary16,
- * bfloat16) take values defined in binary32 arithmetic, half the work per element: `uniform`,
- * `int` and `wide` take 32 random bits each, two neighbours along a row sharing one SplitMix64
- * output (the even column its low half, the odd one its high half), and `normal` scales
- * generator 2's Irwin-Hall sum by sqrt(3) rounded to binary32, so that one binary32 product
- * rounds it once. Each element is its value v, rounded once (RNE) to the input type.
+ * bfloat16) take values that binary32 arithmetic computes cheaply, exactly or with its one
+ * rounding: `uniform`, `int` and `wide` take 32 random bits each, two neighbours along a row
+ * sharing one SplitMix64 output (the even column its low half, the odd one its high half: half the
+ * work per element), and `normal` scales generator 2's Irwin-Hall sum by sqrt(3) rounded to
+ * binary32, so that one binary32 product rounds it once. Each element is its exact value v,
+ * rounded once (RNE) to the input type: binary16 and bfloat16 never pass through binary32.
  *
  * A group of LANES elements is first drawn as integers ("raw"): v is raw * 2^-31 (`uniform`),
  * raw (`int`), raw * 2^-16 * SQRT3_F32 (`normal`, exact in binary64), or the binary32 whose bits
@@ -209,14 +210,15 @@ static inline int32_t uniform_raw(uint32_t w) { return (int32_t)w; }
 
 static inline int32_t int_raw(uint32_t w) { return (int32_t)((w >> 4) * 9 >> 28) - 4; }
 
-/* sign from bit 31, significand from bits 0-22, binade from bits 23-30 */
+/* sign from bit 31, significand from bits 0-22, binade from bits 23-30 (256 draws over 2 span + 1
+ * binades: some binades come up once more in 256 than others) */
 static inline int32_t wide_raw(int span, uint32_t w)
 {
     uint32_t binade = ((w >> 23 & 0xff) * (uint32_t)(2 * span + 1) >> 8) - (uint32_t)span + 127;
     return (int32_t)((w & 0x80000000u) | binade << 23 | (w & 0x7fffff));
 }
 
-/* generator 2's four 16-bit quarters, less their mean: (sum + 2 - 2^17) * 2^-16 is in [-2, 2) */
+/* generator 2's four 16-bit quarters, less their mean: (sum + 2 - 2^17) * 2^-16 is in (-2, 2) */
 static inline int32_t normal_raw(uint64_t x)
 {
     uint64_t pairs = (x & 0x0000ffff0000ffffull) + (x >> 16 & 0x0000ffff0000ffffull);
@@ -263,7 +265,8 @@ group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bo
 }
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "group_v3 reads an output's halves in memory order");
 
-/* A group's values from its raw draws: exact in binary64, and rounded once to binary32. */
+/* A group's values from its raw draws, exact in binary64 (the caller rounds them to the input
+ * type). */
 static inline __attribute__((always_inline)) void values_of_raw(enum fpd_dist d, const int32_t raw[LANES],
                                                                 double v[LANES])
 {
@@ -288,6 +291,7 @@ static inline __attribute__((always_inline)) void values_of_raw(enum fpd_dist d,
     }
 }
 
+/* The same values rounded once to binary32. */
 static inline __attribute__((always_inline)) void floats_of_raw(enum fpd_dist d, const int32_t raw[LANES],
                                                                 float v[LANES])
 {
@@ -413,7 +417,7 @@ static void store_source_values(const struct tensor_source *s, uint32_t row, uin
                           count, (float *)dst + at);
             return;
         }
-        if (generator == 3 && (down || col % 2 == 0)) {
+        if (generator == 3 && (down || col % 2 == 0)) { /* runs along a row start at multiples of RUN */
             values_v3_f32(s->recipe->dist, s->key, row, col, down, count, (float *)dst + at);
             return;
         }

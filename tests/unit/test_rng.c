@@ -41,8 +41,8 @@ Test(rng, stream_draws_are_their_blocks_words)
 }
 
 /* Each generator's stream is frozen, so saved cases replay: a change of values needs a new
- * FPD_GEN_VERSION, with the old generator kept. Generator 2's table comes from an independent
- * Python model of its definition (frozen_stream_v2.py). */
+ * FPD_GEN_VERSION, with the old generator kept. Generators 2's and 3's tables come from independent
+ * Python models of their definitions (frozen_stream_v2.py, frozen_stream_v3.py). */
 struct frozen_value {
     enum fpd_dist dist;
     enum fpd_dtype in;
@@ -114,9 +114,13 @@ Test(rng, distributions_stay_in_their_ranges)
         r.dist = FPD_DIST_UNIFORM;
         v = fpd_gen_element(&r, FPD_F64, FPD_STREAM_A, 0, 0, j);
         cr_assert(v >= -1 && v < 1, "uniform gave %a", v);
+        v = fpd_gen_element(&r, FPD_F32, FPD_STREAM_A, 0, 1, j);
+        cr_assert(v >= -1 && v <= 1, "uniform f32 gave %a", v); /* rounding may reach 1 */
         r.dist = FPD_DIST_NORMAL;
         v = fpd_gen_element(&r, FPD_F64, FPD_STREAM_A, 0, 0, j);
         cr_assert(fabs(v) < 3.47, "normal gave %a", v);
+        v = fpd_gen_element(&r, FPD_F32, FPD_STREAM_A, 0, 1, j);
+        cr_assert(fabs(v) < 3.47, "normal f32 gave %a", v);
         r.dist = FPD_DIST_WIDE;
         v = fpd_gen_element(&r, FPD_F16, FPD_STREAM_A, 0, 0, j);
         cr_assert(fabs(v) >= 0x1p-5 && fabs(v) <= 0x1p6, "wide f16 gave %a", v);
@@ -231,19 +235,22 @@ static void expect_generated(const struct fpd_case *c, unsigned stream, const vo
  * operands, down columns for tall ones). */
 Test(rng, materialized_values_are_the_elements_values)
 {
-    static const uint32_t shapes[][2] = {{1, 40}, {40, 1}, {3, 17}, {33, 2}, {17, 17}, {2, 100}, {100, 3}};
+    static const uint32_t shapes[][2] = {{1, 40}, {40, 1}, {3, 17}, {33, 2}, {17, 17}, {2, 100}, {100, 3}, {3, 300}};
+    /* f32 has its own stores; layouts 4 and 5 add bfloat16 (padded) and binary64 inputs */
+    static const enum fpd_dtype inputs[] = {FPD_F32, FPD_F16, FPD_F32, FPD_F32, FPD_BF16, FPD_F64};
     for (unsigned g = 1; g <= FPD_GEN_VERSION; g++)
-    for (int d = 0; d < FPD_DIST_COUNT; d++) /* each has its own loop, and f32 its own stores */
+    for (int d = 0; d < FPD_DIST_COUNT; d++) /* each has its own loop */
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int layout = 0; layout < 4; layout++) {
+        for (int layout = 0; layout < 6; layout++) {
             struct fpd_case c;
             fpd_case_defaults(&c);
             c.recipe.generator = g;
             c.recipe.dist = (enum fpd_dist)d;
             c.recipe.special_rate = layout == 2 ? 0.2 : 0;
             c.m = shapes[s][0], c.k = shapes[s][1], c.n = shapes[s][0];
-            c.trans_a = layout & 1, c.trans_b = layout & 2, c.pad = layout == 3 ? 5 : 0;
-            c.dt = (struct fpd_dtypes){layout == 1 ? FPD_F16 : FPD_F32, FPD_F32, FPD_F32}; /* f32: its own stores */
+            c.trans_a = layout & 1, c.trans_b = layout & 2, c.pad = layout == 3 ? 5 : layout == 4 ? 2 : 0;
+            enum fpd_dtype out = inputs[layout] == FPD_F64 ? FPD_F64 : FPD_F32; /* holds the bias exactly */
+            c.dt = (struct fpd_dtypes){inputs[layout], out, out};
             struct fpd_tensors t = {0};
             cr_assert_eq(fpd_gen_materialize(&c, &t), FPD_OK);
             struct fpd_layout l = fpd_case_layout(&c);
