@@ -265,6 +265,13 @@ group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bo
 }
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "group_v3 reads an output's halves in memory order");
 
+/* group_v3 of the group `at` elements into a run from (row, col), in the run's direction. */
+static inline __attribute__((always_inline)) void group_v3_at(enum fpd_dist d, int span, uint64_t key, uint32_t row,
+                                                              uint32_t col, bool down, size_t at, int32_t raw[LANES])
+{
+    group_v3(d, span, key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down, raw);
+}
+
 /* A group's values from its raw draws, exact in binary64 (the caller rounds them to the input
  * type). */
 static inline __attribute__((always_inline)) void values_of_raw(enum fpd_dist d, const int32_t raw[LANES],
@@ -330,7 +337,7 @@ FPD_VECTOR_WIDTH_CLONES static void values_v3(enum fpd_dist d, enum fpd_dtype in
         at = LANES - 1;
     }
     for (; at < count; at += LANES) {
-        group_v3(d, wide_binades[in], key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down, raw);
+        group_v3_at(d, wide_binades[in], key, row, col, down, at, raw);
         values_of_raw(d, raw, out + at);
     }
 }
@@ -345,13 +352,11 @@ static inline __attribute__((always_inline)) void run_v3_f32(enum fpd_dist d, bo
     float v[LANES];
     size_t at = 0;
     for (; at + LANES <= count; at += LANES) {
-        group_v3(d, wide_binades[FPD_F32], key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down,
-                 raw);
+        group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw);
         floats_of_raw(d, raw, dst + at);
     }
     if (at < count) {
-        group_v3(d, wide_binades[FPD_F32], key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down,
-                 raw);
+        group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw);
         floats_of_raw(d, raw, v);
         memcpy(dst + at, v, (count - at) * sizeof *v);
     }

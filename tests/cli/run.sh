@@ -199,25 +199,26 @@ $FPDIV check --relation slice-rows --backend openblas --shape 2x100x100 --save $
 recipe=$(find $tmp/recipe -name '*.json' | head -1)
 sed 's/"m": 2,/"m": 1073741824,/; s/"k": 100,/"k": 1073741824,/' "$recipe" >$tmp/huge.json
 bad "a case file too large for memory" "huge.json: check.case: case needs about .* over the --max-mem budget" show $tmp/huge.json
-# a case an older fpdiv saved as a generator-1 recipe (tests/cli/data) replays with that generator
-g1=$(dirname "$0")/data/generator1-addmm.json
-run "a generator-1 recipe replays" 0 $FPDIV replay --strict "$g1" && expect "generator 1: same data, same bits" "$out" '^reproduced '
-run "--generator 1 reruns it" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b --dist wide \
-    --seed 77 --index 5 --generator 1 --json &&
-    [ "$(json_field hash_a <<<"$out") $(json_field hash_b <<<"$out")" = "3dda23e455f3bad3 3eb94b3b1e35953e" ] &&
-    pass "--generator 1: the recorded output bits" || fail "--generator 1" "other bits: ${out:0:300}"
+# Cases an older fpdiv saved as recipes (tests/cli/data) replay with their generator, rerun with
+# --generator G to the recorded output bits, and show a rerun line naming it. Each is addmm on seq,
+# 3x200x300, B transposed, seed 77, index 5: old_recipe G DIST "HASH_A HASH_B".
+old_recipe() {
+    local file
+    file=$(dirname "$0")/data/generator$1-addmm.json
+    run "a generator-$1 recipe replays" 0 $FPDIV replay --strict "$file" &&
+        expect "generator $1: same data, same bits" "$out" '^reproduced '
+    run "--generator $1 reruns it" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b \
+        --dist "$2" --seed 77 --index 5 --generator "$1" --json &&
+        [ "$(json_field hash_a <<<"$out") $(json_field hash_b <<<"$out")" = "$3" ] &&
+        pass "--generator $1: the recorded output bits" || fail "--generator $1" "other bits: ${out:0:300}"
+    expect "its rerun command names generator $1" "$($FPDIV show "$file" | sed -n 's/^  rerun *//p')" "--generator $1\$"
+}
+old_recipe 1 wide "3dda23e455f3bad3 3eb94b3b1e35953e"
+old_recipe 2 uniform "86181541131318b8 ed032e2064e19c41" # f32 inputs, whose values generator 3 changed
 run "the newest generator: other data" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b \
     --dist wide --seed 77 --index 5 --json && [ "$(json_field hash_a <<<"$out")" != 3dda23e455f3bad3 ] &&
     pass "the newest generator is a different stream" || fail "the newest generator" "same bits as generator 1"
-expect "the rerun command names an old generator" "$($FPDIV show "$g1" | sed -n 's/^  rerun *//p')" '--generator 1$'
-# and one saved by fpdiv 0.1.0 with generator 2 (f32 inputs, whose values generator 3 changed)
-g2=$(dirname "$0")/data/generator2-addmm.json
-run "a generator-2 recipe replays" 0 $FPDIV replay --strict "$g2" && expect "generator 2: same data, same bits" "$out" '^reproduced '
-run "--generator 2 reruns it" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b --dist uniform \
-    --seed 77 --index 5 --generator 2 --json &&
-    [ "$(json_field hash_a <<<"$out") $(json_field hash_b <<<"$out")" = "86181541131318b8 ed032e2064e19c41" ] &&
-    pass "--generator 2: the recorded output bits" || fail "--generator 2" "other bits: ${out:0:300}"
-expect "its rerun command names generator 2" "$($FPDIV show "$g2" | sed -n 's/^  rerun *//p')" '--generator 2$'
+g1=$(dirname "$0")/data/generator1-addmm.json
 sed 's/"generator": 1,/"generator": 4,/' "$g1" >$tmp/g4.json
 bad "a generator this fpdiv lacks" "g4.json: check.case.data.generator: made by generator 4, this fpdiv has generators 1 to 3" replay $tmp/g4.json
 bad "--generator out of range" "--generator '4': this fpdiv has generators 1 to 3" check --relation repeat --shape 2x3x4 --generator 4
