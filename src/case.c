@@ -143,6 +143,7 @@ static int materialize_logical(const struct fpd_case *c, struct fpd_tensors *t)
     struct fpd_case logical = *c;
     logical.trans_a = logical.trans_b = false;
     logical.pad = 0;
+    logical.has_bias = true; /* the case's data hold a bias whether or not its product adds it */
     return fpd_gen_materialize(&logical, t);
 }
 

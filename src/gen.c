@@ -107,12 +107,38 @@ static struct tensor_source tensor_source(const struct fpd_recipe *r, enum fpd_d
                                           uint32_t batch)
 {
     struct tensor_source s = {.recipe = r, .in = in, .stream = stream, .batch = batch};
-    if (r->generator != 1) {
+    if (r->generator == 1)
+        return s;
+    if (r->special_rate <= 0) {
         s.key = fpd_rng_tensor_key(r->seed, r->index, stream, batch);
-        if (r->special_rate > 0)
-            s.special_key = fpd_rng_tensor_key(r->seed, r->index, stream | FPD_STREAM_SPECIAL, batch);
+        return s;
     }
+    uint64_t keys[2];
+    fpd_rng_tensor_keys2(r->seed, r->index, (const unsigned[]){stream, stream | FPD_STREAM_SPECIAL},
+                         (const uint32_t[]){batch, batch}, keys);
+    s.key = keys[0], s.special_key = keys[1];
     return s;
+}
+
+/* The sources of batch entry `batch` of A and B, their keys side by side (a small check needs
+ * three to six, each a dependent chain of about 20 ns alone). */
+static void operand_sources(const struct fpd_recipe *r, enum fpd_dtype in, uint32_t batch, struct tensor_source *a,
+                            struct tensor_source *b)
+{
+    *a = (struct tensor_source){.recipe = r, .in = in, .stream = FPD_STREAM_A, .batch = batch};
+    *b = (struct tensor_source){.recipe = r, .in = in, .stream = FPD_STREAM_B, .batch = batch};
+    if (r->generator == 1)
+        return;
+    uint64_t keys[2];
+    const uint32_t batches[] = {batch, batch};
+    fpd_rng_tensor_keys2(r->seed, r->index, (const unsigned[]){FPD_STREAM_A, FPD_STREAM_B}, batches, keys);
+    a->key = keys[0], b->key = keys[1];
+    if (r->special_rate <= 0)
+        return;
+    fpd_rng_tensor_keys2(r->seed, r->index,
+                         (const unsigned[]){FPD_STREAM_A | FPD_STREAM_SPECIAL, FPD_STREAM_B | FPD_STREAM_SPECIAL},
+                         batches, keys);
+    a->special_key = keys[0], b->special_key = keys[1];
 }
 
 static double element_v1(const struct tensor_source *s, uint32_t row, uint32_t col)
@@ -344,9 +370,11 @@ FPD_VECTOR_WIDTH_CLONES static void values_v3(enum fpd_dist d, enum fpd_dtype in
 
 /* The same values of a binary32 input rounded and stored at dst[0..count), from an even column
  * along a row (or any, down a column). One loop per distribution and direction, each compiled
- * with both constant: straight-line groups, no choice inside. */
+ * with both constant: straight-line groups, no choice inside. With `spill`, the last group is
+ * stored whole, up to LANES - 1 elements past count, which the caller overwrites afterwards: a
+ * short row's tail through a buffer and a variable-length copy cost about as much as the row. */
 static inline __attribute__((always_inline)) void run_v3_f32(enum fpd_dist d, bool down, uint64_t key, uint32_t row,
-                                                             uint32_t col, size_t count, float *dst)
+                                                             uint32_t col, size_t count, bool spill, float *dst)
 {
     int32_t raw[LANES];
     float v[LANES];
@@ -357,16 +385,18 @@ static inline __attribute__((always_inline)) void run_v3_f32(enum fpd_dist d, bo
     }
     if (at < count) {
         group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw);
-        floats_of_raw(d, raw, v);
-        memcpy(dst + at, v, (count - at) * sizeof *v);
+        floats_of_raw(d, raw, spill ? dst + at : v);
+        if (!spill)
+            memcpy(dst + at, v, (count - at) * sizeof *v);
     }
 }
 
 #define RUN_V3_F32(dist)                                                                                               \
-    (down ? run_v3_f32(dist, true, key, row, col, count, dst) : run_v3_f32(dist, false, key, row, col, count, dst))
+    (down ? run_v3_f32(dist, true, key, row, col, count, spill, dst)                                                   \
+          : run_v3_f32(dist, false, key, row, col, count, spill, dst))
 
 FPD_VECTOR_WIDTH_CLONES static void values_v3_f32(enum fpd_dist d, uint64_t key, uint32_t row, uint32_t col, bool down,
-                                                  size_t count, float *dst)
+                                                  size_t count, bool spill, float *dst)
 {
     switch (d) {
     case FPD_DIST_NORMAL: RUN_V3_F32(FPD_DIST_NORMAL); break;
@@ -411,9 +441,9 @@ static void source_values(const struct tensor_source *s, uint32_t row, uint32_t 
 }
 
 /* The elements of source_values stored, each rounded once (RNE), at dst + at, at + stride, ...:
- * binary32 straight from the registers where it can be. */
+ * binary32 straight from the registers where it can be. `spill` as for run_v3_f32. */
 static void store_source_values(const struct tensor_source *s, uint32_t row, uint32_t col, bool down, size_t count,
-                                void *dst, size_t at, size_t stride)
+                                bool spill, void *dst, size_t at, size_t stride)
 {
     const unsigned generator = value_generator(s);
     if (s->in == FPD_F32 && stride == 1 && !specials_wanted(s->recipe)) {
@@ -423,7 +453,7 @@ static void store_source_values(const struct tensor_source *s, uint32_t row, uin
             return;
         }
         if (generator == 3 && (down || col % 2 == 0)) { /* runs along a row start at multiples of RUN */
-            values_v3_f32(s->recipe->dist, s->key, row, col, down, count, (float *)dst + at);
+            values_v3_f32(s->recipe->dist, s->key, row, col, down, count, spill, (float *)dst + at);
             return;
         }
     }
@@ -487,6 +517,35 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
+/* Room past a tensor's last element for the spill of its last stored row (run_v3_f32). */
+#define SPILL_ROOM ((LANES - 1) * sizeof(float))
+
+/* A stored matrix's generated values (its padding aside). Runs go along the stored rows,
+ * contiguous stores, unless going down the columns computes less than half the lanes (a k x 1
+ * operand along its rows would compute LANES values per element kept): a strided store costs
+ * about what computing a value does. Keys are logical coordinates, so either direction gives
+ * every element its one value. */
+static void fill_generated(const struct tensor_source *src, void *dst, size_t rows, size_t cols, size_t ld,
+                           bool transposed)
+{
+    bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
+    if (!down_columns) {
+        /* Stored rows in order, each whole before the next: a row's spill past its end lands in
+         * its padding and the next row's start, both written afterwards (the last row's in the
+         * next batch entry's, or in SPILL_ROOM). */
+        for (size_t i = 0; i < rows; i++)
+            for (size_t at = 0; at < cols; at += RUN)
+                store_source_values(src, (uint32_t)(transposed ? at : i), (uint32_t)(transposed ? i : at), transposed,
+                                    cols - at < RUN ? cols - at : RUN, true, dst, i * ld + at, 1);
+        return;
+    }
+    /* band by band, so that runs down the columns keep their band of rows in cache */
+    for (size_t at = 0; at < rows; at += RUN)
+        for (size_t j = 0; j < cols; j++)
+            store_source_values(src, (uint32_t)(transposed ? j : at), (uint32_t)(transposed ? at : j), !transposed,
+                                rows - at < RUN ? rows - at : RUN, false, dst, at * ld + j, ld);
+}
+
 /* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
  * Values come from `given` (explicit data, `given_cols` per logical row) or from the generator. */
 static void fill_matrix(const struct fpd_case *c, const struct tensor_source *src, const char *given,
@@ -494,37 +553,19 @@ static void fill_matrix(const struct fpd_case *c, const struct tensor_source *sr
 {
     enum fpd_dtype in = c->dt.in;
     size_t es = fpd_dtype_info(in)->size;
-    for (size_t i = 0; i < rows; i++)
-        for (size_t j = cols; j < ld; j++)
-            fpd_store(in, dst, i * ld + j, NAN);
     if (given && !transposed) { /* a stored row is a logical row: one copy each */
         for (size_t i = 0; i < rows; i++)
             memcpy((char *)dst + i * ld * es, given + i * given_cols * es, cols * es);
-        return;
-    }
-    if (given) {
+    } else if (given) {
         for (size_t i = 0; i < rows; i++)
             for (size_t j = 0; j < cols; j++)
                 fpd_store_bits(in, dst, i * ld + j, fpd_bits(in, given, j * given_cols + i));
-        return;
+    } else {
+        fill_generated(src, dst, rows, cols, ld, transposed);
     }
-    /* Runs go along the stored rows, contiguous stores, unless going down the columns computes
-     * less than half the lanes (a k x 1 operand along its rows would compute LANES values per
-     * element kept): a strided store costs about what computing a value does. Keys are logical
-     * coordinates, so either direction gives every element its one value. */
-    bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
-    size_t outer = down_columns ? cols : rows, inner = down_columns ? rows : cols;
-    size_t outer_stride = down_columns ? 1 : ld, inner_stride = down_columns ? ld : 1;
-    /* band by band, so that runs down the columns keep their band of rows in cache */
-    for (size_t at = 0; at < inner; at += RUN)
-        for (size_t o = 0; o < outer; o++) {
-            size_t count = inner - at < RUN ? inner - at : RUN;
-            size_t i = down_columns ? at : o, j = down_columns ? o : at;
-            /* the logical row advances along the run when exactly one of transposed, down holds */
-            store_source_values(src, (uint32_t)(transposed ? j : i), (uint32_t)(transposed ? i : j),
-                                transposed != down_columns, count, dst, o * outer_stride + at * inner_stride,
-                                inner_stride);
-        }
+    for (size_t i = 0; i < rows; i++) /* after the values: a stored row's spill may cover its padding */
+        for (size_t j = cols; j < ld; j++)
+            fpd_store(in, dst, i * ld + j, NAN);
 }
 
 int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
@@ -532,17 +573,17 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
     struct fpd_layout l = fpd_case_layout(c);
     const struct fpd_case_data *d = c->data;
     size_t in_size = fpd_dtype_info(c->dt.in)->size, out_size = fpd_dtype_info(c->dt.out)->size;
-    if (fpd_grow(&t->a, &t->cap_a, c->batch * l.stride_a * in_size) != FPD_OK ||
-        fpd_grow(&t->b, &t->cap_b, c->batch * l.stride_b * in_size) != FPD_OK ||
+    if (fpd_grow(&t->a, &t->cap_a, c->batch * l.stride_a * in_size + SPILL_ROOM) != FPD_OK ||
+        fpd_grow(&t->b, &t->cap_b, c->batch * l.stride_b * in_size + SPILL_ROOM) != FPD_OK ||
         fpd_grow(&t->bias, &t->cap_bias, (size_t)c->n * out_size) != FPD_OK)
         return FPD_ERR_NOMEM;
-    /* Each tensor's keys before its values, back to back: their Philox blocks are independent, so
-     * the CPU overlaps them (one alone is a dependent chain of about 20 ns, and a small check
-     * needs three to six). */
-    struct tensor_source bias = tensor_source(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0);
+    /* The bias's key before the first operands' (it overlaps with theirs a little) */
+    struct tensor_source bias = {0};
+    if (c->has_bias)
+        bias = tensor_source(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0);
     for (uint32_t b = 0; b < c->batch; b++) {
-        struct tensor_source src_a = tensor_source(&c->recipe, c->dt.in, FPD_STREAM_A, b);
-        struct tensor_source src_b = tensor_source(&c->recipe, c->dt.in, FPD_STREAM_B, b);
+        struct tensor_source src_a, src_b;
+        operand_sources(&c->recipe, c->dt.in, b, &src_a, &src_b);
         /* Keys are logical coordinates, so a transposed layout holds the very same values. */
         const char *given_a = d ? (const char *)d->a + (size_t)b * d->m * d->k * in_size : NULL;
         const char *given_b = d ? (const char *)d->b + (size_t)b * d->k * d->n * in_size : NULL;
@@ -551,6 +592,8 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         fill_matrix(c, &src_b, given_b, d ? d->n : 0, (char *)t->b + b * l.stride_b * in_size, l.b_rows, l.b_cols,
                     l.ldb, c->trans_b);
     }
+    if (!c->has_bias) /* nothing reads it */
+        return FPD_OK;
     if (d) {
         memcpy(t->bias, d->bias, (size_t)c->n * out_size);
         return FPD_OK;
@@ -558,6 +601,10 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
     double values[RUN_ROOM];
     for (uint32_t j = 0; j < c->n; j += RUN) {
         uint32_t count = c->n - j < RUN ? c->n - j : RUN;
+        if (c->dt.in == c->dt.out) {
+            store_source_values(&bias, 0, j, false, count, false, t->bias, j, 1);
+            continue;
+        }
         source_values(&bias, 0, j, false, count, values);
         for (uint32_t l = 0; l < count; l++) /* dt.in values, stored in dt.out */
             fpd_store(c->dt.out, t->bias, j + l, fpd_round(c->dt.in, values[l]));

@@ -28,7 +28,7 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi);
 /* The generated inputs of a case, in its storage layout. Padding holds NaN: a backend that
  * reads outside its matrix poisons its own output. Buffers grow and are reused across cases. */
 struct fpd_tensors {
-    void *a, *b, *bias; /* a, b in dt.in; bias (n values) in dt.out, holding dt.in values */
+    void *a, *b, *bias; /* a, b in dt.in; bias (n values, only with has_bias) in dt.out, holding dt.in values */
     size_t cap_a, cap_b, cap_bias;
 };
 

@@ -1,69 +1,126 @@
 /* rng.c — Philox4x32-10 and the ways fpdiv draws from it. */
 #include "rng.h"
 
+#include <string.h>
+
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
 #define PHILOX_W0 0x9E3779B9u /* golden ratio */
 #define PHILOX_W1 0xBB67AE85u /* sqrt(3) - 1 */
 
-static inline uint32_t mulhilo(uint32_t a, uint32_t b, uint32_t *hi)
+struct philox_state {
+    uint32_t x0, x1, x2, x3;
+};
+
+static inline __attribute__((always_inline)) void philox_round(struct philox_state *s, uint32_t k0, uint32_t k1)
 {
-    uint64_t p = (uint64_t)a * b;
-    *hi = (uint32_t)(p >> 32);
-    return (uint32_t)p;
+    uint64_t p0 = (uint64_t)PHILOX_M0 * s->x0, p1 = (uint64_t)PHILOX_M1 * s->x2;
+    uint32_t x0 = (uint32_t)(p1 >> 32) ^ s->x1 ^ k0, x2 = (uint32_t)(p0 >> 32) ^ s->x3 ^ k1;
+    *s = (struct philox_state){x0, (uint32_t)p1, x2, (uint32_t)p0};
+}
+
+static inline struct philox_state philox_load(const uint32_t ctr[4])
+{
+    return (struct philox_state){ctr[0], ctr[1], ctr[2], ctr[3]};
+}
+
+static inline void philox_store(const struct philox_state *s, uint32_t out[4])
+{
+    out[0] = s->x0, out[1] = s->x1, out[2] = s->x2, out[3] = s->x3;
 }
 
 void fpd_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
-    uint32_t x0 = ctr[0], x1 = ctr[1], x2 = ctr[2], x3 = ctr[3];
+    struct philox_state s = philox_load(ctr);
     uint32_t k0 = key[0], k1 = key[1];
-    for (int round = 0; round < 10; round++) {
-        uint32_t hi0, hi1;
-        uint32_t lo0 = mulhilo(PHILOX_M0, x0, &hi0);
-        uint32_t lo1 = mulhilo(PHILOX_M1, x2, &hi1);
-        x0 = hi1 ^ x1 ^ k0;
-        x1 = lo1;
-        x2 = hi0 ^ x3 ^ k1;
-        x3 = lo0;
-        k0 += PHILOX_W0;
-        k1 += PHILOX_W1;
-    }
-    out[0] = x0;
-    out[1] = x1;
-    out[2] = x2;
-    out[3] = x3;
+#pragma GCC unroll 10
+    for (int round = 0; round < 10; round++, k0 += PHILOX_W0, k1 += PHILOX_W1)
+        philox_round(&s, k0, k1);
+    philox_store(&s, out);
 }
+
+/* The two blocks' rounds interleaved and unrolled, so that the CPU runs the two dependent
+ * chains side by side (two calls back to back overlap far less: 42 ns against 24 for one). */
+void fpd_philox4x32_10_x2(const uint32_t ctr[2][4], const uint32_t key[2], uint32_t out[2][4])
+{
+    struct philox_state s = philox_load(ctr[0]), t = philox_load(ctr[1]);
+    uint32_t k0 = key[0], k1 = key[1];
+#pragma GCC unroll 10
+    for (int round = 0; round < 10; round++, k0 += PHILOX_W0, k1 += PHILOX_W1) {
+        philox_round(&s, k0, k1);
+        philox_round(&t, k0, k1);
+    }
+    philox_store(&s, out[0]);
+    philox_store(&t, out[1]);
+}
+
+static void element_counter(uint32_t index, unsigned stream, uint32_t batch, uint32_t row, uint32_t col,
+                            uint32_t ctr[4])
+{
+    ctr[0] = col, ctr[1] = row, ctr[2] = (batch & (FPD_RNG_MAX_BATCH - 1)) | ((uint32_t)stream << 24), ctr[3] = index;
+}
+
+static void seed_key(uint64_t seed, uint32_t key[2]) { key[0] = (uint32_t)seed, key[1] = (uint32_t)(seed >> 32); }
 
 void fpd_rng_element(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch, uint32_t row, uint32_t col,
                      uint32_t out[4])
 {
-    const uint32_t ctr[4] = {col, row, (batch & (FPD_RNG_MAX_BATCH - 1)) | ((uint32_t)stream << 24), index};
-    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    uint32_t ctr[4], key[2];
+    element_counter(index, stream, batch, row, col, ctr);
+    seed_key(seed, key);
     fpd_philox4x32_10(ctr, key, out);
 }
 
+/* Row and column 2^32 - 1 lie past any tensor's extent, so no element's generator-1 block is reused. */
 uint64_t fpd_rng_tensor_key(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch)
 {
-    /* Row and column 2^32 - 1 lie past any tensor's extent, so no element's generator-1 block is reused. */
     uint32_t out[4];
     fpd_rng_element(seed, index, stream, batch, UINT32_MAX, UINT32_MAX, out);
     return (uint64_t)out[1] << 32 | out[0];
 }
 
+void fpd_rng_tensor_keys2(uint64_t seed, uint32_t index, const unsigned stream[2], const uint32_t batch[2],
+                          uint64_t keys[2])
+{
+    uint32_t ctr[2][4], key[2], out[2][4];
+    for (int i = 0; i < 2; i++)
+        element_counter(index, stream[i], batch[i], UINT32_MAX, UINT32_MAX, ctr[i]);
+    seed_key(seed, key);
+    fpd_philox4x32_10_x2(ctr, key, out);
+    for (int i = 0; i < 2; i++)
+        keys[i] = (uint64_t)out[i][1] << 32 | out[i][0];
+}
+
 void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index)
 {
-    s->seed = seed;
-    s->index = index;
-    s->next = 0;
+    *s = (struct fpd_stream){.seed = seed, .index = index};
+}
+
+/* The first block alone (the parent draws only two words of a check's stream, to file it), then
+ * two at a time, side by side, for about the time of one. */
+static void refill(struct fpd_stream *s)
+{
+    uint32_t block = s->next / 4, key[2];
+    s->first = s->next;
+    if (block == 0) {
+        fpd_rng_element(s->seed, s->index, FPD_STREAM_CASE, 0, 0, block, s->words);
+        s->end = s->next + 4;
+        return;
+    }
+    uint32_t ctr[2][4], out[2][4];
+    element_counter(s->index, FPD_STREAM_CASE, 0, 0, block, ctr[0]);
+    element_counter(s->index, FPD_STREAM_CASE, 0, 0, block + 1, ctr[1]);
+    seed_key(s->seed, key);
+    fpd_philox4x32_10_x2(ctr, key, out);
+    memcpy(s->words, out, sizeof out);
+    s->end = s->next + 8;
 }
 
 uint32_t fpd_stream_u32(struct fpd_stream *s)
 {
-    uint32_t word = s->next % 4;
-    if (word == 0)
-        fpd_rng_element(s->seed, s->index, FPD_STREAM_CASE, 0, 0, s->next / 4, s->block);
-    s->next++;
-    return s->block[word];
+    if (s->next == s->end)
+        refill(s);
+    return s->words[s->next++ - s->first];
 }
 
 uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n)

@@ -13,6 +13,9 @@
 
 /* One Philox4x32-10 block: out = philox(ctr, key). */
 void fpd_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+/* Two blocks under one key, side by side: a block is a dependent chain, and two interleaved take
+ * about the time of one. */
+void fpd_philox4x32_10_x2(const uint32_t ctr[2][4], const uint32_t key[2], uint32_t out[2][4]);
 
 /* The tensor field of the counter: which stream a value belongs to (8 bits). */
 enum fpd_stream_id {
@@ -36,6 +39,9 @@ void fpd_rng_element(uint64_t seed, uint32_t index, unsigned stream, uint32_t ba
  * a row vectorize. Row r's columns are consecutive positions of the sequence, rows 2^32 apart,
  * and a tensor's key places it at an independent random offset. */
 uint64_t fpd_rng_tensor_key(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch);
+/* Two tensors' keys (stream[i], batch[i]) side by side. */
+void fpd_rng_tensor_keys2(uint64_t seed, uint32_t index, const unsigned stream[2], const uint32_t batch[2],
+                          uint64_t keys[2]);
 
 #define FPD_RNG_GAMMA 0x9e3779b97f4a7c15ull /* SplitMix64's increment: 2^64 / golden ratio, odd */
 
@@ -59,8 +65,10 @@ static inline uint64_t fpd_rng_bits64(uint64_t tensor_key, uint64_t position)
 struct fpd_stream {
     uint64_t seed;
     uint32_t index;
-    uint32_t next; /* draws taken so far */
-    uint32_t block[4];
+    uint32_t next;     /* draws taken so far */
+    uint32_t first;    /* the draw words[0] holds */
+    uint32_t end;      /* one past the last draw words holds */
+    uint32_t words[8]; /* one block or two */
 };
 
 void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index);

@@ -22,6 +22,32 @@ Test(rng, philox_known_answers)
         fpd_philox4x32_10(kat[i], kat[i] + 4, out);
         cr_expect(memcmp(out, kat[i] + 6, sizeof out) == 0, "vector %zu: %08x %08x %08x %08x", i, out[0], out[1],
                   out[2], out[3]);
+        /* two blocks side by side: the vector's, in either place, beside another counter's */
+        const uint32_t other[4] = {(uint32_t)i, 7, 0xdeadbeef, 3};
+        uint32_t other_out[4], pair[2][4];
+        fpd_philox4x32_10(other, kat[i] + 4, other_out);
+        for (int place = 0; place < 2; place++) {
+            uint32_t ctr[2][4];
+            memcpy(ctr[place], kat[i], sizeof ctr[0]);
+            memcpy(ctr[1 - place], other, sizeof ctr[0]);
+            fpd_philox4x32_10_x2(ctr, kat[i] + 4, pair);
+            cr_expect(memcmp(pair[place], kat[i] + 6, sizeof pair[0]) == 0, "vector %zu, x2 place %d", i, place);
+            cr_expect(memcmp(pair[1 - place], other_out, sizeof pair[0]) == 0, "vector %zu, x2 other", i);
+        }
+    }
+}
+
+/* Keys computed two at a time are the keys computed one at a time. */
+Test(rng, tensor_keys_in_pairs)
+{
+    const unsigned streams[][2] = {{FPD_STREAM_A, FPD_STREAM_B}, {FPD_STREAM_BIAS, FPD_STREAM_A | FPD_STREAM_SPECIAL}};
+    const uint32_t batches[][2] = {{0, 0}, {5, 1u << 20}};
+    for (int i = 0; i < 2; i++) {
+        uint64_t keys[2];
+        fpd_rng_tensor_keys2(0x0123456789abcdefull, 99, streams[i], batches[i], keys);
+        for (int j = 0; j < 2; j++)
+            cr_expect_eq(keys[j], fpd_rng_tensor_key(0x0123456789abcdefull, 99, streams[i][j], batches[i][j]),
+                         "pair %d, key %d", i, j);
     }
 }
 
@@ -216,7 +242,7 @@ Test(rng, data_does_not_depend_on_shape_or_layout)
 }
 
 /* Every element of a materialized rows x cols operand (stored as `type`) is the per-element
- * generator's value. */
+ * generator's value, and its stored rows' padding holds NaN. */
 static void expect_generated(const struct fpd_case *c, unsigned stream, const void *stored, enum fpd_dtype type, uint32_t rows,
                              uint32_t cols, size_t ld, bool transposed, int layout)
 {
@@ -228,6 +254,11 @@ static void expect_generated(const struct fpd_case *c, unsigned stream, const vo
                       "generator %u, %ux%u layout %d, stream %u: [%u][%u] = %a, want %a", c->recipe.generator, rows, cols,
                       layout, stream, i, j, got, want);
         }
+    uint32_t stored_rows = transposed ? cols : rows, stored_cols = transposed ? rows : cols;
+    for (uint32_t i = 0; i < stored_rows; i++)
+        for (size_t j = stored_cols; j < ld; j++)
+            cr_assert(isnan(fpd_load(type, stored, i * ld + j)), "generator %u, %ux%u layout %d, stream %u: padding [%u][%zu] = %a",
+                      c->recipe.generator, rows, cols, layout, stream, i, j, fpd_load(type, stored, i * ld + j));
 }
 
 /* Materialized operands hold exactly the per-element generator's values, for every generator,
@@ -249,6 +280,7 @@ Test(rng, materialized_values_are_the_elements_values)
             c.recipe.special_rate = layout == 2 ? 0.2 : 0;
             c.m = shapes[s][0], c.k = shapes[s][1], c.n = shapes[s][0];
             c.trans_a = layout & 1, c.trans_b = layout & 2, c.pad = layout == 3 ? 5 : layout == 4 ? 2 : 0;
+            c.has_bias = true;
             enum fpd_dtype out = inputs[layout] == FPD_F64 ? FPD_F64 : FPD_F32; /* holds the bias exactly */
             c.dt = (struct fpd_dtypes){inputs[layout], out, out};
             struct fpd_tensors t = {0};
