@@ -368,44 +368,47 @@ FPD_VECTOR_WIDTH_CLONES static void values_v3(enum fpd_dist d, enum fpd_dtype in
     }
 }
 
-/* The same values of a binary32 input rounded and stored at dst[0..count), from an even column
- * along a row (or any, down a column). One loop per distribution and direction, each compiled
- * with both constant: straight-line groups, no choice inside. With `spill`, the last group is
- * stored whole, up to LANES - 1 elements past count, which the caller overwrites afterwards: a
- * short row's tail through a buffer and a variable-length copy cost about as much as the row. */
+/* The values of a binary32 input rounded and stored at dst[0..count), from an even column along
+ * a row (or any, down a column). The last group is stored whole, up to LANES - 1 elements past
+ * count, which the caller overwrites afterwards: a short row's tail through a buffer and a
+ * variable-length copy cost about as much as the row. */
 static inline __attribute__((always_inline)) void run_v3_f32(enum fpd_dist d, bool down, uint64_t key, uint32_t row,
-                                                             uint32_t col, size_t count, bool spill, float *dst)
+                                                             uint32_t col, size_t count, float *dst)
 {
     int32_t raw[LANES];
-    float v[LANES];
-    size_t at = 0;
-    for (; at + LANES <= count; at += LANES) {
+    for (size_t at = 0; at < count; at += LANES) {
         group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw);
         floats_of_raw(d, raw, dst + at);
     }
-    if (at < count) {
-        group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw);
-        floats_of_raw(d, raw, spill ? dst + at : v);
-        if (!spill)
-            memcpy(dst + at, v, (count - at) * sizeof *v);
-    }
 }
 
-#define RUN_V3_F32(dist)                                                                                               \
-    (down ? run_v3_f32(dist, true, key, row, col, count, spill, dst)                                                   \
-          : run_v3_f32(dist, false, key, row, col, count, spill, dst))
+/* Stored rows in order, each whole before the next: a row's spill lands in its padding and the
+ * next row's start, both written afterwards (the last row's in the next batch entry's, or in
+ * SPILL_ROOM). */
+static inline __attribute__((always_inline)) void rows_v3_f32(enum fpd_dist d, bool transposed, uint64_t key,
+                                                              size_t rows, size_t cols, size_t ld, float *dst)
+{
+    for (size_t i = 0; i < rows; i++) /* a transposed operand's stored row runs down a logical column */
+        run_v3_f32(d, transposed, key, transposed ? 0 : (uint32_t)i, transposed ? (uint32_t)i : 0, cols, dst + i * ld);
+}
 
-FPD_VECTOR_WIDTH_CLONES static void values_v3_f32(enum fpd_dist d, uint64_t key, uint32_t row, uint32_t col, bool down,
-                                                  size_t count, bool spill, float *dst)
+#define ROWS_V3_F32(dist)                                                                                              \
+    (transposed ? rows_v3_f32(dist, true, key, rows, cols, ld, dst) : rows_v3_f32(dist, false, key, rows, cols, ld, dst))
+
+/* Every stored row of a binary32 operand under generator 3 (without specials), in one call: one
+ * loop per distribution and direction, each compiled with both constant, straight-line groups
+ * without a choice inside, and no call per row (a short row costs little more than the call). */
+FPD_VECTOR_WIDTH_CLONES static void fill_v3_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld,
+                                                bool transposed, float *dst)
 {
     switch (d) {
-    case FPD_DIST_NORMAL: RUN_V3_F32(FPD_DIST_NORMAL); break;
-    case FPD_DIST_UNIFORM: RUN_V3_F32(FPD_DIST_UNIFORM); break;
-    case FPD_DIST_INT: RUN_V3_F32(FPD_DIST_INT); break;
-    default: RUN_V3_F32(FPD_DIST_WIDE);
+    case FPD_DIST_NORMAL: ROWS_V3_F32(FPD_DIST_NORMAL); break;
+    case FPD_DIST_UNIFORM: ROWS_V3_F32(FPD_DIST_UNIFORM); break;
+    case FPD_DIST_INT: ROWS_V3_F32(FPD_DIST_INT); break;
+    default: ROWS_V3_F32(FPD_DIST_WIDE);
     }
 }
-#undef RUN_V3_F32
+#undef ROWS_V3_F32
 
 /* Which generator's definition gives an element its value: generator 3 draws binary64 inputs as
  * generator 2 does. */
@@ -441,21 +444,14 @@ static void source_values(const struct tensor_source *s, uint32_t row, uint32_t 
 }
 
 /* The elements of source_values stored, each rounded once (RNE), at dst + at, at + stride, ...:
- * binary32 straight from the registers where it can be. `spill` as for run_v3_f32. */
+ * binary32 straight from the registers where it can be. */
 static void store_source_values(const struct tensor_source *s, uint32_t row, uint32_t col, bool down, size_t count,
-                                bool spill, void *dst, size_t at, size_t stride)
+                                void *dst, size_t at, size_t stride)
 {
-    const unsigned generator = value_generator(s);
-    if (s->in == FPD_F32 && stride == 1 && !specials_wanted(s->recipe)) {
-        if (generator == 2) {
-            values_v2_f32(s->recipe->dist, s->key, fpd_rng_position(row, col), down ? fpd_rng_position(1, 0) : 1,
-                          count, (float *)dst + at);
-            return;
-        }
-        if (generator == 3 && (down || col % 2 == 0)) { /* runs along a row start at multiples of RUN */
-            values_v3_f32(s->recipe->dist, s->key, row, col, down, count, spill, (float *)dst + at);
-            return;
-        }
+    if (s->in == FPD_F32 && stride == 1 && !specials_wanted(s->recipe) && value_generator(s) == 2) {
+        values_v2_f32(s->recipe->dist, s->key, fpd_rng_position(row, col), down ? fpd_rng_position(1, 0) : 1, count,
+                      (float *)dst + at);
+        return;
     }
     double values[RUN_ROOM];
     source_values(s, row, col, down, count, values);
@@ -520,6 +516,12 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
 /* Room past a tensor's last element for the spill of its last stored row (run_v3_f32). */
 #define SPILL_ROOM ((LANES - 1) * sizeof(float))
 
+/* Whether a tensor's stored rows come from fill_v3_f32. */
+static bool fills_v3_f32(const struct tensor_source *s)
+{
+    return s->in == FPD_F32 && value_generator(s) == 3 && !specials_wanted(s->recipe);
+}
+
 /* A stored matrix's generated values (its padding aside). Runs go along the stored rows,
  * contiguous stores, unless going down the columns computes less than half the lanes (a k x 1
  * operand along its rows would compute LANES values per element kept): a strided store costs
@@ -529,21 +531,25 @@ static void fill_generated(const struct tensor_source *src, void *dst, size_t ro
                            bool transposed)
 {
     bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
+    if (fills_v3_f32(src) && (!down_columns || ld == 1)) {
+        if (down_columns) /* one unpadded column is one stored row of the other orientation */
+            fill_v3_f32(src->recipe->dist, src->key, 1, rows, rows, !transposed, dst);
+        else
+            fill_v3_f32(src->recipe->dist, src->key, rows, cols, ld, transposed, dst);
+        return;
+    }
     if (!down_columns) {
-        /* Stored rows in order, each whole before the next: a row's spill past its end lands in
-         * its padding and the next row's start, both written afterwards (the last row's in the
-         * next batch entry's, or in SPILL_ROOM). */
         for (size_t i = 0; i < rows; i++)
             for (size_t at = 0; at < cols; at += RUN)
                 store_source_values(src, (uint32_t)(transposed ? at : i), (uint32_t)(transposed ? i : at), transposed,
-                                    cols - at < RUN ? cols - at : RUN, true, dst, i * ld + at, 1);
+                                    cols - at < RUN ? cols - at : RUN, dst, i * ld + at, 1);
         return;
     }
     /* band by band, so that runs down the columns keep their band of rows in cache */
     for (size_t at = 0; at < rows; at += RUN)
         for (size_t j = 0; j < cols; j++)
             store_source_values(src, (uint32_t)(transposed ? j : at), (uint32_t)(transposed ? at : j), !transposed,
-                                rows - at < RUN ? rows - at : RUN, false, dst, at * ld + j, ld);
+                                rows - at < RUN ? rows - at : RUN, dst, at * ld + j, ld);
 }
 
 /* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
@@ -575,7 +581,7 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
     size_t in_size = fpd_dtype_info(c->dt.in)->size, out_size = fpd_dtype_info(c->dt.out)->size;
     if (fpd_grow(&t->a, &t->cap_a, c->batch * l.stride_a * in_size + SPILL_ROOM) != FPD_OK ||
         fpd_grow(&t->b, &t->cap_b, c->batch * l.stride_b * in_size + SPILL_ROOM) != FPD_OK ||
-        fpd_grow(&t->bias, &t->cap_bias, (size_t)c->n * out_size) != FPD_OK)
+        fpd_grow(&t->bias, &t->cap_bias, (size_t)c->n * out_size + SPILL_ROOM) != FPD_OK)
         return FPD_ERR_NOMEM;
     /* The bias's key before the first operands' (it overlaps with theirs a little) */
     struct tensor_source bias = {0};
@@ -598,11 +604,15 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         memcpy(t->bias, d->bias, (size_t)c->n * out_size);
         return FPD_OK;
     }
+    if (c->dt.out == FPD_F32 && fills_v3_f32(&bias)) {
+        fill_v3_f32(bias.recipe->dist, bias.key, 1, c->n, c->n, false, t->bias);
+        return FPD_OK;
+    }
     double values[RUN_ROOM];
     for (uint32_t j = 0; j < c->n; j += RUN) {
         uint32_t count = c->n - j < RUN ? c->n - j : RUN;
         if (c->dt.in == c->dt.out) {
-            store_source_values(&bias, 0, j, false, count, false, t->bias, j, 1);
+            store_source_values(&bias, 0, j, false, count, t->bias, j, 1);
             continue;
         }
         source_values(&bias, 0, j, false, count, values);

@@ -47,6 +47,7 @@ int main(int argc, char **argv)
         }
         c.trans_a = shapes[s].trans_a, c.trans_b = shapes[s].trans_b, c.pad = shapes[s].pad;
         c.dt = (struct fpd_dtypes){FPD_F32, FPD_F32, FPD_F32};
+        c.has_bias = true; /* a case without one generates none */
         double elements = (double)c.batch * ((double)c.m * c.k + (double)c.k * c.n) + c.n;
         printf("  %-16s %c%c    %4u %9.0f", shapes[s].text, c.trans_a ? 'T' : 'N', c.trans_b ? 'T' : 'N', c.pad,
                elements);
