@@ -392,23 +392,46 @@ static inline __attribute__((always_inline)) void rows_v3_f32(enum fpd_dist d, b
         run_v3_f32(d, transposed, key, transposed ? 0 : (uint32_t)i, transposed ? (uint32_t)i : 0, cols, dst + i * ld);
 }
 
-#define ROWS_V3_F32(dist)                                                                                              \
-    (transposed ? rows_v3_f32(dist, true, key, rows, cols, ld, dst) : rows_v3_f32(dist, false, key, rows, cols, ld, dst))
+/* Down the stored columns, band by band of RUN rows, so that the band stays in cache; each group
+ * stored element by element, ld apart. */
+static inline __attribute__((always_inline)) void columns_v3_f32(enum fpd_dist d, bool transposed, uint64_t key,
+                                                                 size_t rows, size_t cols, size_t ld, float *dst)
+{
+    int32_t raw[LANES];
+    float v[LANES];
+    for (size_t band = 0; band < rows; band += RUN)
+        for (size_t j = 0; j < cols; j++)
+            for (size_t at = band; at < rows && at < band + RUN; at += LANES) {
+                /* a transposed operand's stored column runs along a logical row */
+                group_v3_at(d, wide_binades[FPD_F32], key, transposed ? (uint32_t)j : 0, transposed ? 0 : (uint32_t)j,
+                            !transposed, at, raw);
+                floats_of_raw(d, raw, v);
+                for (size_t l = 0; l < LANES && at + l < rows; l++)
+                    dst[(at + l) * ld + j] = v[l];
+            }
+}
 
-/* Every stored row of a binary32 operand under generator 3 (without specials), in one call: one
- * loop per distribution and direction, each compiled with both constant, straight-line groups
- * without a choice inside, and no call per row (a short row costs little more than the call). */
+#define FILL_V3_F32(dist)                                                                                              \
+    (down_columns ? (transposed ? columns_v3_f32(dist, true, key, rows, cols, ld, dst)                                 \
+                                : columns_v3_f32(dist, false, key, rows, cols, ld, dst))                               \
+                  : (transposed ? rows_v3_f32(dist, true, key, rows, cols, ld, dst)                                    \
+                                : rows_v3_f32(dist, false, key, rows, cols, ld, dst)))
+
+/* Every element of a stored binary32 operand under generator 3 (without specials), in one call:
+ * one loop per distribution, direction and orientation, each compiled with all three constant,
+ * straight-line groups without a choice inside, and no call per row (a short row costs little
+ * more than the call). */
 FPD_VECTOR_WIDTH_CLONES static void fill_v3_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld,
-                                                bool transposed, float *dst)
+                                                bool transposed, bool down_columns, float *dst)
 {
     switch (d) {
-    case FPD_DIST_NORMAL: ROWS_V3_F32(FPD_DIST_NORMAL); break;
-    case FPD_DIST_UNIFORM: ROWS_V3_F32(FPD_DIST_UNIFORM); break;
-    case FPD_DIST_INT: ROWS_V3_F32(FPD_DIST_INT); break;
-    default: ROWS_V3_F32(FPD_DIST_WIDE);
+    case FPD_DIST_NORMAL: FILL_V3_F32(FPD_DIST_NORMAL); break;
+    case FPD_DIST_UNIFORM: FILL_V3_F32(FPD_DIST_UNIFORM); break;
+    case FPD_DIST_INT: FILL_V3_F32(FPD_DIST_INT); break;
+    default: FILL_V3_F32(FPD_DIST_WIDE);
     }
 }
-#undef ROWS_V3_F32
+#undef FILL_V3_F32
 
 /* Which generator's definition gives an element its value: generator 3 draws binary64 inputs as
  * generator 2 does. */
@@ -531,11 +554,11 @@ static void fill_generated(const struct tensor_source *src, void *dst, size_t ro
                            bool transposed)
 {
     bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
-    if (fills_v3_f32(src) && (!down_columns || ld == 1)) {
-        if (down_columns) /* one unpadded column is one stored row of the other orientation */
-            fill_v3_f32(src->recipe->dist, src->key, 1, rows, rows, !transposed, dst);
+    if (fills_v3_f32(src)) {
+        if (down_columns && ld == 1) /* one unpadded column is one stored row of the other orientation */
+            fill_v3_f32(src->recipe->dist, src->key, 1, rows, rows, !transposed, false, dst);
         else
-            fill_v3_f32(src->recipe->dist, src->key, rows, cols, ld, transposed, dst);
+            fill_v3_f32(src->recipe->dist, src->key, rows, cols, ld, transposed, down_columns, dst);
         return;
     }
     if (!down_columns) {
@@ -605,7 +628,7 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         return FPD_OK;
     }
     if (c->dt.out == FPD_F32 && fills_v3_f32(&bias)) {
-        fill_v3_f32(bias.recipe->dist, bias.key, 1, c->n, c->n, false, t->bias);
+        fill_v3_f32(bias.recipe->dist, bias.key, 1, c->n, c->n, false, false, t->bias);
         return FPD_OK;
     }
     double values[RUN_ROOM];

@@ -98,7 +98,7 @@ void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index)
 
 /* The first block alone (the parent draws only two words of a check's stream, to file it), then
  * two at a time, side by side, for about the time of one. */
-static void refill(struct fpd_stream *s)
+void fpd_stream_refill(struct fpd_stream *s)
 {
     uint32_t block = s->next / 4, key[2];
     s->first = s->next;
@@ -114,27 +114,6 @@ static void refill(struct fpd_stream *s)
     fpd_philox4x32_10_x2(ctr, key, out);
     memcpy(s->words, out, sizeof out);
     s->end = s->next + 8;
-}
-
-uint32_t fpd_stream_u32(struct fpd_stream *s)
-{
-    if (s->next == s->end)
-        refill(s);
-    return s->words[s->next++ - s->first];
-}
-
-uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n)
-{
-    uint64_t m = (uint64_t)fpd_stream_u32(s) * n;
-    uint32_t low = (uint32_t)m;
-    if (low < n) {
-        uint32_t threshold = (uint32_t)(-n) % n;
-        while (low < threshold) {
-            m = (uint64_t)fpd_stream_u32(s) * n;
-            low = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
 }
 
 int fpd_stream_chance(struct fpd_stream *s, uint32_t num, uint32_t den) { return fpd_stream_below(s, den) < num; }
