@@ -381,6 +381,8 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
         if (res->exact.beyond && res->verdict < FPD_BOUND)
             res->verdict = FPD_BOUND;
     }
+    if (res->metrics.identical && !(chk->unhashed_same && res->verdict == FPD_SAME))
+        fpd_compare_hash_identical(c->dt.out, out_a, count, &res->metrics);
     size_t w = res->metrics.worst, per_batch = (size_t)cmp->rows.len * cmp->cols.len;
     res->worst_batch = cmp->batch.start + (uint32_t)(w / per_batch);
     res->worst_row = cmp->rows.start + (uint32_t)(w % per_batch / cmp->cols.len);

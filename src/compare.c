@@ -284,17 +284,22 @@ void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t cou
 {
     size_t bytes = count * fpd_dtype_info(t)->size;
     *m = (struct fpd_metrics){.count = count};
-    m->hash_a = XXH3_64bits(a, bytes);
     if (memcmp(a, b, bytes) == 0) {
-        m->hash_b = m->hash_a; /* the same bytes: hashing them again would cost a pass over memory */
+        m->identical = true;
         return;
     }
+    m->hash_a = XXH3_64bits(a, bytes);
     m->hash_b = XXH3_64bits(b, bytes);
     if ((unsigned)t >= FPD_DTYPE_COUNT)
         return;
     by_type[t].differing(a, b, count, m);
     m->worst_bits_a = fpd_bits(t, a, m->worst);
     m->worst_bits_b = fpd_bits(t, b, m->worst);
+}
+
+void fpd_compare_hash_identical(enum fpd_dtype t, const void *a, size_t count, struct fpd_metrics *m)
+{
+    m->hash_a = m->hash_b = XXH3_64bits(a, count * fpd_dtype_info(t)->size); /* once for both */
 }
 
 void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,

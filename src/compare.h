@@ -35,7 +35,8 @@ struct fpd_metrics {
     double ratio;              /* max |a-b| / (2 bound) over finite elements; 0 when nothing differs */
     size_t worst;              /* flat index of the worst element: by ratio when bounded, else by ulp */
     uint64_t worst_bits_a, worst_bits_b;
-    uint64_t hash_a, hash_b;   /* XXH3-64 of each output's bytes */
+    bool identical;            /* the outputs' bytes are equal */
+    uint64_t hash_a, hash_b;   /* XXH3-64 of each output's bytes (identical ones: fpd_compare_hash_identical) */
 };
 
 /* What the bound needs to know about the computation. */
@@ -62,8 +63,11 @@ static inline double fpd_bound_element(const struct fpd_bound_model *bm, double 
     return rounding + intermediate + underflow;
 }
 
-/* Phase 1, always: hashes, difference counts and sizes. Resets *m. */
+/* Phase 1, always: difference counts and sizes, and the hashes of outputs that differ. Resets *m. */
 void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m);
+/* The hashes of identical outputs, which phase 1 leaves for whoever reads them (a pass over memory
+ * that a campaign's same checks do not need). */
+void fpd_compare_hash_identical(enum fpd_dtype t, const void *a, size_t count, struct fpd_metrics *m);
 /* Phase 2, when something differs: the ratio against the bound, given g for every element. */
 void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
                        const struct fpd_bound_model *bm, struct fpd_metrics *m);

@@ -106,6 +106,13 @@ cmp -s "$tmp/a" "$tmp/b" && pass "same seed, same checks" || fail "fuzz reproduc
 run "fuzz, one worker" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32 --json --jobs 1 &&
     grep '"type":"check"' "$tmp/out" | sort >"$tmp/c"
 cmp -s "$tmp/a" "$tmp/c" && pass "two workers run exactly the checks of one" || fail "workers" "--jobs 2 and --jobs 1 differ"
+# Without --json a campaign leaves a same check's identical outputs unhashed; with it, each is
+# hashed, as `check` hashes it on its own.
+same_line=$(grep -m1 '"verdict":"same"' "$tmp/fuzz1.jsonl")
+same_hash=$(python3 -c 'import json,sys; o=json.loads(sys.argv[1]); print(o["hash_a"] if o["hash_a"] == o["hash_b"] else "differ")' "$same_line")
+rerun=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["reproduce"])' "$same_line")
+out=$(${rerun/fpdiv/$FPDIV} 2>&1)
+expect "a same check's hashes in fuzz --json are those check prints" "$out" "hashes +A $same_hash +B $same_hash"
 # case i alone: its reproduce command gives the same output hashes
 line=$(grep '"type":"check"' "$tmp/fuzz1.jsonl" | sed -n 37p)
 cmd=$(json_field reproduce <<<"$line")

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "compare.h"
 #include "dtype.h"
@@ -32,7 +33,21 @@ Test(compare, identical_is_same)
     struct fpd_metrics m;
     cr_expect_eq(judge(a, b, g, 4, &m), FPD_SAME);
     cr_expect_eq(m.diff, 0);
-    cr_expect_eq(m.hash_a, m.hash_b);
+    cr_expect(m.identical);
+    fpd_compare_hash_identical(FPD_F32, a, 4, &m); /* left to whoever reads them */
+    cr_expect_eq(m.hash_a, XXH3_64bits(a, sizeof a));
+    cr_expect_eq(m.hash_b, m.hash_a);
+}
+
+Test(compare, differing_outputs_are_hashed_each)
+{
+    float a[] = {1, -2, 0, 3.5f}, b[] = {1, -2, 0, nextafterf(3.5f, 4)};
+    double g[] = {10, 10, 10, 10};
+    struct fpd_metrics m;
+    cr_expect_eq(judge(a, b, g, 4, &m), FPD_REORDER);
+    cr_expect(!m.identical);
+    cr_expect_eq(m.hash_a, XXH3_64bits(a, sizeof a));
+    cr_expect_eq(m.hash_b, XXH3_64bits(b, sizeof b));
 }
 
 Test(compare, one_ulp_is_reorder)
