@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../kernels/cpu/clones.h"
 #include "dtype.h"
 #include "scratch.h"
 #include "clock.h"
@@ -86,27 +87,31 @@ static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, siz
     return all_canary(c + batch * rows * ldc * es, ldc * es);
 }
 
-/* c += bias over a row, keeping c's NaN when both are NaN, as a scalar x86 addition does: which
- * NaN comes out of NaN + NaN depends on the operands' order, which vectorized code may swap, and
- * outputs are hashed bit for bit. The choice is made on the bits, as a mask (c is a NaN when its
- * magnitude bits exceed Inf's; kept quieted, like the addition would), so the loop still
- * vectorizes. */
-#define ADD_ROW(name, T, U, MAGNITUDE, INF, QUIET)                                                  \
-    static void name(T *restrict c, const T *restrict bias, size_t n)                              \
+/* c += bias over each of `rows` rows, keeping c's NaN when both are NaN, as a scalar x86 addition
+ * does: which NaN comes out of NaN + NaN depends on the operands' order, which vectorized code may
+ * swap, and outputs are hashed bit for bit. The choice is made on the bits, as a mask (c is a NaN
+ * when its magnitude bits exceed Inf's; kept quieted, like the addition would), so the loop still
+ * vectorizes, in the widest vectors the CPU has. */
+#define ADD_ROWS(name, T, U, MAGNITUDE, INF, QUIET)                                                 \
+    FPD_VECTOR_WIDTH_CLONES static void name(T *c, const T *restrict bias, size_t rows, size_t n,   \
+                                             size_t ldc)                                            \
     {                                                                                              \
-        for (size_t j = 0; j < n; j++) {                                                           \
-            T sum = c[j] + bias[j];                                                                \
-            U own, out;                                                                            \
-            memcpy(&own, &c[j], sizeof own);                                                       \
-            memcpy(&out, &sum, sizeof out);                                                        \
-            U keep = -(U)((own & (MAGNITUDE)) > (INF));                                            \
-            out = (keep & (own | (QUIET))) | (~keep & out);                                        \
-            memcpy(&c[j], &out, sizeof out);                                                       \
+        for (size_t i = 0; i < rows; i++) {                                                        \
+            T *restrict row = c + i * ldc;                                                         \
+            for (size_t j = 0; j < n; j++) {                                                       \
+                T sum = row[j] + bias[j];                                                          \
+                U own, out;                                                                        \
+                memcpy(&own, &row[j], sizeof own);                                                 \
+                memcpy(&out, &sum, sizeof out);                                                    \
+                U keep = -(U)((own & (MAGNITUDE)) > (INF));                                        \
+                out = (keep & (own | (QUIET))) | (~keep & out);                                    \
+                memcpy(&row[j], &out, sizeof out);                                                 \
+            }                                                                                      \
         }                                                                                          \
     }
-ADD_ROW(add_row_f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x00400000u)
-ADD_ROW(add_row_f64, double, uint64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u, 0x0008000000000000u)
-#undef ADD_ROW
+ADD_ROWS(add_rows_f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x00400000u)
+ADD_ROWS(add_rows_f64, double, uint64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u, 0x0008000000000000u)
+#undef ADD_ROWS
 
 static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc,
                            const void *bias)
@@ -114,14 +119,13 @@ static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows,
     /* c + bias rounded to binary64 and then to t is the correctly rounded sum in t: binary64 has
      * at least 2p+2 bits for every narrower t (Figueroa), and for f64 it is the one rounding. The
      * native types add in their own arithmetic, which is that same correctly rounded sum. */
-    for (size_t i = 0; i < batch * rows; i++) {
-        switch (t) {
-        case FPD_F64: add_row_f64((double *)c + i * ldc, bias, n); break;
-        case FPD_F32: add_row_f32((float *)c + i * ldc, bias, n); break;
-        default:
+    switch (t) {
+    case FPD_F64: add_rows_f64(c, bias, batch * rows, n, ldc); break;
+    case FPD_F32: add_rows_f32(c, bias, batch * rows, n, ldc); break;
+    default:
+        for (size_t i = 0; i < batch * rows; i++)
             for (size_t j = 0; j < n; j++)
                 fpd_store(t, c, i * ldc + j, fpd_load(t, c, i * ldc + j) + fpd_load(t, bias, j));
-        }
     }
 }
 
