@@ -606,10 +606,6 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         fpd_grow(&t->b, &t->cap_b, c->batch * l.stride_b * in_size + SPILL_ROOM) != FPD_OK ||
         fpd_grow(&t->bias, &t->cap_bias, (size_t)c->n * out_size + SPILL_ROOM) != FPD_OK)
         return FPD_ERR_NOMEM;
-    /* The bias's key before the first operands' (it overlaps with theirs a little) */
-    struct tensor_source bias = {0};
-    if (c->has_bias)
-        bias = tensor_source(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0);
     for (uint32_t b = 0; b < c->batch; b++) {
         struct tensor_source src_a, src_b;
         operand_sources(&c->recipe, c->dt.in, b, &src_a, &src_b);
@@ -627,17 +623,14 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
         memcpy(t->bias, d->bias, (size_t)c->n * out_size);
         return FPD_OK;
     }
-    if (c->dt.out == FPD_F32 && fills_v3_f32(&bias)) {
-        fill_v3_f32(bias.recipe->dist, bias.key, 1, c->n, c->n, false, false, t->bias);
+    struct tensor_source bias = tensor_source(&c->recipe, c->dt.in, FPD_STREAM_BIAS, 0);
+    if (c->dt.in == c->dt.out) { /* a stored row of n (SPILL_ROOM after it) */
+        fill_generated(&bias, t->bias, 1, c->n, c->n, false);
         return FPD_OK;
     }
     double values[RUN_ROOM];
     for (uint32_t j = 0; j < c->n; j += RUN) {
         uint32_t count = c->n - j < RUN ? c->n - j : RUN;
-        if (c->dt.in == c->dt.out) {
-            store_source_values(&bias, 0, j, false, count, t->bias, j, 1);
-            continue;
-        }
         source_values(&bias, 0, j, false, count, values);
         for (uint32_t l = 0; l < count; l++) /* dt.in values, stored in dt.out */
             fpd_store(c->dt.out, t->bias, j + l, fpd_round(c->dt.in, values[l]));

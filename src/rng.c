@@ -40,7 +40,7 @@ void fpd_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
 }
 
 /* The two blocks' rounds interleaved and unrolled, so that the CPU runs the two dependent
- * chains side by side (two calls back to back overlap far less: 42 ns against 24 for one). */
+ * chains side by side (two calls back to back overlap far less: BENCHMARKS.md, Generation). */
 void fpd_philox4x32_10_x2(const uint32_t ctr[2][4], const uint32_t key[2], uint32_t out[2][4])
 {
     struct philox_state s = philox_load(ctr[0]), t = philox_load(ctr[1]);
@@ -71,12 +71,15 @@ void fpd_rng_element(uint64_t seed, uint32_t index, unsigned stream, uint32_t ba
     fpd_philox4x32_10(ctr, key, out);
 }
 
-/* Row and column 2^32 - 1 lie past any tensor's extent, so no element's generator-1 block is reused. */
+/* A tensor's key: the first two words of its block at row and column 2^32 - 1, which lie past any
+ * tensor's extent, so that no element's generator-1 block is reused. */
+static uint64_t key_of_block(const uint32_t block[4]) { return (uint64_t)block[1] << 32 | block[0]; }
+
 uint64_t fpd_rng_tensor_key(uint64_t seed, uint32_t index, unsigned stream, uint32_t batch)
 {
     uint32_t out[4];
     fpd_rng_element(seed, index, stream, batch, UINT32_MAX, UINT32_MAX, out);
-    return (uint64_t)out[1] << 32 | out[0];
+    return key_of_block(out);
 }
 
 void fpd_rng_tensor_keys2(uint64_t seed, uint32_t index, const unsigned stream[2], const uint32_t batch[2],
@@ -88,7 +91,7 @@ void fpd_rng_tensor_keys2(uint64_t seed, uint32_t index, const unsigned stream[2
     seed_key(seed, key);
     fpd_philox4x32_10_x2(ctr, key, out);
     for (int i = 0; i < 2; i++)
-        keys[i] = (uint64_t)out[i][1] << 32 | out[i][0];
+        keys[i] = key_of_block(out[i]);
 }
 
 void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index)
@@ -98,7 +101,7 @@ void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index)
 
 /* The first block alone (the parent draws only two words of a check's stream, to file it), then
  * two at a time, side by side, for about the time of one. */
-void fpd_stream_refill(struct fpd_stream *s)
+static void refill(struct fpd_stream *s)
 {
     uint32_t block = s->next / 4, key[2];
     s->first = s->next;
@@ -114,6 +117,27 @@ void fpd_stream_refill(struct fpd_stream *s)
     fpd_philox4x32_10_x2(ctr, key, out);
     memcpy(s->words, out, sizeof out);
     s->end = s->next + 8;
+}
+
+uint32_t fpd_stream_u32(struct fpd_stream *s)
+{
+    if (s->next == s->end)
+        refill(s);
+    return s->words[s->next++ - s->first];
+}
+
+uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n)
+{
+    uint64_t m = (uint64_t)fpd_stream_u32(s) * n;
+    uint32_t low = (uint32_t)m;
+    if (low < n) {
+        uint32_t threshold = (uint32_t)(-n) % n;
+        while (low < threshold) {
+            m = (uint64_t)fpd_stream_u32(s) * n;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
 }
 
 int fpd_stream_chance(struct fpd_stream *s, uint32_t num, uint32_t den) { return fpd_stream_below(s, den) < num; }

@@ -72,31 +72,9 @@ struct fpd_stream {
 };
 
 void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index);
-void fpd_stream_refill(struct fpd_stream *s);
-
-/* Inline: a plan takes some twenty draws, and a call each cost more than taking the word. */
-static inline uint32_t fpd_stream_u32(struct fpd_stream *s)
-{
-    if (s->next == s->end)
-        fpd_stream_refill(s);
-    return s->words[s->next++ - s->first];
-}
-
+uint32_t fpd_stream_u32(struct fpd_stream *s);
 /* Uniform in [0, n), n > 0, without modulo bias (Lemire's multiply-and-reject). */
-static inline uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n)
-{
-    uint64_t m = (uint64_t)fpd_stream_u32(s) * n;
-    uint32_t low = (uint32_t)m;
-    if (low < n) {
-        uint32_t threshold = (uint32_t)(-n) % n;
-        while (low < threshold) {
-            m = (uint64_t)fpd_stream_u32(s) * n;
-            low = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
+uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n);
 /* True with probability num/den. */
 int fpd_stream_chance(struct fpd_stream *s, uint32_t num, uint32_t den);
 
