@@ -125,11 +125,6 @@ static void set_defaults(struct fpd_campaign_config *cfg)
     for (size_t i = 0; i < fpd_relation_count; i++)
         if (fpd_relation_table[i].default_campaign)
             cfg->relations[cfg->n_relations++] = &fpd_relation_table[i];
-    for (size_t i = 0; i < fpd_registry_count() && cfg->n_backends < FPD_MAX_BACKENDS; i++) {
-        struct fpd_backend_slot *s = fpd_registry_at(i);
-        if (s->impl->kind != FPD_KIND_TEST && fpd_backend_acquire(s) == FPD_OK)
-            cfg->backends[cfg->n_backends++] = s;
-    }
     static const enum fpd_dtype inputs[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
     char why[128];
     for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
@@ -139,11 +134,22 @@ static void set_defaults(struct fpd_campaign_config *cfg)
         cfg->dists[cfg->n_dists++] = dists[i];
 }
 
+/* Every backend that opens, but for test backends. Chosen only when --backends is not given:
+ * opening them all loads the CUDA plugin and its libraries (0.1 s here) and makes a GPU context. */
+static void default_backends(struct fpd_campaign_config *cfg)
+{
+    for (size_t i = 0; i < fpd_registry_count() && cfg->n_backends < FPD_MAX_BACKENDS; i++) {
+        struct fpd_backend_slot *s = fpd_registry_at(i);
+        if (s->impl->kind != FPD_KIND_TEST && fpd_backend_acquire(s) == FPD_OK)
+            cfg->backends[cfg->n_backends++] = s;
+    }
+}
+
 static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct fuzz_options *o, char *why,
                  size_t why_size)
 {
     uint64_t u;
-    bool cases_given = false;
+    bool cases_given = false, backends_given = false;
     int opt, rc = FPD_OK;
     while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
@@ -161,6 +167,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             break;
         case OPT_BACKENDS:
             rc = fpd_cli_backends(optarg, cfg->backends, FPD_MAX_BACKENDS, &cfg->n_backends, why, why_size);
+            backends_given = true;
             break;
         case OPT_DTYPES: rc = fpd_cli_dtypes(optarg, cfg->dtypes, FPD_MAX_LIST, &cfg->n_dtypes, why, why_size); break;
         case OPT_DISTS: rc = fpd_cli_dists(optarg, cfg->dists, FPD_DIST_COUNT, &cfg->n_dists, why, why_size); break;
@@ -221,6 +228,8 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         o->cases = o->seconds > 0 ? 1ull << 32 : 1000;
     if (!o->seed_given)
         cfg->seed = random_seed();
+    if (!backends_given)
+        default_backends(cfg);
     for (size_t i = 0; i < cfg->n_backends; i++)
         if (fpd_backend_acquire(cfg->backends[i]) != FPD_OK) {
             snprintf(why, why_size, "backend %s is unavailable: %s", cfg->backends[i]->impl->name,

@@ -412,6 +412,11 @@ if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ]; then
             run "naming a GPU backend over a hanging driver" 2 timeout 60 $FPDIV fuzz --no-corpus --cases 5 \
             --backends openblas,cublas &&
             expect "is refused, with the reason" "$err" "backend cublas is unavailable: the CUDA device probe failed"
+        # a probe that would outlast the test's own deadline: a campaign naming only CPU backends never starts it
+        FAKE_CUDA_DRIVER=hang FPDIV_CUDA_PROBE_TIMEOUT=100000 LD_LIBRARY_PATH=$driver \
+            run "a campaign naming only CPU backends over a hanging driver" 0 timeout 60 $FPDIV fuzz --no-corpus \
+            --seed 2 --cases 20 --max-dim 16 --backends openblas,blocked &&
+            expect "runs without probing the GPU" "$out" '^20 checks in'
         FPDIV_CUDA_PROBE_TIMEOUT=soon run "a probe deadline that is not a number" 0 $FPDIV list &&
             expect "makes the GPU backends unavailable, saying so" "$out" \
                 "why: FPDIV_CUDA_PROBE_TIMEOUT is 'soon', not a number of seconds"
