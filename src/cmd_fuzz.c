@@ -547,7 +547,8 @@ static int fuzz_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     struct fuzz_run *run = ctx;
     struct fpd_check chk;
     fpd_campaign_plan(&run->cp, index, &chk);
-    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
+    struct fpd_worker_msg m; /* not zeroed first: fpd_check_run writes the whole result */
+    m.type = FPD_MSG_RESULT, m.index = index;
     uint64_t gemm_before = run->ck.gemm_ticks;
     if (fpd_check_run(&run->ck, &chk, &m.res) != FPD_OK)
         return FPD_ERR_INTERNAL;

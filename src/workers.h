@@ -23,12 +23,17 @@
 /* FPD_MSG_END: the worker leaves normally (indices, time or a stop request ran out). */
 enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SAVED, FPD_MSG_END };
 
-/* One message, as it sits in a worker's ring (copied whole: the pool sees it only once it is complete). */
+/* One message, as it sits in a worker's ring (copied whole: the pool sees it only once it is
+ * complete; one a check, so the kinds share their space). */
 struct fpd_worker_msg {
     uint32_t type, index;
-    struct fpd_check_result res; /* FPD_MSG_RESULT */
-    uint64_t gemm_ticks;         /* FPD_MSG_RESULT: the check's time in GEMM arithmetic (clock.h) */
-    char text[512];              /* FPD_MSG_SAVED: the saved file's path */
+    union {
+        struct {                         /* FPD_MSG_RESULT */
+            struct fpd_check_result res;
+            uint64_t gemm_ticks; /* the check's time in GEMM arithmetic (clock.h) */
+        };
+        char text[512]; /* FPD_MSG_SAVED: the saved file's path */
+    };
 };
 
 /* A worker's side of its ring. */
