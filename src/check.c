@@ -91,22 +91,39 @@ static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, siz
  * does: which NaN comes out of NaN + NaN depends on the operands' order, which vectorized code may
  * swap, and outputs are hashed bit for bit. The choice is made on the bits, as a mask (c is a NaN
  * when its magnitude bits exceed Inf's; kept quieted, like the addition would), so the loop still
- * vectorizes, in the widest vectors the CPU has. */
+ * vectorizes, in the widest vectors the CPU has. A row goes in blocks of 64 bytes; its last 64
+ * bytes, computed from their values before the blocks change them, end it, where the compiler's
+ * own ending would take the rest one element at a time (a third of the time at max-dim 64). */
 #define ADD_ROWS(name, T, U, MAGNITUDE, INF, QUIET)                                                 \
+    static inline __attribute__((always_inline)) T name##_one(T own_value, T bias)                 \
+    {                                                                                              \
+        T sum = own_value + bias;                                                                  \
+        U own, out;                                                                                \
+        memcpy(&own, &own_value, sizeof own);                                                      \
+        memcpy(&out, &sum, sizeof out);                                                            \
+        U keep = -(U)((own & (MAGNITUDE)) > (INF));                                                \
+        out = (keep & (own | (QUIET))) | (~keep & out);                                            \
+        memcpy(&sum, &out, sizeof out);                                                            \
+        return sum;                                                                                \
+    }                                                                                              \
     FPD_VECTOR_WIDTH_CLONES static void name(T *c, const T *restrict bias, size_t rows, size_t n,   \
                                              size_t ldc)                                            \
     {                                                                                              \
+        enum { W = 64 / sizeof(T) };                                                               \
         for (size_t i = 0; i < rows; i++) {                                                        \
             T *restrict row = c + i * ldc;                                                         \
-            for (size_t j = 0; j < n; j++) {                                                       \
-                T sum = row[j] + bias[j];                                                          \
-                U own, out;                                                                        \
-                memcpy(&own, &row[j], sizeof own);                                                 \
-                memcpy(&out, &sum, sizeof out);                                                    \
-                U keep = -(U)((own & (MAGNITUDE)) > (INF));                                        \
-                out = (keep & (own | (QUIET))) | (~keep & out);                                    \
-                memcpy(&row[j], &out, sizeof out);                                                 \
+            if (n < W) {                                                                           \
+                for (size_t j = 0; j < n; j++)                                                     \
+                    row[j] = name##_one(row[j], bias[j]);                                          \
+                continue;                                                                          \
             }                                                                                      \
+            T last[W];                                                                             \
+            for (size_t j = 0; j < W; j++)                                                         \
+                last[j] = name##_one(row[n - W + j], bias[n - W + j]);                             \
+            for (size_t block = 0; block + W <= n; block += W)                                     \
+                for (size_t j = 0; j < W; j++)                                                     \
+                    row[block + j] = name##_one(row[block + j], bias[block + j]);                  \
+            memcpy(row + n - W, last, sizeof last);                                                \
         }                                                                                          \
     }
 ADD_ROWS(add_rows_f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x00400000u)
