@@ -396,3 +396,37 @@ Test(relations, bias_after_keeps_the_products_nan, .init = setup, .fini = teardo
     }
     fpd_checker_free(&ck);
 }
+
+/* Every column of every row gets its bias once: rows longer than a vector block, with a partial
+ * block at their end (computed apart from the blocks before it), row padding, and a NaN from
+ * either side. */
+Test(relations, bias_after_adds_each_column_once, .init = setup, .fini = teardown)
+{
+    enum { M = 3, N = 37 };
+    float a[M], b[N], bias[N];
+    for (size_t i = 0; i < M; i++)
+        a[i] = (float)(i + 1) / 3;
+    for (size_t j = 0; j < N; j++) {
+        b[j] = (float)j * 0.37f;
+        bias[j] = 1.0f / (float)(j + 1);
+    }
+    b[5] = NAN, bias[20] = NAN;
+    struct fpd_case_data data = {.batch = 1, .m = M, .n = N, .k = 1, .a = a, .b = b, .bias = bias};
+    struct fpd_check chk = {.relation = fpd_relation_find("addmm"), .backends = {fpd_registry_find("seq")}};
+    fpd_case_defaults(&chk.c);
+    chk.c.m = M, chk.c.n = N, chk.c.k = 1, chk.c.pad = 3, chk.c.has_bias = true, chk.c.data = &data;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    cr_assert_eq(res.paths.a.bias, FPD_BIAS_AFTER, "addmm's path A adds the bias after the product");
+    const float *got = ck.compared[0];
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            float product = a[i] * b[j], want = product + bias[j], value = got[i * N + j];
+            if (isnan(want))
+                cr_expect(isnan(value), "row %zu column %zu: %a, want a NaN", i, j, (double)value);
+            else
+                cr_expect_eq(value, want, "row %zu column %zu: %a, want %a", i, j, (double)value, (double)want);
+        }
+    fpd_checker_free(&ck);
+}
