@@ -16,6 +16,11 @@ void fpd_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
 /* Two blocks under one key, side by side: a block is a dependent chain, and two interleaved take
  * about the time of one. */
 void fpd_philox4x32_10_x2(const uint32_t ctr[2][4], const uint32_t key[2], uint32_t out[2][4]);
+/* Eight blocks under one key, counters ctr with word 0 plus 0, 1, ..., 7 (mod 2^32), side by side
+ * in vector lanes where the CPU has AVX-512 or AVX2: out[j][b] is word j of block b. */
+void fpd_philox4x32_10_x8(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4][8]);
+/* Tests: the x8 blocks in vectors of at most `bits` (512, 256; 0: the portable code). */
+void fpd_philox_widest_vector(unsigned bits);
 
 /* The tensor field of the counter: which stream a value belongs to (8 bits). */
 enum fpd_stream_id {
@@ -65,10 +70,10 @@ static inline uint64_t fpd_rng_bits64(uint64_t tensor_key, uint64_t position)
 struct fpd_stream {
     uint64_t seed;
     uint32_t index;
-    uint32_t next;     /* draws taken so far */
-    uint32_t first;    /* the draw words[0] holds */
-    uint32_t end;      /* one past the last draw words holds */
-    uint32_t words[8]; /* one block or two */
+    uint32_t next;        /* draws taken so far */
+    uint32_t first;       /* the draw words[0][0] holds */
+    uint32_t end;         /* one past the last draw words holds */
+    uint32_t words[4][8]; /* eight blocks, as fpd_philox4x32_10_x8 gives them */
 };
 
 void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index);
