@@ -2,6 +2,9 @@
 #include "rng.h"
 
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
@@ -95,8 +98,6 @@ void fpd_rng_tensor_keys2(uint64_t seed, uint32_t index, const unsigned stream[2
 }
 
 #if defined(__x86_64__)
-#include <immintrin.h>
-
 typedef uint64_t u64x8 __attribute__((vector_size(64)));
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef uint64_t u64x4 __attribute__((vector_size(32)));

@@ -24,7 +24,7 @@
 enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SAVED, FPD_MSG_END };
 
 /* One message, as it sits in a worker's ring (copied whole: the pool sees it only once it is
- * complete; one a check, so the kinds share their space). */
+ * complete). A message carries a result or a saved path, never both, so the two share their space. */
 struct fpd_worker_msg {
     uint32_t type, index;
     union {

@@ -55,8 +55,8 @@ Test(rng, philox_eight_blocks_are_single_blocks)
                 ctr[0] += b;
                 fpd_philox4x32_10(ctr, key, want);
                 for (int j = 0; j < 4; j++)
-                    cr_expect_eq(lanes[j][b], want[j], "vectors of %u bits, counter %zu, block %u, word %d: %08x, want %08x",
-                                 widths[w], i, b, j, lanes[j][b], want[j]);
+                    cr_expect_eq(lanes[j][b], want[j], "vectors of at most %u bits, counter %zu, block %u, word %d: "
+                                 "%08x, want %08x", widths[w], i, b, j, lanes[j][b], want[j]);
             }
         }
     }
