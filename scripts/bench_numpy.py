@@ -14,8 +14,9 @@ with its rows padded as fpdiv's were, and bias (n), a stack of BATCH of each whe
 batched (one bias); then
   slice-rows: (A @ B (+ bias))[rows] against A[rows] @ B (+ bias), compared bitwise;
   addmm:      A @ B + bias against [A, 1] @ [B; bias] (the bias as one more term), bitwise.
-The values are standard normal whatever fpdiv's distribution (its cheapest
-generator in NumPy but for uniform in [0, 1)). Prints "cases N seconds S cases_per_second R". Run it with OPENBLAS_NUM_THREADS=1 for one core.
+The values are standard normal whatever fpdiv's distribution: among NumPy's generators, only
+uniform in [0, 1) is cheaper. Prints "cases N seconds S cases_per_second R". Run it with
+OPENBLAS_NUM_THREADS=1 for one core.
 """
 import json
 import sys
