@@ -181,14 +181,15 @@ void fpd_philox4x32_10_x8(const uint32_t ctr[4], const uint32_t key[2], uint32_t
     }
 }
 
+/* The words are left unset: no draw reads them before the first refill. */
 void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index)
 {
-    *s = (struct fpd_stream){.seed = seed, .index = index};
+    s->seed = seed, s->index = index, s->next = s->first = s->end = 0;
 }
 
 /* Eight blocks at a time, side by side in vector lanes, for about the time of one alone: a
  * check's plan takes four or five. */
-static void refill(struct fpd_stream *s)
+void fpd_stream_refill(struct fpd_stream *s)
 {
     uint32_t ctr[4], key[2];
     element_counter(s->index, FPD_STREAM_CASE, 0, 0, s->next / 4, ctr);
@@ -197,27 +198,3 @@ static void refill(struct fpd_stream *s)
     s->first = s->next;
     s->end = s->next + 32;
 }
-
-uint32_t fpd_stream_u32(struct fpd_stream *s)
-{
-    if (s->next == s->end)
-        refill(s);
-    uint32_t at = s->next++ - s->first;
-    return s->words[at % 4][at / 4];
-}
-
-uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n)
-{
-    uint64_t m = (uint64_t)fpd_stream_u32(s) * n;
-    uint32_t low = (uint32_t)m;
-    if (low < n) {
-        uint32_t threshold = (uint32_t)(-n) % n;
-        while (low < threshold) {
-            m = (uint64_t)fpd_stream_u32(s) * n;
-            low = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
-int fpd_stream_chance(struct fpd_stream *s, uint32_t num, uint32_t den) { return fpd_stream_below(s, den) < num; }

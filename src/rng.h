@@ -77,10 +77,37 @@ struct fpd_stream {
 };
 
 void fpd_stream_init(struct fpd_stream *s, uint64_t seed, uint32_t index);
-uint32_t fpd_stream_u32(struct fpd_stream *s);
+/* The next eight blocks into words: fpd_stream_u32 calls it every 32 draws. */
+void fpd_stream_refill(struct fpd_stream *s);
+
+/* The draws inline: a check's plan takes about fifteen, and a call each cost more than the draw. */
+static inline uint32_t fpd_stream_u32(struct fpd_stream *s)
+{
+    if (s->next == s->end)
+        fpd_stream_refill(s);
+    uint32_t at = s->next++ - s->first;
+    return s->words[at % 4][at / 4];
+}
+
 /* Uniform in [0, n), n > 0, without modulo bias (Lemire's multiply-and-reject). */
-uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n);
+static inline uint32_t fpd_stream_below(struct fpd_stream *s, uint32_t n)
+{
+    uint64_t m = (uint64_t)fpd_stream_u32(s) * n;
+    uint32_t low = (uint32_t)m;
+    if (low < n) {
+        uint32_t threshold = (uint32_t)(-n) % n;
+        while (low < threshold) {
+            m = (uint64_t)fpd_stream_u32(s) * n;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
 /* True with probability num/den. */
-int fpd_stream_chance(struct fpd_stream *s, uint32_t num, uint32_t den);
+static inline int fpd_stream_chance(struct fpd_stream *s, uint32_t num, uint32_t den)
+{
+    return fpd_stream_below(s, den) < num;
+}
 
 #endif
