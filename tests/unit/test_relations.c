@@ -430,3 +430,33 @@ Test(relations, bias_after_adds_each_column_once, .init = setup, .fini = teardow
         }
     fpd_checker_free(&ck);
 }
+
+/* OpenBLAS's fused bias: C is prefilled with the bias row, its rows copied in doubling runs over
+ * the row padding between them. Seven padded rows (runs of 1, 2 and 3): every row must hold its
+ * bias, and no canary in the padding may change (that would be an error verdict). */
+Test(relations, openblas_prefills_every_row_with_the_bias, .init = setup, .fini = teardown)
+{
+    enum { M = 7, N = 5 };
+    float a[M], b[N], bias[N];
+    for (size_t i = 0; i < M; i++)
+        a[i] = (float)(i + 1);
+    for (size_t j = 0; j < N; j++) {
+        b[j] = (float)(j + 2);
+        bias[j] = 0.25f * (float)(j + 1);
+    }
+    struct fpd_case_data data = {.batch = 1, .m = M, .n = N, .k = 1, .a = a, .b = b, .bias = bias};
+    struct fpd_check chk = {.relation = fpd_relation_find("addmm"), .backends = {fpd_registry_find("openblas")}};
+    fpd_case_defaults(&chk.c);
+    chk.c.m = M, chk.c.n = N, chk.c.k = 1, chk.c.pad = 3, chk.c.has_bias = true, chk.c.data = &data;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    cr_assert_eq(res.verdict, FPD_SAME, "verdict %d: %s", res.verdict, res.error);
+    cr_assert_eq(res.paths.b.bias, FPD_BIAS_FUSED, "addmm's path B fuses the bias");
+    const float *got = ck.compared[1];
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++)
+            cr_expect_eq(got[i * N + j], a[i] * b[j] + bias[j], "row %zu column %zu: %a, want %a", i, j,
+                         (double)got[i * N + j], (double)(a[i] * b[j] + bias[j]));
+    fpd_checker_free(&ck);
+}
