@@ -41,9 +41,10 @@ VECT_COST := $(shell $(CC) -fvect-cost-model=cheap -E -x c /dev/null >/dev/null 
 override CFLAGS += $(VECT_COST)
 $(BUILD)/obj/kernels/cpu/%.o: VECT_COST :=
 # x86-64 gcc's generic tuning zeroes and copies a mid-size struct of known size (a check's result,
-# 600 bytes; a worker message) with `rep stos`/`rep movs`, whose start-up is tens of cycles: ten
-# such per check at max-dim 16. glibc's memset/memcpy, chosen for the CPU at run time, take it
-# faster: +2-3% checks/s at max-dim 16 (BENCHMARKS.md). Small structs are still stored inline.
+# 600 bytes; a worker message) with `rep stos`/`rep movs`, whose start-up is tens of cycles, and a
+# check at max-dim 16 does several. glibc's memset/memcpy, chosen for the CPU at run time, take
+# them faster: a few per cent more checks/s at max-dim 16 (BENCHMARKS.md). Small structs are still
+# stored inline. Compilers without the options skip them.
 STRINGOP := $(shell $(CC) -mmemset-strategy=libcall:-1:noalign -mmemcpy-strategy=libcall:-1:noalign \
                     -E -x c /dev/null >/dev/null 2>&1 && echo -mmemset-strategy=libcall:-1:noalign \
                     -mmemcpy-strategy=libcall:-1:noalign)
