@@ -397,6 +397,20 @@ Test(relations, bias_after_keeps_the_products_nan, .init = setup, .fini = teardo
     fpd_checker_free(&ck);
 }
 
+/* addmm of an m x 1 column and a 1 x n row plus a bias row, given as data, on `backend`, with three
+ * elements of row padding; ck keeps the paths' outputs. */
+static struct fpd_check_result outer_product_addmm(const char *backend, uint32_t m, uint32_t n, float *a, float *b,
+                                                   float *bias, struct fpd_checker *ck)
+{
+    struct fpd_case_data data = {.batch = 1, .m = m, .n = n, .k = 1, .a = a, .b = b, .bias = bias};
+    struct fpd_check chk = {.relation = fpd_relation_find("addmm"), .backends = {fpd_registry_find(backend)}};
+    fpd_case_defaults(&chk.c);
+    chk.c.m = m, chk.c.n = n, chk.c.k = 1, chk.c.pad = 3, chk.c.has_bias = true, chk.c.data = &data;
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(ck, &chk, &res), FPD_OK);
+    return res;
+}
+
 /* Every column of every row gets its bias once: rows longer than a vector block, with a partial
  * block at their end (computed apart from the blocks before it), row padding, and a NaN from
  * either side. */
@@ -411,13 +425,8 @@ Test(relations, bias_after_adds_each_column_once, .init = setup, .fini = teardow
         bias[j] = 1.0f / (float)(j + 1);
     }
     b[5] = NAN, bias[20] = NAN;
-    struct fpd_case_data data = {.batch = 1, .m = M, .n = N, .k = 1, .a = a, .b = b, .bias = bias};
-    struct fpd_check chk = {.relation = fpd_relation_find("addmm"), .backends = {fpd_registry_find("seq")}};
-    fpd_case_defaults(&chk.c);
-    chk.c.m = M, chk.c.n = N, chk.c.k = 1, chk.c.pad = 3, chk.c.has_bias = true, chk.c.data = &data;
     struct fpd_checker ck = {0};
-    struct fpd_check_result res;
-    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    struct fpd_check_result res = outer_product_addmm("seq", M, N, a, b, bias, &ck);
     cr_assert_eq(res.paths.a.bias, FPD_BIAS_AFTER, "addmm's path A adds the bias after the product");
     const float *got = ck.compared[0];
     for (size_t i = 0; i < M; i++)
@@ -444,13 +453,8 @@ Test(relations, openblas_prefills_every_row_with_the_bias, .init = setup, .fini 
         b[j] = (float)(j + 2);
         bias[j] = 0.25f * (float)(j + 1);
     }
-    struct fpd_case_data data = {.batch = 1, .m = M, .n = N, .k = 1, .a = a, .b = b, .bias = bias};
-    struct fpd_check chk = {.relation = fpd_relation_find("addmm"), .backends = {fpd_registry_find("openblas")}};
-    fpd_case_defaults(&chk.c);
-    chk.c.m = M, chk.c.n = N, chk.c.k = 1, chk.c.pad = 3, chk.c.has_bias = true, chk.c.data = &data;
     struct fpd_checker ck = {0};
-    struct fpd_check_result res;
-    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    struct fpd_check_result res = outer_product_addmm("openblas", M, N, a, b, bias, &ck);
     cr_assert_eq(res.verdict, FPD_SAME, "verdict %d: %s", res.verdict, res.error);
     cr_assert_eq(res.paths.b.bias, FPD_BIAS_FUSED, "addmm's path B fuses the bias");
     const float *got = ck.compared[1];
