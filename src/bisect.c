@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
-#include "dtype.h"
 
 const char *const fpd_dim_names[FPD_DIM_COUNT] = {"batch", "m", "n", "k"};
 
@@ -37,21 +35,13 @@ static uint64_t shared_hash(void *ctx, const struct fpd_checker *ck, const struc
 {
     const struct fpd_bisector *b = ctx;
     const struct fpd_region *r = &res->paths.compare;
-    size_t es = fpd_dtype_info(b->base.c.dt.out)->size;
-    size_t nb = r->batch.len, rows = r->rows.len, cols = r->cols.len;
-    size_t keep_b = b->dim == FPD_DIM_BATCH ? b->shared : nb, keep_r = b->dim == FPD_DIM_M ? b->shared : rows;
-    size_t keep_c = b->dim == FPD_DIM_N ? b->shared : cols;
-    const char *out = ck->compared[0];
-    XXH3_state_t *st = XXH3_createState();
-    if (!st)
-        return 0;
-    XXH3_64bits_reset(st);
-    for (size_t i = 0; i < keep_b; i++)
-        for (size_t j = 0; j < keep_r; j++)
-            XXH3_64bits_update(st, out + ((i * rows + j) * cols) * es, keep_c * es);
-    uint64_t h = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
-    return h;
+    struct fpd_comparison shared = {b->base.c.dt.out, r->batch.len, r->rows.len, r->cols.len, ck->compared[0],
+                                     ck->compared[0]};
+    size_t *kept[FPD_DIM_COUNT] = {&shared.batch, &shared.rows, &shared.cols, NULL};
+    if (kept[b->dim])
+        *kept[b->dim] = b->shared;
+    uint64_t h;
+    return fpd_compare_hash(&shared, &shared.a, &h) == FPD_OK ? h : 0;
 }
 
 int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size)

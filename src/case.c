@@ -104,10 +104,11 @@ double fpd_case_bytes(const struct fpd_case *c)
     struct fpd_layout l = fpd_case_layout(c);
     double in = (double)fpd_dtype_info(c->dt.in)->size, out = (double)fpd_dtype_info(c->dt.out)->size;
     double inputs = (double)c->batch * ((double)l.stride_a + (double)l.stride_b);
-    double outputs = (double)c->batch * (double)c->m * (double)(c->n + c->pad);
+    double entry = (double)c->m * (double)(c->n + c->pad), outputs = (double)c->batch * entry;
     /* inputs: generated, plus one converted or re-laid-out copy per path, plus |A|,|B| in f64 for
-     * the bound; outputs: each path's gemm result, the compared copy, and the bound in f64. */
-    return inputs * (3 * in + 2 * 4 + 8) + outputs * (2 * 8 + 2 * out + 8);
+     * the bound; outputs: each path's gemm result, and a copy where a path's output type is not
+     * the case's; one batch entry's bound, summed in f32 and raised to f64. */
+    return inputs * (3 * in + 2 * 4 + 8) + outputs * (2 * 8 + 2 * out) + entry * (4 + 8);
 }
 
 double fpd_case_default_max_mem(void)

@@ -211,14 +211,14 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     if (p->bias == FPD_BIAS_AFTER)
         add_bias_after(out, p->out, batch, m, n, ldc, bias);
 
-    /* The compared block, packed, in the case's output type: where it is already that, in place
-     * (a whole-width block of C without row padding, one batch entry or whole ones), else copied. */
+    /* The compared block in the case's output type: where it is already that, in place, else
+     * converted into a packed copy. */
     const struct fpd_region *cmp = &paths->compare;
     size_t rows = cmp->rows.len, cols = cmp->cols.len, out_es = dsize(c->dt.out);
     size_t first = ((cmp->batch.start - g->batch.start) * m + (cmp->rows.start - g->rows.start)) * ldc +
                    (cmp->cols.start - g->cols.start);
-    if (p->out == c->dt.out && cols == ldc && (cmp->batch.len == 1 || rows == m)) {
-        ck->compared[which] = out + first * es;
+    if (p->out == c->dt.out) {
+        ck->compared[which] = (struct fpd_block){out + first * es, ldc, m * ldc};
         return FPD_OK;
     }
     struct fpd_staging *res = &ck->result[which];
@@ -227,7 +227,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     for (size_t bi = 0; bi < cmp->batch.len; bi++)
         fpd_convert_matrix(rows, cols, p->out, out + (first + bi * m * ldc) * es, ldc, c->dt.out,
                            (char *)res->buf + bi * rows * cols * out_es, cols);
-    ck->compared[which] = res->buf;
+    ck->compared[which] = (struct fpd_block){res->buf, cols, rows * cols};
     return FPD_OK;
 }
 
@@ -257,31 +257,40 @@ static void compared_operands(const struct fpd_checker *ck, const struct fpd_cas
     *b = operand_view(&b_all, cmp->batch.start, 0, cmp->cols.start);
 }
 
-/* g = |A||B| (+ |bias|) over the compared block, in binary64. */
-static int magnitudes(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_region *cmp,
-                      bool bias, double **g_out)
+/* g = |A||B| (+ |bias|) over the compared block, in binary64: one batch entry at a time, in
+ * ck->magnitude, the source of fpd_compare_bound and of the exact report. */
+struct magnitudes {
+    struct fpd_checker *ck;
+    const struct fpd_check *chk;
+    const struct fpd_region *cmp;
+    size_t entry; /* whose g ck->magnitude holds; SIZE_MAX: none yet */
+};
+
+static const double *magnitudes_of_entry(void *ctx, size_t e)
 {
-    const struct fpd_case *c = &chk->c;
-    size_t m = cmp->rows.len, n = cmp->cols.len;
+    struct magnitudes *g = ctx;
+    struct fpd_checker *ck = g->ck;
+    if (g->entry == e)
+        return ck->magnitude.buf;
+    const struct fpd_case *c = &g->chk->c;
+    size_t m = g->cmp->rows.len, n = g->cmp->cols.len;
     struct operand a, b;
-    compared_operands(ck, c, cmp, &a, &b);
-    if (fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, cmp->batch.len * m * n * sizeof(double)) != FPD_OK ||
+    compared_operands(ck, c, g->cmp, &a, &b);
+    if (fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, m * n * sizeof(double)) != FPD_OK ||
         fpd_grow(&ck->abs_bias.buf, &ck->abs_bias.cap, n * sizeof(double)) != FPD_OK)
-        return FPD_ERR_NOMEM;
+        return NULL;
     double *abs_bias = ck->abs_bias.buf;
     for (size_t j = 0; j < n; j++)
-        abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j));
+        abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, g->cmp->cols.start + j));
     size_t es = dsize(c->dt.in);
-    for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        struct fpd_matrix_view va = {(const char *)a.p + bi * a.stride * es, a.t, a.transposed, a.ld};
-        struct fpd_matrix_view vb = {(const char *)b.p + bi * b.stride * es, b.t, b.transposed, b.ld};
-        int rc = fpd_magnitudes(&ck->abs, &va, &vb, m, n, c->k, bias ? abs_bias : NULL,
-                                (double *)ck->magnitude.buf + bi * m * n, &ck->gemm_ticks);
-        if (rc != FPD_OK)
-            return rc;
-    }
-    *g_out = ck->magnitude.buf;
-    return FPD_OK;
+    struct fpd_matrix_view va = {(const char *)a.p + e * a.stride * es, a.t, a.transposed, a.ld};
+    struct fpd_matrix_view vb = {(const char *)b.p + e * b.stride * es, b.t, b.transposed, b.ld};
+    g->entry = SIZE_MAX; /* until the new entry's are all there */
+    if (fpd_magnitudes(&ck->abs, &va, &vb, m, n, c->k, c->has_bias ? abs_bias : NULL, ck->magnitude.buf,
+                       &ck->gemm_ticks) != FPD_OK)
+        return NULL;
+    g->entry = e;
+    return ck->magnitude.buf;
 }
 
 /* One unit in the last place of x in type t (subnormal spacing below the normal range). */
@@ -305,7 +314,8 @@ static bool same_class(double a, double b)
 }
 
 /* Each path against the correctly rounded result: error in ulps, and against its own bound. */
-static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res, const double *g)
+static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
+                        struct magnitudes *magnitudes, struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_region *cmp = &res->paths.compare;
@@ -326,18 +336,21 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, str
         if (pack_f64(&ck->values_a, &a, bi, m, c->k, false) != FPD_OK ||
             pack_f64(&ck->values_b, &b, bi, c->k, n, true) != FPD_OK)
             return FPD_ERR_NOMEM;
+        const double *g = magnitudes_of_entry(magnitudes, bi);
+        if (!g)
+            return FPD_ERR_NOMEM;
         const double *rows = ck->values_a.buf, *cols = ck->values_b.buf;
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
-                size_t at = (bi * m + i) * n + j;
                 double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0;
                 double hi, lo;
                 fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in, &hi, &lo);
                 /* the correctly rounded result's class: a path that overflows where it does not
                  * (or returns a finite value where it is Inf or NaN) is as wrong as a path can be */
                 double exact_out = fpd_round(c->dt.out, hi);
+                const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
                 for (int w = 0; w < 2; w++) {
-                    double v = fpd_load(c->dt.out, ck->compared[w], at);
+                    double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], (bi * m + i) * n + j), 0);
                     if (!same_class(v, exact_out)) {
                         x->wrong_class[w]++;
                         x->err_ulp[w] = x->own_ratio[w] = INFINITY;
@@ -347,7 +360,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, str
                         continue; /* the same Inf or NaN as the exact result */
                     double err = fabs((v - hi) - lo);
                     x->err_ulp[w] = fmax(x->err_ulp[w], err / ulp_of(hi, c->dt.out));
-                    double bound = fpd_bound_element(&own[w], g[at], fabs(v));
+                    double bound = fpd_bound_element(&own[w], g[i * n + j], fabs(v));
                     if (isfinite(bound))
                         x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
                 }
@@ -378,32 +391,29 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
         }
     }
     const struct fpd_region *cmp = &res->paths.compare;
-    size_t count = (size_t)cmp->batch.len * cmp->rows.len * cmp->cols.len;
-    const void *out_a = ck->compared[0], *out_b = ck->compared[1];
-    fpd_compare_bits(c->dt.out, out_a, out_b, count, &res->metrics);
-    bool want_exact = chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0);
-    double *g = NULL;
-    if (res->metrics.diff > 0 || want_exact) {
-        rc = magnitudes(ck, chk, cmp, c->has_bias, &g);
-        if (rc != FPD_OK)
-            return rc;
-    }
+    struct fpd_comparison outputs = {c->dt.out, cmp->batch.len, cmp->rows.len, cmp->cols.len, ck->compared[0],
+                                     ck->compared[1]};
+    if ((rc = fpd_compare_bits(&outputs, &res->metrics)) != FPD_OK)
+        return rc;
+    struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX};
     if (res->metrics.diff > 0) {
         struct fpd_bound_model bm;
         fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
-        fpd_compare_bound(c->dt.out, out_a, out_b, g, count, &bm, &res->metrics);
+        struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes};
+        if ((rc = fpd_compare_bound(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
+            return rc;
     }
     res->verdict = fpd_classify(&res->metrics);
-    if (want_exact) {
-        rc = exact_report(ck, chk, res, g);
-        if (rc != FPD_OK)
+    if (chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0)) {
+        if ((rc = exact_report(ck, chk, &outputs, &magnitudes, res)) != FPD_OK)
             return rc;
         /* a path beyond its own bound is lost precision, even when the other path shares it */
         if (res->exact.beyond && res->verdict < FPD_BOUND)
             res->verdict = FPD_BOUND;
     }
-    if (res->metrics.identical && !(chk->unhashed_same && res->verdict == FPD_SAME))
-        fpd_compare_hash_identical(c->dt.out, out_a, count, &res->metrics);
+    if (res->metrics.identical && !(chk->unhashed_same && res->verdict == FPD_SAME) &&
+        (rc = fpd_compare_hash_identical(&outputs, &res->metrics)) != FPD_OK)
+        return rc;
     size_t w = res->metrics.worst, per_batch = (size_t)cmp->rows.len * cmp->cols.len;
     res->worst_batch = cmp->batch.start + (uint32_t)(w / per_batch);
     res->worst_row = cmp->rows.start + (uint32_t)(w % per_batch / cmp->cols.len);

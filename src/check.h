@@ -52,8 +52,8 @@ struct fpd_check_result {
 struct fpd_checker {
     struct fpd_tensors tensors;
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
-    struct fpd_staging magnitude, abs_bias, values_a, values_b;
-    const void *compared[2]; /* each path's compared block, packed: in `out` or in `result` */
+    struct fpd_staging magnitude, abs_bias, values_a, values_b; /* magnitude: one batch entry's g */
+    struct fpd_block compared[2]; /* each path's compared block: in `out`, or converted into `result` */
     struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
     struct fpd_superacc *acc; /* allocated on first use */
     uint64_t gemm_ticks; /* fpd_ticks() spent in GEMM arithmetic: the paths' products and the bound's |A||B| */

@@ -319,7 +319,7 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
                                               [FPD_EXACT_ALWAYS] = "computed for every check"};
     printf("exact reference: %s (--exact %s)\n", exact_words[cp->cfg.exact], fpd_exact_mode_names[cp->cfg.exact]);
-    printf("time in GEMM arithmetic (the paths' products and the bound's |A||B|): %.0f%% of the workers' time\n",
+    printf("time in GEMM arithmetic (the paths' products and the bound's |A||B|): %.1f%% of the workers' time\n",
            100 * gemm_seconds / (seconds > 0 ? seconds * (double)cp->cfg.jobs : 1e-9));
     if (fail_on == FPD_FAIL_NEVER)
         printf("policy: --fail-on never; nothing fails\n");

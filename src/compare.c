@@ -136,49 +136,89 @@ static inline __attribute__((always_inline)) struct element_difference element_d
     return e;
 }
 
-static inline __attribute__((always_inline)) void differing_elements(enum fpd_dtype t, const void *a, const void *b,
-                                                                     size_t count, struct fpd_metrics *m)
+/*
+ * A comparison is scanned as runs of elements that lie next to each other in both outputs: a
+ * batch entry each where both outputs' rows are packed, else a row each. A run never spans two
+ * entries, so that phase 2 needs one entry's g at a time.
+ */
+struct run {
+    const void *a, *b;
+    size_t flat; /* the flat index of its first element */
+};
+
+static inline size_t run_length(const struct fpd_comparison *x)
+{
+    return x->a.ld == x->cols && x->b.ld == x->cols ? x->rows * x->cols : x->cols;
+}
+
+static inline struct run run_at(const struct fpd_comparison *x, size_t es, size_t flat)
+{
+    size_t per_entry = x->rows * x->cols, e = flat / per_entry, row = flat % per_entry / x->cols;
+    return (struct run){(const char *)x->a.p + (e * x->a.batch_stride + row * x->a.ld) * es,
+                        (const char *)x->b.p + (e * x->b.batch_stride + row * x->b.ld) * es, flat};
+}
+
+const void *fpd_comparison_element(const struct fpd_comparison *x, const struct fpd_block *side, size_t flat)
+{
+    size_t per_entry = x->rows * x->cols, e = flat / per_entry, rest = flat % per_entry;
+    size_t at = e * side->batch_stride + rest / x->cols * side->ld + rest % x->cols;
+    return (const char *)side->p + at * fpd_dtype_info(x->t)->size;
+}
+
+/* A chunk of a run: where the worst element is looked for again, once the scan has found which. */
+struct chunk {
+    struct run run;
+    size_t from, end; /* within the run */
+};
+
+static inline __attribute__((always_inline)) void differing_elements(enum fpd_dtype t, const struct fpd_comparison *x,
+                                                                     struct fpd_metrics *m)
 {
     size_t diff = 0, mismatches = 0;
     uint64_t max_ulp = 0, max_abs = 0, max_rel = 0; /* the last two as bits */
-    size_t first_mismatch_chunk = SIZE_MAX, worst_chunk = SIZE_MAX;
-    for (size_t from = 0; from < count; from += CHUNK) {
-        size_t end = chunk_end(from, count);
-        if (chunk_equal(t, a, b, from, end))
-            continue;
-        uint64_t chunk_diff = 0, chunk_finite = 0, chunk_ulp = 0;
-        for (size_t i = from; i < end; i++) {
-            struct element_difference e = element_difference(t, a, b, i);
-            chunk_diff += e.differ;
-            chunk_finite += e.finite_pair;
-            chunk_ulp = e.ulp > chunk_ulp ? e.ulp : chunk_ulp;
-            max_abs = e.abs > max_abs ? e.abs : max_abs;
-            max_rel = e.rel > max_rel ? e.rel : max_rel;
-        }
-        diff += chunk_diff;
-        if (chunk_diff > chunk_finite) { /* a pair that differs and is not two finite values: a class change */
-            mismatches += chunk_diff - chunk_finite;
-            if (first_mismatch_chunk == SIZE_MAX)
-                first_mismatch_chunk = from;
-        }
-        if (chunk_finite > 0 && (worst_chunk == SIZE_MAX || chunk_ulp > max_ulp)) {
-            worst_chunk = from;
-            max_ulp = chunk_ulp;
+    struct chunk first_mismatch = {.end = 0}, worst_chunk = {.end = 0}; /* end 0: none yet */
+    size_t count = x->batch * x->rows * x->cols, length = run_length(x), es = fpd_bits_width(t) / 8;
+    for (size_t flat = 0; flat < count; flat += length) {
+        struct run u = run_at(x, es, flat);
+        for (size_t from = 0; from < length; from += CHUNK) {
+            size_t end = chunk_end(from, length);
+            if (chunk_equal(t, u.a, u.b, from, end))
+                continue;
+            uint64_t chunk_diff = 0, chunk_finite = 0, chunk_ulp = 0;
+            for (size_t i = from; i < end; i++) {
+                struct element_difference e = element_difference(t, u.a, u.b, i);
+                chunk_diff += e.differ;
+                chunk_finite += e.finite_pair;
+                chunk_ulp = e.ulp > chunk_ulp ? e.ulp : chunk_ulp;
+                max_abs = e.abs > max_abs ? e.abs : max_abs;
+                max_rel = e.rel > max_rel ? e.rel : max_rel;
+            }
+            diff += chunk_diff;
+            if (chunk_diff > chunk_finite) { /* a pair that differs and is not two finite values: a class change */
+                mismatches += chunk_diff - chunk_finite;
+                if (first_mismatch.end == 0)
+                    first_mismatch = (struct chunk){u, from, end};
+            }
+            if (chunk_finite > 0 && (worst_chunk.end == 0 || chunk_ulp > max_ulp)) {
+                worst_chunk = (struct chunk){u, from, end};
+                max_ulp = chunk_ulp;
+            }
         }
     }
     /* The worst element: the first whose class changed, else the first farthest apart in ulps,
      * found again in its chunk (the same computation gives the same bits; the chunk's last
      * element is the bound of the search all the same). */
     size_t worst = 0;
-    bool by_class = first_mismatch_chunk != SIZE_MAX;
-    size_t from = by_class ? first_mismatch_chunk : worst_chunk;
-    if (from != SIZE_MAX) {
-        size_t last = chunk_end(from, count) - 1;
-        for (worst = from; worst < last; worst++) {
-            struct element_difference e = element_difference(t, a, b, worst);
+    bool by_class = first_mismatch.end != 0;
+    struct chunk k = by_class ? first_mismatch : worst_chunk;
+    if (k.end != 0) {
+        size_t i;
+        for (i = k.from; i < k.end - 1; i++) {
+            struct element_difference e = element_difference(t, k.run.a, k.run.b, i);
             if (by_class ? e.differ && !e.finite_pair : e.finite_pair && e.ulp == max_ulp)
                 break;
         }
+        worst = k.run.flat + i;
     }
     m->diff = diff;
     m->nonfinite_mismatch = mismatches;
@@ -215,53 +255,72 @@ static inline __attribute__((always_inline)) struct element_ratio element_ratio(
     return r;
 }
 
-static inline __attribute__((always_inline)) void ratios_to_bound(enum fpd_dtype t, const void *a, const void *b,
-                                                                  const double *g, size_t count,
-                                                                  const struct fpd_bound_model *bm,
-                                                                  struct fpd_metrics *m)
+/* Entry by entry, each with its own g; across entries as within one, the first element to reach
+ * the largest ratio is the worst. */
+static inline __attribute__((always_inline)) int ratios_to_bound(enum fpd_dtype t, const struct fpd_comparison *x,
+                                                                 const struct fpd_magnitude_source *source,
+                                                                 const struct fpd_bound_model *bm,
+                                                                 struct fpd_metrics *m)
 {
     uint64_t max_bits = 0;
-    size_t worst_chunk = SIZE_MAX;
-    for (size_t from = 0; from < count; from += CHUNK) {
-        size_t end = chunk_end(from, count);
-        if (chunk_equal(t, a, b, from, end))
+    bool taken = false;
+    size_t per_entry = x->rows * x->cols, length = run_length(x), es = fpd_bits_width(t) / 8;
+    for (size_t e = 0; e < x->batch; e++) {
+        const double *g = source->entry(source->ctx, e);
+        if (!g)
+            return FPD_ERR_NOMEM;
+        uint64_t entry_max = 0;
+        struct chunk worst_chunk = {.end = 0};
+        const double *worst_g = g;
+        for (size_t at = 0; at < per_entry; at += length) {
+            struct run u = run_at(x, es, e * per_entry + at);
+            const double *run_g = g + at;
+            for (size_t from = 0; from < length; from += CHUNK) {
+                size_t end = chunk_end(from, length);
+                if (chunk_equal(t, u.a, u.b, from, end))
+                    continue;
+                uint64_t chunk_taken = 0, chunk_max = 0;
+                for (size_t i = from; i < end; i++) {
+                    struct element_ratio r = element_ratio(t, u.a, u.b, run_g, i, bm);
+                    chunk_taken += r.taken;
+                    chunk_max = r.ratio > chunk_max ? r.ratio : chunk_max;
+                }
+                if (chunk_taken > 0 && (worst_chunk.end == 0 || chunk_max > entry_max)) {
+                    worst_chunk = (struct chunk){u, from, end};
+                    worst_g = run_g;
+                    entry_max = chunk_max;
+                }
+            }
+        }
+        if (worst_chunk.end == 0 || (taken && entry_max <= max_bits))
             continue;
-        uint64_t chunk_taken = 0, chunk_max = 0;
-        for (size_t i = from; i < end; i++) {
-            struct element_ratio r = element_ratio(t, a, b, g, i, bm);
-            chunk_taken += r.taken;
-            chunk_max = r.ratio > chunk_max ? r.ratio : chunk_max;
+        taken = true;
+        max_bits = entry_max;
+        if (m->nonfinite_mismatch > 0)
+            continue; /* the worst element stays the first whose class changed */
+        size_t i; /* found again in its chunk while its entry's g is at hand, as in differing_elements */
+        for (i = worst_chunk.from; i < worst_chunk.end - 1; i++) {
+            struct element_ratio r = element_ratio(t, worst_chunk.run.a, worst_chunk.run.b, worst_g, i, bm);
+            if (r.taken && r.ratio == max_bits)
+                break;
         }
-        if (chunk_taken > 0 && (worst_chunk == SIZE_MAX || chunk_max > max_bits)) {
-            worst_chunk = from;
-            max_bits = chunk_max;
-        }
+        m->worst = worst_chunk.run.flat + i;
     }
-    if (worst_chunk == SIZE_MAX)
-        return;
     m->ratio = value_of_bits(max_bits);
-    if (m->nonfinite_mismatch > 0)
-        return; /* the worst element stays the first whose class changed */
-    size_t last = chunk_end(worst_chunk, count) - 1, i;
-    for (i = worst_chunk; i < last; i++) { /* as in differing_elements */
-        struct element_ratio r = element_ratio(t, a, b, g, i, bm);
-        if (r.taken && r.ratio == max_bits)
-            break;
-    }
-    m->worst = i;
+    return FPD_OK;
 }
 
 /* One clone per type and vector width; fpd_compare_* pick the type's. */
 #define TYPE_CLONES(T, suffix)                                                                     \
-    FPD_VECTOR_WIDTH_CLONES static void differing_##suffix(const void *a, const void *b, size_t count,    \
-                                                       struct fpd_metrics *m)                      \
+    FPD_VECTOR_WIDTH_CLONES static void differing_##suffix(const struct fpd_comparison *x, struct fpd_metrics *m) \
     {                                                                                              \
-        differing_elements(T, a, b, count, m);                                                     \
+        differing_elements(T, x, m);                                                               \
     }                                                                                              \
-    FPD_VECTOR_WIDTH_CLONES static void ratios_##suffix(const void *a, const void *b, const double *g, size_t count, \
-                                                    const struct fpd_bound_model *bm, struct fpd_metrics *m) \
+    FPD_VECTOR_WIDTH_CLONES static int ratios_##suffix(const struct fpd_comparison *x,            \
+                                                       const struct fpd_magnitude_source *g,      \
+                                                       const struct fpd_bound_model *bm, struct fpd_metrics *m) \
     {                                                                                              \
-        ratios_to_bound(T, a, b, g, count, bm, m);                                                 \
+        return ratios_to_bound(T, x, g, bm, m);                                                    \
     }
 TYPE_CLONES(FPD_F64, f64)
 TYPE_CLONES(FPD_F32, f32)
@@ -270,9 +329,9 @@ TYPE_CLONES(FPD_BF16, bf16)
 #undef TYPE_CLONES
 
 static const struct {
-    void (*differing)(const void *a, const void *b, size_t count, struct fpd_metrics *m);
-    void (*ratios)(const void *a, const void *b, const double *g, size_t count, const struct fpd_bound_model *bm,
-                   struct fpd_metrics *m);
+    void (*differing)(const struct fpd_comparison *x, struct fpd_metrics *m);
+    int (*ratios)(const struct fpd_comparison *x, const struct fpd_magnitude_source *g, const struct fpd_bound_model *bm,
+                  struct fpd_metrics *m);
 } by_type[FPD_DTYPE_COUNT] = {
     [FPD_F64] = {differing_f64, ratios_f64},
     [FPD_F32] = {differing_f32, ratios_f32},
@@ -280,39 +339,74 @@ static const struct {
     [FPD_BF16] = {differing_bf16, ratios_bf16},
 };
 
-void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m)
+static bool identical(const struct fpd_comparison *x)
 {
-    size_t bytes = count * fpd_dtype_info(t)->size;
-    *m = (struct fpd_metrics){.count = count};
-    if (memcmp(a, b, bytes) == 0) {
-        m->identical = true;
-        return;
+    size_t count = x->batch * x->rows * x->cols, length = run_length(x), es = fpd_dtype_info(x->t)->size;
+    for (size_t flat = 0; flat < count; flat += length) {
+        struct run u = run_at(x, es, flat);
+        if (memcmp(u.a, u.b, length * es) != 0)
+            return false;
     }
-    m->hash_a = XXH3_64bits(a, bytes);
-    m->hash_b = XXH3_64bits(b, bytes);
-    if ((unsigned)t >= FPD_DTYPE_COUNT)
-        return;
-    by_type[t].differing(a, b, count, m);
-    m->worst_bits_a = fpd_bits(t, a, m->worst);
-    m->worst_bits_b = fpd_bits(t, b, m->worst);
+    return true;
 }
 
-void fpd_compare_hash_identical(enum fpd_dtype t, const void *a, size_t count, struct fpd_metrics *m)
+int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *side, uint64_t *hash)
 {
-    m->hash_a = m->hash_b = XXH3_64bits(a, count * fpd_dtype_info(t)->size); /* once for both */
+    size_t count = x->batch * x->rows * x->cols, es = fpd_dtype_info(x->t)->size;
+    bool packed_rows = side->ld == x->cols, packed = packed_rows && (x->batch == 1 || side->batch_stride == x->rows * x->cols);
+    size_t length = packed_rows ? x->rows * x->cols : x->cols;
+    if (packed || count == 0) {
+        *hash = XXH3_64bits(side->p, count * es);
+        return FPD_OK;
+    }
+    /* one state over the runs: the same hash as of the packed bytes */
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        return FPD_ERR_NOMEM;
+    XXH3_64bits_reset(st);
+    for (size_t flat = 0; flat < count; flat += length)
+        XXH3_64bits_update(st, fpd_comparison_element(x, side, flat), length * es);
+    *hash = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return FPD_OK;
 }
 
-void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
-                       const struct fpd_bound_model *bm, struct fpd_metrics *m)
+int fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m)
+{
+    *m = (struct fpd_metrics){.count = x->batch * x->rows * x->cols};
+    if (identical(x)) {
+        m->identical = true;
+        return FPD_OK;
+    }
+    if (fpd_compare_hash(x, &x->a, &m->hash_a) != FPD_OK || fpd_compare_hash(x, &x->b, &m->hash_b) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    if ((unsigned)x->t >= FPD_DTYPE_COUNT)
+        return FPD_OK;
+    by_type[x->t].differing(x, m);
+    m->worst_bits_a = fpd_bits(x->t, fpd_comparison_element(x, &x->a, m->worst), 0);
+    m->worst_bits_b = fpd_bits(x->t, fpd_comparison_element(x, &x->b, m->worst), 0);
+    return FPD_OK;
+}
+
+int fpd_compare_hash_identical(const struct fpd_comparison *x, struct fpd_metrics *m)
+{
+    int rc = fpd_compare_hash(x, &x->a, &m->hash_a); /* once for both */
+    m->hash_b = m->hash_a;
+    return rc;
+}
+
+int fpd_compare_bound(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
+                      const struct fpd_bound_model *bm, struct fpd_metrics *m)
 {
     /* With no class change, the worst element becomes the one with the largest ratio. */
     m->bounded = true;
     m->ratio = 0;
-    if (count == 0 || (unsigned)t >= FPD_DTYPE_COUNT)
-        return;
-    by_type[t].ratios(a, b, g, count, bm, m);
-    m->worst_bits_a = fpd_bits(t, a, m->worst);
-    m->worst_bits_b = fpd_bits(t, b, m->worst);
+    if (x->batch * x->rows * x->cols == 0 || (unsigned)x->t >= FPD_DTYPE_COUNT)
+        return FPD_OK;
+    int rc = by_type[x->t].ratios(x, g, bm, m);
+    m->worst_bits_a = fpd_bits(x->t, fpd_comparison_element(x, &x->a, m->worst), 0);
+    m->worst_bits_b = fpd_bits(x->t, fpd_comparison_element(x, &x->b, m->worst), 0);
+    return rc;
 }
 
 enum fpd_verdict fpd_classify(const struct fpd_metrics *m)

@@ -63,14 +63,54 @@ static inline double fpd_bound_element(const struct fpd_bound_model *bm, double 
     return rounding + intermediate + underflow;
 }
 
-/* Phase 1, always: difference counts and sizes, and the hashes of outputs that differ. Resets *m. */
-void fpd_compare_bits(enum fpd_dtype t, const void *a, const void *b, size_t count, struct fpd_metrics *m);
+/*
+ * One output as compared: `batch` entries of rows x cols elements, element (e, i, j) at
+ * (e * batch_stride + i * ld + j) elements from p. The outputs are compared where the paths left
+ * them, row padding and all: a packed copy of each would cost a pass over memory and as much
+ * memory again as the outputs themselves.
+ */
+struct fpd_block {
+    const void *p;
+    size_t ld, batch_stride;
+};
+
+/* Two outputs of one type and shape. Flat indices (fpd_metrics.worst) count the elements in
+ * order, entry by entry and row by row, as if both were packed; so do the hashes. */
+struct fpd_comparison {
+    enum fpd_dtype t;
+    size_t batch, rows, cols;
+    struct fpd_block a, b;
+};
+
+/* Two packed outputs of `count` elements each. */
+static inline struct fpd_comparison fpd_comparison_packed(enum fpd_dtype t, const void *a, const void *b, size_t count)
+{
+    return (struct fpd_comparison){t, 1, 1, count, {a, count, count}, {b, count, count}};
+}
+
+/* Element `flat` of one side (x->a or x->b). */
+const void *fpd_comparison_element(const struct fpd_comparison *x, const struct fpd_block *side, size_t flat);
+
+/* Where phase 2 finds g: entry(ctx, e) is batch entry e's rows x cols magnitudes, packed, or NULL
+ * when they could not be had (out of memory). Asked once per entry, in order: one entry's g at a
+ * time is all the memory the bound needs. */
+struct fpd_magnitude_source {
+    const double *(*entry)(void *ctx, size_t e);
+    void *ctx;
+};
+
+/* Phase 1, always: difference counts and sizes, and the hashes of outputs that differ. Resets *m.
+ * FPD_OK, or FPD_ERR_NOMEM where the hashes of outputs with row padding found no memory. */
+int fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m);
 /* The hashes of identical outputs, which phase 1 leaves for whoever reads them (a pass over memory
- * that a campaign's same checks do not need). */
-void fpd_compare_hash_identical(enum fpd_dtype t, const void *a, size_t count, struct fpd_metrics *m);
-/* Phase 2, when something differs: the ratio against the bound, given g for every element. */
-void fpd_compare_bound(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
-                       const struct fpd_bound_model *bm, struct fpd_metrics *m);
+ * that a campaign's same checks do not need). FPD_OK or FPD_ERR_NOMEM, as above. */
+int fpd_compare_hash_identical(const struct fpd_comparison *x, struct fpd_metrics *m);
+/* XXH3-64 of one side's bytes, as if packed. FPD_OK or FPD_ERR_NOMEM, as above. */
+int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *side, uint64_t *hash);
+/* Phase 2, when something differs: the ratio against the bound. FPD_OK, or FPD_ERR_NOMEM where
+ * the source gave no g. */
+int fpd_compare_bound(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
+                      const struct fpd_bound_model *bm, struct fpd_metrics *m);
 enum fpd_verdict fpd_classify(const struct fpd_metrics *m);
 
 #endif

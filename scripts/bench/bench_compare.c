@@ -15,6 +15,12 @@
 
 enum { COUNT = 1 << 20 };
 
+static const double *all_of_g(void *ctx, size_t entry)
+{
+    (void)entry; /* one entry */
+    return ctx;
+}
+
 int main(void)
 {
     static const enum fpd_dtype types[] = {FPD_F32, FPD_F64, FPD_F16, FPD_BF16};
@@ -42,8 +48,10 @@ int main(void)
             fpd_bound_model_init(&bm, &dts, 1024, false, 0);
             struct fpd_metrics m;
             double t1, t2;
-            TIME_BEST(t1, fpd_compare_bits(dt, a, b, COUNT, &m));
-            TIME_BEST(t2, fpd_compare_bound(dt, a, b, g, COUNT, &bm, &m));
+            struct fpd_comparison x = fpd_comparison_packed(dt, a, b, COUNT);
+            struct fpd_magnitude_source source = {all_of_g, g};
+            TIME_BEST(t1, fpd_compare_bits(&x, &m));
+            TIME_BEST(t2, fpd_compare_bound(&x, &source, &bm, &m));
             printf("  %-5s %8.0f%% %8.2f %8.2f   (%zu differ, max %llu ulp, ratio %.3g)\n", fpd_dtype_info(dt)->name,
                    100 * fractions[f], t1 / COUNT * 1e9, t2 / COUNT * 1e9, m.diff, (unsigned long long)m.max_ulp,
                    m.ratio);

@@ -37,7 +37,7 @@ for line in sys.stdin:
 import re, sys
 text = open(sys.argv[1]).read()
 rate = re.search(r"checks in [0-9.]+ s \(([0-9]+)/s\)", text).group(1)
-share = re.search(r"GEMM arithmetic[^:]*: ([0-9]+)%", text).group(1)
+share = re.search(r"GEMM arithmetic[^:]*: ([0-9.]+)%", text).group(1)
 print(rate, sys.argv[2], share)
 PY
         done
@@ -49,7 +49,7 @@ fpdiv = statistics.median(r[0] for r in rounds)
 numpy = statistics.median(r[1] for r in rounds)
 share = statistics.median(r[2] for r in rounds)
 ratios = [r[0] / r[1] for r in rounds]
-print(f"  {relation:<10} {dim:7d} {fpdiv:12.0f} {numpy:12.0f} {fpdiv / numpy:7.1f}x {min(ratios):5.1f}-{max(ratios):4.1f}x {share:7.0f}%")
+print(f"  {relation:<10} {dim:7d} {fpdiv:12.0f} {numpy:12.0f} {fpdiv / numpy:7.1f}x {min(ratios):5.1f}-{max(ratios):4.1f}x {share:7.1f}%")
 PY
     done
 done

@@ -17,12 +17,27 @@ static struct fpd_bound_model f32_model(size_t k)
     return bm;
 }
 
+/* The source of one packed entry's g. */
+static const double *whole_g(void *ctx, size_t entry)
+{
+    cr_assert_eq(entry, 0);
+    return ctx;
+}
+
+/* Both phases on two packed outputs of n elements. */
+static void compare_packed(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t n,
+                           const struct fpd_bound_model *bm, struct fpd_metrics *m)
+{
+    struct fpd_comparison x = fpd_comparison_packed(t, a, b, n);
+    cr_assert_eq(fpd_compare_bits(&x, m), FPD_OK);
+    if (m->diff)
+        cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, (void *)g}, bm, m), FPD_OK);
+}
+
 static enum fpd_verdict judge(const float *a, const float *b, const double *g, size_t n, struct fpd_metrics *m)
 {
     struct fpd_bound_model bm = f32_model(100);
-    fpd_compare_bits(FPD_F32, a, b, n, m);
-    if (m->diff)
-        fpd_compare_bound(FPD_F32, a, b, g, n, &bm, m);
+    compare_packed(FPD_F32, a, b, g, n, &bm, m);
     return fpd_classify(m);
 }
 
@@ -34,7 +49,8 @@ Test(compare, identical_is_same)
     cr_expect_eq(judge(a, b, g, 4, &m), FPD_SAME);
     cr_expect_eq(m.diff, 0);
     cr_expect(m.identical);
-    fpd_compare_hash_identical(FPD_F32, a, 4, &m); /* left to whoever reads them */
+    struct fpd_comparison x = fpd_comparison_packed(FPD_F32, a, b, 4);
+    cr_assert_eq(fpd_compare_hash_identical(&x, &m), FPD_OK); /* left to whoever reads them */
     cr_expect_eq(m.hash_a, XXH3_64bits(a, sizeof a));
     cr_expect_eq(m.hash_b, m.hash_a);
 }
@@ -236,12 +252,13 @@ Test(compare, chunked_loops_match_the_definition)
                 struct fpd_metrics want, got;
                 size_t want_worst_by_ulps;
                 reference_metrics(t, a, b, g, n, &bm, &want, &want_worst_by_ulps);
-                fpd_compare_bits(t, a, b, n, &got);
+                struct fpd_comparison x = fpd_comparison_packed(t, a, b, n);
+                cr_assert_eq(fpd_compare_bits(&x, &got), FPD_OK);
                 const char *name = fpd_dtype_info(t)->name;
                 if (want.diff > 0)
                     cr_expect_eq(got.worst, want_worst_by_ulps, "%s n=%zu round %d: worst by ulps", name, n, round);
                 if (got.diff > 0)
-                    fpd_compare_bound(t, a, b, g, n, &bm, &got);
+                    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g}, &bm, &got), FPD_OK);
                 cr_expect_eq(got.diff, want.diff, "%s n=%zu round %d: diff", name, n, round);
                 cr_expect_eq(got.nonfinite_mismatch, want.nonfinite_mismatch, "%s n=%zu round %d", name, n, round);
                 cr_expect_eq(got.max_ulp, want.max_ulp, "%s n=%zu round %d: max_ulp", name, n, round);
@@ -271,9 +288,116 @@ Test(compare, ties_go_to_the_first_element)
     }
     struct fpd_bound_model bm = f32_model(10);
     struct fpd_metrics m;
-    fpd_compare_bits(FPD_F32, a, b, N, &m);
+    struct fpd_comparison x = fpd_comparison_packed(FPD_F32, a, b, N);
+    cr_assert_eq(fpd_compare_bits(&x, &m), FPD_OK);
     cr_expect_eq(m.worst, 0, "by ulps: %zu", m.worst);
-    fpd_compare_bound(FPD_F32, a, b, g, N, &bm, &m);
+    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g}, &bm, &m), FPD_OK);
     cr_expect_eq(m.worst, 0, "by ratio: %zu", m.worst);
     cr_expect_eq(m.diff, N);
+}
+
+/* The source of per-entry g for outputs in place: each entry's own, asked in order, once each. */
+struct entry_source {
+    const double *g; /* packed, entry after entry */
+    size_t per_entry, asked;
+};
+
+static const double *next_entry_g(void *ctx, size_t entry)
+{
+    struct entry_source *s = ctx;
+    cr_assert_eq(entry, s->asked, "entry %zu asked for after %zu others", entry, s->asked);
+    s->asked++;
+    return s->g + entry * s->per_entry;
+}
+
+/* Outputs compared where they lie, with row padding and gaps between batch entries that hold
+ * different bytes on each side, give what their packed copies give: every metric, the worst
+ * element, and both hashes. Rows longer than a chunk, single rows and single columns, entries
+ * packed on one side only. */
+Test(compare, outputs_in_place_match_their_packed_copies)
+{
+    static const size_t shapes[][3] = {{1, 1, 1}, {1, 5, 7}, {3, 5, 7}, {2, 1, 300}, {4, 3, 130}, {3, 40, 1}};
+    static const size_t pads[][2] = {{0, 0}, {3, 0}, {0, 5}, {2, 9}}; /* row padding of a, of b */
+    static const enum fpd_dtype types[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t p = 0; p < sizeof pads / sizeof pads[0]; p++)
+            for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+                enum fpd_dtype t = types[ti];
+                size_t batch = shapes[s][0], rows = shapes[s][1], cols = shapes[s][2], count = batch * rows * cols;
+                size_t es = fpd_dtype_info(t)->size, lda = cols + pads[p][0], ldb = cols + pads[p][1];
+                size_t stride_a = rows * lda + pads[p][0], stride_b = rows * ldb; /* a gap after a's entries */
+                char *a = malloc(count * es), *b = malloc(count * es);
+                char *wide_a = malloc(batch * stride_a * es), *wide_b = malloc(batch * stride_b * es);
+                double *g = malloc(count * sizeof *g);
+                cr_assert(a && b && wide_a && wide_b && g);
+                memset(wide_a, 0x3c, batch * stride_a * es); /* padding: a finite value, another on each side */
+                memset(wide_b, 0x41, batch * stride_b * es);
+                for (size_t i = 0; i < count; i++) {
+                    uint64_t r = fpd_rng_bits64(s * 100 + p * 10 + ti, i);
+                    double v = ((double)(r >> 11) * 0x1p-53 - 0.5) * 8;
+                    fpd_store(t, a, i, v);
+                    fpd_store(t, b, i, (r & 3) == 0 ? v * (1 + (double)((r >> 2) % 9) * 0x1p-10) : v);
+                    if ((r >> 8) % 61 == 0)
+                        fpd_store(t, b, i, (r >> 16) & 1 ? INFINITY : NAN);
+                    g[i] = fabs(v) * (double)((r >> 20) % 5) * 0x1p-3;
+                }
+                for (size_t e = 0; e < batch; e++)
+                    for (size_t i = 0; i < rows; i++) {
+                        size_t from = (e * rows + i) * cols;
+                        memcpy(wide_a + (e * stride_a + i * lda) * es, a + from * es, cols * es);
+                        memcpy(wide_b + (e * stride_b + i * ldb) * es, b + from * es, cols * es);
+                    }
+                struct fpd_dtypes dt = {t, t, t == FPD_F64 ? FPD_F64 : FPD_F32};
+                struct fpd_bound_model bm;
+                fpd_bound_model_init(&bm, &dt, 16, false, 0);
+                struct fpd_metrics want, got;
+                compare_packed(t, a, b, g, count, &bm, &want);
+                struct fpd_comparison x = {t, batch, rows, cols, {wide_a, lda, stride_a}, {wide_b, ldb, stride_b}};
+                cr_assert_eq(fpd_compare_bits(&x, &got), FPD_OK);
+                struct entry_source source = {g, rows * cols, 0};
+                if (got.diff)
+                    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){next_entry_g, &source}, &bm, &got),
+                                 FPD_OK);
+                const char *name = fpd_dtype_info(t)->name;
+                cr_expect_eq(source.asked, got.diff ? batch : 0, "%s shape %zu pads %zu: entries asked", name, s, p);
+                cr_expect_eq(got.identical, want.identical, "%s shape %zu pads %zu", name, s, p);
+                cr_expect_eq(got.diff, want.diff, "%s shape %zu pads %zu: diff", name, s, p);
+                cr_expect_eq(got.nonfinite_mismatch, want.nonfinite_mismatch, "%s shape %zu pads %zu", name, s, p);
+                cr_expect_eq(got.max_ulp, want.max_ulp, "%s shape %zu pads %zu: max_ulp", name, s, p);
+                cr_expect(memcmp(&got.max_abs, &want.max_abs, 8) == 0, "%s shape %zu pads %zu: max_abs", name, s, p);
+                cr_expect(memcmp(&got.max_rel, &want.max_rel, 8) == 0, "%s shape %zu pads %zu: max_rel", name, s, p);
+                cr_expect(memcmp(&got.ratio, &want.ratio, 8) == 0, "%s shape %zu pads %zu: ratio %a, want %a", name, s,
+                          p, got.ratio, want.ratio);
+                cr_expect_eq(got.worst, want.worst, "%s shape %zu pads %zu: worst %zu, want %zu", name, s, p, got.worst,
+                             want.worst);
+                cr_expect_eq(got.worst_bits_a, want.worst_bits_a, "%s shape %zu pads %zu", name, s, p);
+                cr_expect_eq(got.worst_bits_b, want.worst_bits_b, "%s shape %zu pads %zu", name, s, p);
+                if (got.identical) {
+                    cr_assert_eq(fpd_compare_hash_identical(&x, &got), FPD_OK);
+                    cr_assert_eq(fpd_compare_hash_identical(&(struct fpd_comparison){t, 1, 1, count, {a, count, count},
+                                                                                    {b, count, count}},
+                                                            &want),
+                                 FPD_OK);
+                }
+                cr_expect_eq(got.hash_a, want.hash_a, "%s shape %zu pads %zu: hash of a", name, s, p);
+                cr_expect_eq(got.hash_b, want.hash_b, "%s shape %zu pads %zu: hash of b", name, s, p);
+                cr_expect_eq(got.hash_a, XXH3_64bits(a, count * es), "%s shape %zu pads %zu", name, s, p);
+                free(a), free(b), free(wide_a), free(wide_b), free(g);
+            }
+}
+
+static const double *no_g(void *ctx, size_t entry)
+{
+    (void)ctx, (void)entry;
+    return NULL;
+}
+
+Test(compare, a_source_without_g_is_out_of_memory)
+{
+    float a[] = {1, 2}, b[] = {1, 3};
+    struct fpd_comparison x = fpd_comparison_packed(FPD_F32, a, b, 2);
+    struct fpd_metrics m;
+    struct fpd_bound_model bm = f32_model(4);
+    cr_assert_eq(fpd_compare_bits(&x, &m), FPD_OK);
+    cr_expect_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){no_g, NULL}, &bm, &m), FPD_ERR_NOMEM);
 }

@@ -391,7 +391,7 @@ Test(relations, bias_after_keeps_the_products_nan, .init = setup, .fini = teardo
     cr_assert_eq(res.paths.a.bias, FPD_BIAS_AFTER, "addmm's path A adds the bias after the product");
     for (size_t j = 0; j < 16; j++) {
         uint32_t got;
-        memcpy(&got, (const float *)ck.compared[0] + j, sizeof got);
+        memcpy(&got, (const float *)ck.compared[0].p + j, sizeof got);
         cr_expect_eq(got, want, "column %zu: %08x, want C's %08x (the bias's is %08x)", j, got, want, bias_nan);
     }
     fpd_checker_free(&ck);
@@ -428,10 +428,12 @@ Test(relations, bias_after_adds_each_column_once, .init = setup, .fini = teardow
     struct fpd_checker ck = {0};
     struct fpd_check_result res = outer_product_addmm("seq", M, N, a, b, bias, &ck);
     cr_assert_eq(res.paths.a.bias, FPD_BIAS_AFTER, "addmm's path A adds the bias after the product");
-    const float *got = ck.compared[0];
+    const float *got = ck.compared[0].p; /* in place: rows of N + 3 */
+    size_t ld = ck.compared[0].ld;
+    cr_assert_eq(ld, N + 3);
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
-            float product = a[i] * b[j], want = product + bias[j], value = got[i * N + j];
+            float product = a[i] * b[j], want = product + bias[j], value = got[i * ld + j];
             if (isnan(want))
                 cr_expect(isnan(value), "row %zu column %zu: %a, want a NaN", i, j, (double)value);
             else
@@ -457,10 +459,12 @@ Test(relations, openblas_prefills_every_row_with_the_bias, .init = setup, .fini 
     struct fpd_check_result res = outer_product_addmm("openblas", M, N, a, b, bias, &ck);
     cr_assert_eq(res.verdict, FPD_SAME, "verdict %d: %s", res.verdict, res.error);
     cr_assert_eq(res.paths.b.bias, FPD_BIAS_FUSED, "addmm's path B fuses the bias");
-    const float *got = ck.compared[1];
+    const float *got = ck.compared[1].p; /* in place: rows of N + 3 */
+    size_t ld = ck.compared[1].ld;
+    cr_assert_eq(ld, N + 3);
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++)
-            cr_expect_eq(got[i * N + j], a[i] * b[j] + bias[j], "row %zu column %zu: %a, want %a", i, j,
-                         (double)got[i * N + j], (double)(a[i] * b[j] + bias[j]));
+            cr_expect_eq(got[i * ld + j], a[i] * b[j] + bias[j], "row %zu column %zu: %a, want %a", i, j,
+                         (double)got[i * ld + j], (double)(a[i] * b[j] + bias[j]));
     fpd_checker_free(&ck);
 }
