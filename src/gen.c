@@ -577,6 +577,31 @@ static void fill_generated(const struct tensor_source *src, void *dst, size_t ro
 
 /* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
  * Values come from `given` (explicit data, `given_cols` per logical row) or from the generator. */
+/* Each stored row's padding, elements cols..ld, a quiet NaN: one loop per element size, whose
+ * stores are then a move each (through fpd_store, each was a choice of type). */
+#define PAD_ROWS(T)                                                                                \
+    do {                                                                                           \
+        T nan_bits;                                                                                \
+        memcpy(&nan_bits, nan, sizeof nan_bits);                                                   \
+        for (size_t i = 0; i < rows; i++)                                                          \
+            for (size_t j = cols; j < ld; j++)                                                     \
+                ((T *)dst)[i * ld + j] = nan_bits;                                                 \
+    } while (0)
+
+static void fill_padding(enum fpd_dtype in, void *dst, size_t rows, size_t cols, size_t ld)
+{
+    if (ld == cols)
+        return;
+    unsigned char nan[8];
+    fpd_store(in, nan, 0, NAN);
+    switch (fpd_dtype_info(in)->size) {
+    case 8: PAD_ROWS(uint64_t); break;
+    case 4: PAD_ROWS(uint32_t); break;
+    default: PAD_ROWS(uint16_t);
+    }
+}
+#undef PAD_ROWS
+
 static void fill_matrix(const struct fpd_case *c, const struct tensor_source *src, const char *given,
                         size_t given_cols, void *dst, size_t rows, size_t cols, size_t ld, bool transposed)
 {
@@ -592,9 +617,7 @@ static void fill_matrix(const struct fpd_case *c, const struct tensor_source *sr
     } else {
         fill_generated(src, dst, rows, cols, ld, transposed);
     }
-    for (size_t i = 0; i < rows; i++) /* after the values: a stored row's spill may cover its padding */
-        for (size_t j = cols; j < ld; j++)
-            fpd_store(in, dst, i * ld + j, NAN);
+    fill_padding(in, dst, rows, cols, ld); /* after the values: a stored row's spill may cover it */
 }
 
 int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
