@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 const char *const fpd_dim_names[FPD_DIM_COUNT] = {"batch", "m", "n", "k"};
 
 int fpd_dim_parse(const char *name, enum fpd_bisect_dim *out)

@@ -332,6 +332,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     }
     struct fpd_exact_report *x = &res->exact;
     *x = (struct fpd_exact_report){.computed = true};
+    const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
         if (pack_f64(&ck->values_a, &a, bi, m, c->k, false) != FPD_OK ||
             pack_f64(&ck->values_b, &b, bi, c->k, n, true) != FPD_OK)
@@ -348,7 +349,6 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                 /* the correctly rounded result's class: a path that overflows where it does not
                  * (or returns a finite value where it is Inf or NaN) is as wrong as a path can be */
                 double exact_out = fpd_round(c->dt.out, hi);
-                const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
                 for (int w = 0; w < 2; w++) {
                     double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], (bi * m + i) * n + j), 0);
                     if (!same_class(v, exact_out)) {

@@ -330,8 +330,8 @@ TYPE_CLONES(FPD_BF16, bf16)
 
 static const struct {
     void (*differing)(const struct fpd_comparison *x, struct fpd_metrics *m);
-    int (*ratios)(const struct fpd_comparison *x, const struct fpd_magnitude_source *g, const struct fpd_bound_model *bm,
-                  struct fpd_metrics *m);
+    int (*ratios)(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
+                  const struct fpd_bound_model *bm, struct fpd_metrics *m);
 } by_type[FPD_DTYPE_COUNT] = {
     [FPD_F64] = {differing_f64, ratios_f64},
     [FPD_F32] = {differing_f32, ratios_f32},
@@ -353,7 +353,8 @@ static bool identical(const struct fpd_comparison *x)
 int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *side, uint64_t *hash)
 {
     size_t count = x->batch * x->rows * x->cols, es = fpd_dtype_info(x->t)->size;
-    bool packed_rows = side->ld == x->cols, packed = packed_rows && (x->batch == 1 || side->batch_stride == x->rows * x->cols);
+    bool packed_rows = side->ld == x->cols;
+    bool packed = packed_rows && (x->batch == 1 || side->batch_stride == x->rows * x->cols);
     size_t length = packed_rows ? x->rows * x->cols : x->cols;
     if (packed || count == 0) {
         *hash = XXH3_64bits(side->p, count * es);
