@@ -575,8 +575,6 @@ static void fill_generated(const struct tensor_source *src, void *dst, size_t ro
                                 rows - at < RUN ? rows - at : RUN, dst, at * ld + j, ld);
 }
 
-/* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
- * Values come from `given` (explicit data, `given_cols` per logical row) or from the generator. */
 /* Each stored row's padding, elements cols..ld, a quiet NaN: one loop per element size, whose
  * stores are then a move each (through fpd_store, each was a choice of type). */
 #define PAD_ROWS(T)                                                                                \
@@ -602,6 +600,8 @@ static void fill_padding(enum fpd_dtype in, void *dst, size_t rows, size_t cols,
 }
 #undef PAD_ROWS
 
+/* Fill a stored matrix: logical element (r, c) of op(X) lives at storage (c, r) when transposed.
+ * Values come from `given` (explicit data, `given_cols` per logical row) or from the generator. */
 static void fill_matrix(const struct fpd_case *c, const struct tensor_source *src, const char *given,
                         size_t given_cols, void *dst, size_t rows, size_t cols, size_t ld, bool transposed)
 {
