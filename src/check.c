@@ -280,15 +280,14 @@ static const double *magnitudes_of_entry(void *ctx, size_t e)
     if (fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, m * n * sizeof(double)) != FPD_OK ||
         fpd_grow(&ck->abs_bias.buf, &ck->abs_bias.cap, n * sizeof(double)) != FPD_OK)
         return NULL;
-    double *abs_bias = ck->abs_bias.buf;
-    for (size_t j = 0; j < n; j++)
+    double *abs_bias = c->has_bias ? ck->abs_bias.buf : NULL; /* without one, the bias is not generated */
+    for (size_t j = 0; abs_bias && j < n; j++)
         abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, g->cmp->cols.start + j));
     size_t es = dsize(c->dt.in);
     struct fpd_matrix_view va = {(const char *)a.p + e * a.stride * es, a.t, a.transposed, a.ld};
     struct fpd_matrix_view vb = {(const char *)b.p + e * b.stride * es, b.t, b.transposed, b.ld};
     g->entry = SIZE_MAX; /* until the new entry's are all there */
-    if (fpd_magnitudes(&ck->abs, &va, &vb, m, n, c->k, c->has_bias ? abs_bias : NULL, ck->magnitude.buf,
-                       &ck->gemm_ticks) != FPD_OK)
+    if (fpd_magnitudes(&ck->abs, &va, &vb, m, n, c->k, abs_bias, ck->magnitude.buf, &ck->gemm_ticks) != FPD_OK)
         return NULL;
     g->entry = e;
     return ck->magnitude.buf;
