@@ -79,9 +79,9 @@ static void exact_provenance(void *state, fpd_provenance_fn emit, void *ctx)
 static void exact_close(void *state)
 {
     struct exact_state *s = state;
-    free(s->row);
-    free(s->cols);
-    free(s->bias);
+    fpd_release(&s->row, &s->row_cap);
+    fpd_release(&s->cols, &s->cols_cap);
+    fpd_release(&s->bias, &s->bias_cap);
     free(s);
 }
 

@@ -59,6 +59,5 @@ void fpd_batch_staging_free(struct fpd_batch_staging *s)
 
 void fpd_staging_free(struct fpd_staging *s)
 {
-    free(s->buf);
-    *s = (struct fpd_staging){0};
+    fpd_release(&s->buf, &s->cap);
 }

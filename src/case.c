@@ -13,6 +13,7 @@
 #include "dtype.h"
 #include "gen.h"
 #include "rng.h"
+#include "scratch.h"
 
 void fpd_case_defaults(struct fpd_case *c)
 {
@@ -156,15 +157,17 @@ int fpd_case_data_capture(const struct fpd_case *c, struct fpd_case_data *out)
         fpd_tensors_free(&t);
         return FPD_ERR_NOMEM;
     }
-    out->a = t.a, out->b = t.b, out->bias = t.bias; /* ownership moves to out */
+    /* ownership moves to out */
+    out->a = t.a, out->b = t.b, out->bias = t.bias;
+    out->cap_a = t.cap_a, out->cap_b = t.cap_b, out->cap_bias = t.cap_bias;
     return FPD_OK;
 }
 
 void fpd_case_data_free(struct fpd_case_data *d)
 {
-    free(d->a);
-    free(d->b);
-    free(d->bias);
+    fpd_release(&d->a, &d->cap_a);
+    fpd_release(&d->b, &d->cap_b);
+    fpd_release(&d->bias, &d->cap_bias);
     *d = (struct fpd_case_data){0};
 }
 

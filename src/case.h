@@ -27,6 +27,7 @@ struct fpd_recipe {
 struct fpd_case_data {
     uint32_t batch, m, n, k; /* extents the arrays were stored with */
     void *a, *b, *bias;
+    size_t cap_a, cap_b, cap_bias; /* fpd_grow's capacities where the arrays came from it, else 0 (malloc) */
 };
 
 struct fpd_case {

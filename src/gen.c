@@ -663,8 +663,8 @@ int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t)
 
 void fpd_tensors_free(struct fpd_tensors *t)
 {
-    free(t->a);
-    free(t->b);
-    free(t->bias);
+    fpd_release(&t->a, &t->cap_a);
+    fpd_release(&t->b, &t->cap_b);
+    fpd_release(&t->bias, &t->cap_bias);
     *t = (struct fpd_tensors){0};
 }

@@ -290,9 +290,9 @@ done:
     free_tasks(&lists[1]);
     free(lists[0].task);
     free(lists[1].task);
-    free(pairs);
-    free(sizes);
-    free(ans);
+    fpd_release((void **)&pairs, &pair_cap);
+    fpd_release((void **)&sizes, &size_cap);
+    fpd_release((void **)&ans, &ans_cap);
     return rc;
 }
 

@@ -1,4 +1,5 @@
 /* scratch.c — grow-only buffers. */
+#define _GNU_SOURCE /* mremap */
 #include "scratch.h"
 
 #include <stdint.h>
@@ -10,6 +11,43 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_FROM ((size_t)1 << 19) /* rounding up to whole huge pages wastes at most 3/4 of one */
 
+/* `size` bytes (a multiple of HUGE_PAGE) of fresh memory aligned to a huge page, which it asks
+ * for: one fault per 2 MiB instead of 512. NULL when out of memory. */
+static void *map_huge_pages(size_t size)
+{
+    char *reserved = mmap(NULL, size + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (reserved == MAP_FAILED)
+        return NULL;
+    char *p = (char *)(((uintptr_t)reserved + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (p > reserved)
+        munmap(reserved, (size_t)(p - reserved));
+    munmap(p + size, (size_t)(reserved + HUGE_PAGE - p));
+    madvise(p, size, MADV_HUGEPAGE); /* advice only: without huge pages it is ordinary memory */
+    return p;
+}
+
+/* *buf grown to `size` bytes of huge pages. A mapped buffer grows by moving its pages to the front
+ * of the larger mapping instead of taking fresh ones: the kernel zeroes every page on its first
+ * touch, slowly on a virtual machine, and a campaign's buffers grow several times as its shapes
+ * do. Where the move fails, the old pages are given back and the new mapping (which a failed move
+ * may have cut) is made afresh. */
+static int grow_mapped(void **buf, size_t *capacity, size_t size)
+{
+    void *p = map_huge_pages(size);
+    if (!p)
+        return FPD_ERR_NOMEM;
+    if (*capacity < HUGE_PAGE) {
+        free(*buf);
+    } else if (mremap(*buf, *capacity, *capacity, MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED) {
+        munmap(*buf, *capacity);
+        munmap(p, size);
+        p = map_huge_pages(size);
+    }
+    *buf = p;
+    *capacity = p ? size : 0;
+    return p ? FPD_OK : FPD_ERR_NOMEM;
+}
+
 int fpd_grow(void **buf, size_t *capacity, size_t bytes)
 {
     if (bytes <= *capacity && *buf)
@@ -18,21 +56,30 @@ int fpd_grow(void **buf, size_t *capacity, size_t bytes)
     size_t want = bytes < 64 ? 64 : bytes;
     if (want < *capacity * 2 && *capacity * 2 > *capacity)
         want = *capacity * 2;
-    /* 64-byte alignment suits every vector width the kernels use. A buffer of 512 KiB or more is
-     * made of whole huge pages, aligned to them, and asks for them: one fault per 2 MiB instead
-     * of 512, which matters most where every check runs in a fresh process (minimize, show,
-     * bisect --isolate). */
-    size_t align = want >= HUGE_FROM ? HUGE_PAGE : 64;
-    if (want > SIZE_MAX - align)
-        return FPD_ERR_NOMEM;
-    size_t size = (want + align - 1) / align * align;
-    void *p = aligned_alloc(align, size);
+    /* A buffer of 512 KiB or more is made of whole huge pages, which matters most where every
+     * check runs in a fresh process (minimize, show, bisect --isolate). */
+    if (want >= HUGE_FROM) {
+        if (want > SIZE_MAX - HUGE_PAGE * 2)
+            return FPD_ERR_NOMEM;
+        return grow_mapped(buf, capacity, (want + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
+    }
+    /* 64-byte alignment suits every vector width the kernels use */
+    size_t size = (want + 63) / 64 * 64;
+    void *p = aligned_alloc(64, size);
     if (!p)
         return FPD_ERR_NOMEM;
-    if (align == HUGE_PAGE)
-        madvise(p, size, MADV_HUGEPAGE); /* advice only: without huge pages it is ordinary memory */
     free(*buf);
     *buf = p;
-    *capacity = size; /* all of it: rounding up to huge pages gave some room */
+    *capacity = size;
     return FPD_OK;
+}
+
+void fpd_release(void **buf, size_t *capacity)
+{
+    if (*capacity >= HUGE_PAGE)
+        munmap(*buf, *capacity);
+    else
+        free(*buf);
+    *buf = NULL;
+    *capacity = 0;
 }
