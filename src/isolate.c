@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "scratch.h"
 
 void fpd_describe_death(int status, bool timed_out, double timeout, char *buf, size_t size)
 {
@@ -44,6 +45,7 @@ int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why,
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* killed with fpdiv: its timeout is fpdiv's to enforce */
+        fpd_scratch_use_huge_pages(true); /* it makes its buffers afresh, for one job */
         close(gone[0]);
         int rc = fn(ctx);
         fflush(NULL);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* mremap */
 #include "scratch.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -11,9 +12,15 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_FROM ((size_t)1 << 19) /* rounding up to whole huge pages wastes at most 3/4 of one */
 
-/* `size` bytes (a multiple of HUGE_PAGE) of fresh memory aligned to a huge page, which it asks
- * for: one fault per 2 MiB instead of 512. NULL when out of memory. */
-static void *map_huge_pages(size_t size)
+/* Whether new mappings ask for huge pages: see fpd_scratch_use_huge_pages. */
+static bool huge_pages_wanted;
+
+void fpd_scratch_use_huge_pages(bool on) { huge_pages_wanted = on; }
+
+/* `size` bytes (a multiple of HUGE_PAGE) of fresh memory aligned to a huge page, so that it can
+ * be made of them: where asked to, or where the system gives them unasked. NULL when out of
+ * memory. */
+static void *map_huge_page_aligned(size_t size)
 {
     char *reserved = mmap(NULL, size + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (reserved == MAP_FAILED)
@@ -22,7 +29,8 @@ static void *map_huge_pages(size_t size)
     if (p > reserved)
         munmap(reserved, (size_t)(p - reserved));
     munmap(p + size, (size_t)(reserved + HUGE_PAGE - p));
-    madvise(p, size, MADV_HUGEPAGE); /* advice only: without huge pages it is ordinary memory */
+    if (huge_pages_wanted)
+        madvise(p, size, MADV_HUGEPAGE); /* advice only: without huge pages it is ordinary memory */
     return p;
 }
 
@@ -33,7 +41,7 @@ static void *map_huge_pages(size_t size)
  * may have cut) is made afresh. */
 static int grow_mapped(void **buf, size_t *capacity, size_t size)
 {
-    void *p = map_huge_pages(size);
+    void *p = map_huge_page_aligned(size);
     if (!p)
         return FPD_ERR_NOMEM;
     if (*capacity < HUGE_PAGE) {
@@ -41,7 +49,7 @@ static int grow_mapped(void **buf, size_t *capacity, size_t size)
     } else if (mremap(*buf, *capacity, *capacity, MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED) {
         munmap(*buf, *capacity);
         munmap(p, size);
-        p = map_huge_pages(size);
+        p = map_huge_page_aligned(size);
     }
     *buf = p;
     *capacity = p ? size : 0;
@@ -56,8 +64,8 @@ int fpd_grow(void **buf, size_t *capacity, size_t bytes)
     size_t want = bytes < 64 ? 64 : bytes;
     if (want < *capacity * 2 && *capacity * 2 > *capacity)
         want = *capacity * 2;
-    /* A buffer of 512 KiB or more is made of whole huge pages, which matters most where every
-     * check runs in a fresh process (minimize, show, bisect --isolate). */
+    /* A buffer of 512 KiB or more is mapped (whole huge pages, aligned to them), so that it can
+     * grow by moving its pages. */
     if (want >= HUGE_FROM) {
         if (want > SIZE_MAX - HUGE_PAGE * 2)
             return FPD_ERR_NOMEM;

@@ -1,11 +1,14 @@
-/* Grow-only buffers: sizes, alignment, growth, and pages kept across growth. */
+/* Grow-only buffers: sizes, alignment, growth, pages kept across growth, and huge pages where asked. */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "fpdiv_backend.h"
+#include "isolate.h"
 #include "scratch.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -85,5 +88,78 @@ Test(scratch, growth_keeps_the_pages_already_touched)
     cr_expect_eq(faults, 0, "%ld page faults touching %zu bytes the buffer had before it grew", faults, touched);
     memset((char *)buf + touched, 0xa5, capacity - touched); /* the new part is fresh */
     cr_expect_gt(minor_faults() - before, 0);
+    fpd_release(&buf, &capacity);
+}
+
+/* Whether the mapping that holds p asks for huge pages (MADV_HUGEPAGE shows as "hg" among its
+ * VmFlags in /proc/self/smaps): 1 or 0, or -1 where the kernel does not say. */
+static int asks_for_huge_pages(const void *p)
+{
+    if (access("/sys/kernel/mm/transparent_hugepage", F_OK) != 0)
+        return -1; /* a kernel without them ignores the advice */
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    bool inside = false;
+    int answer = -1;
+    while (answer < 0 && fgets(line, sizeof line, f)) {
+        unsigned long from, to;
+        if (sscanf(line, "%lx-%lx ", &from, &to) == 2)
+            inside = from <= (uintptr_t)p && (uintptr_t)p < to;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+            answer = strstr(line, " hg") != NULL;
+    }
+    fclose(f);
+    return answer;
+}
+
+Test(scratch, large_buffers_ask_for_huge_pages_only_when_told_to)
+{
+    for (int told = 0; told < 2; told++) {
+        fpd_scratch_use_huge_pages(told);
+        void *buf = NULL;
+        size_t capacity = 0;
+        grow_and_fill(&buf, &capacity, (size_t)4 << 20);
+        grow_and_fill(&buf, &capacity, (size_t)9 << 20); /* pages moved to the front, and new ones */
+        const char *ends[] = {buf, (const char *)buf + capacity - 1};
+        for (int e = 0; e < 2; e++) {
+            int asks = asks_for_huge_pages(ends[e]);
+            if (asks < 0)
+                cr_skip_test("this kernel does not say which mappings ask for huge pages");
+            cr_expect_eq(asks, told, "told %d, the mapping at %p asks %d", told, (const void *)ends[e], asks);
+        }
+        fpd_release(&buf, &capacity);
+    }
+    fpd_scratch_use_huge_pages(false);
+}
+
+/* In a child of fpd_run_isolated: 0 when a buffer it grows asks for huge pages, 1 when not, 2 when
+ * the kernel does not say. */
+static int child_buffer_asks(void *ctx)
+{
+    (void)ctx;
+    void *buf = NULL;
+    size_t capacity = 0;
+    if (fpd_grow(&buf, &capacity, (size_t)4 << 20) != FPD_OK)
+        return 3;
+    int asks = asks_for_huge_pages(buf);
+    fpd_release(&buf, &capacity);
+    return asks < 0 ? 2 : asks ? 0 : 1;
+}
+
+/* A child makes its buffers afresh for its one job, where huge pages save most of their faults;
+ * the process that starts it keeps the default. */
+Test(scratch, an_isolated_child_asks_for_huge_pages)
+{
+    char why[256] = "";
+    int rc = fpd_run_isolated(child_buffer_asks, NULL, 0, why, sizeof why);
+    if (rc == 2)
+        cr_skip_test("this kernel does not say which mappings ask for huge pages");
+    cr_expect_eq(rc, 0, "the child's buffer %s", rc == 1 ? "does not ask for huge pages" : why);
+    void *buf = NULL;
+    size_t capacity = 0;
+    grow_and_fill(&buf, &capacity, (size_t)4 << 20);
+    cr_expect_eq(asks_for_huge_pages(buf), 0, "the parent's buffer asks for huge pages");
     fpd_release(&buf, &capacity);
 }
