@@ -15,7 +15,8 @@ void fpd_release(void **buf, size_t *capacity);
  * fpd_run_isolated): a page fault per 2 MiB instead of 512. A long-lived worker faults its pages
  * in once, and where a virtual machine's balloon hands free memory back to the host in 2 MiB
  * blocks (the benchmark machine's does), a fresh huge page is such a block: its first touch costs
- * the host's fault as well, 2% of a 5 s campaign at max-dim 1024 (BENCHMARKS.md).
+ * the host's fault as well: page zeroing took 5% of a 5 s campaign at max-dim 1024 with huge
+ * pages, 0.2% without (BENCHMARKS.md).
  */
 void fpd_scratch_use_huge_pages(bool on);
 

@@ -156,7 +156,8 @@ Test(scratch, an_isolated_child_asks_for_huge_pages)
     int rc = fpd_run_isolated(child_buffer_asks, NULL, 0, why, sizeof why);
     if (rc == 2)
         cr_skip_test("this kernel does not say which mappings ask for huge pages");
-    cr_expect_eq(rc, 0, "the child's buffer %s", rc == 1 ? "does not ask for huge pages" : why);
+    cr_expect_eq(rc, 0, "the child answered %d: %s", rc,
+                 rc == 1 ? "its buffer does not ask for huge pages" : rc == 3 ? "out of memory" : why);
     void *buf = NULL;
     size_t capacity = 0;
     grow_and_fill(&buf, &capacity, (size_t)4 << 20);
