@@ -122,7 +122,7 @@ void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd
     out->relation = rel;
     out->exact = cfg->exact;
     out->default_threads = cfg->default_threads;
-    out->unhashed_same = cfg->unhashed_same;
+    out->unhashed = cfg->unhashed;
     out->backends[0] = cfg->backends[combo->backend[0]];
     out->backends[1] = rel->backends == 2 ? cfg->backends[combo->backend[1]] : NULL;
     fpd_relation_pick_params(rel, &s, c, cfg->max_threads, &out->params);

@@ -29,7 +29,8 @@ struct fpd_campaign_config {
     int max_threads;
     enum fpd_exact_mode exact;
     int default_threads; /* BLAS threads for paths that do not set their own (0: the backend's default) */
-    bool unhashed_same;  /* see fpd_check */
+    bool unhashed;       /* its checks' outputs go unhashed: a campaign that prints no check's hashes and saves
+                            none of its checks as found (see fpd_check) */
     unsigned jobs;       /* worker processes running the campaign */
 };
 

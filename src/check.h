@@ -24,8 +24,8 @@ struct fpd_check {
     struct fpd_backend_slot *backends[2]; /* [1] only for relations between two backends */
     enum fpd_exact_mode exact;            /* how the check is run, not what it is: not in the case's identity */
     int default_threads;                  /* likewise: threads for paths that set none (0: backend default) */
-    bool unhashed_same;                   /* likewise: a `same` check's identical outputs go unhashed (fuzz
-                                             without --json, where nobody reads their hashes) */
+    bool unhashed;                        /* likewise: its outputs go unhashed, where nobody reads their
+                                             hashes (see fpd_campaign_config) */
 };
 
 /* Each path against the correctly rounded result. */

@@ -637,7 +637,9 @@ int fpd_cmd_fuzz(int argc, char **argv)
          * number of workers runs exactly the same checks (a BLAS's results can depend on its threads) */
         cfg.max_mem /= (double)o->jobs;
         cfg.default_threads = 1;
-        cfg.unhashed_same = !o->json; /* the only output that lists a same check's hashes */
+        /* hashes are read by --json's lines and by a finding saved as found; a minimized finding is
+         * checked once more, hashed, by the minimizer */
+        cfg.unhashed = !o->json && (!o->corpus || o->minimize);
         cfg.jobs = (unsigned)o->jobs;
         rc = fpd_campaign_prepare(&run.cp, &cfg, why, sizeof why);
     }

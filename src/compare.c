@@ -372,28 +372,27 @@ int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *sid
     return FPD_OK;
 }
 
-int fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m)
+void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m)
 {
     *m = (struct fpd_metrics){.count = x->batch * x->rows * x->cols};
     if (identical(x)) {
         m->identical = true;
-        return FPD_OK;
+        return;
     }
-    if (fpd_compare_hash(x, &x->a, &m->hash_a) != FPD_OK || fpd_compare_hash(x, &x->b, &m->hash_b) != FPD_OK)
-        return FPD_ERR_NOMEM;
     if ((unsigned)x->t >= FPD_DTYPE_COUNT)
-        return FPD_OK;
+        return;
     by_type[x->t].differing(x, m);
     m->worst_bits_a = fpd_bits(x->t, fpd_comparison_element(x, &x->a, m->worst), 0);
     m->worst_bits_b = fpd_bits(x->t, fpd_comparison_element(x, &x->b, m->worst), 0);
-    return FPD_OK;
 }
 
-int fpd_compare_hash_identical(const struct fpd_comparison *x, struct fpd_metrics *m)
+int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m)
 {
-    int rc = fpd_compare_hash(x, &x->a, &m->hash_a); /* once for both */
-    m->hash_b = m->hash_a;
-    return rc;
+    int rc = fpd_compare_hash(x, &x->a, &m->hash_a);
+    if (rc != FPD_OK || !m->identical)
+        return rc == FPD_OK ? fpd_compare_hash(x, &x->b, &m->hash_b) : rc;
+    m->hash_b = m->hash_a; /* once for both */
+    return FPD_OK;
 }
 
 int fpd_compare_bound(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,

@@ -36,7 +36,7 @@ struct fpd_metrics {
     size_t worst;              /* flat index of the worst element: by ratio when bounded, else by ulp */
     uint64_t worst_bits_a, worst_bits_b;
     bool identical;            /* the outputs' bytes are equal */
-    uint64_t hash_a, hash_b;   /* XXH3-64 of each output's bytes (identical ones: fpd_compare_hash_identical) */
+    uint64_t hash_a, hash_b;   /* XXH3-64 of each output's bytes: 0 until fpd_compare_hashes */
 };
 
 /* What the bound needs to know about the computation. */
@@ -99,12 +99,13 @@ struct fpd_magnitude_source {
     void *ctx;
 };
 
-/* Phase 1, always: difference counts and sizes, and the hashes of outputs that differ. Resets *m.
- * FPD_OK, or FPD_ERR_NOMEM where the hashes of outputs with row padding found no memory. */
-int fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m);
-/* The hashes of identical outputs, which phase 1 leaves for whoever reads them (a pass over memory
- * that a campaign's same checks do not need). FPD_OK or FPD_ERR_NOMEM, as above. */
-int fpd_compare_hash_identical(const struct fpd_comparison *x, struct fpd_metrics *m);
+/* Phase 1, always: whether the outputs are identical, and where they are not, the difference counts
+ * and sizes. Resets *m. */
+void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m);
+/* After phase 1, the outputs' hashes (identical ones hashed once), which phase 1 leaves for whoever
+ * reads them: a pass over memory per output that most of a campaign's checks do not need. FPD_OK,
+ * or FPD_ERR_NOMEM where outputs with row padding found no memory for the hash's state. */
+int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m);
 /* XXH3-64 of one side's bytes, as if packed. FPD_OK or FPD_ERR_NOMEM, as above. */
 int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *side, uint64_t *hash);
 /* Phase 2, when something differs: the ratio against the bound. FPD_OK, or FPD_ERR_NOMEM where

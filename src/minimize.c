@@ -260,6 +260,7 @@ int fpd_minimize(struct fpd_checker *ck, struct fpd_check *chk, enum fpd_verdict
     *out = (struct fpd_minimize_result){.before = chk->c};
     *data = (struct fpd_case_data){0};
     struct shrinker s = {ck, chk, target, fpd_now() + seconds, out, FPD_OK};
+    chk->unhashed = true; /* a candidate's verdict is all that counts; the final check is hashed */
     shrink_shape(&s);
     simplify_layout(&s);
     if (!out_of_time(&s)) {
@@ -275,5 +276,6 @@ int fpd_minimize(struct fpd_checker *ck, struct fpd_check *chk, enum fpd_verdict
     }
     if (s.status != FPD_OK)
         return s.status;
+    chk->unhashed = false;
     return fpd_check_run(ck, chk, &out->final);
 }

@@ -22,7 +22,8 @@ struct fpd_minimize_result {
     struct fpd_case before;
     size_t checks;         /* checks run */
     bool timed_out;        /* the time cap stopped it: the case is the best found so far */
-    struct fpd_check_result final; /* the minimized case's result */
+    struct fpd_check_result final; /* the minimized case's result, its outputs hashed (the candidates' go
+                                      unhashed: only their verdicts count) */
 };
 
 /* Shrinks chk in place toward the verdict `target`. When values are simplified the inputs become

@@ -188,6 +188,12 @@ run "replay --json" 0 $FPDIV replay --json $C &&
     expect "replay --json ends with a summary" "$(tail -1 <<<"$out")" '"type":"summary".*"reproduced":'"$nfiles"
 one=$(find $C -name '*.json' | sort | head -1)
 run "replay one file: good" 0 $FPDIV replay "$one"
+# saved as found, the check's own outputs are hashed (a campaign's other checks are not)
+run "fuzz saves raw findings" 0 $FPDIV fuzz --seed 42 --cases 100 --max-dim 64 --corpus $tmp/raw --no-minimize
+nraw=$(find $tmp/raw -name '*.json' | wc -l)
+[ "$nraw" -ge 3 ] && pass "raw findings saved ($nraw)" || fail "raw findings saved" "$nraw files"
+run "replay raw findings" 0 $FPDIV replay --strict $tmp/raw &&
+    expect "every raw finding reproduces, hashes and all" "$out" "^$nraw cases: reproduced $nraw, "
 run "show" 0 $FPDIV show "$one" && expect "show gives recorded, current and the command" "$out" "^reproduce: fpdiv replay $one"
 expect "show re-runs the case" "$out" '^now: reproduced'
 sed 's/"hash_b": "[0-9a-f]*"/"hash_b": "0000000000000000"/' "$one" >$tmp/changed.json

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "check.h"
 #include "dtype.h"
@@ -137,9 +138,10 @@ struct scenario {
     enum fpd_verdict want;
 };
 
-static struct fpd_check_result run(const struct scenario *s)
+/* The scenario's check, with its outputs hashed or not, in ck (which keeps the paths' outputs). */
+static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, struct fpd_checker *ck)
 {
-    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1}};
+    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1}, .unhashed = unhashed};
     char why[256];
     fpd_case_defaults(&chk.c);
     chk.relation = fpd_relation_find(s->relation);
@@ -156,9 +158,15 @@ static struct fpd_check_result run(const struct scenario *s)
     chk.c.trans_a = s->trans_a;
     fpd_relation_prepare_case(chk.relation, &chk.c);
     trigger = s->trigger;
-    struct fpd_checker ck = {0};
     struct fpd_check_result res;
-    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    cr_assert_eq(fpd_check_run(ck, &chk, &res), FPD_OK);
+    return res;
+}
+
+static struct fpd_check_result run(const struct scenario *s)
+{
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res = run_in(s, false, &ck);
     fpd_checker_free(&ck);
     return res;
 }
@@ -213,6 +221,35 @@ Test(relations, every_relation_both_ways, .init = setup, .fini = teardown)
     for (size_t r = 0; r < fpd_relation_count; r++) {
         cr_expect(covered[2 * r], "relation %s has no must-agree scenario", fpd_relation_table[r].name);
         cr_expect(covered[2 * r + 1], "relation %s has no planted divergence", fpd_relation_table[r].name);
+    }
+}
+
+/* A check whose outputs go unhashed gives the same verdict and metrics, and leaves the hashes at 0;
+ * a hashed one gives each output's own, same or not. */
+Test(relations, unhashed_checks_leave_only_the_hashes, .init = setup, .fini = teardown)
+{
+    static const struct scenario cases[] = {
+        {"addmm", {"perturbed"}, "f32", "8x9x10", FPD_DIST_INT, true, false, FUSED_BIAS, FPD_REORDER},
+        {"addmm", {"seq"}, "f32", "8x9x10", FPD_DIST_INT, true, false, NEVER, FPD_SAME},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct fpd_checker ck = {0};
+        struct fpd_check_result unhashed = run_in(&cases[i], true, &ck);
+        struct fpd_check_result hashed = run_in(&cases[i], false, &ck);
+        cr_expect_eq(unhashed.verdict, cases[i].want, "case %zu", i);
+        cr_expect_eq(hashed.verdict, cases[i].want, "case %zu", i);
+        cr_expect(unhashed.metrics.hash_a == 0 && unhashed.metrics.hash_b == 0, "case %zu: %016llx %016llx", i,
+                  (unsigned long long)unhashed.metrics.hash_a, (unsigned long long)unhashed.metrics.hash_b);
+        const struct fpd_metrics *h = &hashed.metrics, *u = &unhashed.metrics;
+        cr_expect(h->diff == u->diff && h->max_ulp == u->max_ulp && h->worst == u->worst &&
+                      memcmp(&h->ratio, &u->ratio, sizeof h->ratio) == 0 && h->identical == u->identical,
+                  "case %zu: the metrics differ", i);
+        for (int w = 0; w < 2; w++) {
+            cr_assert_eq(ck.compared[w].ld, 9, "case %zu: packed outputs", i);
+            uint64_t want = XXH3_64bits(ck.compared[w].p, 8 * 9 * sizeof(float));
+            cr_expect_eq(w == 0 ? hashed.metrics.hash_a : hashed.metrics.hash_b, want, "case %zu output %d", i, w);
+        }
+        fpd_checker_free(&ck);
     }
 }
 
