@@ -258,39 +258,78 @@ static void compared_operands(const struct fpd_checker *ck, const struct fpd_cas
 }
 
 /* g = |A||B| (+ |bias|) over the compared block, in binary64: one batch entry at a time, in
- * ck->magnitude, the source of fpd_compare_bound and of the exact report. Where both run, the
+ * ck->magnitude, the source of fpd_compare_bound and of the exact report; for the bound, the
+ * entry's binary32 sums where it has them (ck->abs), which it raises itself. Where both run, the
  * report computes again every entry but the last: one product beside its ~2 ns per term. */
 struct magnitudes {
     struct fpd_checker *ck;
     const struct fpd_check *chk;
     const struct fpd_region *cmp;
-    size_t entry; /* whose g ck->magnitude holds; SIZE_MAX: none yet */
+    size_t entry; /* whose g (or sums) ck holds; SIZE_MAX: none yet */
+    bool sums;    /* the entry's binary32 sums, not its g */
 };
+
+/* Entry e's operands and |bias| for fpd_magnitudes and its kin. */
+static int entry_operands(struct magnitudes *g, size_t e, struct fpd_matrix_view *va, struct fpd_matrix_view *vb,
+                          const double **abs_bias)
+{
+    struct fpd_checker *ck = g->ck;
+    const struct fpd_case *c = &g->chk->c;
+    size_t n = g->cmp->cols.len;
+    struct operand a, b;
+    compared_operands(ck, c, g->cmp, &a, &b);
+    if (fpd_grow(&ck->abs_bias.buf, &ck->abs_bias.cap, n * sizeof(double)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    double *bias = c->has_bias ? ck->abs_bias.buf : NULL; /* without one, the bias is not generated */
+    for (size_t j = 0; bias && j < n; j++)
+        bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, g->cmp->cols.start + j));
+    size_t es = dsize(c->dt.in);
+    *va = (struct fpd_matrix_view){(const char *)a.p + e * a.stride * es, a.t, a.transposed, a.ld};
+    *vb = (struct fpd_matrix_view){(const char *)b.p + e * b.stride * es, b.t, b.transposed, b.ld};
+    *abs_bias = bias;
+    return FPD_OK;
+}
 
 static const double *magnitudes_of_entry(void *ctx, size_t e)
 {
     struct magnitudes *g = ctx;
     struct fpd_checker *ck = g->ck;
-    if (g->entry == e)
+    if (g->entry == e && !g->sums)
         return ck->magnitude.buf;
-    const struct fpd_case *c = &g->chk->c;
-    size_t m = g->cmp->rows.len, n = g->cmp->cols.len;
-    struct operand a, b;
-    compared_operands(ck, c, g->cmp, &a, &b);
-    if (fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, m * n * sizeof(double)) != FPD_OK ||
-        fpd_grow(&ck->abs_bias.buf, &ck->abs_bias.cap, n * sizeof(double)) != FPD_OK)
+    size_t m = g->cmp->rows.len, n = g->cmp->cols.len, k = g->chk->c.k;
+    struct fpd_matrix_view va, vb;
+    const double *abs_bias;
+    if (entry_operands(g, e, &va, &vb, &abs_bias) != FPD_OK ||
+        fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, m * n * sizeof(double)) != FPD_OK)
         return NULL;
-    double *abs_bias = c->has_bias ? ck->abs_bias.buf : NULL; /* without one, the bias is not generated */
-    for (size_t j = 0; abs_bias && j < n; j++)
-        abs_bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, g->cmp->cols.start + j));
-    size_t es = dsize(c->dt.in);
-    struct fpd_matrix_view va = {(const char *)a.p + e * a.stride * es, a.t, a.transposed, a.ld};
-    struct fpd_matrix_view vb = {(const char *)b.p + e * b.stride * es, b.t, b.transposed, b.ld};
+    bool have_sums = g->entry == e; /* and so g->sums */
     g->entry = SIZE_MAX; /* until the new entry's are all there */
-    if (fpd_magnitudes(&ck->abs, &va, &vb, m, n, c->k, abs_bias, ck->magnitude.buf, &ck->gemm_ticks) != FPD_OK)
+    int rc = have_sums ? fpd_magnitudes_of_sums(&ck->abs, &va, &vb, m, n, k, abs_bias, ck->magnitude.buf, &ck->gemm_ticks)
+                       : fpd_magnitudes(&ck->abs, &va, &vb, m, n, k, abs_bias, ck->magnitude.buf, &ck->gemm_ticks);
+    if (rc != FPD_OK)
         return NULL;
     g->entry = e;
+    g->sums = false;
     return ck->magnitude.buf;
+}
+
+static int sums_of_entry(void *ctx, size_t e, struct fpd_magnitude_sums *out)
+{
+    struct magnitudes *g = ctx;
+    struct fpd_checker *ck = g->ck;
+    struct fpd_matrix_view va, vb;
+    const double *abs_bias;
+    *out = (struct fpd_magnitude_sums){.sum = NULL};
+    int rc = entry_operands(g, e, &va, &vb, &abs_bias);
+    g->entry = SIZE_MAX;
+    if (rc == FPD_OK)
+        rc = fpd_magnitude_sums(&ck->abs, &va, &vb, g->cmp->rows.len, g->cmp->cols.len, g->chk->c.k, abs_bias, out,
+                                &ck->gemm_ticks);
+    if (rc == FPD_OK && out->sum) {
+        g->entry = e;
+        g->sums = true;
+    }
+    return rc;
 }
 
 /* One unit in the last place of x in type t (subnormal spacing below the normal range). */
@@ -394,11 +433,11 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
     struct fpd_comparison outputs = {c->dt.out, cmp->batch.len, cmp->rows.len, cmp->cols.len, ck->compared[0],
                                      ck->compared[1]};
     fpd_compare_bits(&outputs, &res->metrics);
-    struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX};
+    struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX, false};
     if (res->metrics.diff > 0) {
         struct fpd_bound_model bm;
         fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
-        struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes};
+        struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
         if ((rc = fpd_compare_bound(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
             return rc;
     }

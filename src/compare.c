@@ -237,13 +237,12 @@ struct element_ratio {
 };
 
 static inline __attribute__((always_inline)) struct element_ratio element_ratio(enum fpd_dtype t, const void *a,
-                                                                               const void *b, const double *g,
-                                                                               size_t i,
+                                                                               const void *b, size_t i, double g,
                                                                                const struct fpd_bound_model *bm)
 {
     uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
     double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
-    double bound = fpd_bound_element(bm, g[i], larger_magnitude(fabs(va), fabs(vb)));
+    double bound = fpd_bound_element(bm, g, larger_magnitude(fabs(va), fabs(vb)));
     /* |a - b| / (2 bound), halved after the division: where 2 bound would overflow, or the
      * difference of two f64 values near the top of the range does, the ratio still comes out
      * right (a large number, or Inf) instead of 0 or NaN. The division is unconditional, as
@@ -255,6 +254,89 @@ static inline __attribute__((always_inline)) struct element_ratio element_ratio(
     return r;
 }
 
+/* An entry's magnitudes as phase 2 reads them: its g, or its binary32 sums, raised a chunk at a
+ * time (the pass over the block that would raise them all, and g's memory, saved). */
+struct entry_magnitudes {
+    const double *g; /* NULL while the sums give them */
+    struct fpd_magnitude_sums sums;
+    size_t cols;
+};
+
+/* Whether any of `count` binary32 sums is not finite: an integer OR over their exponent fields. */
+static inline bool any_sum_nonfinite(const float *sum, size_t count)
+{
+    uint32_t nonfinite = 0;
+    for (size_t l = 0; l < count; l++) {
+        uint32_t bits;
+        memcpy(&bits, &sum[l], sizeof bits);
+        nonfinite |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    return nonfinite;
+}
+
+/* g of `count` elements from the entry's element `first` on: where the entry's g holds them, else
+ * raised from the sums into staged[] with magnitude.c's arithmetic, the bias's column wrapping
+ * round with the rows. */
+static inline __attribute__((always_inline)) const double *chunk_magnitudes(const struct entry_magnitudes *em,
+                                                                          size_t first, size_t count,
+                                                                          double staged[CHUNK])
+{
+    if (em->g)
+        return em->g + first;
+    const struct fpd_magnitude_sums *s = &em->sums;
+    for (size_t l = 0; l < count; l++)
+        staged[l] = fpd_raise_sum(s->sum[first + l], s->underflow, s->inflate);
+    for (size_t l = 0, col = first % em->cols; s->abs_bias && l < count; col = 0) {
+        size_t span = em->cols - col < count - l ? em->cols - col : count - l;
+        for (size_t j = 0; j < span; j++)
+            staged[l + j] += s->abs_bias[col + j];
+        l += span;
+    }
+    return staged;
+}
+
+/* One entry's largest ratio (bits) and the chunk that holds it (end 0: no ratio taken), with
+ * where its run starts in the entry. False, with nothing found, where the sums it reads include
+ * one that is not finite: g is wanted then. */
+struct entry_scan {
+    uint64_t max;
+    struct chunk worst;
+    size_t worst_at;
+};
+
+static inline __attribute__((always_inline)) bool scan_entry(enum fpd_dtype t, const struct fpd_comparison *x,
+                                                             size_t e, const struct entry_magnitudes *em,
+                                                             const struct fpd_bound_model *bm, struct entry_scan *out)
+{
+    size_t per_entry = x->rows * x->cols, length = run_length(x), es = fpd_bits_width(t) / 8;
+    *out = (struct entry_scan){.max = 0};
+    for (size_t at = 0; at < per_entry; at += length) {
+        struct run u = run_at(x, es, e * per_entry + at);
+        for (size_t from = 0; from < length; from += CHUNK) {
+            size_t end = chunk_end(from, length);
+            /* every sum is looked at, equal chunks' too: g is the same whichever chunks differ */
+            if (!em->g && any_sum_nonfinite(em->sums.sum + at + from, end - from))
+                return false;
+            if (chunk_equal(t, u.a, u.b, from, end))
+                continue;
+            double staged[CHUNK];
+            const double *g = chunk_magnitudes(em, at + from, end - from, staged);
+            uint64_t chunk_taken = 0, chunk_max = 0;
+            for (size_t i = from; i < end; i++) {
+                struct element_ratio r = element_ratio(t, u.a, u.b, i, g[i - from], bm);
+                chunk_taken += r.taken;
+                chunk_max = r.ratio > chunk_max ? r.ratio : chunk_max;
+            }
+            if (chunk_taken > 0 && (out->worst.end == 0 || chunk_max > out->max)) {
+                out->worst = (struct chunk){u, from, end};
+                out->worst_at = at;
+                out->max = chunk_max;
+            }
+        }
+    }
+    return true;
+}
+
 /* Entry by entry, each with its own g; across entries as within one, the first element to reach
  * the largest ratio is the worst. */
 static inline __attribute__((always_inline)) int ratios_to_bound(enum fpd_dtype t, const struct fpd_comparison *x,
@@ -264,47 +346,35 @@ static inline __attribute__((always_inline)) int ratios_to_bound(enum fpd_dtype 
 {
     uint64_t max_bits = 0;
     bool taken = false;
-    size_t per_entry = x->rows * x->cols, length = run_length(x), es = fpd_bits_width(t) / 8;
     for (size_t e = 0; e < x->batch; e++) {
-        const double *g = source->entry(source->ctx, e);
-        if (!g)
+        struct entry_magnitudes em = {.cols = x->cols};
+        if (source->sums && source->sums(source->ctx, e, &em.sums) != FPD_OK)
             return FPD_ERR_NOMEM;
-        uint64_t entry_max = 0;
-        struct chunk worst_chunk = {.end = 0};
-        const double *worst_g = g;
-        for (size_t at = 0; at < per_entry; at += length) {
-            struct run u = run_at(x, es, e * per_entry + at);
-            const double *run_g = g + at;
-            for (size_t from = 0; from < length; from += CHUNK) {
-                size_t end = chunk_end(from, length);
-                if (chunk_equal(t, u.a, u.b, from, end))
-                    continue;
-                uint64_t chunk_taken = 0, chunk_max = 0;
-                for (size_t i = from; i < end; i++) {
-                    struct element_ratio r = element_ratio(t, u.a, u.b, run_g, i, bm);
-                    chunk_taken += r.taken;
-                    chunk_max = r.ratio > chunk_max ? r.ratio : chunk_max;
-                }
-                if (chunk_taken > 0 && (worst_chunk.end == 0 || chunk_max > entry_max)) {
-                    worst_chunk = (struct chunk){u, from, end};
-                    worst_g = run_g;
-                    entry_max = chunk_max;
-                }
-            }
+        if (!em.sums.sum && !(em.g = source->entry(source->ctx, e)))
+            return FPD_ERR_NOMEM;
+        struct entry_scan scan;
+        if (!scan_entry(t, x, e, &em, bm, &scan)) { /* a sum not finite: the entry again, on g */
+            if (!(em.g = source->entry(source->ctx, e)))
+                return FPD_ERR_NOMEM;
+            scan_entry(t, x, e, &em, bm, &scan);
         }
-        if (worst_chunk.end == 0 || (taken && entry_max <= max_bits))
+        if (scan.worst.end == 0 || (taken && scan.max <= max_bits))
             continue;
         taken = true;
-        max_bits = entry_max;
+        max_bits = scan.max;
         if (m->nonfinite_mismatch > 0)
             continue; /* the worst element stays the first whose class changed */
-        size_t i; /* found again in its chunk while its entry's g is at hand, as in differing_elements */
-        for (i = worst_chunk.from; i < worst_chunk.end - 1; i++) {
-            struct element_ratio r = element_ratio(t, worst_chunk.run.a, worst_chunk.run.b, worst_g, i, bm);
+        /* found again in its chunk while its entry's magnitudes are at hand, as in differing_elements */
+        const struct chunk *k = &scan.worst;
+        double staged[CHUNK];
+        const double *g = chunk_magnitudes(&em, scan.worst_at + k->from, k->end - k->from, staged);
+        size_t i;
+        for (i = k->from; i < k->end - 1; i++) {
+            struct element_ratio r = element_ratio(t, k->run.a, k->run.b, i, g[i - k->from], bm);
             if (r.taken && r.ratio == max_bits)
                 break;
         }
-        m->worst = worst_chunk.run.flat + i;
+        m->worst = k->run.flat + i;
     }
     m->ratio = value_of_bits(max_bits);
     return FPD_OK;

@@ -14,6 +14,7 @@
 #define FPD_COMPARE_H
 
 #include "fpdiv_backend.h"
+#include "magnitude.h"
 
 enum fpd_verdict { FPD_SAME, FPD_REORDER, FPD_BOUND, FPD_NONFINITE, FPD_ERROR, FPD_VERDICT_COUNT };
 
@@ -92,11 +93,15 @@ static inline struct fpd_comparison fpd_comparison_packed(enum fpd_dtype t, cons
 const void *fpd_comparison_element(const struct fpd_comparison *x, const struct fpd_block *side, size_t flat);
 
 /* Where phase 2 finds g: entry(ctx, e) is batch entry e's rows x cols magnitudes, packed, or NULL
- * when they could not be had (out of memory). Asked once per entry, in order: one entry's g at a
- * time is all the memory the bound needs. */
+ * when they could not be had (out of memory). Asked in order, once per entry: one entry's g at a
+ * time is all the memory the bound needs. Where `sums` is not NULL it is asked first, and where it
+ * gives an entry's binary32 sums (magnitude.h) phase 2 raises them itself, a chunk at a time, and
+ * asks `entry` only where a sum of that entry is not finite. `sums` returns FPD_OK (out->sum NULL:
+ * none, ask `entry`) or FPD_ERR_NOMEM. */
 struct fpd_magnitude_source {
     const double *(*entry)(void *ctx, size_t e);
     void *ctx;
+    int (*sums)(void *ctx, size_t e, struct fpd_magnitude_sums *out);
 };
 
 /* Phase 1, always: whether the outputs are identical, and where they are not, the difference counts

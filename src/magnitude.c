@@ -58,7 +58,7 @@ FPD_VECTOR_WIDTH_CLONES static bool raise_to_bound(const float *sum, size_t m, s
             uint32_t bits;
             memcpy(&bits, &s[j], sizeof bits);
             nonfinite |= (bits & 0x7f800000u) == 0x7f800000u;
-            row[j] = ((double)s[j] + underflow) * inflate;
+            row[j] = fpd_raise_sum(s[j], underflow, inflate);
         }
         if (abs_bias)
             for (size_t j = 0; j < n; j++)
@@ -74,11 +74,16 @@ FPD_VECTOR_WIDTH_CLONES static bool raise_to_bound(const float *sum, size_t m, s
  * sums: computed >= exact (1 - 2^-24)^k, and 1 / (1 - 2^-24)^k <= 1 + gamma_k(2^-24). With
  * gradual underflow (see ieee_underflow_begin) a product that lands among the subnormals loses at
  * most half their spacing, 2^-150, and a sum that does is exact: under k 2^-149 in all.
- * *finite is false where some binary32 sum is not (overflow, or an Inf or NaN operand).
+ * A binary32 sum may not be finite (overflow, or an Inf or NaN operand).
  */
-static int magnitudes_f32(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a,
-                          const struct fpd_matrix_view *b, size_t m, size_t n, size_t k, const double *abs_bias,
-                          double *g, uint64_t *gemm_ticks, bool *finite)
+static struct fpd_magnitude_sums binary32_sums(const float *sum, size_t k, const double *abs_bias)
+{
+    return (struct fpd_magnitude_sums){sum, (double)k * 0x1p-149, 1 + fpd_gamma(k, 0x1p-24), abs_bias};
+}
+
+static int sums_f32(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
+                    size_t m, size_t n, size_t k, const double *abs_bias, struct fpd_magnitude_sums *out,
+                    uint64_t *gemm_ticks)
 {
     ptrdiff_t a_rs, a_cs, b_rs, b_cs;
     const float *va = operand_as(&w->a, a, m, k, FPD_F32, &a_rs, &a_cs);
@@ -92,7 +97,7 @@ static int magnitudes_f32(struct fpd_magnitude_work *w, const struct fpd_matrix_
     *gemm_ticks += fpd_ticks() - t0;
     if (rc != 0)
         return FPD_ERR_NOMEM;
-    *finite = raise_to_bound(sum, m, n, (double)k * 0x1p-149, 1 + fpd_gamma(k, 0x1p-24), abs_bias, g);
+    *out = binary32_sums(sum, k, abs_bias);
     return FPD_OK;
 }
 
@@ -129,6 +134,32 @@ static void ieee_underflow_end(unsigned csr)
 #endif
 }
 
+int fpd_magnitude_sums(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
+                       size_t m, size_t n, size_t k, const double *abs_bias, struct fpd_magnitude_sums *out,
+                       uint64_t *gemm_ticks)
+{
+    *out = (struct fpd_magnitude_sums){.sum = NULL};
+    if (k == 0 || a->t != b->t || !within_binary32(a->t) || k > BINARY32_MAX_K)
+        return FPD_OK;
+    unsigned csr = ieee_underflow_begin();
+    int rc = sums_f32(w, a, b, m, n, k, abs_bias, out, gemm_ticks);
+    ieee_underflow_end(csr);
+    return rc;
+}
+
+int fpd_magnitudes_of_sums(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a,
+                           const struct fpd_matrix_view *b, size_t m, size_t n, size_t k, const double *abs_bias,
+                           double *g, uint64_t *gemm_ticks)
+{
+    unsigned csr = ieee_underflow_begin();
+    struct fpd_magnitude_sums s = binary32_sums(w->sum.buf, k, abs_bias);
+    int rc = FPD_OK;
+    if (!raise_to_bound(s.sum, m, n, s.underflow, s.inflate, abs_bias, g))
+        rc = magnitudes_f64(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
+    ieee_underflow_end(csr);
+    return rc;
+}
+
 int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
                    size_t m, size_t n, size_t k, const double *abs_bias, double *g, uint64_t *gemm_ticks)
 {
@@ -137,13 +168,12 @@ int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a
             g[i] = abs_bias ? abs_bias[i % n] : 0;
         return FPD_OK;
     }
+    struct fpd_magnitude_sums s;
+    int rc = fpd_magnitude_sums(w, a, b, m, n, k, abs_bias, &s, gemm_ticks);
+    if (rc != FPD_OK || s.sum)
+        return rc != FPD_OK ? rc : fpd_magnitudes_of_sums(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
     unsigned csr = ieee_underflow_begin();
-    int rc = FPD_OK;
-    bool finite = false;
-    if (a->t == b->t && within_binary32(a->t) && k <= BINARY32_MAX_K)
-        rc = magnitudes_f32(w, a, b, m, n, k, abs_bias, g, gemm_ticks, &finite);
-    if (rc == FPD_OK && !finite)
-        rc = magnitudes_f64(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
+    rc = magnitudes_f64(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
     ieee_underflow_end(csr);
     return rc;
 }

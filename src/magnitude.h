@@ -37,6 +37,31 @@ struct fpd_magnitude_work {
 int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
                    size_t m, size_t n, size_t k, const double *abs_bias, double *g, uint64_t *gemm_ticks);
 
+/* The same g, left as its binary32 sums for a reader that raises them element by element as it
+ * reads them (a pass over the block and g's memory saved): g[i * n + j] = fpd_raise_sum(sum[i * n
+ * + j], underflow, inflate) (+ abs_bias[j]), fpd_magnitudes' very bits, where every sum of the
+ * block is finite. Where one is not, the reader asks fpd_magnitudes_of_sums for g. */
+struct fpd_magnitude_sums {
+    const float *sum; /* m x n; NULL where the inputs are summed in binary64 (fpd_magnitudes gives g) */
+    double underflow, inflate;
+    const double *abs_bias; /* n, or NULL */
+};
+
+static inline double fpd_raise_sum(float sum, double underflow, double inflate)
+{
+    return ((double)sum + underflow) * inflate;
+}
+
+/* The sums of fpd_magnitudes' binary32 path, in w, where it takes that path. FPD_OK or FPD_ERR_NOMEM. */
+int fpd_magnitude_sums(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
+                       size_t m, size_t n, size_t k, const double *abs_bias, struct fpd_magnitude_sums *out,
+                       uint64_t *gemm_ticks);
+/* fpd_magnitudes' g from the sums fpd_magnitude_sums left in w, for the same arguments: raised, or
+ * where one is not finite, summed again in binary64. FPD_OK or FPD_ERR_NOMEM. */
+int fpd_magnitudes_of_sums(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a,
+                           const struct fpd_matrix_view *b, size_t m, size_t n, size_t k, const double *abs_bias,
+                           double *g, uint64_t *gemm_ticks);
+
 void fpd_magnitude_work_free(struct fpd_magnitude_work *w);
 
 #endif

@@ -49,7 +49,7 @@ int main(void)
             struct fpd_metrics m;
             double t1, t2, th;
             struct fpd_comparison x = fpd_comparison_packed(dt, a, b, COUNT);
-            struct fpd_magnitude_source source = {all_of_g, g};
+            struct fpd_magnitude_source source = {all_of_g, g, NULL};
             TIME_BEST(t1, fpd_compare_bits(&x, &m));
             TIME_BEST(t2, fpd_compare_bound(&x, &source, &bm, &m));
             TIME_BEST(th, fpd_compare_hashes(&x, &m));

@@ -32,7 +32,7 @@ static void compare_packed(enum fpd_dtype t, const void *a, const void *b, const
     fpd_compare_bits(&x, m);
     cr_assert_eq(fpd_compare_hashes(&x, m), FPD_OK);
     if (m->diff)
-        cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, (void *)g}, bm, m), FPD_OK);
+        cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, (void *)g, NULL}, bm, m), FPD_OK);
 }
 
 static enum fpd_verdict judge(const float *a, const float *b, const double *g, size_t n, struct fpd_metrics *m)
@@ -263,7 +263,7 @@ Test(compare, chunked_loops_match_the_definition)
                 if (want.diff > 0)
                     cr_expect_eq(got.worst, want_worst_by_ulps, "%s n=%zu round %d: worst by ulps", name, n, round);
                 if (got.diff > 0)
-                    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g}, &bm, &got), FPD_OK);
+                    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g, NULL}, &bm, &got), FPD_OK);
                 cr_expect_eq(got.diff, want.diff, "%s n=%zu round %d: diff", name, n, round);
                 cr_expect_eq(got.nonfinite_mismatch, want.nonfinite_mismatch, "%s n=%zu round %d", name, n, round);
                 cr_expect_eq(got.max_ulp, want.max_ulp, "%s n=%zu round %d: max_ulp", name, n, round);
@@ -296,7 +296,7 @@ Test(compare, ties_go_to_the_first_element)
     struct fpd_comparison x = fpd_comparison_packed(FPD_F32, a, b, N);
     fpd_compare_bits(&x, &m);
     cr_expect_eq(m.worst, 0, "by ulps: %zu", m.worst);
-    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g}, &bm, &m), FPD_OK);
+    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g, NULL}, &bm, &m), FPD_OK);
     cr_expect_eq(m.worst, 0, "by ratio: %zu", m.worst);
     cr_expect_eq(m.diff, N);
 }
@@ -360,7 +360,7 @@ Test(compare, outputs_in_place_match_their_packed_copies)
                 struct fpd_comparison x = {t, batch, rows, cols, {wide_a, lda, stride_a}, {wide_b, ldb, stride_b}};
                 fpd_compare_bits(&x, &got);
                 struct entry_source source = {g, rows * cols, 0};
-                struct fpd_magnitude_source entries = {next_entry_g, &source};
+                struct fpd_magnitude_source entries = {next_entry_g, &source, NULL};
                 if (got.diff)
                     cr_assert_eq(fpd_compare_bound(&x, &entries, &bm, &got), FPD_OK);
                 const char *name = fpd_dtype_info(t)->name;
@@ -402,5 +402,91 @@ Test(compare, a_source_without_g_is_out_of_memory)
     struct fpd_metrics m;
     struct fpd_bound_model bm = f32_model(4);
     fpd_compare_bits(&x, &m);
-    cr_expect_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){no_g, NULL}, &bm, &m), FPD_ERR_NOMEM);
+    cr_expect_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){no_g, NULL, NULL}, &bm, &m), FPD_ERR_NOMEM);
+}
+
+/* Per-entry g and binary32 sums of the same magnitudes, entry after entry, counting what is asked. */
+struct sums_source {
+    const double *g;  /* what `entry` gives: the raised sums, or other values where a sum is not finite */
+    const float *sum; /* packed, entry after entry */
+    const double *abs_bias;
+    double underflow, inflate;
+    size_t per_entry, g_asked, sums_asked;
+};
+
+static const double *g_of_entry(void *ctx, size_t entry)
+{
+    struct sums_source *s = ctx;
+    s->g_asked++;
+    return s->g + entry * s->per_entry;
+}
+
+static int sums_of_entry(void *ctx, size_t entry, struct fpd_magnitude_sums *out)
+{
+    struct sums_source *s = ctx;
+    s->sums_asked++;
+    *out = (struct fpd_magnitude_sums){s->sum + entry * s->per_entry, s->underflow, s->inflate, s->abs_bias};
+    return FPD_OK;
+}
+
+/* Phase 2 raising binary32 sums itself, a chunk at a time, gives the ratio and worst element that
+ * the raised g gives, the bias's column wrapping round within chunks; where a sum is not finite,
+ * even in a chunk whose outputs are equal, it takes the entry's g instead. One element differs at
+ * a time, so that its ratio is the result: every element's g counts. */
+Test(compare, binary32_sums_give_what_their_raised_g_gives)
+{
+    static const size_t shapes[][4] = {{2, 5, 3, 0}, {1, 40, 7, 0}, {2, 9, 130, 2}, {1, 1, 300, 0}, {3, 7, 1, 1}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int variant = 0; variant < 4; variant++) { /* bit 0: a bias; bit 1: a sum not finite */
+            size_t batch = shapes[s][0], rows = shapes[s][1], cols = shapes[s][2], pad = shapes[s][3];
+            size_t per_entry = rows * cols, ld = cols + pad, count = batch * per_entry;
+            float *a = calloc(batch * rows * ld, sizeof *a), *b = calloc(batch * rows * ld, sizeof *b);
+            float *sum = malloc(count * sizeof *sum);
+            double *raised = malloc(count * sizeof *raised), *other = malloc(count * sizeof *other);
+            double *want_g = malloc(count * sizeof *want_g), *abs_bias = malloc(cols * sizeof *abs_bias);
+            for (size_t j = 0; j < cols; j++)
+                abs_bias[j] = (double)(fpd_rng_bits64(9, j) % 1000 + 1) * 0x1p-3;
+            bool with_bias = variant & 1, nonfinite = variant & 2;
+            double underflow = 300 * 0x1p-149, inflate = 1 + fpd_gamma(300, 0x1p-24);
+            for (size_t i = 0; i < count; i++) {
+                uint64_t r = fpd_rng_bits64(7 + s, i);
+                size_t e = i / per_entry, at = (e * rows + i % per_entry / cols) * ld + i % cols;
+                a[at] = b[at] = (float)((double)(r >> 11) * 0x1p-53 * 8 - 4);
+                sum[i] = fabsf(a[at]) * (float)(r >> 20 & 255) + 0x1p-140f * (float)(r >> 40 & 7);
+                raised[i] = ((double)sum[i] + underflow) * inflate + (with_bias ? abs_bias[i % cols] : 0);
+                other[i] = raised[i] * 1.5;
+                /* what the entries' g gives: the raised sums, or where the last entry has a sum not
+                 * finite, `other` */
+                want_g[i] = nonfinite && e == batch - 1 ? other[i] : raised[i];
+            }
+            if (nonfinite)
+                sum[count - 1] = INFINITY;
+            struct fpd_comparison x = {FPD_F32, batch, rows, cols, {a, ld, rows * ld}, {b, ld, rows * ld}};
+            struct fpd_bound_model bm = f32_model(300);
+            for (size_t i = 0; i + 1 < count; i++) { /* the last element keeps its chunk's outputs equal */
+                size_t at = (i / per_entry * rows + i % per_entry / cols) * ld + i % cols;
+                b[at] = nextafterf(a[at], INFINITY);
+                struct fpd_metrics want, got;
+                struct sums_source g_only = {want_g, NULL, NULL, 0, 0, per_entry, 0, 0};
+                fpd_compare_bits(&x, &want);
+                cr_assert_eq(
+                    fpd_compare_bound(&x, &(struct fpd_magnitude_source){g_of_entry, &g_only, NULL}, &bm, &want),
+                    FPD_OK);
+                struct sums_source both = {nonfinite ? other : raised, sum, with_bias ? abs_bias : NULL, underflow,
+                                           inflate, per_entry, 0, 0};
+                fpd_compare_bits(&x, &got);
+                cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){g_of_entry, &both, sums_of_entry},
+                                               &bm, &got),
+                             FPD_OK);
+                b[at] = a[at];
+                cr_assert_eq(both.sums_asked, batch, "shape %zu variant %d element %zu", s, variant, i);
+                cr_assert_eq(both.g_asked, nonfinite ? 1 : 0, "shape %zu variant %d element %zu: g asked %zu times", s,
+                             variant, i, both.g_asked);
+                cr_assert(memcmp(&got.ratio, &want.ratio, sizeof got.ratio) == 0,
+                          "shape %zu variant %d element %zu: ratio %a, want %a", s, variant, i, got.ratio, want.ratio);
+                cr_assert_eq(got.worst, want.worst, "shape %zu variant %d element %zu: worst %zu, want %zu", s, variant,
+                             i, got.worst, want.worst);
+            }
+            free(a), free(b), free(sum), free(raised), free(other), free(abs_bias), free(want_g);
+        }
 }
