@@ -304,8 +304,9 @@ static const double *magnitudes_of_entry(void *ctx, size_t e)
         return NULL;
     bool have_sums = g->entry == e; /* and so g->sums */
     g->entry = SIZE_MAX; /* until the new entry's are all there */
-    int rc = have_sums ? fpd_magnitudes_of_sums(&ck->abs, &va, &vb, m, n, k, abs_bias, ck->magnitude.buf, &ck->gemm_ticks)
-                       : fpd_magnitudes(&ck->abs, &va, &vb, m, n, k, abs_bias, ck->magnitude.buf, &ck->gemm_ticks);
+    double *out = ck->magnitude.buf;
+    int rc = have_sums ? fpd_magnitudes_of_sums(&ck->abs, &va, &vb, m, n, k, abs_bias, out, &ck->gemm_ticks)
+                       : fpd_magnitudes(&ck->abs, &va, &vb, m, n, k, abs_bias, out, &ck->gemm_ticks);
     if (rc != FPD_OK)
         return NULL;
     g->entry = e;

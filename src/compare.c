@@ -296,14 +296,15 @@ static inline __attribute__((always_inline)) const double *chunk_magnitudes(cons
 }
 
 /* One entry's largest ratio (bits) and the chunk that holds it (end 0: no ratio taken), with
- * where its run starts in the entry. False, with nothing found, where the sums it reads include
- * one that is not finite: g is wanted then. */
+ * where its run starts in the entry. */
 struct entry_scan {
     uint64_t max;
     struct chunk worst;
     size_t worst_at;
 };
 
+/* An entry's scan; false, with nothing found, where the sums it reads include one that is not
+ * finite: g is wanted then. */
 static inline __attribute__((always_inline)) bool scan_entry(enum fpd_dtype t, const struct fpd_comparison *x,
                                                              size_t e, const struct entry_magnitudes *em,
                                                              const struct fpd_bound_model *bm, struct entry_scan *out)
@@ -459,8 +460,10 @@ void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m)
 int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m)
 {
     int rc = fpd_compare_hash(x, &x->a, &m->hash_a);
-    if (rc != FPD_OK || !m->identical)
-        return rc == FPD_OK ? fpd_compare_hash(x, &x->b, &m->hash_b) : rc;
+    if (rc != FPD_OK)
+        return rc;
+    if (!m->identical)
+        return fpd_compare_hash(x, &x->b, &m->hash_b);
     m->hash_b = m->hash_a; /* once for both */
     return FPD_OK;
 }

@@ -170,8 +170,10 @@ int fpd_magnitudes(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a
     }
     struct fpd_magnitude_sums s;
     int rc = fpd_magnitude_sums(w, a, b, m, n, k, abs_bias, &s, gemm_ticks);
-    if (rc != FPD_OK || s.sum)
-        return rc != FPD_OK ? rc : fpd_magnitudes_of_sums(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
+    if (rc != FPD_OK)
+        return rc;
+    if (s.sum)
+        return fpd_magnitudes_of_sums(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
     unsigned csr = ieee_underflow_begin();
     rc = magnitudes_f64(w, a, b, m, n, k, abs_bias, g, gemm_ticks);
     ieee_underflow_end(csr);

@@ -52,7 +52,8 @@ static inline double fpd_raise_sum(float sum, double underflow, double inflate)
     return ((double)sum + underflow) * inflate;
 }
 
-/* The sums of fpd_magnitudes' binary32 path, in w, where it takes that path. FPD_OK or FPD_ERR_NOMEM. */
+/* The sums of fpd_magnitudes' binary32 path, in w, where it takes that path (out->sum NULL where it
+ * does not: binary64 inputs, k = 0 or k > 2^16). FPD_OK or FPD_ERR_NOMEM. */
 int fpd_magnitude_sums(struct fpd_magnitude_work *w, const struct fpd_matrix_view *a, const struct fpd_matrix_view *b,
                        size_t m, size_t n, size_t k, const double *abs_bias, struct fpd_magnitude_sums *out,
                        uint64_t *gemm_ticks);
