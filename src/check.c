@@ -311,7 +311,7 @@ static const double *magnitudes_of_entry(void *ctx, size_t e)
         return NULL;
     g->entry = e;
     g->sums = false;
-    return ck->magnitude.buf;
+    return out;
 }
 
 static int sums_of_entry(void *ctx, size_t e, struct fpd_magnitude_sums *out)
