@@ -258,7 +258,7 @@ static void compared_operands(const struct fpd_checker *ck, const struct fpd_cas
 }
 
 /* g = |A||B| (+ |bias|) over the compared block, in binary64: one batch entry at a time, in
- * ck->magnitude, the source of fpd_compare_bound and of the exact report; for the bound, the
+ * ck->magnitude, the source of fpd_compare's bound and of the exact report; for the bound, the
  * entry's binary32 sums where it has them (ck->abs), which it raises itself. Where both run, the
  * report computes again every entry but the last: one product beside its ~2 ns per term. */
 struct magnitudes {
@@ -433,15 +433,12 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
     const struct fpd_region *cmp = &res->paths.compare;
     struct fpd_comparison outputs = {c->dt.out, cmp->batch.len, cmp->rows.len, cmp->cols.len, ck->compared[0],
                                      ck->compared[1]};
-    fpd_compare_bits(&outputs, &res->metrics);
     struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX, false};
-    if (res->metrics.diff > 0) {
-        struct fpd_bound_model bm;
-        fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
-        struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
-        if ((rc = fpd_compare_bound(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
-            return rc;
-    }
+    struct fpd_bound_model bm;
+    fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
+    struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
+    if ((rc = fpd_compare(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
+        return rc;
     res->verdict = fpd_classify(&res->metrics);
     if (chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0)) {
         if ((rc = exact_report(ck, chk, &outputs, &magnitudes, res)) != FPD_OK)

@@ -171,63 +171,6 @@ struct chunk {
     size_t from, end; /* within the run */
 };
 
-static inline __attribute__((always_inline)) void differing_elements(enum fpd_dtype t, const struct fpd_comparison *x,
-                                                                     struct fpd_metrics *m)
-{
-    size_t diff = 0, mismatches = 0;
-    uint64_t max_ulp = 0, max_abs = 0, max_rel = 0; /* the last two as bits */
-    struct chunk first_mismatch = {.end = 0}, worst_chunk = {.end = 0}; /* end 0: none yet */
-    size_t count = x->batch * x->rows * x->cols, length = run_length(x), es = fpd_bits_width(t) / 8;
-    for (size_t flat = 0; flat < count; flat += length) {
-        struct run u = run_at(x, es, flat);
-        for (size_t from = 0; from < length; from += CHUNK) {
-            size_t end = chunk_end(from, length);
-            if (chunk_equal(t, u.a, u.b, from, end))
-                continue;
-            uint64_t chunk_diff = 0, chunk_finite = 0, chunk_ulp = 0;
-            for (size_t i = from; i < end; i++) {
-                struct element_difference e = element_difference(t, u.a, u.b, i);
-                chunk_diff += e.differ;
-                chunk_finite += e.finite_pair;
-                chunk_ulp = e.ulp > chunk_ulp ? e.ulp : chunk_ulp;
-                max_abs = e.abs > max_abs ? e.abs : max_abs;
-                max_rel = e.rel > max_rel ? e.rel : max_rel;
-            }
-            diff += chunk_diff;
-            if (chunk_diff > chunk_finite) { /* a pair that differs and is not two finite values: a class change */
-                mismatches += chunk_diff - chunk_finite;
-                if (first_mismatch.end == 0)
-                    first_mismatch = (struct chunk){u, from, end};
-            }
-            if (chunk_finite > 0 && (worst_chunk.end == 0 || chunk_ulp > max_ulp)) {
-                worst_chunk = (struct chunk){u, from, end};
-                max_ulp = chunk_ulp;
-            }
-        }
-    }
-    /* The worst element: the first whose class changed, else the first farthest apart in ulps,
-     * found again in its chunk (the same computation gives the same bits; the chunk's last
-     * element is the bound of the search all the same). */
-    size_t worst = 0;
-    bool by_class = first_mismatch.end != 0;
-    struct chunk k = by_class ? first_mismatch : worst_chunk;
-    if (k.end != 0) {
-        size_t i;
-        for (i = k.from; i < k.end - 1; i++) {
-            struct element_difference e = element_difference(t, k.run.a, k.run.b, i);
-            if (by_class ? e.differ && !e.finite_pair : e.finite_pair && e.ulp == max_ulp)
-                break;
-        }
-        worst = k.run.flat + i;
-    }
-    m->diff = diff;
-    m->nonfinite_mismatch = mismatches;
-    m->worst = worst;
-    m->max_abs = value_of_bits(max_abs);
-    m->max_rel = value_of_bits(max_rel);
-    m->max_ulp = max_ulp;
-}
-
 /* An element's ratio to the bound, as bits, and whether there is one to take (not where the
  * values are equal or not both finite, or the bound is not finite because an input was Inf or
  * NaN). The bound is never 0: it allows for underflow. */
@@ -295,103 +238,185 @@ static inline __attribute__((always_inline)) const double *chunk_magnitudes(cons
     return staged;
 }
 
-/* One entry's largest ratio (bits) and the chunk that holds it (end 0: no ratio taken), with
- * where its run starts in the entry. */
-struct entry_scan {
-    uint64_t max;
-    struct chunk worst;
-    size_t worst_at;
+/* The worst element by difference, found again in its chunk once the scan has found which: the
+ * first whose class changed (`by_class`), else the first `max_ulp` apart. The same computation
+ * gives the same bits; the chunk's last element is the bound of the search all the same. */
+static inline __attribute__((always_inline)) size_t first_with_difference(enum fpd_dtype t, const struct chunk *k,
+                                                                           bool by_class, uint64_t max_ulp)
+{
+    size_t i;
+    for (i = k->from; i < k->end - 1; i++) {
+        struct element_difference d = element_difference(t, k->run.a, k->run.b, i);
+        if (by_class ? d.differ && !d.finite_pair : d.finite_pair && d.ulp == max_ulp)
+            break;
+    }
+    return k->run.flat + i;
+}
+
+/*
+ * What a scan of one batch entry found, or of all of them once merged in order: phase 1's
+ * counts and maxima with the chunks that hold its worst elements (the first whose class
+ * changed, the first farthest apart in ulps), and where the bound is taken, the largest ratio
+ * and the first element to reach it.
+ */
+struct scan {
+    size_t diff, mismatches;
+    uint64_t max_ulp, max_abs, max_rel; /* the last two as bits */
+    struct chunk first_mismatch, worst_ulp; /* end 0: none */
+    bool ratio_taken;
+    uint64_t max_ratio; /* bits */
+    size_t worst_ratio; /* flat */
 };
 
-/* An entry's scan; false, with nothing found, where the sums it reads include one that is not
- * finite: g is wanted then. */
-static inline __attribute__((always_inline)) bool scan_entry(enum fpd_dtype t, const struct fpd_comparison *x,
-                                                             size_t e, const struct entry_magnitudes *em,
-                                                             const struct fpd_bound_model *bm, struct entry_scan *out)
+/*
+ * One entry's scan, both phases in one pass over its outputs where `bounded` (a constant: each
+ * clone has one loop or the other). False, with nothing found, where the sums it reads include
+ * one that is not finite: g is wanted then. The same computation as the two phases apart gives
+ * the same bits, and within an entry as across entries the first element to reach a maximum is
+ * the one kept.
+ */
+static inline __attribute__((always_inline)) bool scan_entry(enum fpd_dtype t, bool bounded,
+                                                             const struct fpd_comparison *x, size_t e,
+                                                             const struct entry_magnitudes *em,
+                                                             const struct fpd_bound_model *bm, struct scan *out)
 {
     size_t per_entry = x->rows * x->cols, length = run_length(x), es = fpd_bits_width(t) / 8;
-    *out = (struct entry_scan){.max = 0};
+    *out = (struct scan){.diff = 0};
+    struct chunk worst_ratio = {.end = 0};
+    size_t worst_ratio_at = 0;
     for (size_t at = 0; at < per_entry; at += length) {
         struct run u = run_at(x, es, e * per_entry + at);
         for (size_t from = 0; from < length; from += CHUNK) {
             size_t end = chunk_end(from, length);
             /* every sum is looked at, equal chunks' too: g is the same whichever chunks differ */
-            if (!em->g && any_sum_nonfinite(em->sums.sum + at + from, end - from))
+            if (bounded && !em->g && any_sum_nonfinite(em->sums.sum + at + from, end - from))
                 return false;
             if (chunk_equal(t, u.a, u.b, from, end))
                 continue;
             double staged[CHUNK];
-            const double *g = chunk_magnitudes(em, at + from, end - from, staged);
-            uint64_t chunk_taken = 0, chunk_max = 0;
+            const double *g = bounded ? chunk_magnitudes(em, at + from, end - from, staged) : NULL;
+            uint64_t chunk_diff = 0, chunk_finite = 0, chunk_ulp = 0, chunk_taken = 0, chunk_ratio = 0;
             for (size_t i = from; i < end; i++) {
-                struct element_ratio r = element_ratio(t, u.a, u.b, i, g[i - from], bm);
-                chunk_taken += r.taken;
-                chunk_max = r.ratio > chunk_max ? r.ratio : chunk_max;
+                struct element_difference d = element_difference(t, u.a, u.b, i);
+                chunk_diff += d.differ;
+                chunk_finite += d.finite_pair;
+                chunk_ulp = d.ulp > chunk_ulp ? d.ulp : chunk_ulp;
+                out->max_abs = d.abs > out->max_abs ? d.abs : out->max_abs;
+                out->max_rel = d.rel > out->max_rel ? d.rel : out->max_rel;
+                if (bounded) {
+                    struct element_ratio r = element_ratio(t, u.a, u.b, i, g[i - from], bm);
+                    chunk_taken += r.taken;
+                    chunk_ratio = r.ratio > chunk_ratio ? r.ratio : chunk_ratio;
+                }
             }
-            if (chunk_taken > 0 && (out->worst.end == 0 || chunk_max > out->max)) {
-                out->worst = (struct chunk){u, from, end};
-                out->worst_at = at;
-                out->max = chunk_max;
+            out->diff += chunk_diff;
+            if (chunk_diff > chunk_finite) { /* a pair that differs and is not two finite values: a class change */
+                out->mismatches += chunk_diff - chunk_finite;
+                if (out->first_mismatch.end == 0)
+                    out->first_mismatch = (struct chunk){u, from, end};
+            }
+            if (chunk_finite > 0 && (out->worst_ulp.end == 0 || chunk_ulp > out->max_ulp)) {
+                out->worst_ulp = (struct chunk){u, from, end};
+                out->max_ulp = chunk_ulp;
+            }
+            if (chunk_taken > 0 && (worst_ratio.end == 0 || chunk_ratio > out->max_ratio)) {
+                worst_ratio = (struct chunk){u, from, end};
+                worst_ratio_at = at;
+                out->max_ratio = chunk_ratio;
             }
         }
     }
+    if (!bounded || worst_ratio.end == 0)
+        return true;
+    out->ratio_taken = true;
+    const struct chunk *k = &worst_ratio;
+    double staged[CHUNK];
+    const double *g = chunk_magnitudes(em, worst_ratio_at + k->from, k->end - k->from, staged);
+    size_t i;
+    for (i = k->from; i < k->end - 1; i++) {
+        struct element_ratio r = element_ratio(t, k->run.a, k->run.b, i, g[i - k->from], bm);
+        if (r.taken && r.ratio == out->max_ratio)
+            break;
+    }
+    out->worst_ratio = k->run.flat + i;
     return true;
 }
 
-/* Entry by entry, each with its own g; across entries as within one, the first element to reach
- * the largest ratio is the worst. */
-static inline __attribute__((always_inline)) int ratios_to_bound(enum fpd_dtype t, const struct fpd_comparison *x,
-                                                                 const struct fpd_magnitude_source *source,
-                                                                 const struct fpd_bound_model *bm,
-                                                                 struct fpd_metrics *m)
+/* An entry's scan merged after those of the entries before it (inlined into the clones: see
+ * clones.h). */
+static inline __attribute__((always_inline)) void merge_scan(struct scan *all, const struct scan *s)
 {
-    uint64_t max_bits = 0;
-    bool taken = false;
+    all->diff += s->diff;
+    all->mismatches += s->mismatches;
+    all->max_abs = s->max_abs > all->max_abs ? s->max_abs : all->max_abs;
+    all->max_rel = s->max_rel > all->max_rel ? s->max_rel : all->max_rel;
+    if (all->first_mismatch.end == 0)
+        all->first_mismatch = s->first_mismatch;
+    if (s->worst_ulp.end != 0 && (all->worst_ulp.end == 0 || s->max_ulp > all->max_ulp)) {
+        all->worst_ulp = s->worst_ulp;
+        all->max_ulp = s->max_ulp;
+    }
+    if (s->ratio_taken && (!all->ratio_taken || s->max_ratio > all->max_ratio)) {
+        all->ratio_taken = true;
+        all->max_ratio = s->max_ratio;
+        all->worst_ratio = s->worst_ratio;
+    }
+}
+
+/*
+ * Entry by entry, each with its own magnitudes where `bounded`. The worst element: the first
+ * whose class changed; else, with the bound, the first to reach the largest ratio; else the first
+ * farthest apart in ulps.
+ */
+static inline __attribute__((always_inline)) int scan_elements(enum fpd_dtype t, bool bounded,
+                                                               const struct fpd_comparison *x,
+                                                               const struct fpd_magnitude_source *source,
+                                                               const struct fpd_bound_model *bm, struct fpd_metrics *m)
+{
+    struct scan all = {.diff = 0};
     for (size_t e = 0; e < x->batch; e++) {
         struct entry_magnitudes em = {.cols = x->cols};
-        if (source->sums && source->sums(source->ctx, e, &em.sums) != FPD_OK)
+        if (bounded && source->sums && source->sums(source->ctx, e, &em.sums) != FPD_OK)
             return FPD_ERR_NOMEM;
-        if (!em.sums.sum && !(em.g = source->entry(source->ctx, e)))
+        if (bounded && !em.sums.sum && !(em.g = source->entry(source->ctx, e)))
             return FPD_ERR_NOMEM;
-        struct entry_scan scan;
-        if (!scan_entry(t, x, e, &em, bm, &scan)) { /* a sum not finite: the entry again, on g */
+        struct scan s;
+        if (!scan_entry(t, bounded, x, e, &em, bm, &s)) { /* a sum not finite: the entry again, on g */
             if (!(em.g = source->entry(source->ctx, e)))
                 return FPD_ERR_NOMEM;
-            scan_entry(t, x, e, &em, bm, &scan);
+            scan_entry(t, bounded, x, e, &em, bm, &s);
         }
-        if (scan.worst.end == 0 || (taken && scan.max <= max_bits))
-            continue;
-        taken = true;
-        max_bits = scan.max;
-        if (m->nonfinite_mismatch > 0)
-            continue; /* the worst element stays the first whose class changed */
-        /* found again in its chunk while its entry's magnitudes are at hand, as in differing_elements */
-        const struct chunk *k = &scan.worst;
-        double staged[CHUNK];
-        const double *g = chunk_magnitudes(&em, scan.worst_at + k->from, k->end - k->from, staged);
-        size_t i;
-        for (i = k->from; i < k->end - 1; i++) {
-            struct element_ratio r = element_ratio(t, k->run.a, k->run.b, i, g[i - k->from], bm);
-            if (r.taken && r.ratio == max_bits)
-                break;
-        }
-        m->worst = k->run.flat + i;
+        merge_scan(&all, &s);
     }
-    m->ratio = value_of_bits(max_bits);
+    m->diff = all.diff;
+    m->nonfinite_mismatch = all.mismatches;
+    m->max_abs = value_of_bits(all.max_abs);
+    m->max_rel = value_of_bits(all.max_rel);
+    m->max_ulp = all.max_ulp;
+    m->bounded = bounded && all.diff > 0; /* with nothing that differs there is no ratio to take */
+    m->ratio = value_of_bits(all.max_ratio);
+    if (all.mismatches > 0)
+        m->worst = first_with_difference(t, &all.first_mismatch, true, 0);
+    else if (all.ratio_taken)
+        m->worst = all.worst_ratio;
+    else if (all.worst_ulp.end != 0)
+        m->worst = first_with_difference(t, &all.worst_ulp, false, all.max_ulp);
     return FPD_OK;
 }
 
-/* One clone per type and vector width; fpd_compare_* pick the type's. */
+/* One clone per type and vector width, with the bound and without; fpd_compare_* pick the type's. */
 #define TYPE_CLONES(T, suffix)                                                                     \
-    FPD_VECTOR_WIDTH_CLONES static void differing_##suffix(const struct fpd_comparison *x, struct fpd_metrics *m) \
+    FPD_VECTOR_WIDTH_CLONES static int differing_##suffix(const struct fpd_comparison *x,         \
+                                                          const struct fpd_magnitude_source *g,   \
+                                                          const struct fpd_bound_model *bm, struct fpd_metrics *m) \
     {                                                                                              \
-        differing_elements(T, x, m);                                                               \
+        return scan_elements(T, false, x, g, bm, m);                                               \
     }                                                                                              \
-    FPD_VECTOR_WIDTH_CLONES static int ratios_##suffix(const struct fpd_comparison *x,            \
-                                                       const struct fpd_magnitude_source *g,      \
-                                                       const struct fpd_bound_model *bm, struct fpd_metrics *m) \
+    FPD_VECTOR_WIDTH_CLONES static int bounded_##suffix(const struct fpd_comparison *x,           \
+                                                        const struct fpd_magnitude_source *g,     \
+                                                        const struct fpd_bound_model *bm, struct fpd_metrics *m) \
     {                                                                                              \
-        return ratios_to_bound(T, x, g, bm, m);                                                    \
+        return scan_elements(T, true, x, g, bm, m);                                                \
     }
 TYPE_CLONES(FPD_F64, f64)
 TYPE_CLONES(FPD_F32, f32)
@@ -399,15 +424,14 @@ TYPE_CLONES(FPD_F16, f16)
 TYPE_CLONES(FPD_BF16, bf16)
 #undef TYPE_CLONES
 
-static const struct {
-    void (*differing)(const struct fpd_comparison *x, struct fpd_metrics *m);
-    int (*ratios)(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
-                  const struct fpd_bound_model *bm, struct fpd_metrics *m);
-} by_type[FPD_DTYPE_COUNT] = {
-    [FPD_F64] = {differing_f64, ratios_f64},
-    [FPD_F32] = {differing_f32, ratios_f32},
-    [FPD_F16] = {differing_f16, ratios_f16},
-    [FPD_BF16] = {differing_bf16, ratios_bf16},
+typedef int scan_fn(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
+                    const struct fpd_bound_model *bm, struct fpd_metrics *m);
+
+static scan_fn *const scans[FPD_DTYPE_COUNT][2] = {
+    [FPD_F64] = {differing_f64, bounded_f64},
+    [FPD_F32] = {differing_f32, bounded_f32},
+    [FPD_F16] = {differing_f16, bounded_f16},
+    [FPD_BF16] = {differing_bf16, bounded_bf16},
 };
 
 static bool identical(const struct fpd_comparison *x)
@@ -443,18 +467,29 @@ int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *sid
     return FPD_OK;
 }
 
-void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m)
+/* Identical outputs take a memcmp; others the type's scan, with the bound where `g` is given. */
+static int compare(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
+                   const struct fpd_bound_model *bm, struct fpd_metrics *m)
 {
     *m = (struct fpd_metrics){.count = x->batch * x->rows * x->cols};
     if (identical(x)) {
         m->identical = true;
-        return;
+        return FPD_OK;
     }
     if ((unsigned)x->t >= FPD_DTYPE_COUNT)
-        return;
-    by_type[x->t].differing(x, m);
+        return FPD_OK;
+    int rc = scans[x->t][g != NULL](x, g, bm, m);
     m->worst_bits_a = fpd_bits(x->t, fpd_comparison_element(x, &x->a, m->worst), 0);
     m->worst_bits_b = fpd_bits(x->t, fpd_comparison_element(x, &x->b, m->worst), 0);
+    return rc;
+}
+
+void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m) { compare(x, NULL, NULL, m); }
+
+int fpd_compare(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
+                const struct fpd_bound_model *bm, struct fpd_metrics *m)
+{
+    return compare(x, g, bm, m);
 }
 
 int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m)
@@ -466,20 +501,6 @@ int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m)
         return fpd_compare_hash(x, &x->b, &m->hash_b);
     m->hash_b = m->hash_a; /* once for both */
     return FPD_OK;
-}
-
-int fpd_compare_bound(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
-                      const struct fpd_bound_model *bm, struct fpd_metrics *m)
-{
-    /* With no class change, the worst element becomes the one with the largest ratio. */
-    m->bounded = true;
-    m->ratio = 0;
-    if (x->batch * x->rows * x->cols == 0 || (unsigned)x->t >= FPD_DTYPE_COUNT)
-        return FPD_OK;
-    int rc = by_type[x->t].ratios(x, g, bm, m);
-    m->worst_bits_a = fpd_bits(x->t, fpd_comparison_element(x, &x->a, m->worst), 0);
-    m->worst_bits_b = fpd_bits(x->t, fpd_comparison_element(x, &x->b, m->worst), 0);
-    return rc;
 }
 
 enum fpd_verdict fpd_classify(const struct fpd_metrics *m)

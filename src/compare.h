@@ -104,7 +104,7 @@ struct fpd_magnitude_source {
     int (*sums)(void *ctx, size_t e, struct fpd_magnitude_sums *out);
 };
 
-/* Phase 1, always: whether the outputs are identical, and where they are not, the difference counts
+/* Phase 1 alone: whether the outputs are identical, and where they are not, the difference counts
  * and sizes. Resets *m. */
 void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m);
 /* After phase 1, the outputs' hashes (identical ones hashed once), which phase 1 leaves for whoever
@@ -113,10 +113,11 @@ void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m);
 int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m);
 /* XXH3-64 of one side's bytes, as if packed. FPD_OK or FPD_ERR_NOMEM, as above. */
 int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *side, uint64_t *hash);
-/* Phase 2, when something differs: the ratio against the bound. FPD_OK, or FPD_ERR_NOMEM where
- * the source gave no g. */
-int fpd_compare_bound(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
-                      const struct fpd_bound_model *bm, struct fpd_metrics *m);
+/* Phase 1 and, where anything differs, phase 2, the ratio against the bound, in one pass over the
+ * outputs: what fpd_compare_bits gives, and the ratio. Where the outputs are not identical, g is
+ * asked for every entry. Resets *m. FPD_OK, or FPD_ERR_NOMEM where the source gave no g. */
+int fpd_compare(const struct fpd_comparison *x, const struct fpd_magnitude_source *g, const struct fpd_bound_model *bm,
+                struct fpd_metrics *m);
 enum fpd_verdict fpd_classify(const struct fpd_metrics *m);
 
 #endif

@@ -24,15 +24,32 @@ static const double *whole_g(void *ctx, size_t entry)
     return ctx;
 }
 
+/* Phase 1's fields of `both` (fpd_compare) are those of `bits` (fpd_compare_bits); so is its worst
+ * element where a class changed. */
+static void expect_phase_1(const struct fpd_metrics *both, const struct fpd_metrics *bits, const char *what)
+{
+    cr_expect_eq(both->identical, bits->identical, "%s: identical", what);
+    cr_expect_eq(both->diff, bits->diff, "%s: diff %zu, phase 1 alone %zu", what, both->diff, bits->diff);
+    cr_expect_eq(both->nonfinite_mismatch, bits->nonfinite_mismatch, "%s: nonfinite mismatches", what);
+    cr_expect_eq(both->max_ulp, bits->max_ulp, "%s: max_ulp", what);
+    cr_expect(memcmp(&both->max_abs, &bits->max_abs, sizeof bits->max_abs) == 0, "%s: max_abs", what);
+    cr_expect(memcmp(&both->max_rel, &bits->max_rel, sizeof bits->max_rel) == 0, "%s: max_rel", what);
+    cr_expect_eq(both->bounded, bits->diff > 0, "%s: bounded where something differs", what);
+    cr_expect(!bits->bounded && !(bits->ratio > 0), "%s: phase 1 alone takes no ratio", what);
+    if (both->nonfinite_mismatch > 0)
+        cr_expect_eq(both->worst, bits->worst, "%s: worst %zu, phase 1 alone %zu", what, both->worst, bits->worst);
+}
+
 /* Both phases and the hashes, as a check has them, on two packed outputs of n elements. */
 static void compare_packed(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t n,
                            const struct fpd_bound_model *bm, struct fpd_metrics *m)
 {
     struct fpd_comparison x = fpd_comparison_packed(t, a, b, n);
-    fpd_compare_bits(&x, m);
+    cr_assert_eq(fpd_compare(&x, &(struct fpd_magnitude_source){whole_g, (void *)g, NULL}, bm, m), FPD_OK);
     cr_assert_eq(fpd_compare_hashes(&x, m), FPD_OK);
-    if (m->diff)
-        cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, (void *)g, NULL}, bm, m), FPD_OK);
+    struct fpd_metrics bits;
+    fpd_compare_bits(&x, &bits);
+    expect_phase_1(m, &bits, fpd_dtype_info(t)->name);
 }
 
 static enum fpd_verdict judge(const float *a, const float *b, const double *g, size_t n, struct fpd_metrics *m)
@@ -258,12 +275,13 @@ Test(compare, chunked_loops_match_the_definition)
                 size_t want_worst_by_ulps;
                 reference_metrics(t, a, b, g, n, &bm, &want, &want_worst_by_ulps);
                 struct fpd_comparison x = fpd_comparison_packed(t, a, b, n);
-                fpd_compare_bits(&x, &got);
+                struct fpd_metrics bits;
+                fpd_compare_bits(&x, &bits);
                 const char *name = fpd_dtype_info(t)->name;
                 if (want.diff > 0)
-                    cr_expect_eq(got.worst, want_worst_by_ulps, "%s n=%zu round %d: worst by ulps", name, n, round);
-                if (got.diff > 0)
-                    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g, NULL}, &bm, &got), FPD_OK);
+                    cr_expect_eq(bits.worst, want_worst_by_ulps, "%s n=%zu round %d: worst by ulps", name, n, round);
+                cr_assert_eq(fpd_compare(&x, &(struct fpd_magnitude_source){whole_g, g, NULL}, &bm, &got), FPD_OK);
+                expect_phase_1(&got, &bits, name);
                 cr_expect_eq(got.diff, want.diff, "%s n=%zu round %d: diff", name, n, round);
                 cr_expect_eq(got.nonfinite_mismatch, want.nonfinite_mismatch, "%s n=%zu round %d", name, n, round);
                 cr_expect_eq(got.max_ulp, want.max_ulp, "%s n=%zu round %d: max_ulp", name, n, round);
@@ -280,27 +298,6 @@ Test(compare, chunked_loops_match_the_definition)
             }
 }
 
-Test(compare, ties_go_to_the_first_element)
-{
-    /* every element the same pair and magnitude: every ulp distance and ratio ties, across chunks */
-    enum { N = 1000 };
-    static float a[N], b[N];
-    static double g[N];
-    for (size_t i = 0; i < N; i++) {
-        a[i] = 1.5f;
-        b[i] = nextafterf(1.5f, 2.0f);
-        g[i] = 3.0;
-    }
-    struct fpd_bound_model bm = f32_model(10);
-    struct fpd_metrics m;
-    struct fpd_comparison x = fpd_comparison_packed(FPD_F32, a, b, N);
-    fpd_compare_bits(&x, &m);
-    cr_expect_eq(m.worst, 0, "by ulps: %zu", m.worst);
-    cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){whole_g, g, NULL}, &bm, &m), FPD_OK);
-    cr_expect_eq(m.worst, 0, "by ratio: %zu", m.worst);
-    cr_expect_eq(m.diff, N);
-}
-
 /* The source of per-entry g for outputs in place: each entry's own, asked in order, once each. */
 struct entry_source {
     const double *g; /* packed, entry after entry */
@@ -313,6 +310,39 @@ static const double *next_entry_g(void *ctx, size_t entry)
     cr_assert_eq(entry, s->asked, "entry %zu asked for after %zu others", entry, s->asked);
     s->asked++;
     return s->g + entry * s->per_entry;
+}
+
+/* The first element to reach a maximum is the worst, within a batch entry and across entries:
+ * every element is the same pair with the same magnitude, so every ulp distance and ratio ties,
+ * across chunks and entries. */
+Test(compare, ties_go_to_the_first_element)
+{
+    enum { BATCH = 4, ROWS = 5, COLS = 50, N = BATCH * ROWS * COLS };
+    static float a[N], b[N];
+    static double g[N];
+    for (size_t i = 0; i < N; i++) {
+        a[i] = 1.5f;
+        b[i] = nextafterf(1.5f, 2.0f);
+        g[i] = 3.0;
+    }
+    struct fpd_bound_model bm = f32_model(10);
+    struct entry_source one_entry = {g, N, 0}, per_entry = {g, ROWS * COLS, 0};
+    const struct {
+        struct fpd_comparison x;
+        struct entry_source *source;
+    } ways[] = {
+        {fpd_comparison_packed(FPD_F32, a, b, N), &one_entry},
+        {{FPD_F32, BATCH, ROWS, COLS, {a, COLS, ROWS * COLS}, {b, COLS, ROWS * COLS}}, &per_entry},
+    };
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        struct fpd_metrics m;
+        fpd_compare_bits(&ways[w].x, &m);
+        cr_expect_eq(m.worst, 0, "batch of %zu, by ulps: %zu", ways[w].x.batch, m.worst);
+        struct fpd_magnitude_source source = {next_entry_g, ways[w].source, NULL};
+        cr_assert_eq(fpd_compare(&ways[w].x, &source, &bm, &m), FPD_OK);
+        cr_expect_eq(m.worst, 0, "batch of %zu, by ratio: %zu", ways[w].x.batch, m.worst);
+        cr_expect_eq(m.diff, N);
+    }
 }
 
 /* Outputs compared where they lie, with row padding and gaps between batch entries that hold
@@ -358,13 +388,12 @@ Test(compare, outputs_in_place_match_their_packed_copies)
                 struct fpd_metrics want, got;
                 compare_packed(t, a, b, g, count, &bm, &want);
                 struct fpd_comparison x = {t, batch, rows, cols, {wide_a, lda, stride_a}, {wide_b, ldb, stride_b}};
-                fpd_compare_bits(&x, &got);
                 struct entry_source source = {g, rows * cols, 0};
                 struct fpd_magnitude_source entries = {next_entry_g, &source, NULL};
-                if (got.diff)
-                    cr_assert_eq(fpd_compare_bound(&x, &entries, &bm, &got), FPD_OK);
+                cr_assert_eq(fpd_compare(&x, &entries, &bm, &got), FPD_OK);
                 const char *name = fpd_dtype_info(t)->name;
-                cr_expect_eq(source.asked, got.diff ? batch : 0, "%s shape %zu pads %zu: entries asked", name, s, p);
+                cr_expect_eq(source.asked, got.identical ? 0 : batch, "%s shape %zu pads %zu: entries asked", name, s,
+                             p);
                 cr_expect_eq(got.identical, want.identical, "%s shape %zu pads %zu", name, s, p);
                 cr_expect_eq(got.diff, want.diff, "%s shape %zu pads %zu: diff", name, s, p);
                 cr_expect_eq(got.nonfinite_mismatch, want.nonfinite_mismatch, "%s shape %zu pads %zu", name, s, p);
@@ -401,8 +430,7 @@ Test(compare, a_source_without_g_is_out_of_memory)
     struct fpd_comparison x = fpd_comparison_packed(FPD_F32, a, b, 2);
     struct fpd_metrics m;
     struct fpd_bound_model bm = f32_model(4);
-    fpd_compare_bits(&x, &m);
-    cr_expect_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){no_g, NULL, NULL}, &bm, &m), FPD_ERR_NOMEM);
+    cr_expect_eq(fpd_compare(&x, &(struct fpd_magnitude_source){no_g, NULL, NULL}, &bm, &m), FPD_ERR_NOMEM);
 }
 
 /* Per-entry g and binary32 sums of the same magnitudes, entry after entry, counting what is asked. */
@@ -468,16 +496,16 @@ Test(compare, binary32_sums_give_what_their_raised_g_gives)
                 b[at] = nextafterf(a[at], INFINITY);
                 struct fpd_metrics want, got;
                 struct sums_source g_only = {want_g, NULL, NULL, 0, 0, per_entry, 0, 0};
-                fpd_compare_bits(&x, &want);
-                cr_assert_eq(
-                    fpd_compare_bound(&x, &(struct fpd_magnitude_source){g_of_entry, &g_only, NULL}, &bm, &want),
-                    FPD_OK);
+                cr_assert_eq(fpd_compare(&x, &(struct fpd_magnitude_source){g_of_entry, &g_only, NULL}, &bm, &want),
+                             FPD_OK);
                 struct sums_source both = {nonfinite ? other : raised, sum, with_bias ? abs_bias : NULL, underflow,
                                            inflate, per_entry, 0, 0};
-                fpd_compare_bits(&x, &got);
-                cr_assert_eq(fpd_compare_bound(&x, &(struct fpd_magnitude_source){g_of_entry, &both, sums_of_entry},
-                                               &bm, &got),
-                             FPD_OK);
+                cr_assert_eq(
+                    fpd_compare(&x, &(struct fpd_magnitude_source){g_of_entry, &both, sums_of_entry}, &bm, &got),
+                    FPD_OK);
+                /* an entry scanned again on g counts its differences once */
+                cr_assert_eq(got.diff, 1, "shape %zu variant %d element %zu: diff %zu", s, variant, i, got.diff);
+                cr_assert_eq(got.max_ulp, 1, "shape %zu variant %d element %zu", s, variant, i);
                 b[at] = a[at];
                 cr_assert_eq(both.sums_asked, batch, "shape %zu variant %d element %zu", s, variant, i);
                 cr_assert_eq(both.g_asked, nonfinite ? 1 : 0, "shape %zu variant %d element %zu: g asked %zu times", s,
