@@ -107,9 +107,9 @@ struct fpd_magnitude_source {
 /* Phase 1 alone: whether the outputs are identical, and where they are not, the difference counts
  * and sizes. Resets *m. */
 void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m);
-/* After phase 1, the outputs' hashes (identical ones hashed once), which phase 1 leaves for whoever
- * reads them: a pass over memory per output that most of a campaign's checks do not need. FPD_OK,
- * or FPD_ERR_NOMEM where outputs with row padding found no memory for the hash's state. */
+/* After the comparison, the outputs' hashes (identical ones hashed once), which it leaves for
+ * whoever reads them: a pass over memory per output that most of a campaign's checks do not need.
+ * FPD_OK, or FPD_ERR_NOMEM where outputs with row padding found no memory for the hash's state. */
 int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m);
 /* XXH3-64 of one side's bytes, as if packed. FPD_OK or FPD_ERR_NOMEM, as above. */
 int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *side, uint64_t *hash);

@@ -1,7 +1,8 @@
 /*
  * bench_compare — ns per element of the comparison of two outputs: phase 1 alone (difference
  * counts, ulps), both phases in their one pass (with the ratio to the bound, as a check runs them)
- * and the hashes of both, by type, when every element differs and when one in a hundred does. One 1024 x 1024 output, the size of a max-dim 1024 check's.
+ * and the hashes of both, by type, when every element differs and when one in a hundred does.
+ * One 1024 x 1024 output, the size of a max-dim 1024 check's.
  */
 #include <math.h>
 #include <stdio.h>
