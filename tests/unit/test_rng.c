@@ -292,7 +292,9 @@ static void expect_generated(const struct fpd_case *c, unsigned stream, const vo
  * operands, down columns for tall ones). */
 Test(rng, materialized_values_are_the_elements_values)
 {
-    static const uint32_t shapes[][2] = {{1, 40}, {40, 1}, {3, 17}, {33, 2}, {17, 17}, {2, 100}, {100, 3}, {3, 300}};
+    /* 4099 x 2: a transposed operand's stored rows run past the buffer of a pair (PAIR_RUN) */
+    static const uint32_t shapes[][2] = {{1, 40}, {40, 1}, {3, 17}, {33, 2}, {17, 17}, {2, 100}, {100, 3}, {3, 300},
+                                         {4099, 2}};
     /* f32 has its own stores; layouts 4 and 5 add bfloat16 (padded) and binary64 inputs */
     static const enum fpd_dtype inputs[] = {FPD_F32, FPD_F16, FPD_F32, FPD_F32, FPD_BF16, FPD_F64};
     for (unsigned g = 1; g <= FPD_GEN_VERSION; g++)
