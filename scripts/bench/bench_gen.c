@@ -109,9 +109,9 @@ int main(int argc, char **argv)
         struct fpd_case c;
         if (shape_case(&shapes[s], &c) != 0)
             return 1;
-        if (elements_of(&c) < 1e6) /* the large shapes only: a small one stays in the caches */
-            continue;
         double elements = elements_of(&c);
+        if (elements < 1e6) /* the large shapes only: a small one stays in the caches */
+            continue;
         printf("  %-16s %c%c   ", shapes[s].text, c.trans_a ? 'T' : 'N', c.trans_b ? 'T' : 'N');
         for (size_t d = 0; d < DISTS; d++) {
             c.recipe = (struct fpd_recipe){.generator = 3, .seed = 1, .index = 7, .dist = dists[d]};
