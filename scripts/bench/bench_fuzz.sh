@@ -17,8 +17,9 @@ if ! "$PYTHON" -c 'import numpy' 2>/dev/null; then
     exit 1
 fi
 echo "fuzz throughput, f32, openblas, one core; NumPy $("$PYTHON" -c 'import numpy; print(numpy.__version__)') on the same cases;"
-echo "medians of $ROUNDS alternating runs of $SECONDS_PER_RUN s each (ratio range: the rounds' own ratios)"
-printf '  %-10s %7s %12s %12s %8s %13s %8s\n' relation max-dim "fpdiv chk/s" "numpy case/s" ratio "ratio range" "GEMM %"
+echo "medians of $ROUNDS alternating runs of $SECONDS_PER_RUN s each (ranges: the rounds' own ratios and GEMM shares)"
+printf '  %-10s %7s %12s %12s %8s %13s %8s %13s\n' relation max-dim "fpdiv chk/s" "numpy case/s" ratio "ratio range" "GEMM %" \
+       "GEMM range"
 for dim in 16 64 256 1024; do
     for relation in slice-rows addmm; do
         args=(--no-corpus --seed 1 --max-dim "$dim" --relations "$relation" --backends openblas --dtypes f32 --exact never
@@ -49,7 +50,9 @@ fpdiv = statistics.median(r[0] for r in rounds)
 numpy = statistics.median(r[1] for r in rounds)
 share = statistics.median(r[2] for r in rounds)
 ratios = [r[0] / r[1] for r in rounds]
-print(f"  {relation:<10} {dim:7d} {fpdiv:12.0f} {numpy:12.0f} {fpdiv / numpy:7.1f}x {min(ratios):5.1f}-{max(ratios):4.1f}x {share:7.1f}%")
+shares = [r[2] for r in rounds]
+print(f"  {relation:<10} {dim:7d} {fpdiv:12.0f} {numpy:12.0f} {fpdiv / numpy:7.1f}x {min(ratios):5.1f}-{max(ratios):4.1f}x "
+      f"{share:7.1f}% {min(shares):6.1f}-{max(shares):4.1f}%")
 PY
     done
 done
