@@ -118,6 +118,17 @@ double fpd_case_default_max_mem(void)
     return pages > 0 && page > 0 ? (double)pages * (double)page / 2 : 0x1p32;
 }
 
+/* "1.5 GiB", "12 KiB": bytes in the largest binary unit that leaves at least 1 of it. */
+static const char *format_bytes(double bytes, char *buf, size_t size)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    size_t u = 0;
+    for (; bytes >= 1024 && u + 1 < sizeof units / sizeof units[0]; u++)
+        bytes /= 1024;
+    snprintf(buf, size, "%.3g %s", bytes, units[u]);
+    return buf;
+}
+
 int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_t why_size)
 {
     if (c->batch == 0 || c->m == 0 || c->n == 0 || c->k == 0) {
@@ -132,8 +143,9 @@ int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_
         return FPD_ERR_INPUT;
     double bytes = fpd_case_bytes(c);
     if (bytes > max_mem || bytes > 0x1p60) { /* the latter: no size_t product can wrap */
-        snprintf(why, why_size, "case needs about %.3g GiB, over the --max-mem budget of %.3g GiB",
-                 bytes / (1 << 30), max_mem / (1 << 30));
+        char need[32], budget[32];
+        snprintf(why, why_size, "case needs about %s, over the --max-mem budget of %s",
+                 format_bytes(bytes, need, sizeof need), format_bytes(max_mem, budget, sizeof budget));
         return FPD_ERR_INPUT;
     }
     return FPD_OK;
