@@ -86,7 +86,25 @@ const struct fpd_combo *fpd_campaign_combo(const struct fpd_campaign *cp, uint32
     return draw_combo(cp, &s);
 }
 
-void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out)
+/* Halves the largest of m, n and k, while the case is over the memory budget, never below what the
+ * relation needs (ties: m, then n). False when it is over the budget at the smallest such shape. */
+static bool shrink_to_budget(const struct fpd_relation *rel, struct fpd_case *c, double max_mem)
+{
+    uint32_t *const extents[] = {&c->m, &c->n, &c->k};
+    static const enum fpd_slice_dim dims[] = {FPD_SLICE_ROWS, FPD_SLICE_COLS, FPD_SLICE_NONE};
+    while (fpd_case_bytes(c) > max_mem) {
+        uint32_t *largest = NULL;
+        for (size_t d = 0; d < sizeof extents / sizeof extents[0]; d++)
+            if (*extents[d] / 2 >= fpd_relation_min_dim(rel, dims[d]) && (!largest || *extents[d] > *largest))
+                largest = extents[d];
+        if (!largest)
+            return false;
+        *largest /= 2;
+    }
+    return true;
+}
+
+int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out)
 {
     const struct fpd_campaign_config *cfg = &cp->cfg;
     struct fpd_stream s;
@@ -112,13 +130,7 @@ void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd
         .special_rate = cfg->special_rate,
     };
     fpd_relation_prepare_case(rel, c);
-    /* Stay inside the memory budget by halving the largest of m, n, k (never below what the relation needs). */
-    while (fpd_case_bytes(c) > cfg->max_mem) {
-        uint32_t *largest = c->m >= c->n && c->m >= c->k ? &c->m : c->n >= c->k ? &c->n : &c->k;
-        if (*largest <= 2)
-            break;
-        *largest /= 2;
-    }
+    bool fits = shrink_to_budget(rel, c, cfg->max_mem);
     out->relation = rel;
     out->exact = cfg->exact;
     out->default_threads = cfg->default_threads;
@@ -126,6 +138,7 @@ void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd
     out->backends[0] = cfg->backends[combo->backend[0]];
     out->backends[1] = rel->backends == 2 ? cfg->backends[combo->backend[1]] : NULL;
     fpd_relation_pick_params(rel, &s, c, cfg->max_threads, &out->params);
+    return fits ? FPD_OK : FPD_ERR_INPUT;
 }
 
 void fpd_campaign_free(struct fpd_campaign *cp)

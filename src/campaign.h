@@ -51,8 +51,10 @@ struct fpd_campaign {
 
 /* Opens the backends, works out what can run. Fails (why set) when nothing can. */
 int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_config *cfg, char *why, size_t why_size);
-/* Plans check `index`. */
-void fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out);
+/* Plans check `index`, its shape shrunk to fit the memory budget. FPD_ERR_INPUT: even its smallest
+ * shape does not (fpd_case_validate says by how much); the check is planned all the same, to be
+ * skipped. */
+int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out);
 /* Check `index`'s combination alone: the first draws of its plan, a fraction of the cost. */
 const struct fpd_combo *fpd_campaign_combo(const struct fpd_campaign *cp, uint32_t index);
 void fpd_campaign_free(struct fpd_campaign *cp);
@@ -75,6 +77,7 @@ struct fpd_signature {
 
 struct fpd_stats {
     size_t checks, by_verdict[FPD_VERDICT_COUNT];
+    size_t skipped; /* not run: over the memory budget at their smallest shapes (fpd_campaign_plan) */
     struct fpd_tally *tallies;
     size_t n_tallies, cap_tallies;
     struct fpd_signature *signatures;

@@ -42,8 +42,11 @@ static const char help[] =
     "  --threads N         most threads for the threads relation (default: cores, at least 2)\n"
     "  --fail-on V         exit 1 when a check is V or worse: same, reorder, bound, never\n"
     "                      (default bound)\n"
-    "  --max-mem SIZE      memory budget per case; larger shapes are shrunk (default half of RAM)\n"
-    "  --json              JSON Lines on stdout: a campaign line, one line per check, a summary line\n"
+    "  --max-mem SIZE      memory budget, shared by the workers (default half of RAM): a larger case\n"
+    "                      has its m, n and k halved to fit; one still too large is skipped, and\n"
+    "                      counted\n"
+    "  --json              JSON Lines on stdout: a campaign line, one line per check (or skipped\n"
+    "                      check), a summary line\n"
     "  --junit FILE        JUnit XML: a test case per relation x backends, a failure per check that\n"
     "                      fails the policy (with the command that reproduces it). When\n"
     "                      GITHUB_ACTIONS=true: ::error annotations and a table in the step summary\n"
@@ -315,6 +318,9 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
            st->checks, seconds, st->checks / (seconds > 0 ? seconds : 1e-9), st->by_verdict[FPD_SAME],
            st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
            st->by_verdict[FPD_ERROR], st->n_signatures);
+    if (st->skipped)
+        printf("skipped %zu check%s over the --max-mem budget at the smallest shape (the first is named on stderr)\n",
+               st->skipped, st->skipped == 1 ? "" : "s");
     static const char *const exact_words[] = {[FPD_EXACT_NEVER] = "not computed",
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
                                               [FPD_EXACT_ALWAYS] = "computed for every check"};
@@ -344,9 +350,10 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
                                               (json_int_t)t->checks, "verdicts", counts, "max_ulp",
                                               (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
     }
-    return json_pack("{s:s,s:o,s:I,s:f,s:f,s:I,s:I,s:o}", "type", "summary", "seed", fpd_seed_json(cp->cfg.seed),
-                     "checks", (json_int_t)st->checks, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",
-                     (json_int_t)failed, "signatures", (json_int_t)st->n_signatures, "rows", rows);
+    return json_pack("{s:s,s:o,s:I,s:I,s:f,s:f,s:I,s:I,s:o}", "type", "summary", "seed", fpd_seed_json(cp->cfg.seed),
+                     "checks", (json_int_t)st->checks, "skipped", (json_int_t)st->skipped, "seconds", seconds,
+                     "gemm_seconds", gemm_seconds, "failed", (json_int_t)failed, "signatures",
+                     (json_int_t)st->n_signatures, "rows", rows);
 }
 
 static void print_json(json_t *j)
@@ -354,6 +361,27 @@ static void print_json(json_t *j)
     json_dumpf(j, stdout, JSON_COMPACT);
     fputc('\n', stdout);
     json_decref(j);
+}
+
+/* A check over the memory budget at its smallest shape: a `skipped` line with --json, else a note
+ * on stderr for the first (the summary counts them all). */
+static void report_skipped(const struct fpd_campaign *cp, uint32_t index, bool json, bool first)
+{
+    if (!json && !first)
+        return;
+    struct fpd_check chk;
+    char why[256], shared[64] = "", cmd[768];
+    fpd_campaign_plan(cp, index, &chk);
+    fpd_case_validate(&chk.c, cp->cfg.max_mem, why, sizeof why);
+    if (cp->cfg.jobs > 1)
+        snprintf(shared, sizeof shared, " (each of the %u workers' share)", cp->cfg.jobs);
+    if (json)
+        print_json(json_pack("{s:s,s:o,s:I,s:s+,s:s}", "type", "skipped", "seed", fpd_seed_json(cp->cfg.seed), "index",
+                             (json_int_t)index, "reason", why, shared, "reproduce",
+                             fpd_reproduce_command(&chk, cmd, sizeof cmd)));
+    else
+        fprintf(stderr, "fpdiv fuzz: skipped seed %" PRIu64 " index %" PRIu32 ": %s%s; the summary counts any more\n",
+                cp->cfg.seed, index, why, shared);
 }
 
 /* What the corpus holds, by signature, and what this run adds. */
@@ -546,7 +574,10 @@ static int fuzz_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     struct fuzz_run *run = ctx;
     struct fpd_check chk;
-    fpd_campaign_plan(&run->cp, index, &chk);
+    if (fpd_campaign_plan(&run->cp, index, &chk) != FPD_OK) { /* over the budget even at its smallest shape */
+        struct fpd_worker_msg skipped = {.type = FPD_MSG_SKIPPED, .index = index};
+        return fpd_worker_send(ch, &skipped) == FPD_OK ? FPD_OK : FPD_ERR_INTERNAL;
+    }
     struct fpd_worker_msg m; /* not zeroed first: fpd_check_run writes the whole result */
     m.type = FPD_MSG_RESULT, m.index = index;
     uint64_t gemm_before = run->ck.gemm_ticks;
@@ -730,6 +761,10 @@ int fpd_cmd_fuzz(int argc, char **argv)
                 print_saved(o, line, &saved);
             continue;
         }
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_SKIPPED) {
+            report_skipped(&run.cp, ev.msg.index, o->json, st.skipped++ == 0);
+            continue;
+        }
         if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type != FPD_MSG_RESULT)
             continue;
         bool lost = ev.type == FPD_EVENT_LOST; /* the check crashed or hung its worker: an `error` finding */
@@ -814,9 +849,14 @@ int fpd_cmd_fuzz(int argc, char **argv)
             fpd_cli_error("fuzz", "could not remove %s", run.claims);
     }
     free(run.corpus.entries);
+    bool tested_nothing = st.checks == 0 && st.skipped > 0;
     fpd_stats_free(&st);
     fpd_campaign_free(&run.cp);
     if (exit_code != FPD_EXIT_OK)
         return exit_code;
+    if (tested_nothing) { /* a budget that lets nothing run is a usage error, not a pass */
+        fpd_cli_error("fuzz", "every check was over the --max-mem budget: nothing was tested");
+        return FPD_EXIT_USAGE;
+    }
     return failed ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
 }

@@ -228,7 +228,7 @@ static bool take(struct fpd_worker *w, struct fpd_pool_event *ev)
     ev->type = FPD_EVENT_MESSAGE;
     ev->msg = r->slot[tail % RING_SLOTS];
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
-    if (ev->msg.type == FPD_MSG_RESULT) {
+    if (ev->msg.type == FPD_MSG_RESULT || ev->msg.type == FPD_MSG_SKIPPED) {
         w->have_result = true;
         w->last_result = ev->msg.index;
     } else if (ev->msg.type == FPD_MSG_END) {

@@ -20,8 +20,9 @@
 
 #include "check.h"
 
-/* FPD_MSG_END: the worker leaves normally (indices, time or a stop request ran out). */
-enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SAVED, FPD_MSG_END };
+/* FPD_MSG_SKIPPED: the check was not run (the campaign knows why), which answers it all the same.
+ * FPD_MSG_END: the worker leaves normally (indices, time or a stop request ran out). */
+enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SKIPPED, FPD_MSG_SAVED, FPD_MSG_END };
 
 /* One message, as it sits in a worker's ring (copied whole: the pool sees it only once it is
  * complete). A message carries a result or a saved path, never both, so the two share their space. */
@@ -39,7 +40,8 @@ struct fpd_worker_msg {
 /* A worker's side of its ring. */
 struct fpd_worker_channel;
 
-/* Runs in the worker: does check `index`, sends FPD_MSG_RESULT (and any FPD_MSG_SAVED) on ch. */
+/* Runs in the worker: does check `index`, sends FPD_MSG_RESULT (and any FPD_MSG_SAVED) or
+ * FPD_MSG_SKIPPED on ch. */
 typedef int (*fpd_work_fn)(void *ctx, uint32_t index, struct fpd_worker_channel *ch);
 
 int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *m);
@@ -64,7 +66,7 @@ struct fpd_worker {
     int status;
     bool ended;                  /* it said FPD_MSG_END */
     bool have_result;
-    uint32_t last_result;        /* the index of its latest FPD_MSG_RESULT */
+    uint32_t last_result;        /* the index of its latest FPD_MSG_RESULT or FPD_MSG_SKIPPED */
     bool timed_out;
 };
 

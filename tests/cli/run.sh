@@ -106,6 +106,41 @@ cmp -s "$tmp/a" "$tmp/b" && pass "same seed, same checks" || fail "fuzz reproduc
 run "fuzz, one worker" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 60 --max-dim 32 --json --jobs 1 &&
     grep '"type":"check"' "$tmp/out" | sort >"$tmp/c"
 cmp -s "$tmp/a" "$tmp/c" && pass "two workers run exactly the checks of one" || fail "workers" "--jobs 2 and --jobs 1 differ"
+# A memory budget too small for some cases even at their smallest shapes: those checks are skipped,
+# the first named on stderr, all counted; with --json, a `skipped` line each, with its rerun command.
+if run "fuzz under a tiny --max-mem" 0 $FPDIV fuzz --no-corpus --seed 1 --cases 200 --max-dim 64 --max-mem 1K \
+    --jobs 1; then
+    expect "the first skipped check is named" "$err" \
+        '^fpdiv fuzz: skipped seed 1 index [0-9]+: case needs about [0-9.]+ (bytes|KiB), over the --max-mem budget of 1 KiB;'
+    expect "skipped checks are counted" "$out" '^skipped [0-9]+ checks? over the --max-mem budget'
+fi
+run "fuzz under a budget no case fits" 2 $FPDIV fuzz --no-corpus --seed 1 --cases 20 --max-mem 100 &&
+    expect "a campaign that tested nothing says so" "$err" 'every check was over the --max-mem budget: nothing was tested'
+if run "fuzz --json under a tiny --max-mem" 0 $FPDIV fuzz --no-corpus --seed 1 --cases 200 --max-dim 64 --max-mem 2K \
+    --jobs 2 --json; then
+    if rerun=$(python3 - "$tmp/out" <<'PY'
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])]
+skipped = [o for o in lines if o["type"] == "skipped"]
+checks = {o["index"] for o in lines if o["type"] == "check"}
+summary = lines[-1]
+assert summary["type"] == "summary" and summary["skipped"] == len(skipped) > 0, summary
+assert summary["checks"] == len(checks) and len(checks) + len(skipped) == 200, (len(checks), len(skipped))
+assert checks.isdisjoint(o["index"] for o in skipped)
+for o in skipped:
+    assert "over the --max-mem budget of 1 KiB (each of the 2 workers' share)" in o["reason"], o
+print(skipped[0]["reproduce"].removeprefix("fpdiv "))
+PY
+    ); then
+        pass "a skipped line per skipped check, none run, all counted"
+        run "a skipped check alone, within the default budget" 0 $FPDIV $rerun --fail-on never &&
+            pass "a skipped check runs alone within the default budget"
+        run "a skipped check alone, within the same budget" 2 $FPDIV $rerun --max-mem 1K &&
+            expect "a skipped check is refused alone for the same reason" "$err" 'over the --max-mem budget of 1 KiB'
+    else
+        fail "skipped lines" "$(tail -c 400 "$tmp/out")"
+    fi
+fi
 # Without --json a campaign leaves a same check's identical outputs unhashed; with it, each is
 # hashed, as `check` hashes it on its own.
 same_line=$(grep -m1 '"verdict":"same"' "$tmp/fuzz1.jsonl")

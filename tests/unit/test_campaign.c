@@ -1,0 +1,113 @@
+/*
+ * The campaign planner under a memory budget: a case too large is shrunk into it, only in its
+ * shape and never below what its relation needs; one that cannot fit even then is planned all the
+ * same and said to be over the budget, so that fuzz skips it.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "backend.h"
+#include "campaign.h"
+#include "relation.h"
+
+#define CHECKS 3000
+
+/* Every relation of the default campaign on `seq`, f32 and bf16 inputs, every distribution. */
+static void prepare(struct fpd_campaign *cp, double max_mem, uint32_t max_dim)
+{
+    struct fpd_campaign_config cfg = {.generator = FPD_GEN_VERSION, .seed = 7, .max_dim = max_dim,
+                                      .max_mem = max_mem, .max_threads = 2, .exact = FPD_EXACT_NEVER, .jobs = 1};
+    for (size_t i = 0; i < fpd_relation_count; i++)
+        if (fpd_relation_table[i].default_campaign)
+            cfg.relations[cfg.n_relations++] = &fpd_relation_table[i];
+    fpd_registry_init();
+    cfg.backends[cfg.n_backends++] = fpd_registry_find("seq");
+    cr_assert(cfg.backends[0]);
+    char why[256];
+    cr_assert(fpd_dtypes_parse("f32", &cfg.dtypes[cfg.n_dtypes++], why, sizeof why) == FPD_OK, "%s", why);
+    cr_assert(fpd_dtypes_parse("bf16", &cfg.dtypes[cfg.n_dtypes++], why, sizeof why) == FPD_OK, "%s", why);
+    for (int d = 0; d < FPD_DIST_COUNT; d++)
+        cfg.dists[cfg.n_dists++] = (enum fpd_dist)d;
+    cr_assert(fpd_campaign_prepare(cp, &cfg, why, sizeof why) == FPD_OK, "%s", why);
+}
+
+static const uint32_t *extent(const struct fpd_case *c, int d) { return d == 0 ? &c->m : d == 1 ? &c->n : &c->k; }
+
+/* m, n and k at or above what the relation needs, and, where `floor`, none of them halvable. */
+static void assert_dims(const struct fpd_check *chk, uint32_t index, bool floor)
+{
+    static const enum fpd_slice_dim dims[] = {FPD_SLICE_ROWS, FPD_SLICE_COLS, FPD_SLICE_NONE};
+    for (int d = 0; d < 3; d++) {
+        uint32_t at = *extent(&chk->c, d), least = fpd_relation_min_dim(chk->relation, dims[d]);
+        cr_assert(at >= least, "index %u (%s): dimension %d is %u, below %u", index, chk->relation->name, d, at, least);
+        cr_assert(!floor || at / 2 < least, "index %u (%s): over the budget, yet dimension %d (%u) could halve",
+                  index, chk->relation->name, d, at);
+    }
+    uint32_t batch_least = fpd_relation_min_dim(chk->relation, FPD_SLICE_BATCH);
+    cr_assert(chk->c.batch >= batch_least, "index %u: batch %u below %u", index, chk->c.batch, batch_least);
+}
+
+/* The same check planned under an ample budget and under a tight one: only m, n and k may differ. */
+static void assert_only_shape_differs(const struct fpd_check *ample, const struct fpd_check *tight, uint32_t index)
+{
+    const struct fpd_case *a = &ample->c, *t = &tight->c;
+    cr_assert(t->m <= a->m && t->n <= a->n && t->k <= a->k, "index %u: the budget grew a dimension", index);
+    cr_assert(ample->relation == tight->relation && ample->backends[0] == tight->backends[0],
+              "index %u: another relation or backend", index);
+    cr_assert(a->batch == t->batch && a->trans_a == t->trans_a && a->trans_b == t->trans_b &&
+                  a->has_bias == t->has_bias && a->pad == t->pad,
+              "index %u: the budget changed the batch or the layout", index);
+    cr_assert(a->dt.in == t->dt.in && a->dt.out == t->dt.out && a->dt.acc == t->dt.acc, "index %u: other dtypes",
+              index);
+    cr_assert(a->recipe.seed == t->recipe.seed && a->recipe.index == t->recipe.index &&
+                  a->recipe.dist == t->recipe.dist && a->recipe.generator == t->recipe.generator,
+              "index %u: other data", index);
+}
+
+Test(campaign, a_binding_budget_shrinks_the_shape_alone)
+{
+    struct fpd_campaign ample, tight;
+    prepare(&ample, 0x1p60, 512);
+    double budget = 256 * 1024;
+    prepare(&tight, budget, 512);
+    size_t shrunk = 0;
+    for (uint32_t i = 0; i < CHECKS; i++) {
+        struct fpd_check a, t;
+        cr_assert(fpd_campaign_plan(&ample, i, &a) == FPD_OK);
+        cr_assert(fpd_campaign_plan(&tight, i, &t) == FPD_OK, "index %u: a 256 KiB budget holds every relation", i);
+        cr_assert(fpd_case_bytes(&t.c) <= budget, "index %u: %g bytes over the budget", i, fpd_case_bytes(&t.c));
+        assert_dims(&t, i, false);
+        assert_only_shape_differs(&a, &t, i);
+        shrunk += fpd_case_bytes(&a.c) > budget;
+    }
+    cr_assert(shrunk > CHECKS / 10, "only %zu of %d plans needed shrinking: the test tests little", shrunk, CHECKS);
+    fpd_campaign_free(&ample);
+    fpd_campaign_free(&tight);
+}
+
+Test(campaign, a_case_that_cannot_fit_is_said_to_be_over_the_budget)
+{
+    struct fpd_campaign cp;
+    double budget = 1024;
+    prepare(&cp, budget, 512);
+    size_t over = 0, fits = 0;
+    for (uint32_t i = 0; i < CHECKS; i++) {
+        struct fpd_check chk;
+        int rc = fpd_campaign_plan(&cp, i, &chk);
+        char why[256] = "";
+        int valid = fpd_case_validate(&chk.c, budget, why, sizeof why);
+        if (rc == FPD_OK) {
+            fits++;
+            cr_assert(valid == FPD_OK, "index %u: planned as fitting, yet %s", i, why);
+            assert_dims(&chk, i, false);
+            continue;
+        }
+        over++;
+        cr_assert(rc == FPD_ERR_INPUT, "index %u: %d", i, rc);
+        cr_assert(valid == FPD_ERR_INPUT && strstr(why, "over the --max-mem budget of 1 KiB"), "index %u: \"%s\"", i,
+                  why);
+        assert_dims(&chk, i, true);
+    }
+    cr_assert(over > 0 && fits > 0, "%zu over the budget, %zu fitting: both kinds should occur", over, fits);
+    fpd_campaign_free(&cp);
+}
