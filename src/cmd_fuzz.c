@@ -303,7 +303,8 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
                           size_t failed, double gemm_seconds)
 {
     char backends[160];
-    qsort(st->tallies, st->n_tallies, sizeof *st->tallies, tally_order);
+    if (st->n_tallies) /* none when no check ran, and qsort may not be given NULL */
+        qsort(st->tallies, st->n_tallies, sizeof *st->tallies, tally_order);
     printf("\n%-12s %-18s %7s %7s %7s %7s %9s %6s %9s %9s\n", "relation", "backends", "checks", "same", "reorder",
            "bound", "nonfinite", "error", "max ulp", "max ratio");
     for (size_t i = 0; i < st->n_tallies; i++) {
