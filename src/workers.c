@@ -72,6 +72,10 @@ static int wake(struct fpd_worker_channel *ch)
     return n == 1 ? FPD_OK : FPD_ERR_INTERNAL;
 }
 
+/* A result or a skip: what answers a check. There is one per check, so they wake the pool only now
+ * and then; any other message wakes it at once. */
+static bool answers_check(uint32_t type) { return type == FPD_MSG_RESULT || type == FPD_MSG_SKIPPED; }
+
 int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *m)
 {
     struct fpd_worker_ring *r = ch->ring;
@@ -86,7 +90,7 @@ int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *
     r->slot[head % RING_SLOTS] = *m;
     atomic_store_explicit(&r->head, head + 1, memory_order_release); /* the slot is complete before it counts */
     /* the coarse clock may wake the pool a tick late; a filling ring needs the exact one */
-    if (m->type != FPD_MSG_RESULT || fpd_now_coarse() - ch->last_wake >= WAKE_INTERVAL ||
+    if (!answers_check(m->type) || fpd_now_coarse() - ch->last_wake >= WAKE_INTERVAL ||
         (waiting >= RING_SLOTS / 2 && fpd_now() - ch->last_wake >= WAKE_INTERVAL_BUSY))
         return wake(ch);
     return FPD_OK;
@@ -228,7 +232,7 @@ static bool take(struct fpd_worker *w, struct fpd_pool_event *ev)
     ev->type = FPD_EVENT_MESSAGE;
     ev->msg = r->slot[tail % RING_SLOTS];
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
-    if (ev->msg.type == FPD_MSG_RESULT || ev->msg.type == FPD_MSG_SKIPPED) {
+    if (answers_check(ev->msg.type)) {
         w->have_result = true;
         w->last_result = ev->msg.index;
     } else if (ev->msg.type == FPD_MSG_END) {

@@ -31,14 +31,13 @@ static void prepare(struct fpd_campaign *cp, double max_mem, uint32_t max_dim)
     cr_assert(fpd_campaign_prepare(cp, &cfg, why, sizeof why) == FPD_OK, "%s", why);
 }
 
-static const uint32_t *extent(const struct fpd_case *c, int d) { return d == 0 ? &c->m : d == 1 ? &c->n : &c->k; }
-
 /* m, n and k at or above what the relation needs, and, where `floor`, none of them halvable. */
 static void assert_dims(const struct fpd_check *chk, uint32_t index, bool floor)
 {
+    const uint32_t extents[] = {chk->c.m, chk->c.n, chk->c.k};
     static const enum fpd_slice_dim dims[] = {FPD_SLICE_ROWS, FPD_SLICE_COLS, FPD_SLICE_NONE};
     for (int d = 0; d < 3; d++) {
-        uint32_t at = *extent(&chk->c, d), least = fpd_relation_min_dim(chk->relation, dims[d]);
+        uint32_t at = extents[d], least = fpd_relation_min_dim(chk->relation, dims[d]);
         cr_assert(at >= least, "index %u (%s): dimension %d is %u, below %u", index, chk->relation->name, d, at, least);
         cr_assert(!floor || at / 2 < least, "index %u (%s): over the budget, yet dimension %d (%u) could halve",
                   index, chk->relation->name, d, at);
