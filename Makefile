@@ -131,7 +131,7 @@ $(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
 
 # Test plugins: built exactly as a user would build one, against src/fpdiv_backend.h alone (and
 # never with the sanitizers: they stand for the library under test, whose crashes are the point).
-$(BUILD)/plugins/%.so: tests/plugins/%.c src/fpdiv_backend.h
+$(BUILD)/plugins/%.so: tests/plugins/%.c src/fpdiv_backend.h tests/plugins/abi1/fpdiv_backend.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Isrc -o $@ $< -lm
@@ -183,7 +183,7 @@ endif
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
 test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
-	$(BUILD)/unit-tests --jobs 2 || status=1; \
+	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	$(BUILD)/fpdiv replay corpus || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
@@ -193,8 +193,9 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER
 test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh
 
-unit-test: $(BUILD)/unit-tests
-	$(BUILD)/unit-tests
+# The unit tests start hosts (src/host.h) with the fpdiv binary beside them, and load test plugins.
+unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS)
+	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests
 
 cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh

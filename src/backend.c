@@ -30,7 +30,7 @@ int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
         snprintf(why, why_size, "backend '%s' lacks a name, open, supports or gemm", b->name ? b->name : "?");
         return FPD_ERR_INPUT;
     }
-    if (fpd_registry_find(b->name)) {
+    if (fpd_registry_find_loaded(b->name)) {
         snprintf(why, why_size, "a backend named '%s' is already registered", b->name);
         return FPD_ERR_INPUT;
     }
@@ -73,7 +73,7 @@ size_t fpd_registry_count(void)
 
 struct fpd_backend_slot *fpd_registry_at(size_t i) { return i < slot_count ? &slots[i] : NULL; }
 
-static struct fpd_backend_slot *find_loaded(const char *name)
+struct fpd_backend_slot *fpd_registry_find_loaded(const char *name)
 {
     for (size_t i = 0; i < slot_count; i++)
         if (strcmp(slots[i].impl->name, name) == 0)
@@ -83,10 +83,10 @@ static struct fpd_backend_slot *find_loaded(const char *name)
 
 struct fpd_backend_slot *fpd_registry_find(const char *name)
 {
-    struct fpd_backend_slot *s = find_loaded(name);
+    struct fpd_backend_slot *s = fpd_registry_find_loaded(name);
     if (!s && deferred) {
         load_deferred();
-        s = find_loaded(name);
+        s = fpd_registry_find_loaded(name);
     }
     return s;
 }

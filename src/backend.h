@@ -14,7 +14,7 @@ struct fpd_backend_slot {
     char why[256]; /* why unavailable */
 };
 
-#define FPD_MAX_BACKENDS 64
+#define FPD_MAX_BACKENDS 128
 
 /* Registers the built-in backends once; later calls do nothing. */
 void fpd_registry_init(void);
@@ -26,6 +26,8 @@ void fpd_registry_defer(void (*load)(void));
 size_t fpd_registry_count(void);
 struct fpd_backend_slot *fpd_registry_at(size_t i);
 struct fpd_backend_slot *fpd_registry_find(const char *name);
+/* The same among the backends registered so far, without loading the deferred ones. */
+struct fpd_backend_slot *fpd_registry_find_loaded(const char *name);
 /* Opens the backend if it is not yet; FPD_OK, or FPD_ERR_UNAVAILABLE with slot->why set. */
 int fpd_backend_acquire(struct fpd_backend_slot *s);
 /* Whether the backend can compute these dtypes here; when not, why says so. */

@@ -6,6 +6,12 @@
  * output type: the documented upcast route. When the library exports cblas_sbgemm (found at run
  * time: Debian's build does not), bf16:f32:f32 uses it instead, and provenance says which route ran.
  * The fused form of addmm is BLAS's own: C prefilled with the bias, beta = 1.
+ *
+ * A DYNAMIC_ARCH OpenBLAS (Debian's) picks one of its cores (kernel sets) for the CPU when it
+ * initialises, or the one OPENBLAS_CORETYPE names: read once, at load. So fpdiv pins a core by
+ * serving this backend from a process started with that variable (fpdiv_backend.h). OpenBLAS
+ * falls back to a core of its own choosing for a name it cannot force, which is why a pin counts
+ * only when openblas_get_corename() then names the core asked for.
  */
 #include <cblas.h>
 #include <dlfcn.h>
@@ -123,14 +129,25 @@ static int openblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, 
     return FPD_OK;
 }
 
+/* The version from the configuration string, "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH …". */
+static void library_version(char *buf, size_t size)
+{
+    const char *config = openblas_get_config();
+    if (sscanf(config, "OpenBLAS %31s", buf) != 1 || size < 32)
+        snprintf(buf, size, "unknown");
+}
+
 static void openblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
 {
     struct openblas_state *s = state;
-    char threads[32];
+    char threads[32], version[32];
     snprintf(threads, sizeof threads, "%d", s->default_threads);
+    library_version(version, sizeof version);
+    emit(ctx, "library", "OpenBLAS");
+    emit(ctx, "version", version);
+    emit(ctx, "kernel_set", openblas_get_corename());
     emit(ctx, "config", openblas_get_config());
-    emit(ctx, "core", openblas_get_corename());
-    emit(ctx, "threads", threads);
+    emit(ctx, "default_threads", threads);
     emit(ctx, "bf16", s->sbgemm ? "cblas_sbgemm" : "upcast to f32, cblas_sgemm");
 }
 
@@ -140,6 +157,18 @@ static void openblas_close(void *state)
     fpd_batch_staging_free(&s->batch);
     free(s);
 }
+
+/* The x86-64 cores of OpenBLAS's DYNAMIC_ARCH list, by the names openblas_get_corename() gives
+ * them (the 32-bit ones, Katmai to Athlon, become Prescott on x86-64). A build or a CPU that cannot
+ * run one is found out by probing it, not assumed. */
+static const char *const openblas_cores[] = {
+#if defined(__x86_64__)
+    "Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Nano", "Opteron", "Opteron_SSE3", "Barcelona",
+    "Bobcat", "Bulldozer", "Piledriver", "Steamroller", "Excavator", "Sandybridge", "Haswell", "Zen", "SkylakeX",
+    "Cooperlake", "SapphireRapids",
+#endif
+    NULL,
+};
 
 const struct fpd_backend fpd_backend_openblas = {
     .abi = FPDIV_BACKEND_ABI,
@@ -153,4 +182,6 @@ const struct fpd_backend fpd_backend_openblas = {
     .gemm = openblas_gemm,
     .provenance = openblas_provenance,
     .close = openblas_close,
+    .kernel_set_env = "OPENBLAS_CORETYPE",
+    .kernel_sets = openblas_cores,
 };

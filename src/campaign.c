@@ -39,6 +39,11 @@ int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_conf
             for (size_t i = 0; i < cfg->n_backends; i++) {
                 for (size_t j = 0; j < (rel->backends == 2 ? cfg->n_backends : 1); j++) {
                     struct fpd_backend_slot *b0 = cfg->backends[i], *b1 = cfg->backends[j];
+                    /* a backend only there for the core relation runs in no other, and is paired
+                     * only with one that is not (the kernel set the library picks here) */
+                    bool extra0 = cfg->core_only[i], extra1 = rel->backends == 2 && cfg->core_only[j];
+                    if (rel->pairing == FPD_PAIR_KERNEL_SETS ? extra0 && extra1 : extra0 || extra1)
+                        continue;
                     const struct fpd_backend *impls[2] = {b0->impl, rel->backends == 2 ? b1->impl : NULL};
                     char ignored[256];
                     if (!usable(b0, dt) || (rel->backends == 2 && (!fpd_relation_pair_wanted(rel, b0->impl, b1->impl) || !usable(b1, dt))))

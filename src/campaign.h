@@ -18,6 +18,7 @@ struct fpd_campaign_config {
     const struct fpd_relation *relations[FPD_MAX_LIST];
     size_t n_relations;
     struct fpd_backend_slot *backends[FPD_MAX_BACKENDS];
+    bool core_only[FPD_MAX_BACKENDS]; /* run only in relations between kernel sets (the core relation) */
     size_t n_backends;
     struct fpd_dtypes dtypes[FPD_MAX_LIST];
     size_t n_dtypes;

@@ -458,6 +458,16 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
     return FPD_OK;
 }
 
+int fpd_check_threads(const struct fpd_check *chk)
+{
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        return 0;
+    for (int i = 0; i < chk->relation->backends; i++)
+        if (chk->backends[i]->impl->features & FPD_FEAT_THREADS)
+            return chk->default_threads;
+    return 0;
+}
+
 struct child_answer {
     int status;
     struct fpd_check_result res;

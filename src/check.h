@@ -23,7 +23,8 @@ struct fpd_check {
     struct fpd_case c;
     struct fpd_backend_slot *backends[2]; /* [1] only for relations between two backends */
     enum fpd_exact_mode exact;            /* how the check is run, not what it is: not in the case's identity */
-    int default_threads;                  /* likewise: threads for paths that set none (0: backend default) */
+    int default_threads;                  /* threads for paths that set none (0: the backend's default): part
+                                             of what the check is, since a library's bits can depend on it */
     bool unhashed;                        /* likewise: its outputs go unhashed, where nobody reads their
                                              hashes (see fpd_campaign_config) */
 };
@@ -70,6 +71,11 @@ struct fpd_checker {
     uint64_t (*digest)(void *ctx, const struct fpd_checker *ck, const struct fpd_check_result *res);
     void *digest_ctx;
 };
+
+/* The thread count a check pins its library backends to, which is part of what the check is:
+ * default_threads, when one of its backends honours a thread count and the relation does not set
+ * its own (threads); 0 when none is pinned. */
+int fpd_check_threads(const struct fpd_check *chk);
 
 /*
  * Runs the check. Backend failures and anything the paths cannot do become the `error` verdict

@@ -47,6 +47,13 @@ int fpd_ci_fail(struct fpd_ci_case *c, const char *kind, const char *message, co
     return f->kind && f->message && f->details ? FPD_OK : FPD_ERR_NOMEM;
 }
 
+int fpd_ci_skip(struct fpd_ci_case *c, const char *message)
+{
+    free(c->skipped);
+    c->skipped = strdup(message);
+    return c->skipped ? FPD_OK : FPD_ERR_NOMEM;
+}
+
 void fpd_ci_free(struct fpd_ci_report *r)
 {
     for (size_t i = 0; i < r->n_cases; i++) {
@@ -55,6 +62,7 @@ void fpd_ci_free(struct fpd_ci_report *r)
             free(r->cases[i].failures[j].message);
             free(r->cases[i].failures[j].details);
         }
+        free(r->cases[i].skipped);
         free(r->cases[i].failures);
         free(r->cases[i].classname);
         free(r->cases[i].name);
@@ -87,12 +95,15 @@ int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double s
         snprintf(why, why_size, "cannot write %s: %s", path, strerror(errno));
         return FPD_ERR_INPUT;
     }
-    size_t failures = 0;
-    for (size_t i = 0; i < r->n_cases; i++)
+    size_t failures = 0, skipped = 0;
+    for (size_t i = 0; i < r->n_cases; i++) {
         failures += r->cases[i].n_failures ? 1 : 0;
+        skipped += r->cases[i].skipped && !r->cases[i].n_failures ? 1 : 0;
+    }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
     xml(f, r->suite ? r->suite : "fpdiv");
-    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", r->n_cases, failures, seconds);
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", r->n_cases, failures,
+            skipped, seconds);
     for (size_t i = 0; i < r->n_cases; i++) {
         const struct fpd_ci_case *c = &r->cases[i];
         fprintf(f, "    <testcase classname=\"");
@@ -108,6 +119,11 @@ int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double s
             fprintf(f, "\">");
             xml(f, c->failures[j].details);
             fprintf(f, "</failure>\n");
+        }
+        if (c->skipped && !c->n_failures) {
+            fprintf(f, "      <skipped message=\"");
+            xml(f, c->skipped);
+            fprintf(f, "\"/>\n");
         }
         if (c->dropped)
             fprintf(f, "      <system-out>%zu more failures of this test case are not listed</system-out>\n", c->dropped);

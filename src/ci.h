@@ -21,6 +21,7 @@ struct fpd_ci_case {
     double seconds;
     struct fpd_ci_failure *failures;
     size_t n_failures, cap_failures, dropped; /* dropped: failures beyond what is kept */
+    char *skipped; /* why it was not run here (a test case that did not pass or fail), or NULL */
 };
 
 struct fpd_ci_report {
@@ -33,6 +34,8 @@ struct fpd_ci_report {
 struct fpd_ci_case *fpd_ci_case(struct fpd_ci_report *r, const char *classname, const char *name);
 /* Records a failure (at most 100 are kept per test case; the rest are counted). */
 int fpd_ci_fail(struct fpd_ci_case *c, const char *kind, const char *message, const char *details);
+/* Marks the test case skipped, saying why. */
+int fpd_ci_skip(struct fpd_ci_case *c, const char *message);
 void fpd_ci_free(struct fpd_ci_report *r);
 
 /* JUnit XML; FPD_OK or FPD_ERR_INPUT with why (the file). */

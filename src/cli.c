@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "backend_pinned.h"
 #include "dtype.h"
 #include "gen.h"
 
@@ -184,13 +186,7 @@ static int take_relation(const char *item, size_t slot, void *ctx, char *why, si
 
 static int take_backend(const char *item, size_t slot, void *ctx, char *why, size_t why_size)
 {
-    struct fpd_backend_slot *b = fpd_registry_find(item);
-    if (!b) {
-        snprintf(why, why_size, "unknown backend '%s' (fpdiv list shows them)", item);
-        return FPD_ERR_INPUT;
-    }
-    ((struct fpd_backend_slot **)ctx)[slot] = b;
-    return FPD_OK;
+    return fpd_backend_resolve(item, &((struct fpd_backend_slot **)ctx)[slot], why, why_size);
 }
 
 static int take_dtypes(const char *item, size_t slot, void *ctx, char *why, size_t why_size)
@@ -217,6 +213,56 @@ int fpd_cli_backends(const char *text, struct fpd_backend_slot **out, size_t cap
                      size_t why_size)
 {
     return for_each_item("--backends", text, cap, n, take_backend, out, sizeof *out, why, why_size);
+}
+
+/* Appends "name@set" (or the name alone when set is NULL) to a comma list. */
+static int append_name(char *out, size_t size, const char *name, const char *set)
+{
+    size_t used = strlen(out);
+    int n = snprintf(out + used, size - used, "%s%s%s%s", used ? "," : "", name, set ? "@" : "", set ? set : "");
+    return n >= 0 && (size_t)n < size - used ? FPD_OK : FPD_ERR_INPUT;
+}
+
+int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *out, size_t out_size, char *why,
+                         size_t why_size)
+{
+    char name_list[1024], core_list[1024];
+    if (snprintf(name_list, sizeof name_list, "%s", names) >= (int)sizeof name_list ||
+        snprintf(core_list, sizeof core_list, "%s", cores) >= (int)sizeof core_list) {
+        snprintf(why, why_size, "--core: list too long");
+        return FPD_ERR_INPUT;
+    }
+    const char *sets[64];
+    size_t n_sets = 0;
+    for (char *p = core_list, *item; (item = strsep(&p, ",")) != NULL;) {
+        if (!*item || n_sets == 64) {
+            snprintf(why, why_size, "--core '%s': %s", cores, *item ? "too many kernel sets" : "empty item in the list");
+            return FPD_ERR_INPUT;
+        }
+        sets[n_sets++] = item;
+    }
+    if (pair && n_sets != 2) {
+        snprintf(why, why_size, "--core '%s': the core relation compares two kernel sets: --core A,B", cores);
+        return FPD_ERR_INPUT;
+    }
+    out[0] = '\0';
+    size_t pinned = 0;
+    for (char *p = name_list, *name; (name = strsep(&p, ",")) != NULL;) {
+        struct fpd_backend_slot *b = strchr(name, '@') ? NULL : fpd_registry_find(name);
+        bool pins = b && fpd_backend_pinnable(b->impl);
+        for (size_t i = 0; i < (pins ? n_sets : 1); i++)
+            if (append_name(out, out_size, name, pins ? sets[i] : NULL) != FPD_OK) {
+                snprintf(why, why_size, "--core: too many backends");
+                return FPD_ERR_INPUT;
+            }
+        pinned += pins;
+    }
+    if (!pinned) {
+        snprintf(why, why_size, "--core pins the kernel set of a library that picks one for the CPU (openblas); "
+                                "'%s' has none to pin", names);
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
 }
 
 int fpd_cli_dtypes(const char *text, struct fpd_dtypes *out, size_t cap, size_t *n, char *why, size_t why_size)
@@ -269,4 +315,48 @@ int fpd_cli_exact_mode(const char *text, enum fpd_exact_mode *out, char *why, si
         }
     snprintf(why, why_size, "--exact '%s': expected always, diverging or never", text);
     return FPD_ERR_INPUT;
+}
+
+static char **program_argv;
+
+void fpd_cli_remember_argv(char **argv) { program_argv = argv; }
+
+void fpd_cli_run_kernel_sets_here(struct fpd_backend_slot *const *slots, size_t n)
+{
+    struct fpd_backend_slot *bases[8];
+    const char *sets[8];
+    size_t n_bases = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct fpd_backend_slot *base;
+        const char *set;
+        if (!fpd_backend_pinned_parts(slots[i]->impl, &base, &set))
+            continue;
+        size_t b = 0;
+        while (b < n_bases && bases[b] != base)
+            b++;
+        if (b == n_bases) {
+            if (n_bases == 8)
+                return;
+            bases[n_bases] = base;
+            sets[n_bases++] = set;
+        } else if (strcmp(sets[b], set) != 0) {
+            return; /* two kernel sets of one library: the hosts stay */
+        }
+    }
+    bool move = false;
+    for (size_t b = 0; b < n_bases; b++) {
+        const char *native = fpd_backend_native_kernel_set(bases[b]);
+        const char *var = bases[b]->impl->kernel_set_env, *now = getenv(var);
+        if (native && strcasecmp(native, sets[b]) == 0)
+            continue;
+        if (now && strcasecmp(now, sets[b]) == 0)
+            return; /* already asked for, and the library did not take it: no second exec */
+        move = true;
+    }
+    if (!move || !program_argv)
+        return;
+    for (size_t b = 0; b < n_bases; b++)
+        setenv(bases[b]->impl->kernel_set_env, sets[b], 1);
+    fflush(NULL);
+    execv("/proc/self/exe", program_argv); /* only returns when it failed: the hosts it is */
 }

@@ -29,12 +29,26 @@ int fpd_cli_relations(const char *text, const struct fpd_relation **out, size_t 
                       size_t why_size);
 int fpd_cli_backends(const char *text, struct fpd_backend_slot **out, size_t cap, size_t *n, char *why,
                      size_t why_size);
+/* --core: each name of a pinnable backend in the comma list `names` becomes NAME@SET for every
+ * kernel set in `cores` (so "seq,openblas" with "Haswell" is "seq,openblas@Haswell"); names
+ * already pinned, and others, stay. `pair` (the core relation): exactly two sets. FPD_ERR_INPUT
+ * with why when nothing was pinnable or the list is malformed. */
+int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *out, size_t out_size, char *why,
+                         size_t why_size);
 int fpd_cli_dtypes(const char *text, struct fpd_dtypes *out, size_t cap, size_t *n, char *why, size_t why_size);
 int fpd_cli_dists(const char *text, enum fpd_dist *out, size_t cap, size_t *n, char *why, size_t why_size);
 
 /* Option parsing for commands whose only option is --help, expecting `positional` arguments
  * (-1: any number). Returns -1 to go on, or the exit status to return (help shown, or an error). */
 int fpd_cli_only_help(const char *cmd, int argc, char **argv, const char *help, int positional);
+
+/* main's argv, for fpd_cli_run_kernel_sets_here. */
+void fpd_cli_remember_argv(char **argv);
+/* When the backends pin each library to one kernel set that this process does not run, starts
+ * fpdiv again (the same arguments, same process) with those sets in the libraries' variables
+ * (OPENBLAS_CORETYPE), so that they run here and not in hosts, where a GEMM's round trip costs
+ * tens of microseconds. Returns when there is nothing to gain, or the exec failed. */
+void fpd_cli_run_kernel_sets_here(struct fpd_backend_slot *const *slots, size_t n);
 
 /* The default memory budget: half of physical memory. */
 double fpd_cli_default_max_mem(void);

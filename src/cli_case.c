@@ -10,7 +10,7 @@
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
     OPT_DIST, OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_MAX_MEM, OPT_EXACT, OPT_ALGO, OPT_TIMEOUT, OPT_ISOLATE,
-    OPT_GENERATOR,
+    OPT_GENERATOR, OPT_CORE,
 };
 
 const struct option fpd_case_options[] = {
@@ -24,13 +24,18 @@ const struct option fpd_case_options[] = {
     {"max-mem", required_argument, NULL, OPT_MAX_MEM},   {"exact", required_argument, NULL, OPT_EXACT},
     {"algo", required_argument, NULL, OPT_ALGO},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"isolate", no_argument, NULL, OPT_ISOLATE},         {"generator", required_argument, NULL, OPT_GENERATOR},
+    {"core", required_argument, NULL, OPT_CORE},
     {NULL, 0, NULL, 0},
 };
 
 const char fpd_case_options_help[] =
     "  --relation R         relation to check (fpdiv list shows them)\n"
     "  --backend B[,B2]     backend, or two for a relation between backends\n"
-    "                       (default openblas; blocked,openblas for vendor)\n"
+    "                       (default openblas; blocked,openblas for vendor). A library that picks\n"
+    "                       its kernels for the CPU runs the set named as B@SET (openblas@Haswell);\n"
+    "                       without @SET, the set it picks here, and the result names it\n"
+    "  --core SET[,SET2]    pin the library backends to kernel set SET (OpenBLAS's core; fpdiv\n"
+    "                       list shows those this CPU runs); the core relation compares SET with SET2\n"
     "  --shape S            [BATCHx]MxNxK: C is MxN, the inner dimension K\n"
     "  --dtype T            IN[:OUT[:ACC]] (default f32; f16/bf16 alone mean OUT=ACC=f32)\n"
     "  --trans-a, --trans-b store A (B) transposed and pass the transpose flag\n"
@@ -42,7 +47,9 @@ const char fpd_case_options_help[] =
     "  --generator G        the data generator's version (default: the newest); a case found by an\n"
     "                       older fpdiv names its own\n"
     "  --slice START[:LEN]  slice-* relations: rows, columns or batch entries (default 0:1)\n"
-    "  --threads N          threads relation: compare 1 thread against N (default: cores, at least 2)\n"
+    "  --threads N          threads a library backend runs with (default 1, so that a result does not\n"
+    "                       depend on the machine's cores); the threads relation compares 1 thread\n"
+    "                       against N (default there: cores, at least 2)\n"
     "  --algo J             algo relation: compare the library's algorithm 0 against its J-th (default 1)\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
     "  --isolate            run each check in a process of its own, so a backend that crashes gives\n"
@@ -57,7 +64,7 @@ void fpd_case_flags_init(struct fpd_case_flags *f)
 {
     int cores = fpd_cli_cores();
     *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1},
-                                         .exact = FPD_EXACT_ALWAYS},
+                                         .exact = FPD_EXACT_ALWAYS, .default_threads = 1},
                                  .max_mem = fpd_cli_default_max_mem()};
     fpd_case_defaults(&f->chk.c);
 }
@@ -70,6 +77,7 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
     switch (opt) {
     case OPT_RELATION: f->relation = arg; break;
     case OPT_BACKEND: f->backends = arg; break;
+    case OPT_CORE: f->cores = arg; break;
     case OPT_SHAPE: f->shape = arg; break;
     case OPT_DTYPE: rc = fpd_dtypes_parse(arg, &c->dt, why, why_size); break;
     case OPT_TRANS_A: c->trans_a = true; break;
@@ -95,7 +103,11 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
     case OPT_SLICE: rc = fpd_cli_slice(arg, &f->chk.params.slice, why, why_size); break;
     case OPT_THREADS:
         rc = fpd_cli_u64("--threads", arg, 1024, &u, why, why_size);
-        f->chk.params.threads = (int)u;
+        if (rc == FPD_OK && u == 0) {
+            snprintf(why, why_size, "--threads must be at least 1");
+            rc = FPD_ERR_INPUT;
+        }
+        f->chk.params.threads = f->chk.default_threads = (int)u;
         break;
     case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", arg, &f->max_mem, why, why_size); break;
     case OPT_TIMEOUT:
@@ -129,7 +141,27 @@ int fpd_case_flags_resolve(struct fpd_case_flags *f, const char *shape, char *wh
     }
     if (fpd_shape_parse(shape, &chk->c, why, why_size) != FPD_OK)
         return FPD_ERR_INPUT;
-    const char *names = f->backends ? f->backends : chk->relation->backends == 2 ? "blocked,openblas" : "openblas";
+    bool pair_of_sets = chk->relation->pairing == FPD_PAIR_KERNEL_SETS;
+    const char *names = f->backends                  ? f->backends
+                        : pair_of_sets                ? "openblas"
+                        : chk->relation->backends == 2 ? "blocked,openblas"
+                                                       : "openblas";
+    char pinned[1024];
+    if (f->cores) {
+        bool one_name = !strchr(names, ',');
+        if (!pair_of_sets && strchr(f->cores, ',')) {
+            snprintf(why, why_size, "--core '%s': one kernel set (two only for the core relation)", f->cores);
+            return FPD_ERR_INPUT;
+        }
+        if (fpd_cli_pin_backends(names, f->cores, pair_of_sets && one_name, pinned, sizeof pinned, why, why_size) !=
+            FPD_OK)
+            return FPD_ERR_INPUT;
+        names = pinned;
+    } else if (pair_of_sets && !strchr(names, ',')) {
+        snprintf(why, why_size, "core compares two kernel sets of %s: give --core A,B (fpdiv list shows the sets this "
+                                "CPU runs)", names);
+        return FPD_ERR_INPUT;
+    }
     struct fpd_backend_slot *slots[2] = {NULL, NULL};
     size_t n;
     if (fpd_cli_backends(names, slots, 2, &n, why, why_size) != FPD_OK)
@@ -151,6 +183,7 @@ int fpd_case_flags_resolve(struct fpd_case_flags *f, const char *shape, char *wh
         fpd_relation_check_params(chk->relation, &chk->c, &chk->params, why, why_size) != FPD_OK ||
         fpd_case_validate(&chk->c, f->max_mem, why, why_size) != FPD_OK)
         return FPD_ERR_INPUT;
+    fpd_cli_run_kernel_sets_here(chk->backends, n);
     return FPD_OK;
 }
 

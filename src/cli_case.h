@@ -19,6 +19,7 @@ extern const char fpd_case_options_help[];
 struct fpd_case_flags {
     struct fpd_check chk;
     const char *relation, *backends, *shape;
+    const char *cores; /* --core: kernel sets to pin the backends to (cli.h: fpd_cli_pin_backends) */
     double max_mem;
     bool isolate;   /* each check in a process of its own */
     double timeout; /* per check, seconds; 0: no limit */

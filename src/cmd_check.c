@@ -8,12 +8,13 @@
 #include "cmd.h"
 #include "corpus.h"
 #include "dtype.h"
+#include "environment.h"
 #include "report.h"
 
 static const char help_head[] =
     "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"
     "Runs one relation on one case and reports the verdict, the difference metrics, the worst\n"
-    "element and the provenance of both paths.\n\n";
+    "element, and the environment both paths ran in (CPU, library, kernel set, threads).\n\n";
 static const char help_tail[] =
     "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, bound, never\n"
     "                       (default bound)\n"
@@ -88,10 +89,7 @@ static int finish(struct fpd_check *chk, const struct fpd_check_result *res, con
 {
     if (o->json) {
         json_t *j = fpd_check_json(chk, res);
-        json_t *prov = json_object();
-        for (int i = 0; i < chk->relation->backends; i++)
-            json_object_set_new(prov, chk->backends[i]->impl->name, fpd_provenance_json(chk->backends[i]));
-        json_object_set_new(j, "provenance", prov);
+        json_object_set_new(j, "environment", fpd_environment_json(chk));
         json_dumpf(j, stdout, JSON_COMPACT);
         fputc('\n', stdout);
         json_decref(j);

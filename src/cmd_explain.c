@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_pinned.h"
 #include "cmd.h"
 #include "corpus.h"
 #include "clock.h"
@@ -21,13 +22,14 @@ static const char help[] =
     "many terms were summed with it first. Prints the order in words, and the tree as Graphviz\n"
     "DOT and SVG. With a saved case, reveals both paths' orders at their own shapes, at the case's\n"
     "worst element, and says how they differ.\n\n"
-    "  --backend B          backend to explain (default openblas)\n"
+    "  --backend B          backend to explain (default openblas); B@SET on its kernel set SET\n"
+    "  --core SET           the library's kernel set to explain (OpenBLAS's core: fpdiv list)\n"
     "  --shape S            [BATCHx]MxNxK: the GEMM whose element is explained\n"
     "  --dtype T            IN[:OUT[:ACC]] (default f32)\n"
     "  --element I,J        the output element (default 0,0)\n"
     "  --trans-a, --trans-b A (B) stored transposed\n"
     "  --bias               the backend's fused bias is one more term\n"
-    "  --threads N          threads the backend may use (default: its own default)\n"
+    "  --threads N          threads the backend runs with (default 1, as a check's)\n"
     "  --algo J             the library's J-th algorithm (default 0)\n"
     "  --alone              ask every query in its own call at the element itself; by default the\n"
     "                       n columns of B carry n queries per call, and random pairs asked alone\n"
@@ -42,10 +44,10 @@ static const char help[] =
     "tree, 2 bad usage or input.\n";
 
 enum { OPT_BACKEND = 1, OPT_SHAPE, OPT_DTYPE, OPT_ELEMENT, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_THREADS,
-       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG, OPT_TIMEOUT };
+       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG, OPT_TIMEOUT, OPT_CORE };
 
 struct explain_options {
-    const char *backend, *shape, *dtype, *dot, *svg;
+    const char *backend, *core, *shape, *dtype, *dot, *svg;
     struct fpd_probe_target target;
     bool alone;
     double timeout;
@@ -87,8 +89,8 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         {"bias", no_argument, NULL, OPT_BIAS},             {"threads", required_argument, NULL, OPT_THREADS},
         {"algo", required_argument, NULL, OPT_ALGO},       {"alone", no_argument, NULL, OPT_ALONE},
         {"dot", required_argument, NULL, OPT_DOT},         {"svg", required_argument, NULL, OPT_SVG},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT}, {"core", required_argument, NULL, OPT_CORE},
+        {"help", no_argument, NULL, 'h'},                  {NULL, 0, NULL, 0},
     };
     int opt, rc = FPD_OK;
     uint64_t value;
@@ -99,6 +101,7 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
                     o->case_only_violation = x->name;
         switch (opt) {
         case OPT_BACKEND: o->backend = optarg; break;
+        case OPT_CORE: o->core = optarg; break;
         case OPT_SHAPE: o->shape = optarg; break;
         case OPT_DTYPE: o->dtype = optarg; break;
         case OPT_ELEMENT: rc = parse_element(optarg, &o->target, why, why_size); break;
@@ -107,6 +110,10 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         case OPT_BIAS: o->target.bias = true; break;
         case OPT_THREADS:
             rc = fpd_cli_u64("--threads", optarg, 1024, &value, why, why_size);
+            if (rc == FPD_OK && value == 0) {
+                snprintf(why, why_size, "--threads must be at least 1");
+                rc = FPD_ERR_INPUT;
+            }
             o->target.threads = (int)value;
             break;
         case OPT_ALGO:
@@ -156,11 +163,18 @@ static int resolve_target(struct explain_options *o, char *why, size_t why_size)
     if (rc != FPD_OK)
         return rc;
     const char *name = o->backend ? o->backend : "openblas";
-    t->backend = fpd_registry_find(name);
-    if (!t->backend) {
-        snprintf(why, why_size, "--backend '%s': no such backend (fpdiv list shows them)", name);
-        return FPD_ERR_INPUT;
+    char pinned[256];
+    if (o->core) {
+        if (strchr(o->core, ',')) {
+            snprintf(why, why_size, "--core '%s': explain takes one kernel set", o->core);
+            return FPD_ERR_INPUT;
+        }
+        if (fpd_cli_pin_backends(name, o->core, false, pinned, sizeof pinned, why, why_size) != FPD_OK)
+            return FPD_ERR_INPUT;
+        name = pinned;
     }
+    if (fpd_backend_resolve(name, &t->backend, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
     /* the probe holds A, B and C at this shape in memory */
     double bytes = (double)t->batch * (((double)t->m * t->k + (double)t->k * t->n) * fpd_dtype_info(t->dt.in)->size +
                                        (double)t->m * t->n * fpd_dtype_info(t->dt.out)->size);
@@ -412,7 +426,8 @@ static int run_job(void *ctx)
 
 int fpd_cmd_explain(int argc, char **argv)
 {
-    struct explain_options o = {0}; /* no time limit by default: a large shape takes what it takes */
+    /* no time limit by default: a large shape takes what it takes */
+    struct explain_options o = {.target = {.threads = 1}};
     char why[512];
     int rc = parse(argc, argv, &o, why, sizeof why);
     if (rc < 0)

@@ -18,7 +18,7 @@ static const char help[] =
     "usage: fpdiv export CASE.json --to numpy|torch|jax [-o DIR]\n\n"
     "Writes the case's inputs as A.npy (batch x m x k), B.npy (batch x k x n) and bias.npy (n), and\n"
     "repro_<framework>.py, which runs the relation's two paths in that framework and prints the\n"
-    "number of differing elements and the largest difference, with the provenance fpdiv recorded.\n"
+    "number of differing elements and the largest difference, with the environment fpdiv recorded.\n"
     "bf16 arrays are stored as their uint16 bits (NumPy has no bfloat16); the scripts turn them\n"
     "into bfloat16 (torch, jax) or into the float32 values they stand for (numpy).\n\n"
     "  --to FRAMEWORK  numpy, torch or jax\n"
@@ -169,7 +169,7 @@ static int write_script(const char *dir, const struct framework *fw, const struc
         snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
         return FPD_ERR_INPUT;
     }
-    char dt[32], shape[64], *prov = json_dumps(f->provenance, JSON_COMPACT);
+    char dt[32], shape[64], *env = json_dumps(f->environment, JSON_COMPACT);
     bool bf16_in = chk->c.dt.in == FPD_BF16, bf16_out = chk->c.dt.out == FPD_BF16;
     fprintf(s, "#!/usr/bin/env python3\n# Reproduces an fpdiv finding in %s.\n", fw->name);
     fprintf(s, "# relation %s: %s\n", chk->relation->name, chk->relation->doc);
@@ -177,9 +177,9 @@ static int write_script(const char *dir, const struct framework *fw, const struc
             fpd_shape_format(&chk->c, shape, sizeof shape), chk->c.batch, chk->c.m, chk->c.n, chk->c.k,
             fpd_dtypes_format(&chk->c.dt, dt, sizeof dt),
             fpd_verdict_table[f->recorded.verdict].name, f->recorded.diff, f->recorded.count);
-    fprintf(s, "# backends in fpdiv: %s%s%s\n# provenance: %s\n# %s\n", f->backend_names[0],
-            f->backend_names[1][0] ? "," : "", f->backend_names[1], prov ? prov : "{}", fw->matmul_note);
-    free(prov);
+    fprintf(s, "# backends in fpdiv: %s%s%s\n# environment: %s\n# %s\n", f->backend_names[0],
+            f->backend_names[1][0] ? "," : "", f->backend_names[1], env ? env : "{}", fw->matmul_note);
+    free(env);
     fprintf(s, "import os\n%s", fw->load);
     fprintf(s, "here = os.path.dirname(os.path.abspath(__file__))\n");
     fprintf(s, "a = load(os.path.join(here, 'A.npy'), %s)\nb = load(os.path.join(here, 'B.npy'), %s)\n",
@@ -215,7 +215,7 @@ static int write_script(const char *dir, const struct framework *fw, const struc
                "    maps = open('/proc/self/maps').read().splitlines() if os.path.exists('/proc/self/maps') else []\n"
                "    libs = sorted({l.split()[-1] for l in maps if 'blas' in l.lower() or 'mkl' in l.lower()})\n"
                "    print('not reproduced in %s, which ran ' + (', '.join(libs) or 'its own kernels') + '. Where that is'\n"
-               "          ' the BLAS in the provenance above, the framework called it differently (gemv for a single row'\n"
+               "          ' the BLAS in the environment above, the framework called it differently (gemv for a single row'\n"
                "          ' or column, a copy of a strided operand, its own loop for 16-bit types); otherwise the two'\n"
                "          ' libraries (or cores) order the sums differently.')\n",
             f->recorded.diff > 0 ? "differ > 0" : "differ == 0", fw->name, fw->name);

@@ -13,12 +13,14 @@
 #include <signal.h>
 #include <xxhash.h>
 
+#include "backend_pinned.h"
 #include "campaign.h"
 #include "ci.h"
 #include "cmd.h"
 #include "corpus.h"
 #include "minimize.h"
 #include "dtype.h"
+#include "environment.h"
 #include "report.h"
 #include "clock.h"
 #include "workers.h"
@@ -32,7 +34,11 @@ static const char help[] =
     "  --cases N           number of checks (default 1000 unless --time is given)\n"
     "  --time SEC          stop after SEC seconds (with --cases: whichever comes first)\n"
     "  --relations L       comma list (default: every relation but cast-out)\n"
-    "  --backends L        comma list (default: every available backend)\n"
+    "  --backends L        comma list (default: every available backend); B@SET runs library B on\n"
+    "                      its kernel set SET, B alone on the one it picks here\n"
+    "  --core L            comma list of kernel sets (OpenBLAS's cores): each library backend runs\n"
+    "                      on each, and the core relation pairs them. Default: the one it picks here,\n"
+    "                      and for the core relation every other one this CPU runs\n"
     "  --dtypes L          comma list of IN[:OUT[:ACC]] (default f64,f32,f16,bf16)\n"
     "  --dists L           comma list (default normal,uniform,wide,int)\n"
     "  --max-dim D         largest m, n, k (default 256)\n"
@@ -73,7 +79,7 @@ static const char help[] =
 enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
        OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
        OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT, OPT_JOBS, OPT_TIMEOUT, OPT_SHARD,
-       OPT_SHARD_COUNT, OPT_JUNIT, OPT_GENERATOR };
+       OPT_SHARD_COUNT, OPT_JUNIT, OPT_GENERATOR, OPT_CORE };
 
 static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
@@ -89,6 +95,7 @@ static const struct option options[] = {
     {"jobs", required_argument, NULL, OPT_JOBS},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"shard", required_argument, NULL, OPT_SHARD},       {"shard-count", required_argument, NULL, OPT_SHARD_COUNT},
     {"junit", required_argument, NULL, OPT_JUNIT},       {"generator", required_argument, NULL, OPT_GENERATOR},
+    {"core", required_argument, NULL, OPT_CORE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -137,22 +144,95 @@ static void set_defaults(struct fpd_campaign_config *cfg)
         cfg->dists[cfg->n_dists++] = dists[i];
 }
 
-/* Every backend that opens, but for test backends. Chosen only when --backends is not given:
- * opening them all loads the CUDA plugin and its libraries (0.1 s here) and makes a GPU context. */
-static void default_backends(struct fpd_campaign_config *cfg)
+/* Every backend that opens, but for test backends, as a comma list of names. Chosen only when
+ * --backends is not given: opening them all loads the CUDA plugin and its libraries (0.1 s here)
+ * and makes a GPU context. */
+static void default_backends(char *names, size_t size)
 {
-    for (size_t i = 0; i < fpd_registry_count() && cfg->n_backends < FPD_MAX_BACKENDS; i++) {
+    names[0] = '\0';
+    size_t used = 0, n = fpd_registry_count();
+    for (size_t i = 0; i < n; i++) {
         struct fpd_backend_slot *s = fpd_registry_at(i);
-        if (s->impl->kind != FPD_KIND_TEST && fpd_backend_acquire(s) == FPD_OK)
-            cfg->backends[cfg->n_backends++] = s;
+        if (s->impl->kind == FPD_KIND_TEST || fpd_backend_pinned_parts(s->impl, NULL, NULL) ||
+            fpd_backend_acquire(s) != FPD_OK)
+            continue;
+        int w = snprintf(names + used, size - used, "%s%s", used ? "," : "", s->impl->name);
+        if (w > 0 && (size_t)w < size - used)
+            used += (size_t)w;
     }
+}
+
+static bool has_core_relation(const struct fpd_campaign_config *cfg)
+{
+    for (size_t r = 0; r < cfg->n_relations; r++)
+        if (cfg->relations[r]->pairing == FPD_PAIR_KERNEL_SETS)
+            return true;
+    return false;
+}
+
+/* Without --core, a library named without a kernel set runs on the one it picks here; for the
+ * core relation it also runs every other kernel set this CPU runs (probed), in that relation only. */
+static int add_other_kernel_sets(struct fpd_campaign_config *cfg, const char *names)
+{
+    size_t given = cfg->n_backends;
+    for (size_t i = 0; i < given; i++) {
+        struct fpd_backend_slot *base;
+        const char *native;
+        if (!fpd_backend_pinned_parts(cfg->backends[i]->impl, &base, &native))
+            continue;
+        char plain[80];
+        snprintf(plain, sizeof plain, ",%s,", base->impl->name);
+        char list[1100];
+        snprintf(list, sizeof list, ",%s,", names);
+        if (!strstr(list, plain)) /* named with its kernel set: as given */
+            continue;
+        struct fpd_kernel_set_report sets[64];
+        size_t n = fpd_kernel_sets_survey(base, sets, 64);
+        for (size_t k = 0; k < n && cfg->n_backends < FPD_MAX_BACKENDS; k++)
+            if (sets[k].runs && sets[k].slot != cfg->backends[i]) {
+                cfg->core_only[cfg->n_backends] = true;
+                cfg->backends[cfg->n_backends++] = sets[k].slot;
+            }
+    }
+    return FPD_OK;
+}
+
+/* The campaign's backends: --backends or every one, pinned by --core, with the core relation's
+ * other kernel sets. */
+static int choose_backends(struct fpd_campaign_config *cfg, const char *given, const char *cores, char *why,
+                           size_t why_size)
+{
+    char names[1024], pinned[1024];
+    if (given)
+        snprintf(names, sizeof names, "%s", given);
+    else
+        default_backends(names, sizeof names);
+    const char *list = names;
+    if (cores) {
+        if (fpd_cli_pin_backends(names, cores, false, pinned, sizeof pinned, why, why_size) != FPD_OK)
+            return FPD_ERR_INPUT;
+        list = pinned;
+    }
+    if (fpd_cli_backends(list, cfg->backends, FPD_MAX_BACKENDS, &cfg->n_backends, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
+    for (size_t i = 0; i < cfg->n_backends; i++)
+        if (fpd_backend_acquire(cfg->backends[i]) != FPD_OK) {
+            snprintf(why, why_size, "backend %s is unavailable: %s", cfg->backends[i]->impl->name,
+                     cfg->backends[i]->why);
+            return FPD_ERR_INPUT;
+        }
+    if (!cores && has_core_relation(cfg))
+        return add_other_kernel_sets(cfg, names);
+    fpd_cli_run_kernel_sets_here(cfg->backends, cfg->n_backends);
+    return FPD_OK;
 }
 
 static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct fuzz_options *o, char *why,
                  size_t why_size)
 {
     uint64_t u;
-    bool cases_given = false, backends_given = false;
+    bool cases_given = false;
+    const char *backends = NULL, *cores = NULL;
     int opt, rc = FPD_OK;
     while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
@@ -168,10 +248,8 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         case OPT_RELATIONS:
             rc = fpd_cli_relations(optarg, cfg->relations, FPD_MAX_LIST, &cfg->n_relations, why, why_size);
             break;
-        case OPT_BACKENDS:
-            rc = fpd_cli_backends(optarg, cfg->backends, FPD_MAX_BACKENDS, &cfg->n_backends, why, why_size);
-            backends_given = true;
-            break;
+        case OPT_BACKENDS: backends = optarg; break;
+        case OPT_CORE: cores = optarg; break;
         case OPT_DTYPES: rc = fpd_cli_dtypes(optarg, cfg->dtypes, FPD_MAX_LIST, &cfg->n_dtypes, why, why_size); break;
         case OPT_DISTS: rc = fpd_cli_dists(optarg, cfg->dists, FPD_DIST_COUNT, &cfg->n_dists, why, why_size); break;
         case OPT_MAX_DIM:
@@ -231,15 +309,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         o->cases = o->seconds > 0 ? 1ull << 32 : 1000;
     if (!o->seed_given)
         cfg->seed = random_seed();
-    if (!backends_given)
-        default_backends(cfg);
-    for (size_t i = 0; i < cfg->n_backends; i++)
-        if (fpd_backend_acquire(cfg->backends[i]) != FPD_OK) {
-            snprintf(why, why_size, "backend %s is unavailable: %s", cfg->backends[i]->impl->name,
-                     cfg->backends[i]->why);
-            return FPD_ERR_INPUT;
-        }
-    return FPD_OK;
+    return choose_backends(cfg, backends, cores, why, why_size);
 }
 
 static const char *combo_backends(const struct fpd_campaign *cp, const uint16_t b[2], char *buf, size_t size)
@@ -305,12 +375,17 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
     char backends[160];
     if (st->n_tallies) /* none when no check ran, and qsort may not be given NULL */
         qsort(st->tallies, st->n_tallies, sizeof *st->tallies, tally_order);
-    printf("\n%-12s %-18s %7s %7s %7s %7s %9s %6s %9s %9s\n", "relation", "backends", "checks", "same", "reorder",
+    int width = 18; /* the backends column: as wide as its widest row (a core pair names two kernel sets) */
+    for (size_t i = 0; i < st->n_tallies; i++) {
+        int len = (int)strlen(combo_backends(cp, st->tallies[i].backend, backends, sizeof backends));
+        width = len > width ? len : width;
+    }
+    printf("\n%-12s %-*s %7s %7s %7s %7s %9s %6s %9s %9s\n", "relation", width, "backends", "checks", "same", "reorder",
            "bound", "nonfinite", "error", "max ulp", "max ratio");
     for (size_t i = 0; i < st->n_tallies; i++) {
         const struct fpd_tally *t = &st->tallies[i];
-        printf("%-12s %-18s %7zu %7zu %7zu %7zu %9zu %6zu %9" PRIu64 " %9.3g\n", cp->cfg.relations[t->relation]->name,
-               combo_backends(cp, t->backend, backends, sizeof backends), t->checks, t->by_verdict[FPD_SAME],
+        printf("%-12s %-*s %7zu %7zu %7zu %7zu %9zu %6zu %9" PRIu64 " %9.3g\n", cp->cfg.relations[t->relation]->name,
+               width, combo_backends(cp, t->backend, backends, sizeof backends), t->checks, t->by_verdict[FPD_SAME],
                t->by_verdict[FPD_REORDER], t->by_verdict[FPD_BOUND], t->by_verdict[FPD_NONFINITE],
                t->by_verdict[FPD_ERROR], t->max_ulp, t->max_ratio);
     }

@@ -6,6 +6,7 @@
 #include "corpus.h"
 #include "dtype.h"
 #include "minimize.h"
+#include "environment.h"
 #include "report.h"
 
 static const char help[] =
@@ -71,6 +72,7 @@ int fpd_cmd_minimize(int argc, char **argv)
             exit_code = FPD_EXIT_USAGE;
             goto done;
         }
+    fpd_cli_run_kernel_sets_here(f.chk.backends, (size_t)f.chk.relation->backends);
     f.chk.exact = FPD_EXACT_DIVERGING; /* as fuzz judges findings */
     if (fpd_check_run(&ck, &f.chk, &now) != FPD_OK)
         goto internal;

@@ -14,28 +14,39 @@
 
 static const char help[] =
     "usage: fpdiv replay [options] [PATH...]\n\n"
-    "Re-runs every saved case under each PATH (case files or directories; default corpus/) and\n"
-    "classifies it: reproduced (both output hashes as recorded), changed (different bits, verdict\n"
-    "not worse), fixed (now same), worse (a higher verdict), skipped (cannot run here).\n\n"
+    "Re-runs every saved case under each PATH (case files or directories; default corpus/) as it was\n"
+    "recorded: each library on its recorded kernel set (openblas@Haswell runs OpenBLAS's Haswell\n"
+    "kernels on any CPU that can execute them) with its recorded thread count. Each case is\n"
+    "reproduced (both output hashes as recorded), changed (different bits, verdict not worse), fixed\n"
+    "(now same), worse (a higher verdict), elsewhere (recorded on a kernel set this CPU cannot run:\n"
+    "not comparable here) or skipped (a backend is not here). A library whose version differs from\n"
+    "the recorded one is named: the classes are then the upgrade's effect.\n\n"
     "  --strict     changed and fixed fail too, not only worse\n"
+    "  --strict-env elsewhere fails too: every case must be comparable on this machine\n"
     "  --timeout SEC  a case running longer is an `error` (default 300; 0: none)\n"
     "  --junit FILE   JUnit XML: a test case per case file, failed when the case fails the run; with\n"
     "                 GITHUB_ACTIONS=true also ::error annotations and a step-summary table\n"
     "  --json       one JSON line per case, then a summary line\n"
     "  -h, --help   this text\n\n"
-    "exit status: 0 nothing worse, 1 some case worse (or changed/fixed with --strict), 2 a case file\n"
-    "is malformed. For a single case file, as `git bisect run` expects: 0 good, 1 bad, 125 skipped.\n"
+    "exit status: 0 nothing worse, 1 some case worse (or changed/fixed with --strict, elsewhere with\n"
+    "--strict-env), 2 a case file is malformed. For a single case file, as `git bisect run` expects:\n"
+    "0 good, 1 bad, 125 skipped or elsewhere.\n"
     "Cases run in a worker process: one that crashes or hangs a backend is `error`, not the end.\n";
+
+static bool did_not_run(enum fpd_replay_class cls) { return cls == FPD_SKIPPED || cls == FPD_ELSEWHERE; }
 
 static json_t *case_line(const char *path, const struct fpd_case_file *f, enum fpd_replay_class cls,
                          const struct fpd_check_result *res, const char *why)
 {
     json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "type", "replay", "file", path, "class", fpd_replay_class_names[cls],
                           "recorded", fpd_verdict_table[f->recorded.verdict].name);
-    if (cls == FPD_SKIPPED) {
+    if (did_not_run(cls)) {
         json_object_set_new(o, "reason", json_string(why));
         return o;
     }
+    char changes[512];
+    if (fpd_replay_environment_changes(f, changes, sizeof changes)[0])
+        json_object_set_new(o, "environment_changes", json_string(changes));
     json_t *check = fpd_check_json(&f->chk, res);
     json_object_set_new(o, "verdict", json_string(fpd_verdict_table[res->verdict].name));
     json_object_set(o, "check", check);
@@ -56,8 +67,9 @@ static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     struct replay_run *run = ctx;
     struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
-    char why[256];
-    if (!fpd_replay_runnable(&run->files[index], why, sizeof why))
+    char why[1024];
+    enum fpd_replay_class cls;
+    if (!fpd_replay_runnable(&run->files[index], &cls, why, sizeof why))
         return fpd_worker_send(ch, &m); /* the parent reports it as skipped and passes this over */
     if (fpd_check_run(&run->ck, &run->files[index].chk, &m.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
@@ -74,13 +86,15 @@ static void report(bool json, const char *path, struct fpd_case_file *f, enum fp
         json_decref(line);
         return;
     }
-    char dt[32], shape[64];
-    bool skipped = cls == FPD_SKIPPED, error = !skipped && res->verdict == FPD_ERROR;
-    printf("%-10s %s  %s on %s%s%s, %s %s: %s (recorded %s)%s%s\n", fpd_replay_class_names[cls], path,
+    char dt[32], shape[64], changes[512] = "";
+    bool skipped = did_not_run(cls), error = !skipped && res->verdict == FPD_ERROR;
+    if (!skipped)
+        fpd_replay_environment_changes(f, changes, sizeof changes);
+    printf("%-10s %s  %s on %s%s%s, %s %s: %s (recorded %s)%s%s%s%s\n", fpd_replay_class_names[cls], path,
            f->chk.relation->name, f->backend_names[0], f->backend_names[1][0] ? "," : "", f->backend_names[1],
            fpd_dtypes_format(&f->chk.c.dt, dt, sizeof dt), fpd_shape_format(&f->chk.c, shape, sizeof shape),
            skipped ? "-" : fpd_verdict_table[res->verdict].name, fpd_verdict_table[f->recorded.verdict].name,
-           skipped || error ? "; " : "", skipped ? why : error ? res->error : "");
+           skipped || error ? "; " : "", skipped ? why : error ? res->error : "", changes[0] ? "; " : "", changes);
 }
 
 /* Collects and loads every case file under the paths; malformed ones are reported and counted. */
@@ -123,18 +137,34 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
 
 /* A JUnit test case per case file: failed when the case fails the run (worse; with --strict also
  * changed or fixed). */
-static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fpd_case_file *f,
-                     enum fpd_replay_class cls, const struct fpd_check_result *res, bool strict)
+static bool fails_run(enum fpd_replay_class cls, bool strict, bool strict_env)
 {
-    char classname[64], message[512], cmd[4200];
+    return cls == FPD_WORSE || (strict && (cls == FPD_CHANGED || cls == FPD_FIXED)) ||
+           (strict_env && cls == FPD_ELSEWHERE);
+}
+
+static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fpd_case_file *f,
+                     enum fpd_replay_class cls, const struct fpd_check_result *res, const char *why, bool strict,
+                     bool strict_env)
+{
+    char classname[64], message[1200], cmd[4200];
     snprintf(classname, sizeof classname, "fpdiv.replay.%s", f->chk.relation->name);
     struct fpd_ci_case *c = fpd_ci_case(ci, classname, path);
     if (!c)
         return FPD_ERR_NOMEM;
     c->checks++;
-    bool fails = cls == FPD_WORSE || (strict && (cls == FPD_CHANGED || cls == FPD_FIXED));
+    bool fails = fails_run(cls, strict, strict_env);
+    if (!fails && did_not_run(cls)) {
+        snprintf(message, sizeof message, "%s: %s", fpd_replay_class_names[cls], why);
+        return fpd_ci_skip(c, message);
+    }
     if (!fails)
         return FPD_OK;
+    if (cls == FPD_ELSEWHERE) {
+        snprintf(message, sizeof message, "elsewhere: %s", why);
+        snprintf(cmd, sizeof cmd, "fpdiv replay %s", path);
+        return fpd_ci_fail(c, fpd_replay_class_names[cls], message, cmd);
+    }
     snprintf(message, sizeof message, "%s: %s, recorded %s%s%.300s", fpd_replay_class_names[cls],
              fpd_verdict_table[res->verdict].name, fpd_verdict_table[f->recorded.verdict].name,
              res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "");
@@ -145,12 +175,13 @@ static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fp
 int fpd_cmd_replay(int argc, char **argv)
 {
     static const struct option options[] = {{"strict", no_argument, NULL, 's'},
+                                            {"strict-env", no_argument, NULL, 'e'},
                                             {"json", no_argument, NULL, 'j'},
                                             {"timeout", required_argument, NULL, 't'},
                                             {"junit", required_argument, NULL, 'u'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
-    bool strict = false, json = false;
+    bool strict = false, strict_env = false, json = false;
     double timeout = 300;
     const char *junit = NULL;
     char why[1024];
@@ -158,6 +189,7 @@ int fpd_cmd_replay(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
         case 's': strict = true; break;
+        case 'e': strict_env = true; break;
         case 'j': json = true; break;
         case 't':
             if (fpd_cli_double("--timeout", optarg, 0, 1e9, &timeout, why, sizeof why) != FPD_OK) {
@@ -178,6 +210,15 @@ int fpd_cmd_replay(int argc, char **argv)
     struct fpd_ci_report ci = {.suite = strdup("fpdiv replay")};
     size_t counts[FPD_REPLAY_CLASS_COUNT] = {0}, cases = 0, malformed = 0;
     int exit_code = load_all(paths, n_paths, &run, &malformed) == FPD_OK ? FPD_EXIT_OK : FPD_EXIT_INTERNAL;
+    /* a corpus recorded on one kernel set, on a CPU that picks another: run it here, not in hosts */
+    struct fpd_backend_slot **all = calloc(2 * run.n + 1, sizeof *all);
+    size_t n_all = 0;
+    for (size_t i = 0; all && i < run.n; i++)
+        for (int b = 0; b < run.files[i].chk.relation->backends; b++)
+            all[n_all++] = run.files[i].chk.backends[b];
+    if (all && exit_code == FPD_EXIT_OK && !malformed)
+        fpd_cli_run_kernel_sets_here(all, n_all);
+    free(all);
 
     /* Cases run one by one, in order, in a worker process: a backend that crashes or hangs on one
      * makes that case `error` (and so `worse`, unless it was recorded as an error) — not the replay. */
@@ -192,9 +233,7 @@ int fpd_cmd_replay(int argc, char **argv)
         struct fpd_case_file *f = &run.files[next];
         struct fpd_check_result res = {0};
         enum fpd_replay_class cls;
-        if (!fpd_replay_runnable(f, why, sizeof why)) {
-            cls = FPD_SKIPPED;
-        } else {
+        if (fpd_replay_runnable(f, &cls, why, sizeof why)) {
             struct fpd_pool_event ev;
             /* the worker runs every index in order; results for skipped cases are passed over */
             do {
@@ -218,7 +257,7 @@ int fpd_cmd_replay(int argc, char **argv)
         cases++;
         counts[cls]++;
         report(json, run.paths[next], f, cls, &res, why);
-        if (ci_record(&ci, run.paths[next], f, cls, &res, strict) != FPD_OK)
+        if (ci_record(&ci, run.paths[next], f, cls, &res, why, strict, strict_env) != FPD_OK)
             exit_code = FPD_EXIT_INTERNAL;
         next++;
     }
@@ -238,8 +277,9 @@ int fpd_cmd_replay(int argc, char **argv)
         fputc('\n', stdout);
         json_decref(summary);
     } else {
-        printf("\n%zu cases: reproduced %zu, changed %zu, fixed %zu, worse %zu, skipped %zu", cases,
-               counts[FPD_REPRODUCED], counts[FPD_CHANGED], counts[FPD_FIXED], counts[FPD_WORSE], counts[FPD_SKIPPED]);
+        printf("\n%zu cases: reproduced %zu, changed %zu, fixed %zu, worse %zu, elsewhere %zu, skipped %zu", cases,
+               counts[FPD_REPRODUCED], counts[FPD_CHANGED], counts[FPD_FIXED], counts[FPD_WORSE],
+               counts[FPD_ELSEWHERE], counts[FPD_SKIPPED]);
         printf(malformed ? "; %zu malformed\n" : "\n", malformed);
     }
     if (junit && fpd_ci_write_junit(&ci, junit, 0, why, sizeof why) != FPD_OK) {
@@ -249,7 +289,8 @@ int fpd_cmd_replay(int argc, char **argv)
     if (fpd_ci_github()) {
         fpd_ci_github_annotate(&ci, stdout);
         char headline[128];
-        snprintf(headline, sizeof headline, "fpdiv replay: %zu cases, %zu worse", cases, counts[FPD_WORSE]);
+        snprintf(headline, sizeof headline, "fpdiv replay: %zu cases, %zu worse, %zu elsewhere", cases, counts[FPD_WORSE],
+                 counts[FPD_ELSEWHERE]);
         if (fpd_ci_github_summary(&ci, headline, why, sizeof why) != FPD_OK)
             fpd_cli_error("replay", "%s", why);
     }
@@ -258,9 +299,10 @@ int fpd_cmd_replay(int argc, char **argv)
         return exit_code;
     if (malformed)
         return FPD_EXIT_USAGE;
-    if (counts[FPD_WORSE] || (strict && (counts[FPD_CHANGED] || counts[FPD_FIXED])))
-        return FPD_EXIT_FINDINGS;
-    if (cases == 1 && counts[FPD_SKIPPED] == 1)
+    for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
+        if (counts[c] && fails_run((enum fpd_replay_class)c, strict, strict_env))
+            return FPD_EXIT_FINDINGS;
+    if (cases == 1 && counts[FPD_SKIPPED] + counts[FPD_ELSEWHERE] == 1)
         return 125; /* git bisect run: this revision cannot be tested */
     return FPD_EXIT_OK;
 }

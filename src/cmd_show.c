@@ -14,17 +14,56 @@ static const char help[] = "usage: fpdiv show CASE.json\n\n"
                            "outcome recorded when it was saved, the outcome here and now (the case is re-run),\n"
                            "and the command that reproduces it.\n";
 
+/* The recorded environment: the CPU, and each backend's library, kernel set and threads. */
+static void show_environment(const struct fpd_case_file *f)
+{
+    json_t *cpu = json_object_get(f->environment, "cpu");
+    const char *model = json_string_value(json_object_get(cpu, "model"));
+    const char *vendor = json_string_value(json_object_get(cpu, "vendor"));
+    const char *isa = json_string_value(json_object_get(cpu, "isa"));
+    printf("  cpu      %s", model ? model : "unrecorded");
+    if (vendor && *vendor)
+        printf(" (%s)", vendor);
+    if (isa && *isa)
+        printf(", %s", isa);
+    printf("\n");
+    const char *name;
+    json_t *b;
+    json_object_foreach(json_object_get(f->environment, "backends"), name, b)
+    {
+        const char *library = json_string_value(json_object_get(b, "library"));
+        const char *version = json_string_value(json_object_get(b, "version"));
+        const char *set = json_string_value(json_object_get(b, "kernel_set"));
+        json_t *threads = json_object_get(b, "threads");
+        if (!library && !set)
+            continue;
+        printf("  %-8s", name);
+        const char *sep = " ";
+        if (library) {
+            printf("%s%s%s%s", sep, library, version ? " " : "", version ? version : "");
+            sep = ", ";
+        }
+        if (set) {
+            printf("%skernel set %s", sep, set);
+            sep = ", ";
+        }
+        if (json_is_integer(threads))
+            printf("%s%d thread%s", sep, (int)json_integer_value(threads), json_integer_value(threads) == 1 ? "" : "s");
+        printf("\n");
+    }
+}
+
 static void show_recorded(const struct fpd_case_file *f)
 {
-    const char *cpu = json_string_value(json_object_get(f->provenance, "cpu"));
-    const char *version = json_string_value(json_object_get(f->provenance, "fpdiv"));
+    const char *version = json_string_value(json_object_get(f->environment, "fpdiv"));
     printf("recorded %s: %zu of %zu elements differ, max %" PRIu64 " ulp, ratio %.3g\n",
            fpd_verdict_table[f->recorded.verdict].name, f->recorded.diff, f->recorded.count, f->recorded.max_ulp,
            f->recorded.ratio);
     printf("  hashes   A %016" PRIx64 "  B %016" PRIx64 "\n", f->recorded.hash_a, f->recorded.hash_b);
-    printf("  origin   seed %" PRIu64 " index %" PRIu32 ", generator %u (%zu check%s of this signature), by fpdiv %s on %s\n",
+    printf("  origin   seed %" PRIu64 " index %" PRIu32 ", generator %u (%zu check%s of this signature), by fpdiv %s\n",
            f->origin_seed, f->origin_index, f->origin_generator, f->signature_count, f->signature_count == 1 ? "" : "s",
-           version ? version : "?", cpu ? cpu : "an unrecorded CPU");
+           version ? version : "?");
+    show_environment(f);
     if (f->has_data)
         printf("  data     inline, exact\n");
     else
@@ -51,11 +90,15 @@ static int show_now(void *ctx)
         fpd_cli_error("show", "internal error (out of memory?)");
         return FPD_EXIT_INTERNAL;
     }
+    char changes[512];
     printf("now: %s\n", fpd_replay_class_names[cls]);
-    if (cls == FPD_SKIPPED)
+    if (cls == FPD_SKIPPED || cls == FPD_ELSEWHERE) {
         printf("  %s\n", why);
-    else
+    } else {
+        if (fpd_replay_environment_changes(f, changes, sizeof changes)[0])
+            printf("  changed since it was recorded: %s\n", changes);
         fpd_report_check(stdout, &f->chk, &res);
+    }
     return FPD_EXIT_OK;
 }
 

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "backend_pinned.h"
 #include "dtype.h"
 #include "gen.h"
 #include "report.h"
@@ -117,8 +119,11 @@ static json_t *check_json(const struct fpd_case_file *f)
                            "trans_b", c->trans_b, "bias", c->has_bias, "pad", (json_int_t)c->pad, "dtype",
                            fpd_dtypes_format(&c->dt, dt, sizeof dt));
     json_object_set_new(cj, "data", data_json(f));
-    return json_pack("{s:s,s:o,s:o,s:o}", "relation", chk->relation->name, "backends", backends, "params", params,
-                     "case", cj);
+    json_t *check = json_pack("{s:s,s:o,s:o,s:o}", "relation", chk->relation->name, "backends", backends, "params",
+                              params, "case", cj);
+    if (fpd_check_threads(chk) > 0)
+        json_object_set_new(check, "threads", json_integer(fpd_check_threads(chk)));
+    return check;
 }
 
 json_t *fpd_case_file_json(const struct fpd_case_file *f)
@@ -131,8 +136,8 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
     return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
                      "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
                      "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
-                     (json_int_t)f->signature_count, "provenance",
-                     f->provenance ? json_incref(f->provenance) : json_object());
+                     (json_int_t)f->signature_count, "environment",
+                     f->environment ? json_incref(f->environment) : json_object());
 }
 
 int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash)
@@ -148,9 +153,9 @@ int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash)
 }
 
 int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *chk, const struct fpd_check_result *res,
-                             size_t inline_max, json_t *provenance)
+                             size_t inline_max, json_t *environment)
 {
-    *f = (struct fpd_case_file){.chk = *chk, .provenance = provenance, .signature_count = 1};
+    *f = (struct fpd_case_file){.chk = *chk, .environment = environment, .signature_count = 1};
     const struct fpd_case *c = &chk->c;
     for (int i = 0; i < chk->relation->backends; i++)
         snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", chk->backends[i]->impl->name);
@@ -179,7 +184,7 @@ int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *ch
 void fpd_case_file_free(struct fpd_case_file *f)
 {
     fpd_case_data_free(&f->data);
-    json_decref(f->provenance);
+    json_decref(f->environment);
     *f = (struct fpd_case_file){0};
 }
 
@@ -290,7 +295,9 @@ struct reader {
     const char *path;
     char *why;
     size_t why_size;
-    double max_mem; /* a case needing more is refused before its data is generated */
+    double max_mem;    /* a case needing more is refused before its data is generated */
+    bool schema1;      /* a file of schema 1: its provenance (if any) in legacy */
+    json_t *legacy;    /* names a library backend's kernel set, as "core" */
 };
 
 static int bad(struct reader *r, const char *field, const char *expected)
@@ -446,6 +453,19 @@ static int read_data(struct reader *r, json_t *data, struct fpd_case_file *f)
     return FPD_OK;
 }
 
+/* How a file names a backend, as fpd_backend_resolve reads it. A schema-1 file named a library
+ * alone and kept its core in the provenance: "openblas" with core Cooperlake is openblas@Cooperlake. */
+static void backend_spec(json_t *legacy, const char *name, char *out, size_t size)
+{
+    json_t *entry = json_object_get(json_object_get(legacy, "backends"), name);
+    const char *core = json_string_value(json_object_get(entry, "core"));
+    struct fpd_backend_slot *b = legacy && core && *core && !strchr(name, '@') ? fpd_registry_find(name) : NULL;
+    if (b && fpd_backend_pinnable(b->impl))
+        snprintf(out, size, "%s@%s", name, core);
+    else
+        snprintf(out, size, "%s", name);
+}
+
 static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
 {
     struct fpd_check *chk = &f->chk;
@@ -469,14 +489,16 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
         json_t *name = json_array_get(backends, (size_t)i);
         if (!json_is_string(name) || strlen(json_string_value(name)) >= sizeof f->backend_names[i])
             return bad(r, "check.backends", "expected backend names");
-        snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", json_string_value(name));
-        chk->backends[i] = fpd_registry_find(f->backend_names[i]);
-        if (!chk->backends[i]) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "unknown backend '%s' (fpdiv list shows them)", f->backend_names[i]);
+        char spec[64], msg[384];
+        backend_spec(r->legacy, json_string_value(name), spec, sizeof spec);
+        if (fpd_backend_resolve(spec, &chk->backends[i], msg, sizeof msg) != FPD_OK)
             return bad(r, "check.backends", msg);
-        }
+        snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", chk->backends[i]->impl->name);
     }
+    /* the thread count, when a library backend runs with one (schema 1 did not say: fuzz's 1) */
+    chk->default_threads = 1;
+    if (json_object_get(check, "threads") || (!r->schema1 && fpd_check_threads(chk) > 0))
+        chk->default_threads = (int)get_uint(r, check, "check.threads", "threads", 1, 1024, &rc);
     fpd_case_defaults(c);
     c->batch = (uint32_t)get_uint(r, cj, "check.case.batch", "batch", 1, FPD_RNG_MAX_BATCH - 1, &rc);
     c->m = (uint32_t)get_uint(r, cj, "check.case.m", "m", 1, FPD_MAX_DIM, &rc);
@@ -534,23 +556,126 @@ static void json_error_why(const char *name, const json_error_t *err, char *why,
         snprintf(why, why_size, "%s: %s", name, err->text);
 }
 
+/* Validates a schema-2 environment record: fpdiv and generator versions, the CPU, and for each
+ * backend its provenance strings and thread count, whose kernel set must be the one the check's
+ * name for it gives. */
+static int read_environment(struct reader *r, json_t *env, const struct fpd_case_file *f)
+{
+    /* every field may be missing (unrecorded); one that is there must be what it says */
+    int rc = FPD_OK;
+    if (json_object_get(env, "fpdiv"))
+        member(r, env, "environment.fpdiv", "fpdiv", JSON_STRING, &rc);
+    if (json_object_get(env, "generator"))
+        get_uint(r, env, "environment.generator", "generator", 1, INT32_MAX, &rc);
+    json_t *cpu = json_object_get(env, "cpu") ? member(r, env, "environment.cpu", "cpu", JSON_OBJECT, &rc) : NULL;
+    json_t *backends = json_object_get(env, "backends")
+                           ? member(r, env, "environment.backends", "backends", JSON_OBJECT, &rc)
+                           : NULL;
+    static const char *const cpu_strings[] = {"vendor", "model", "isa", "features"};
+    static const char *const cpu_numbers[] = {"family", "model_number", "stepping", "l2_kib"};
+    char field[160];
+    for (size_t i = 0; cpu && i < sizeof cpu_strings / sizeof cpu_strings[0]; i++) {
+        snprintf(field, sizeof field, "environment.cpu.%s", cpu_strings[i]);
+        if (json_object_get(cpu, cpu_strings[i]))
+            member(r, cpu, field, cpu_strings[i], JSON_STRING, &rc);
+    }
+    for (size_t i = 0; cpu && i < sizeof cpu_numbers / sizeof cpu_numbers[0]; i++) {
+        snprintf(field, sizeof field, "environment.cpu.%s", cpu_numbers[i]);
+        if (json_object_get(cpu, cpu_numbers[i]))
+            get_uint(r, cpu, field, cpu_numbers[i], 0, UINT32_MAX, &rc);
+    }
+    const char *name;
+    json_t *entry;
+    json_object_foreach(backends, name, entry)
+    {
+        snprintf(field, sizeof field, "environment.backends.%.64s", name);
+        if (rc == FPD_OK && !json_is_object(entry))
+            rc = bad(r, field, "expected an object");
+        const char *key;
+        json_t *value;
+        json_object_foreach(json_is_object(entry) ? entry : NULL, key, value)
+        {
+            snprintf(field, sizeof field, "environment.backends.%.64s.%.64s", name, key);
+            if (strcmp(key, "threads") == 0)
+                get_uint(r, entry, field, key, 1, 1024, &rc);
+            else if (rc == FPD_OK && !json_is_string(value))
+                rc = bad(r, field, "expected a string");
+        }
+    }
+    if (rc != FPD_OK)
+        return rc;
+    for (int i = 0; i < f->chk.relation->backends; i++) {
+        const char *set, *recorded;
+        entry = json_object_get(backends, f->backend_names[i]);
+        recorded = json_string_value(json_object_get(entry, "kernel_set"));
+        if (fpd_backend_pinned_parts(f->chk.backends[i]->impl, NULL, &set) && recorded && strcasecmp(recorded, set) != 0) {
+            char msg[256];
+            snprintf(field, sizeof field, "environment.backends.%s.kernel_set", f->backend_names[i]);
+            snprintf(msg, sizeof msg, "'%.48s', where the check names kernel set %s: the record is not this check's",
+                     recorded, set);
+            return bad(r, field, msg);
+        }
+    }
+    return FPD_OK;
+}
+
+/* A schema-1 file's provenance in the shape of a schema-2 environment: its cpu string becomes the
+ * model, its backends are named with their kernel sets, and "core" is "kernel_set". */
+static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f)
+{
+    json_t *env = json_object(), *backends = json_object();
+    const char *keys[] = {"fpdiv", "generator"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (json_object_get(prov, keys[i]))
+            json_object_set(env, keys[i], json_object_get(prov, keys[i]));
+    const char *cpu = json_string_value(json_object_get(prov, "cpu"));
+    json_object_set_new(env, "cpu", json_pack("{s:s}", "model", cpu ? cpu : "unknown"));
+    for (int i = 0; i < f->chk.relation->backends; i++) {
+        json_t *old = json_object_get(json_object_get(prov, "backends"), f->chk.backends[i]->impl->name);
+        const char *plain = f->chk.backends[i]->impl->name, *at = strchr(plain, '@');
+        char base[64];
+        snprintf(base, sizeof base, "%.*s", at ? (int)(at - plain) : (int)strlen(plain), plain);
+        if (!old)
+            old = json_object_get(json_object_get(prov, "backends"), base);
+        json_t *entry = json_is_object(old) ? json_deep_copy(old) : json_object();
+        json_t *core = json_object_get(entry, "core");
+        if (core) {
+            json_object_set(entry, "kernel_set", core);
+            json_object_del(entry, "core");
+            json_object_del(entry, "threads"); /* the library's default then, not the count a check ran with */
+        }
+        json_object_set_new(backends, f->backend_names[i], entry);
+    }
+    json_object_set_new(env, "backends", backends);
+    return env;
+}
+
 /* Takes over root. */
 static int read_case_file(const char *path, json_t *root, double max_mem, struct fpd_case_file *f, char *why,
                           size_t why_size)
 {
-    struct reader r = {path, why, why_size, max_mem};
+    struct reader r = {path, why, why_size, max_mem, false, NULL};
     int rc = FPD_OK;
     uint64_t schema = get_uint(&r, root, "schema", "schema", 0, INT32_MAX, &rc);
-    if (rc == FPD_OK && schema != FPD_CASE_SCHEMA) {
-        snprintf(why, why_size, "%s: schema: version %" PRIu64 ", this fpdiv reads version %d", path, schema,
+    if (rc == FPD_OK && schema != FPD_CASE_SCHEMA && schema != 1) {
+        snprintf(why, why_size, "%s: schema: version %" PRIu64 ", this fpdiv reads versions 1 to %d", path, schema,
                  FPD_CASE_SCHEMA);
         rc = FPD_ERR_INPUT;
     }
     json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);
     json_t *outcome = member(&r, root, "outcome", "outcome", JSON_OBJECT, &rc);
     json_t *origin = member(&r, root, "origin", "origin", JSON_OBJECT, &rc);
+    json_t *env = NULL;
+    if (rc == FPD_OK && schema == 1) {
+        r.schema1 = true;
+        r.legacy = json_is_object(json_object_get(root, "provenance")) ? json_object_get(root, "provenance") : NULL;
+    } else {
+        env = member(&r, root, "environment", "environment", JSON_OBJECT, &rc);
+    }
     if (rc == FPD_OK)
         rc = read_check(&r, check, f);
+    if (rc == FPD_OK && env)
+        rc = read_environment(&r, env, f);
     if (rc == FPD_OK) {
         f->recorded.verdict = read_verdict(&r, outcome, &rc);
         f->recorded.diff = get_uint(&r, outcome, "outcome.diff", "diff", 0, INT64_MAX, &rc);
@@ -568,8 +693,7 @@ static int read_case_file(const char *path, json_t *root, double max_mem, struct
                                   : 1;
         json_t *count = json_object_get(root, "count");
         f->signature_count = json_is_integer(count) && json_integer_value(count) > 0 ? (size_t)json_integer_value(count) : 1;
-        json_t *prov = json_object_get(root, "provenance");
-        f->provenance = json_is_object(prov) ? json_incref(prov) : json_object();
+        f->environment = env ? json_incref(env) : environment_of_legacy(r.legacy, f);
     }
     json_decref(root);
     if (rc != FPD_OK)
@@ -626,7 +750,9 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
         json_error_why(path, &err, why, why_size);
         return FPD_ERR_INPUT;
     }
-    struct reader r = {path, why, why_size, fpd_case_default_max_mem()};
+    json_t *schema = json_object_get(root, "schema"), *prov = json_object_get(root, "provenance");
+    bool schema1 = json_is_integer(schema) && json_integer_value(schema) == 1;
+    struct reader r = {path, why, why_size, fpd_case_default_max_mem(), schema1, schema1 ? prov : NULL};
     int rc = FPD_OK;
     *key = (struct fpd_signature_key){0};
     json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);
@@ -638,9 +764,10 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
     if (rc == FPD_OK) {
         key->verdict = read_verdict(&r, outcome, &rc);
         snprintf(key->relation, sizeof key->relation, "%s", json_string_value(relation));
-        for (size_t i = 0; i < 2 && i < json_array_size(backends); i++)
-            snprintf(key->backends[i], sizeof key->backends[i], "%s",
-                     json_is_string(json_array_get(backends, i)) ? json_string_value(json_array_get(backends, i)) : "");
+        for (size_t i = 0; i < 2 && i < json_array_size(backends); i++) {
+            const char *name = json_string_value(json_array_get(backends, i));
+            backend_spec(r.legacy, name ? name : "", key->backends[i], sizeof key->backends[i]);
+        }
         char msg[256];
         if (rc == FPD_OK && fpd_dtypes_parse(json_string_value(dtype), &key->dt, msg, sizeof msg) != FPD_OK)
             rc = bad(&r, "check.case.dtype", msg);

@@ -1,8 +1,9 @@
 /*
  * corpus.h — case files: one JSON file per divergent case, `<dir>/<relation>/<16-hex>.json`.
  *
- * A file holds the check (relation, parameters, backends, the case and its inputs), the outcome
- * recorded when it was saved, where it came from (seed, case index) and the provenance. Inputs
+ * A file holds the check (relation, parameters, backends with their kernel sets, the thread count,
+ * the case and its inputs), the outcome recorded when it was saved, where it came from (seed,
+ * case index) and the environment it ran in (environment.h). Inputs
  * are inline for small cases (exact: hex-float strings, "inf", "-inf", and "nan:0xBITS" so NaN
  * payloads survive), else the generator recipe plus an XXH3 of the generated data, so generator
  * drift is detected instead of replayed. The file name is the XXH3-64 of the canonical check
@@ -15,7 +16,9 @@
 
 #include "check.h"
 
-#define FPD_CASE_SCHEMA 1
+/* Schema 2 names a library backend with its kernel set (openblas@Haswell), pins the thread count
+ * in the check and records the environment; schema 1 files are still read (case_file_legacy). */
+#define FPD_CASE_SCHEMA 2
 #define FPD_INLINE_MAX_DEFAULT (64 * 1024)
 
 struct fpd_case_file {
@@ -34,13 +37,13 @@ struct fpd_case_file {
     uint32_t origin_index;
     unsigned origin_generator; /* what made the data at (origin_seed, origin_index) */
     size_t signature_count; /* checks of this signature seen when it was saved */
-    json_t *provenance;     /* owned */
+    json_t *environment;    /* owned: environment.h's record */
 };
 
 /* A case file from a check and its result; captures inline data when the inputs are at most
- * inline_max bytes. provenance is taken over (may be NULL). */
+ * inline_max bytes. environment is taken over (may be NULL). */
 int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *chk, const struct fpd_check_result *res,
-                             size_t inline_max, json_t *provenance);
+                             size_t inline_max, json_t *environment);
 void fpd_case_file_free(struct fpd_case_file *f);
 
 /* The canonical identity and its file name "<relation>/<16-hex>.json". */

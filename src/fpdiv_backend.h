@@ -12,7 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 1
+#define FPDIV_BACKEND_ABI 2
+/* ABI 1 is ABI 2 without the kernel-set fields at the end of struct fpd_backend: fpdiv still loads
+ * plugins built for it (their backends cannot be pinned to a kernel set). */
+#define FPDIV_BACKEND_ABI_OLDEST 1
 
 /* Status codes shared by the whole library. Core code returns these; only the CLI prints. */
 enum fpd_status {
@@ -66,7 +69,14 @@ struct fpd_gemm_args {
     int algo;         /* 0: the library's first choice; i: its i-th candidate (FPD_FEAT_ALGOS) */
 };
 
-/* Provenance: the backend reports key/value pairs (library version, core name, thread count …). */
+/*
+ * Provenance: the backend reports key/value pairs. fpdiv records them with every result as the
+ * backend's environment and reads three keys where they are given:
+ *   "library"    the library that computes ("OpenBLAS")
+ *   "version"    its version ("0.3.21")
+ *   "kernel_set" the kernels it selected for this CPU ("Haswell": OpenBLAS's core, MKL's code path)
+ * Anything else ("config", "threads", …) is recorded as it is.
+ */
 typedef void (*fpd_provenance_fn)(void *ctx, const char *key, const char *value);
 
 struct fpd_backend {
@@ -87,6 +97,14 @@ struct fpd_backend {
     int (*gemm)(void *state, const struct fpd_gemm_args *args, char *why, size_t why_size);
     void (*provenance)(void *state, fpd_provenance_fn emit, void *ctx);
     void (*close)(void *state);
+
+    /* ABI 2. A library that picks its kernels for the CPU once, when it initialises, and lets an
+     * environment variable pin that choice, names both here; fpdiv then runs it on any kernel set
+     * this CPU can execute (`--backend NAME@SET`, `--core SET`, the `core` relation) by serving the
+     * backend from a process of its own started with kernel_set_env=SET, and accepts the pin only
+     * when the backend's "kernel_set" provenance then names SET. NULL: not pinnable. */
+    const char *kernel_set_env;     /* "OPENBLAS_CORETYPE" */
+    const char *const *kernel_sets; /* the names it takes, NULL-terminated: the candidates fpdiv probes */
 };
 
 /*
@@ -96,6 +114,7 @@ struct fpd_backend {
  *
  * fpdiv passes the ABI it speaks; the plugin returns its backends (static storage, each with
  * .abi = FPDIV_BACKEND_ABI) and their count, or NULL with a reason (for instance a mismatched ABI).
+ * A plugin that refuses the ABI is asked again with each older ABI fpdiv still loads.
  * Load plugins with `fpdiv --plugin PATH.so` or FPDIV_PLUGIN_PATH (colon-separated paths).
  */
 #define FPDIV_PLUGIN_ENTRY "fpdiv_plugin_init"

@@ -5,13 +5,14 @@
 
 #include "cmd.h"
 #include "fpenv.h"
+#include "host.h"
 #include "plugin.h"
 #include "report.h"
 
 struct fpd_command {
     const char *name;
     int (*run)(int argc, char **argv);
-    const char *summary;
+    const char *summary; /* NULL: not for users, and not listed */
 };
 
 static const struct fpd_command commands[] = {
@@ -26,6 +27,8 @@ static const struct fpd_command commands[] = {
     {"merge", fpd_cmd_merge, "merge corpora (of shards) into one: the smallest case per signature"},
     {"export", fpd_cmd_export, "write a saved case as .npy inputs and a NumPy, PyTorch or JAX script"},
     {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},
+    {"env", fpd_cmd_env, "show the environment results depend on: CPU, libraries, kernel sets, threads"},
+    {"__host", fpd_cmd_host, NULL},
 };
 
 static void usage(FILE *f)
@@ -35,7 +38,8 @@ static void usage(FILE *f)
                "fpdiv finds GEMM computations that are equal in exact arithmetic but differ in their bits,\n"
                "and tells whether the difference is expected from rounding or beyond its bound.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary)
+            fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'fpdiv <command> --help' describes a command's options. --plugin (repeatable) and\n"
                "FPDIV_PLUGIN_PATH (colon-separated) load backends from shared objects; fpdiv-cuda.so is\n"
                "loaded from beside the binary when present.\n"
@@ -62,6 +66,7 @@ static int load_plugins(int argc, char **argv, int *exit_code)
             *exit_code = FPD_EXIT_USAGE;
             return -1;
         }
+        fpd_host_add_plugin(path); /* a backend's host process knows the same backends */
     }
     if (fpd_plugin_load_env(why, sizeof why) != FPD_OK) {
         fprintf(stderr, "fpdiv: FPDIV_PLUGIN_PATH: %s\n", why);
@@ -84,6 +89,7 @@ static void print_fpenv_notices(void)
 int main(int argc, char **argv)
 {
     int exit_code = FPD_EXIT_OK;
+    fpd_cli_remember_argv(argv);
     fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
     int first = load_plugins(argc, argv, &exit_code);
     print_fpenv_notices();

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,18 @@ static void restore_fpenv(const char *path)
     fpd_fpenv_restore_noting(who, "a library built with -ffast-math does this");
 }
 
+/* An ABI-1 backend as ABI 2 sees it: its fields are ABI 2's first ones; the kernel-set fields it
+ * lacks stay NULL. Kept for the life of the process, like the plugin. */
+static const struct fpd_backend *upgraded(const struct fpd_backend *old)
+{
+    struct fpd_backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    memcpy(b, old, offsetof(struct fpd_backend, kernel_set_env));
+    b->abi = FPDIV_BACKEND_ABI;
+    return b;
+}
+
 int fpd_plugin_load(const char *path, char *why, size_t why_size)
 {
     /* RTLD_LOCAL: a plugin's own dependencies (CUDA, …) stay out of everyone else's way */
@@ -45,10 +58,19 @@ int fpd_plugin_load(const char *path, char *why, size_t why_size)
         dlclose(handle);
         return FPD_ERR_INPUT;
     }
+    /* The newest ABI first; a plugin that refuses it is asked in each older one fpdiv still loads. */
     size_t count = 0;
     char reason[256] = "";
-    const struct fpd_backend *const *backends = init(FPDIV_BACKEND_ABI, &count, reason, sizeof reason);
-    restore_fpenv(path);
+    const struct fpd_backend *const *backends = NULL;
+    int abi = FPDIV_BACKEND_ABI;
+    for (; abi >= FPDIV_BACKEND_ABI_OLDEST && !backends; abi--) {
+        char refusal[256] = "";
+        backends = init(abi, &count, refusal, sizeof refusal);
+        restore_fpenv(path);
+        if (abi == FPDIV_BACKEND_ABI || !reason[0])
+            snprintf(reason, sizeof reason, "%s", refusal); /* the newest ABI's reason says most */
+    }
+    abi++; /* the one it accepted */
     if (!backends) {
         snprintf(why, why_size, "plugin %s refused to load: %s", path, reason[0] ? reason : "no reason given");
         dlclose(handle);
@@ -57,16 +79,22 @@ int fpd_plugin_load(const char *path, char *why, size_t why_size)
     /* Check every backend before registering any, so a bad plugin adds nothing. */
     for (size_t i = 0; i < count; i++) {
         const struct fpd_backend *b = backends[i];
-        if (!b || b->abi != FPDIV_BACKEND_ABI) {
-            snprintf(why, why_size, "plugin %s: backend %zu (%s) was built for backend ABI %d; this fpdiv speaks ABI %d",
-                     path, i, b && b->name ? b->name : "?", b ? b->abi : -1, FPDIV_BACKEND_ABI);
+        if (!b || b->abi != abi) {
+            snprintf(why, why_size, "plugin %s: backend %zu (%s) was built for backend ABI %d; this fpdiv speaks ABI %d "
+                     "(and loads plugins of ABI %d and later)", path, i, b && b->name ? b->name : "?", b ? b->abi : -1,
+                     abi, FPDIV_BACKEND_ABI_OLDEST);
             dlclose(handle);
             return FPD_ERR_INPUT;
         }
     }
     for (size_t i = 0; i < count; i++) {
         char msg[256];
-        if (fpd_registry_add(backends[i], msg, sizeof msg) != FPD_OK) {
+        const struct fpd_backend *b = abi == FPDIV_BACKEND_ABI ? backends[i] : upgraded(backends[i]);
+        if (!b) {
+            snprintf(why, why_size, "plugin %s: out of memory", path);
+            return FPD_ERR_NOMEM;
+        }
+        if (fpd_registry_add(b, msg, sizeof msg) != FPD_OK) {
             snprintf(why, why_size, "plugin %s: %s", path, msg);
             return FPD_ERR_INPUT; /* the ones before stay: their names are distinct and valid */
         }

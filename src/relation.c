@@ -1,9 +1,12 @@
 /* relation.c — the relation table. Each build() states its two paths; nothing here computes. */
 #include "relation.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "backend_pinned.h"
 #include "dtype.h"
 
 uint32_t fpd_case_dim(const struct fpd_case *c, enum fpd_slice_dim dim)
@@ -76,8 +79,9 @@ static void build_layout(const struct fpd_relation *r, const struct fpd_case *c,
     out->b.flip_layout = true;
 }
 
-static void build_vendor(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
-                         struct fpd_paths *out)
+/* Path A on the first backend, path B on the second: vendor, device, core. */
+static void build_two_backends(const struct fpd_relation *r, const struct fpd_case *c,
+                               const struct fpd_relation_params *p, struct fpd_paths *out)
 {
     (void)r, (void)p;
     whole_case(c, out);
@@ -91,14 +95,6 @@ static void build_threads(const struct fpd_relation *r, const struct fpd_case *c
     whole_case(c, out);
     out->a.threads = 1;
     out->b.threads = p->threads;
-}
-
-static void build_device(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
-                         struct fpd_paths *out)
-{
-    (void)r, (void)p;
-    whole_case(c, out);
-    out->b.backend = 1;
 }
 
 static void build_algo(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
@@ -135,9 +131,11 @@ const struct fpd_relation fpd_relation_table[] = {
     ROW(.name = "layout", .doc = "transpose flags vs the same operands materialized in the other storage order",
         .backends = 1, .default_campaign = true, .build = build_layout),
     ROW(.name = "vendor", .doc = "one gemm on two backends of one device (own kernel vs vendor library)",
-        .backends = 2, .pairing = FPD_PAIR_SAME_DEVICE, .default_campaign = true, .build = build_vendor),
+        .backends = 2, .pairing = FPD_PAIR_SAME_DEVICE, .default_campaign = true, .build = build_two_backends),
     ROW(.name = "device", .doc = "one gemm on the CPU and on the GPU (an own kernel and its twin, or two vendors)",
-        .backends = 2, .pairing = FPD_PAIR_CROSS_DEVICE, .default_campaign = true, .build = build_device),
+        .backends = 2, .pairing = FPD_PAIR_CROSS_DEVICE, .default_campaign = true, .build = build_two_backends),
+    ROW(.name = "core", .doc = "one gemm on two kernel sets of one library (this machine vs another CPU's)",
+        .backends = 2, .pairing = FPD_PAIR_KERNEL_SETS, .default_campaign = true, .build = build_two_backends),
     ROW(.name = "algo", .doc = "the library's first algorithm choice vs its j-th (cuBLASLt heuristics)",
         .backends = 1, .needs = FPD_FEAT_ALGOS, .default_campaign = true, .build = build_algo),
     ROW(.name = "threads", .doc = "the same gemm on 1 thread vs N threads", .backends = 1,
@@ -193,6 +191,16 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
     if (r->pairing == FPD_PAIR_SAME_DEVICE && backends[0]->device != backends[1]->device) {
         snprintf(why, why_size, "%s compares two backends of one device; %s and %s differ", r->name,
                  backends[0]->name, backends[1]->name);
+        return false;
+    }
+    struct fpd_backend_slot *bases[2] = {NULL, NULL};
+    const char *sets[2] = {NULL, NULL};
+    if (r->pairing == FPD_PAIR_KERNEL_SETS &&
+        (!fpd_backend_pinned_parts(backends[0], &bases[0], &sets[0]) ||
+         !fpd_backend_pinned_parts(backends[1], &bases[1], &sets[1]) || bases[0] != bases[1] ||
+         strcmp(sets[0], sets[1]) == 0)) {
+        snprintf(why, why_size, "%s compares one library on two of its kernel sets (--backend openblas --core A,B); "
+                 "%s and %s are not that", r->name, backends[0]->name, backends[1]->name);
         return false;
     }
     if (r->pairing == FPD_PAIR_CROSS_DEVICE &&
@@ -253,9 +261,29 @@ void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
     r->build(r, c, p, out);
 }
 
+/* The core relation's order of a pair: this process's kernel set first ("here vs there"), then
+ * the library's list order; one order of each pair is enough. */
+static int kernel_set_rank(const struct fpd_backend *b)
+{
+    struct fpd_backend_slot *base;
+    const char *set, *native;
+    if (!fpd_backend_pinned_parts(b, &base, &set))
+        return -2;
+    if ((native = fpd_backend_native_kernel_set(base)) && strcasecmp(native, set) == 0)
+        return -1;
+    for (int i = 0; base->impl->kernel_sets[i]; i++)
+        if (strcmp(base->impl->kernel_sets[i], set) == 0)
+            return i;
+    return INT_MAX;
+}
+
 bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b)
 {
+    struct fpd_backend_slot *base_a, *base_b;
     switch (r->pairing) {
+    case FPD_PAIR_KERNEL_SETS:
+        return fpd_backend_pinned_parts(a, &base_a, NULL) && fpd_backend_pinned_parts(b, &base_b, NULL) &&
+               base_a == base_b && kernel_set_rank(a) < kernel_set_rank(b);
     case FPD_PAIR_SAME_DEVICE: return a->device == b->device && a->kind == FPD_KIND_OWN && b->kind != FPD_KIND_OWN;
     case FPD_PAIR_CROSS_DEVICE:
         return a->device == FPD_DEVICE_CPU && b->device == FPD_DEVICE_GPU &&

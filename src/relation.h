@@ -54,7 +54,8 @@ struct fpd_relation_params {
 enum fpd_pairing {
     FPD_PAIR_NONE,        /* one backend */
     FPD_PAIR_SAME_DEVICE, /* vendor: one own kernel against one vendor library, one device */
-    FPD_PAIR_CROSS_DEVICE /* device: a CPU backend against a GPU one (twins, or two vendors) */
+    FPD_PAIR_CROSS_DEVICE, /* device: a CPU backend against a GPU one (twins, or two vendors) */
+    FPD_PAIR_KERNEL_SETS   /* core: one library pinned to two of its kernel sets (backend_pinned.h) */
 };
 
 enum fpd_slice_dim { FPD_SLICE_NONE, FPD_SLICE_BATCH, FPD_SLICE_ROWS, FPD_SLICE_COLS };

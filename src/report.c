@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "environment.h"
 
 const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size)
 {
@@ -43,6 +44,10 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(extra, sizeof extra, " --threads %d", chk->params.threads);
     else if (chk->relation->needs & FPD_FEAT_ALGOS)
         snprintf(extra, sizeof extra, " --algo %d", chk->params.algo);
+    if (fpd_check_threads(chk) > 0) { /* a library's bits can depend on its thread count */
+        size_t used = strlen(extra);
+        snprintf(extra + used, sizeof extra - used, " --threads %d", fpd_check_threads(chk));
+    }
     char specials[48] = "";
     if (c->recipe.special_rate > 0)
         snprintf(specials, sizeof specials, " --specials %.17g", c->recipe.special_rate);
@@ -84,17 +89,6 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
     if (p->out != chk->c.dt.out)
         fprintf(f, "; cast to %s", fpd_dtype_info(chk->c.dt.out)->name);
     fputc('\n', f);
-}
-
-void fpd_report_provenance(FILE *f, struct fpd_backend_slot *slot)
-{
-    json_t *p = fpd_provenance_json(slot);
-    const char *key;
-    json_t *value;
-    fprintf(f, "  %-10s", slot->impl->name);
-    json_object_foreach(p, key, value) fprintf(f, " %s=%s;", key, json_string_value(value));
-    fputc('\n', f);
-    json_decref(p);
 }
 
 /* Which path is farther from the correctly rounded result, and whether either exceeds its bound. */
@@ -165,22 +159,7 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
     }
     if (fpd_reproduce_command(chk, cmd, sizeof cmd))
         fprintf(f, "  rerun    %s\n", cmd);
-    fprintf(f, "provenance\n");
-    for (int i = 0; i < chk->relation->backends; i++)
-        fpd_report_provenance(f, chk->backends[i]);
-}
-
-static void emit_json(void *ctx, const char *key, const char *value)
-{
-    json_object_set_new(ctx, key, json_string(value ? value : ""));
-}
-
-json_t *fpd_provenance_json(struct fpd_backend_slot *slot)
-{
-    json_t *p = json_object();
-    if (slot->state == FPD_SLOT_OPEN && slot->impl->provenance)
-        slot->impl->provenance(slot->handle, emit_json, p);
-    return p;
+    fpd_report_environment(f, chk);
 }
 
 static json_t *hex64(uint64_t x)
@@ -267,35 +246,4 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
     json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());
     return o;
-}
-
-/* The CPU's model name, from /proc/cpuinfo where there is one. */
-static void cpu_model(char *buf, size_t size)
-{
-    snprintf(buf, size, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            colon += 1 + (colon[1] == ' ');
-            colon[strcspn(colon, "\n")] = '\0';
-            snprintf(buf, size, "%s", colon);
-            break;
-        }
-    }
-    fclose(f);
-}
-
-json_t *fpd_environment_json(const struct fpd_check *chk)
-{
-    char cpu[256];
-    cpu_model(cpu, sizeof cpu);
-    json_t *backends = json_object();
-    for (int i = 0; i < chk->relation->backends; i++)
-        json_object_set_new(backends, chk->backends[i]->impl->name, fpd_provenance_json(chk->backends[i]));
-    return json_pack("{s:s,s:i,s:s,s:o}", "fpdiv", FPD_VERSION, "generator", (int)chk->c.recipe.generator, "cpu", cpu,
-                     "backends", backends);
 }

@@ -27,11 +27,4 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
 /* A seed as JSON: an integer, or a decimal string above INT64_MAX. */
 json_t *fpd_seed_json(uint64_t seed);
 
-/* Backend provenance as a JSON object / as indented text lines. */
-json_t *fpd_provenance_json(struct fpd_backend_slot *slot);
-void fpd_report_provenance(FILE *f, struct fpd_backend_slot *slot);
-
-/* Where a result was produced: fpdiv and generator versions, CPU model, backend provenance. */
-json_t *fpd_environment_json(const struct fpd_check *chk);
-
 #endif

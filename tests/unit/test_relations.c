@@ -8,8 +8,11 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "backend_pinned.h"
 #include "check.h"
 #include "dtype.h"
+#include "host.h"
+#include "plugin.h"
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,
@@ -110,10 +113,24 @@ TEST_BACKEND(lossy, "lossy", lossy_gemm, fpd_backend_seq.open)
 TEST_BACKEND(gpu_twin, "gpu-twin", fpd_backend_seq.gemm, fpd_backend_seq.open)
 TEST_BACKEND(gpu_perturbed, "gpu-perturbed", perturbed_gemm, fpd_backend_seq.open)
 
+/* The kernel-set test plugin (tests/plugins/kernelsets.c) beside the fpdiv binary that hosts its
+ * kernel sets; make runs the tests with FPDIV set. */
+static void load_kernel_sets_plugin(void)
+{
+    const char *fpdiv = getenv("FPDIV") ? getenv("FPDIV") : "build/fpdiv";
+    char path[4096], why[512];
+    const char *slash = strrchr(fpdiv, '/');
+    snprintf(path, sizeof path, "%.*s/plugins/kernelsets.so", slash ? (int)(slash - fpdiv) : 1, slash ? fpdiv : ".");
+    fpd_host_set_program(fpdiv);
+    cr_assert_eq(fpd_plugin_load(path, why, sizeof why), FPD_OK, "%s", why);
+    fpd_host_add_plugin(path);
+}
+
 static void setup(void)
 {
     char why[256];
     fpd_registry_init();
+    load_kernel_sets_plugin();
     init_perturbed(), init_failing(), init_scribbling(), init_unavailable(), init_lossy();
     init_gpu_twin(), init_gpu_perturbed();
     /* stand-ins for GPU backends: seq's arithmetic, declared on the GPU, seq's twin */
@@ -146,10 +163,8 @@ static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, s
     fpd_case_defaults(&chk.c);
     chk.relation = fpd_relation_find(s->relation);
     cr_assert_not_null(chk.relation, "%s", s->relation);
-    for (int i = 0; i < 2 && s->backends[i]; i++) {
-        chk.backends[i] = fpd_registry_find(s->backends[i]);
-        cr_assert_not_null(chk.backends[i], "%s", s->backends[i]);
-    }
+    for (int i = 0; i < 2 && s->backends[i]; i++)
+        cr_assert_eq(fpd_backend_resolve(s->backends[i], &chk.backends[i], why, sizeof why), FPD_OK, "%s", why);
     cr_assert_eq(fpd_dtypes_parse(s->dtype, &chk.c.dt, why, sizeof why), FPD_OK, "%s", why);
     cr_assert_eq(fpd_shape_parse(s->shape, &chk.c, why, sizeof why), FPD_OK, "%s", why);
     chk.c.recipe.dist = s->dist;
@@ -187,6 +202,10 @@ static const struct scenario scenarios[] = {
     {"repeat", {"openblas"}, "f32", "30x20x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     {"device", {"seq", "gpu-twin"}, "bf16", "2x7x9x300", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
     {"algo", {"perturbed"}, "f32", "7x9x30", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
+    /* two kernel sets, each in a host of its own: on int data every order agrees */
+    {"core", {"openblas@Prescott", "openblas@Nehalem"}, "f32", "3x40x50x600", FPD_DIST_INT, true, true, NEVER,
+     FPD_SAME},
+    {"core", {"ksets@forward", "ksets@reverse"}, "f64", "2x7x9x300", FPD_DIST_INT, true, false, NEVER, FPD_SAME},
     /* planted: the perturbed backend changes one element by one ulp exactly when the relation's
      * two paths differ in what it reacts to */
     {"slice-rows", {"perturbed"}, "f32", "4x40x50", FPD_DIST_NORMAL, false, false, M_ABOVE_1, FPD_REORDER},
@@ -201,6 +220,7 @@ static const struct scenario scenarios[] = {
     {"repeat", {"perturbed"}, "f16:f16", "5x6x7", FPD_DIST_NORMAL, false, false, EVEN_CALL, FPD_REORDER},
     {"device", {"seq", "gpu-perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
     {"algo", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, ALGO_ABOVE_0, FPD_REORDER},
+    {"core", {"ksets@forward", "ksets@nudged"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, NEVER, FPD_REORDER},
 };
 
 Test(relations, every_relation_both_ways, .init = setup, .fini = teardown)

@@ -1,0 +1,68 @@
+/*
+ * old_abi.c — a plugin built against backend ABI 1 (abi1/fpdiv_backend.h, frozen), refusing any
+ * other ABI as plugins do: fpdiv asks it again in ABI 1 and loads it. Its kernel sums k forwards
+ * with FMA from the bias, seq's order, so `vendor` against seq is `same`.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "abi1/fpdiv_backend.h"
+
+static int old_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
+{
+    (void)self, (void)why, (void)why_size;
+    *state = NULL;
+    return FPD_OK;
+}
+
+static bool old_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    (void)state;
+    if (dt->in == FPD_F64 && dt->out == FPD_F64 && dt->acc == FPD_F64)
+        return true;
+    snprintf(why, why_size, "the ABI 1 plugin computes f64 only");
+    return false;
+}
+
+static int old_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    (void)state, (void)why, (void)why_size;
+    for (size_t b = 0; b < g->batch; b++) {
+        const double *a = (const double *)g->a + b * g->stride_a, *bm = (const double *)g->b + b * g->stride_b;
+        const double *bias = g->bias;
+        double *c = (double *)g->c + b * g->stride_c;
+        for (size_t i = 0; i < g->m; i++)
+            for (size_t j = 0; j < g->n; j++) {
+                double acc = bias ? bias[j] : 0;
+                for (size_t p = 0; p < g->k; p++)
+                    acc = fma(g->trans_a ? a[p * g->lda + i] : a[i * g->lda + p],
+                              g->trans_b ? bm[j * g->ldb + p] : bm[p * g->ldb + j], acc);
+                c[i * g->ldc + j] = acc;
+            }
+    }
+    return FPD_OK;
+}
+
+static const struct fpd_backend old = {
+    .abi = FPDIV_BACKEND_ABI,
+    .name = "old-abi",
+    .summary = "test plugin built for backend ABI 1: seq's order, f64",
+    .device = FPD_DEVICE_CPU,
+    .kind = FPD_KIND_VENDOR,
+    .features = FPD_FEAT_FUSED_BIAS,
+    .open = old_open,
+    .supports = old_supports,
+    .gemm = old_gemm,
+};
+
+static const struct fpd_backend *const backends[] = {&old};
+
+const struct fpd_backend *const *fpdiv_plugin_init(int abi, size_t *count, char *why, size_t why_size)
+{
+    if (abi != FPDIV_BACKEND_ABI) {
+        snprintf(why, why_size, "built for backend ABI %d, fpdiv speaks %d", FPDIV_BACKEND_ABI, abi);
+        return NULL;
+    }
+    *count = sizeof backends / sizeof backends[0];
+    return backends;
+}
