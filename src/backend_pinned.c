@@ -178,12 +178,14 @@ static int pinned_open(const struct fpd_backend *self, void **state, char *why, 
         rc = FPD_ERR_UNAVAILABLE;
         goto done;
     }
-    const char *native = fpd_backend_native_kernel_set(p->base);
-    if (native && strcasecmp(native, p->kernel_set) == 0) {
-        s->in_process = true;
+    /* A set the library picked for this CPU itself runs here. One it was made to pick, through the
+     * variable in fpdiv's environment, is probed first like any other: a set this CPU cannot
+     * execute would take down every check that ran it. */
+    const char *native = fpd_backend_native_kernel_set(p->base), *env = p->base->impl->kernel_set_env;
+    const char *forced = getenv(env);
+    s->in_process = native && strcasecmp(native, p->kernel_set) == 0;
+    if (s->in_process && !(forced && *forced))
         goto done;
-    }
-    const char *env = p->base->impl->kernel_set_env;
     char reason[512];
     if ((rc = start_host(p, &s->host, reason, sizeof reason)) != FPD_OK) {
         snprintf(why, why_size, "%s cannot start on its kernel set %s: %s", p->base->impl->name, p->kernel_set, reason);

@@ -331,6 +331,8 @@ void fpd_cli_run_kernel_sets_here(struct fpd_backend_slot *const *slots, size_t 
         const char *set;
         if (!fpd_backend_pinned_parts(slots[i]->impl, &base, &set))
             continue;
+        if (fpd_backend_acquire(slots[i]) != FPD_OK)
+            return; /* not a set to run here at all: its unavailability is reported as it is */
         size_t b = 0;
         while (b < n_bases && bases[b] != base)
             b++;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_pinned.h"
 #include "cmd.h"
 #include "corpus.h"
 #include "dtype.h"
@@ -180,7 +181,21 @@ static int write_script(const char *dir, const struct framework *fw, const struc
     fprintf(s, "# backends in fpdiv: %s%s%s\n# environment: %s\n# %s\n", f->backend_names[0],
             f->backend_names[1][0] ? "," : "", f->backend_names[1], env ? env : "{}", fw->matmul_note);
     free(env);
-    fprintf(s, "import os\n%s", fw->load);
+    fprintf(s, "import os\n");
+    /* the kernel sets and thread count fpdiv ran, for a framework on the same library: set before
+     * the framework loads it (a library reads them once, then) */
+    for (int i = 0; i < chk->relation->backends; i++) {
+        struct fpd_backend_slot *base;
+        const char *set;
+        if (fpd_backend_pinned_parts(chk->backends[i]->impl, &base, &set) && (i == 0 || chk->backends[1] != chk->backends[0]))
+            fprintf(s, "os.environ.setdefault('%s', '%s')  # fpdiv ran %s\n", base->impl->kernel_set_env, set,
+                    chk->backends[i]->impl->name);
+    }
+    if (fpd_check_threads(chk) > 0)
+        fprintf(s, "for v in ('OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS'):\n"
+                   "    os.environ.setdefault(v, '%d')  # fpdiv's thread count\n",
+                fpd_check_threads(chk));
+    fputs(fw->load, s);
     fprintf(s, "here = os.path.dirname(os.path.abspath(__file__))\n");
     fprintf(s, "a = load(os.path.join(here, 'A.npy'), %s)\nb = load(os.path.join(here, 'B.npy'), %s)\n",
             bf16_in ? "True" : "False", bf16_in ? "True" : "False");

@@ -28,9 +28,19 @@ expect() {
     if grep -qE -- "$3" <<<"$2"; then pass "$1"; else fail "$1" "no match for /$3/ in: ${2:0:400}"; fi
 }
 json_field() { python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }
+# bad NAME PATTERN ARGS...: fpdiv ARGS exits 2 with PATTERN on stderr
+bad() { # NAME PATTERN ARGS...
+    local name=$1 pattern=$2
+    shift 2
+    run "$name" 2 $FPDIV "$@" && expect "$name: message" "$err" "$pattern"
+}
 
-# --- acceptance: the reported cases on this machine's OpenBLAS ---
-if run "slice-rows openblas" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --dtype f32 --json; then
+# --- acceptance: the reported cases on OpenBLAS ---
+# A divergence of OpenBLAS's is pinned to a kernel set every x86-64 CPU runs (its Prescott core),
+# so that it is the same on any machine; the kernel set the library picks here is for tests that
+# hold on any.
+PIN="--core Prescott"
+if run "slice-rows openblas" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --dtype f32 --json; then
     v=$(json_field verdict <<<"$out"); d=$(json_field diff <<<"$out")
     if [ "$v" = reorder ] && [ "$d" -ge 100 ]; then pass "slice-rows openblas: reorder, $d differ"; else fail "slice-rows openblas" "verdict $v, $d differ"; fi
 fi
@@ -44,7 +54,7 @@ run "cast-out bf16 fails the default policy" 1 $FPDIV check --relation cast-out 
     expect "cast-out bf16 is bound" "$out" '"verdict":"bound"'
 run "cast-out report" 1 $FPDIV check --relation cast-out --backend openblas --shape 16x64x256 --dtype bf16 &&
     expect "cast-out: the bf16-output path is named the inaccurate side" "$out" '^  exact +path A is .* ulp from the exact result, path B .*: path B is the farther'
-run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --json &&
+run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --json &&
     expect "exact in JSON" "$out" '"exact":\{"ulp_a":[0-9.e+-]+,"ulp_b":[0-9.e+-]+,"own_ratio_a":'
 # max-finite specials overflow f32 partial sums in both paths alike: the report says so, rather
 # than "lost precision"
@@ -71,11 +81,12 @@ for r in slice-rows slice-cols slice-batch addmm cast-in layout threads repeat v
 done
 
 # --- output formats ---
-if run "check report" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --seed 3; then
+if run "check report" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --seed 3; then
     expect "report gives the verdict" "$out" '^  verdict +reorder'
     expect "report gives the worst element in hex and decimal" "$out" '^  worst +\[0, 0, [0-9]+\]: A = -?0x[0-9a-f.]+p[-+][0-9]+ \(-?[0-9.e+-]+\), B = '
-    expect "report gives the rerun command" "$out" '^  rerun +fpdiv check --relation slice-rows --backend openblas --shape 2x1000x1000'
-    expect "report gives provenance" "$out" 'openblas +config=OpenBLAS'
+    expect "report gives the rerun command, pinned" "$out" '^  rerun +fpdiv check --relation slice-rows --backend openblas@Prescott --shape 2x1000x1000 .* --threads 1 '
+    expect "report gives the CPU" "$out" '^  cpu +.+'
+    expect "report gives the environment" "$out" '^  openblas@Prescott +OpenBLAS [0-9.]+, kernel set Prescott, 1 thread; config=OpenBLAS'
 fi
 run "check json keys" 0 $FPDIV check --relation repeat --backend seq --shape 4x4x4 --json &&
     python3 -c 'import json,sys; o=json.loads(sys.argv[1]); missing=[k for k in "relation backends verdict diff max_ulp max_abs max_rel ratio hash_a hash_b seed index".split() if k not in o]; sys.exit(1 if missing else 0)' "$out" &&
@@ -168,12 +179,120 @@ expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs befo
 run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
 for c in check fuzz list replay show minimize bisect sweep explain merge export; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
 
+# --- the environment: kernel sets and threads pinned, recorded, compared on replay ---
+KS="--plugin $(dirname "$FPDIV")/plugins/kernelsets.so"
+run "env" 0 $FPDIV env && expect "env names the CPU and its x86-64 level" "$out" '^cpu +.+, x86-64'
+expect "env lists the kernel sets this CPU runs" "$out" '^  kernel sets this CPU runs \(--core SET, or openblas@SET\):.* Prescott'
+if run "env --json" 0 $FPDIV env --json; then
+    native=$(python3 -c '
+import json, sys
+e = json.loads(sys.argv[1])
+o = e["backends"]["openblas"]
+assert e["cpu"]["model"] and "isa" in e["cpu"], e["cpu"]
+assert "Prescott" in o["kernel_sets"]["runs"] and o["kernel_set"] in o["kernel_sets"]["runs"], o
+assert o["kernel_sets"]["native"] == o["kernel_set"]
+print(o["kernel_set"])' "$out") && pass "env --json: the CPU, the kernel set picked here, the ones this CPU runs" ||
+        fail "env --json" "${out:0:300}"
+fi
+run "list shows the kernel sets" 0 $FPDIV list && expect "list shows the kernel sets this CPU runs" "$out" 'kernel sets this CPU runs .*Prescott'
+run "a plain name is the kernel set picked here" 0 $FPDIV check --relation repeat --backend openblas --shape 2x3x4 --json &&
+    expect "it is named in the result" "$out" "\"backends\":\\[\"openblas@${native:-?}\"\\]"
+run "--core pins" 0 $FPDIV check --relation slice-rows --core Prescott --shape 2x100x300 --json && a=$out
+run "@ pins" 0 $FPDIV check --relation slice-rows --backend openblas@prescott --shape 2x100x300 --json && b=$out
+[ -n "${a:-}" ] && [ "$(json_field hash_a <<<"$a") $(json_field backends <<<"$a")" = "$(json_field hash_a <<<"$b") $(json_field backends <<<"$b")" ] &&
+    pass "--core SET and B@SET are one pin, spelled as OpenBLAS spells it" || fail "--core and @" "${a:0:200} / ${b:0:200}"
+bad "an unknown kernel set" "openblas@bogus is unavailable: openblas cannot pin bogus here: OPENBLAS_CORETYPE=bogus selects [A-Za-z0-9_]+ \(not a kernel set fpdiv knows" \
+    check --relation repeat --shape 2x3x4 --core bogus
+bad "a kernel set this CPU cannot run" "ksets@crashes is unavailable: this CPU cannot run ksets's kernel set crashes: a probe GEMM there was killed by signal 4" \
+    $KS check --relation repeat --backend ksets --core crashes --shape 2x3x4 --dtype f64
+bad "a kernel set the library cannot pin" "ksets cannot pin liar here: FPDIV_TEST_KERNEL_SET=liar selects forward" \
+    $KS check --relation repeat --backend ksets@liar --shape 2x3x4 --dtype f64
+bad "--core on a backend without kernel sets" "'seq' has none to pin" check --relation repeat --backend seq --core Prescott --shape 2x3x4
+bad "a kernel set of a backend without them" "'seq@Prescott' has no kernel sets to pin" check --relation repeat --backend seq@Prescott --shape 2x3x4
+bad "two kernel sets outside the core relation" "one kernel set \(two only for the core relation\)" check --relation repeat --core Prescott,Nehalem --shape 2x3x4
+bad "core without kernel sets" "core compares two kernel sets of openblas: give --core A,B" check --relation core --shape 2x3x4
+bad "core on one kernel set" "'openblas@prescott' is 'openblas@Prescott' again" check --relation core --backend openblas@Prescott,openblas@prescott --shape 2x3x4
+bad "--threads 0" "--threads must be at least 1" check --relation repeat --shape 2x3x4 --threads 0
+# the core relation both ways: two orders on int data agree; a planted one-ulp change is found
+run "core: two kernel sets that agree" 0 $FPDIV $KS check --relation core --backend ksets --core forward,reverse --shape 3x7x9x300 --dtype f64 --dist int --json &&
+    expect "core: same" "$out" '"verdict":"same"'
+run "core: a planted divergence" 0 $FPDIV $KS check --relation core --backend ksets --core forward,nudged --shape 5x6x7 --json &&
+    expect "core: one element, reorder" "$out" '"backends":\["ksets@forward","ksets@nudged"\],"verdict":"reorder","diff":1,'
+run "core on OpenBLAS" 0 $FPDIV check --relation core --core Prescott,Nehalem --shape 16x100x300 --json &&
+    expect "Prescott against Nehalem reorders" "$out" '"backends":\["openblas@Prescott","openblas@Nehalem"\],"verdict":"reorder"'
+# threads: one unless told, named in the rerun line and recorded
+if run "threads are pinned" 0 $FPDIV check --relation slice-rows --core Prescott --shape 2x1000x1000 --threads 2 --json; then
+    expect "the rerun names them" "$out" '"reproduce":"fpdiv check .*--threads 2 '
+    expect "the environment records them" "$out" '"openblas@Prescott":\{[^}]*"threads":2\}'
+fi
+run "the plugin of ABI 1 loads" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/old_abi.so check --relation vendor \
+    --backend seq,old-abi --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
+
+# Every finding's rerun line reproduces both output hashes, whatever kernel set the library picks
+# here: a campaign up to max-dim 512, the findings on OpenBLAS rerun alone.
+if run "a campaign up to 512" 0 $FPDIV fuzz --no-corpus --seed 21 --cases 150 --max-dim 512 --relations slice-rows,slice-cols,addmm,layout,vendor,core \
+    --core Prescott,Nehalem --json; then
+    grep '"type":"check"' <<<"$out" | python3 -c '
+import json, sys
+found = [o for o in map(json.loads, sys.stdin) if o["diff"] > 0 and any(b.startswith("openblas@") for b in o["backends"])]
+step = max(1, len(found) // 12)
+for o in found[::step][:12]:
+    print(o["hash_a"], o["hash_b"], o["reproduce"])' >$tmp/reruns
+    bad_reruns="" n_reruns=0
+    while read -r ha hb cmd; do
+        n_reruns=$((n_reruns + 1))
+        again=$(${cmd/fpdiv/$FPDIV} --json --fail-on never 2>&1)
+        [ "$(json_field hash_a <<<"$again") $(json_field hash_b <<<"$again")" = "$ha $hb" ] || bad_reruns+=" [$cmd]"
+    done <$tmp/reruns
+    [ "$n_reruns" -ge 8 ] && [ -z "$bad_reruns" ] && pass "$n_reruns findings' rerun lines give their hashes bit for bit" ||
+        fail "rerun lines" "$n_reruns reruns; differing:$bad_reruns"
+fi
+# a core campaign saves minimized cases that replay as reproduced; the summary names the pair
+if run "a core campaign" 0 $FPDIV fuzz --seed 7 --cases 120 --relations core --core Prescott,Nehalem --max-dim 48 --corpus $tmp/core; then
+    expect "the summary names the kernel sets" "$out" '^core +openblas@Prescott,openblas@Nehalem +[0-9]+'
+    n=$(find $tmp/core -name '*.json' | wc -l)
+    run "the core cases replay" 0 $FPDIV replay $tmp/core &&
+        expect "every one reproduces" "$out" "^$n cases: reproduced $n, changed 0, fixed 0, worse 0, elsewhere 0, skipped 0" &&
+        [ "$n" -ge 1 ] && pass "$n core cases saved and replayed" || fail "core cases" "$n saved"
+fi
+run "fuzz --core pins every library backend" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --max-dim 32 --core Prescott &&
+    expect "on Prescott alone" "$out" '^slice-rows +openblas@Prescott ' &&
+    { grep -E '^[a-z-]+ +[^ ]*openblas@' <<<"$out" | grep -qv 'openblas@Prescott' && fail "fuzz --core" "another kernel set ran" ||
+        pass "no other kernel set ran"; }
+
+# replay across machines: a case recorded on a kernel set this CPU cannot run is `elsewhere`
+$FPDIV $KS check --relation vendor --backend seq,ksets --shape 3x4x50 --dtype f64 --save $tmp/ks >/dev/null 2>&1
+ks=$(find $tmp/ks -name '*.json' | head -1)
+sed 's/ksets@forward/ksets@crashes/; s/"kernel_set": "forward"/"kernel_set": "crashes"/' "$ks" >$tmp/elsewhere.json
+run "replay a case from elsewhere" 125 $FPDIV $KS replay $tmp/elsewhere.json &&
+    expect "it is elsewhere, and says why" "$out" '^elsewhere .*recorded on ksets@crashes: this CPU cannot run .*killed by signal 4.*; it runs forward, reverse, nudged'
+run "elsewhere does not fail a corpus" 0 $FPDIV $KS replay $tmp/elsewhere.json "$ks" &&
+    expect "and is counted" "$out" 'reproduced 1, changed 0, fixed 0, worse 0, elsewhere 1, skipped 0'
+run "--strict-env fails it" 1 $FPDIV $KS replay --strict-env $tmp/elsewhere.json "$ks"
+run "replay --json: elsewhere" 0 $FPDIV $KS replay --json --junit $tmp/else.xml $tmp/elsewhere.json "$ks" &&
+    expect "a line of class elsewhere" "$out" '"class":"elsewhere".*"reason":"recorded on ksets@crashes'
+python3 - $tmp/else.xml <<'PY' && pass "JUnit: elsewhere is a skipped test case" || fail "junit elsewhere" "$(cat $tmp/else.xml)"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+skipped = [c for c in suite.findall("testcase") if c.find("skipped") is not None]
+assert len(skipped) == 1 and skipped[0].find("skipped").get("message").startswith("elsewhere: recorded on ksets@crashes")
+assert suite.get("skipped") == "1" and suite.get("failures") == "0"
+PY
+legacy=$(dirname "$0")/data/schema1-openblas-cooperlake.json
+$FPDIV replay "$legacy" >$tmp/legacy.out 2>&1; rc=$?
+{ [ $rc = 0 ] && grep -q '^reproduced .*on openblas@Cooperlake' $tmp/legacy.out; } ||
+    { [ $rc = 125 ] && grep -q '^elsewhere .*recorded on openblas@Cooperlake' $tmp/legacy.out; } &&
+    pass "a schema-1 case recorded on Cooperlake: reproduced where that core runs, elsewhere where not (exit $rc)" ||
+    fail "schema 1" "exit $rc: $(head -c 300 $tmp/legacy.out)"
+$FPDIV check --relation slice-rows --core Prescott --shape 2x3x40 --save $tmp/env >/dev/null 2>&1
+envcase=$(find $tmp/env -name '*.json' | head -1)
+sed 's/"kernel_set": "Prescott"/"kernel_set": "Haswell"/' "$envcase" >$tmp/corrupt-env.json
+bad "a corrupt environment record" "corrupt-env.json: environment.backends.openblas@Prescott.kernel_set: 'Haswell', where the check names kernel set Prescott" \
+    replay $tmp/corrupt-env.json
+run "show names the recorded environment" 0 $FPDIV show "$envcase" &&
+    expect "the kernel set and threads" "$out" '^  openblas@Prescott OpenBLAS [0-9.]+, kernel set Prescott, 1 thread$'
+
 # --- errors: one line naming what is wrong, exit 2 ---
-bad() { # NAME PATTERN ARGS...
-    local name=$1 pattern=$2
-    shift 2
-    run "$name" 2 $FPDIV "$@" && expect "$name: message" "$err" "$pattern"
-}
 bad "unknown command" "unknown command 'frobnicate'" frobnicate
 bad "no command" "usage" 
 bad "unknown relation" "unknown relation 'slice-diag'" check --relation slice-diag --shape 2x3x4
@@ -238,8 +357,8 @@ sed 's/"verdict": "reorder"/"verdict": "same"/' "$one" >$tmp/worse.json
 run "worse fails: git bisect bad" 1 $FPDIV replay $tmp/worse.json && expect "worse" "$out" '^worse '
 printf '{\n "schema": 1,\n "check": {\n' >$tmp/truncated.json
 bad "truncated case file" "truncated.json:4:0: " replay $tmp/truncated.json
-sed 's/"schema": 1/"schema": 2/' "$one" >$tmp/schema.json
-bad "wrong schema version" "schema.json: schema: version 2" replay $tmp/schema.json
+sed 's/"schema": 2/"schema": 7/' "$one" >$tmp/schema.json
+bad "wrong schema version" "schema.json: schema: version 7, this fpdiv reads versions 1 to 2" replay $tmp/schema.json
 sed '0,/"m": [0-9]*/s//"m": -3/' "$one" >$tmp/negative.json
 bad "negative dimension in a file" "negative.json: check.case.m: expected an integer" replay $tmp/negative.json
 bad "show a missing file" "nope.json" show $tmp/nope.json
@@ -279,7 +398,7 @@ python3 - "$tmp/g1corpus" <<'PY' && pass "saved inline cases name generator 1" |
 import json, pathlib, sys
 files = list(pathlib.Path(sys.argv[1]).rglob("*.json"))
 cases = [json.load(open(f)) for f in files]
-sys.exit(0 if files and all(c["origin"]["generator"] == 1 and c["provenance"]["generator"] == 1 for c in cases) else 1)
+sys.exit(0 if files and all(c["origin"]["generator"] == 1 and c["environment"]["generator"] == 1 for c in cases) else 1)
 PY
 run "check --json names the generator" 0 $FPDIV check --relation repeat --backend seq --shape 2x3x4 --generator 1 --json &&
     [ "$(json_field generator <<<"$out")" = 1 ] && pass "check --json: generator 1" || fail "check --json generator" "${out:0:200}"
@@ -299,29 +418,29 @@ nfiles=$(find $tmp/shared -name '*.json' | wc -l)
 run "concurrent corpus replays" 0 $FPDIV replay $tmp/shared && expect "every shared case reproduces" "$out" "^$nfiles cases: reproduced $nfiles,"
 run "minimize a saved case" 0 $FPDIV minimize "$one" -o $tmp/min && expect "minimize reports before and after" "$out" '^minimized .* -> .* in [0-9]+ checks'
 expect "minimize saves" "$out" "^(saved|already saved:) $tmp/min/"
-run "slice-rows check saved" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/big
+run "slice-rows check saved" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --save $tmp/big
 big=$(find $tmp/big -name '*.json')
 if run "minimize 2x1000x1000" 0 $FPDIV minimize "$big" -o $tmp/big-min --minimize-time 20; then
-    expect "the minimized slice-rows case keeps its verdict" "$out" '^check slice-rows on openblas: reorder'
+    expect "the minimized slice-rows case keeps its verdict" "$out" '^check slice-rows on openblas@Prescott: reorder'
 fi
 
 # --- bisect and sweep ---
-if run "bisect good/bad" 0 $FPDIV bisect --good 2x1000x300 --bad 2x1000x1000 --relation slice-rows --backend openblas; then
+if run "bisect good/bad" 0 $FPDIV bisect --good 2x1000x4 --bad 2x1000x1000 --relation slice-rows --backend openblas $PIN; then
     expect "bisect prints each probe" "$out" '^  probe k=[0-9]+: (same|reorder), '
-    expect "bisect finds the boundary" "$out" '^boundary: k=[0-9]+ gives same; k=[0-9]+ gives reorder'
+    expect "bisect finds the boundary" "$out" '^boundary: k=7 gives same; k=8 gives reorder'
     expect "bisect counts its probes" "$out" '^[0-9]+ probes$'
 fi
-run "bisect --scan" 0 $FPDIV bisect --good 2x1000x1 --bad 2x1000x2048 --relation slice-rows --backend openblas --scan &&
+run "bisect --scan" 0 $FPDIV bisect --good 2x1000x1 --bad 2x1000x2048 --relation slice-rows --backend openblas $PIN --scan &&
     expect "scan maps transitions" "$out" '^[1-9][0-9]* transitions? in [0-9]+ probes'
-run "bisect by hash" 0 $FPDIV bisect --good 1x1000x1000 --bad 64x1000x1000 --relation slice-rows --backend openblas --by hash --scan &&
+run "bisect by hash" 0 $FPDIV bisect --good 1x1000x1000 --bad 64x1000x1000 --relation slice-rows --backend openblas $PIN --by hash --scan &&
     expect "by hash names path A's bits" "$out" '^boundary: m=[0-9]+ gives path A bits [0-9a-f]{16}'
 hash_boundary=$(grep '^boundary' <<<"$out")
-run "bisect by hash, isolated" 0 $FPDIV bisect --good 1x1000x1000 --bad 64x1000x1000 --relation slice-rows --backend openblas --by hash --scan --isolate &&
+run "bisect by hash, isolated" 0 $FPDIV bisect --good 1x1000x1000 --bad 64x1000x1000 --relation slice-rows --backend openblas $PIN --by hash --scan --isolate &&
     [ "$(grep '^boundary' <<<"$out")" = "$hash_boundary" ] && pass "with --isolate, the same bits: hashed in the child" ||
     fail "bisect by hash isolated" "$(grep '^boundary' <<<"$out") against $hash_boundary"
-$FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/bis >/dev/null 2>&1
+$FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --save $tmp/bis >/dev/null 2>&1
 bisfile=$(find $tmp/bis -name '*.json' | head -1)
-run "bisect a case file" 0 $FPDIV bisect "$bisfile" --dim k --lo 300 &&
+run "bisect a case file" 0 $FPDIV bisect "$bisfile" --dim k --lo 4 &&
     expect "bisect a case file finds the boundary" "$out" '^boundary: k=[0-9]+ gives same; k=[0-9]+ gives reorder'
 run "bisect, no change" 1 $FPDIV bisect --good 2x10x10 --bad 2x10x40 --relation slice-rows --backend seq &&
     expect "no change is said" "$out" '^no change: k=10 and k=40 both give same'
@@ -336,7 +455,7 @@ if run "sweep" 0 $FPDIV sweep --relation addmm --backend openblas --shape 8x64x1
     [ "$rows" = 86 ] && pass "sweep CSV has a row per point" || fail "sweep csv" "$rows rows"
     expect "sweep CSV header" "$(head -1 $tmp/s.csv)" '^k,verdict,diff,count,max_abs,max_ulp,max_rel,ratio$'
     expect "sweep SVG is an SVG" "$(head -1 $tmp/s.svg)" "^<svg xmlns='http://www.w3.org/2000/svg'"
-    expect "sweep SVG has a title" "$(cat $tmp/s.svg)" "addmm on openblas, f32, shape 8x64x1, k varied"
+    expect "sweep SVG has a title" "$(cat $tmp/s.svg)" "addmm on openblas@[A-Za-z0-9_]+, f32, shape 8x64x1, k varied"
     expect "sweep SVG labels the x axis" "$(cat $tmp/s.svg)" ">k \(log scale\)</text>"
     grep -q 'ratio to bound' $tmp/s.svg && grep -q 'rounding bound' $tmp/s.svg && pass "SVG has both panels" || fail "svg" "panels missing"
 fi
@@ -390,9 +509,9 @@ bad "explain f16 output too narrow" "holds counts of ones exactly only up to 204
 bad "explain no fused bias" "exact has no fused bias to explain" explain --backend exact --shape 1x1x8 --bias
 bad "explain case and flags" "a case file fixes the backends" explain $tmp/none.json --shape 1x1x2
 bad "explain missing case" "none.json" explain $tmp/none.json
-run "save a slice-rows divergence" 0 $FPDIV check --relation slice-rows --backend openblas --shape 2x1000x1000 --save $tmp/ex --fail-on never
+run "save a slice-rows divergence" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --save $tmp/ex --fail-on never
 if run "explain the case" 0 $FPDIV explain "$(find $tmp/ex -name '*.json' | head -1)" --dot $tmp/ex/t.dot; then
-    expect "both paths revealed" "$out" '^path B: openblas f32 1x1000x1000, element'
+    expect "both paths revealed" "$out" '^path B: openblas@Prescott f32 1x1000x1000, 1 thread, element'
     expect "the orders differ" "$out" '^the orders differ: path A: .+; path B: '
     expect "first difference named" "$out" '^first difference: terms [0-9]+ and [0-9]+ are summed together'
     [ -s $tmp/ex/t-a.dot ] && [ -s $tmp/ex/t-b.dot ] && pass "a DOT per path" || fail "DOT per path" "$(ls $tmp/ex)"
@@ -400,7 +519,7 @@ fi
 
 run "save a threads case" 0 $FPDIV check --relation threads --backend openblas --shape 64x64x1000 --save $tmp/ext --fail-on never
 run "explain the threads case" 0 $FPDIV explain "$(find $tmp/ext -name '*.json' | head -1)" &&
-    expect "each path's thread count is shown" "$out" '^path A: openblas f32 64x64x1000, 1 thread, element'
+    expect "each path's thread count is shown" "$out" '^path A: openblas@[A-Za-z0-9_]+ f32 64x64x1000, 1 thread, element'
 run "save an addmm divergence" 0 $FPDIV check --relation addmm --backend openblas --shape 32x64x1000 --save $tmp/exa --fail-on never
 if run "explain the addmm case" 0 $FPDIV explain "$(find $tmp/exa -name '*.json' | head -1)"; then
     expect "mm + bias: the bias last" "$out" '^  plus the bias, which fpdiv adds after the GEMM: .*the bias added last$'
@@ -413,12 +532,12 @@ run "plugin listed" 0 $FPDIV --plugin $P/reverse.so list && expect "the plugin's
 run "plugin: slice-rows same" 0 $FPDIV --plugin $P/reverse.so check --relation slice-rows --backend reverse --shape 4x50x300 &&
     expect "its order does not depend on m" "$out" '^check slice-rows on reverse: same'
 run "plugin: vendor" 0 $FPDIV --plugin $P/reverse.so check --relation vendor --backend reverse,openblas --shape 4x50x300 &&
-    expect "against OpenBLAS it reorders" "$out" '^check vendor on reverse,openblas: reorder'
+    expect "against OpenBLAS it reorders" "$out" '^check vendor on reverse,openblas@[A-Za-z0-9_]+: reorder'
 run "plugin refuses bf16" 2 $FPDIV --plugin $P/reverse.so check --relation repeat --backend reverse --shape 2x2x2 --dtype bf16 &&
     expect "and says why" "$err" 'reverse kernel computes f32 or f64 only'
 FPDIV_PLUGIN_PATH=$P/reverse.so run "FPDIV_PLUGIN_PATH" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --backends reverse,openblas --dtypes f32,f64 &&
-    expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas'
-bad "plugin with another ABI" "was built for backend ABI 2; this fpdiv speaks ABI 1" --plugin $P/wrong_abi.so list
+    expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas@'
+bad "plugin with another ABI" "was built for backend ABI 3; this fpdiv speaks ABI 2 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 
@@ -622,7 +741,7 @@ run "export slice-rows to numpy" 0 $FPDIV export $big --to numpy -o $tmp/np &&
     expect "export says what it wrote and how to run it" "$out" "^wrote $tmp/np/A.npy, B.npy, bias.npy and repro_numpy.py; run: python3 $tmp/np/repro_numpy.py"
 run "the numpy script runs" 0 $numpy_python $tmp/np/repro_numpy.py &&
     expect "the script counts the differing elements of the slice" "$out" '^[0-9]+ of 1000 elements differ; largest difference' &&
-    expect "the script quotes what fpdiv saw" "$out" '^fpdiv saw [0-9]+ of 1000 differ \(reorder\) on openblas$' &&
+    expect "the script quotes what fpdiv saw" "$out" '^fpdiv saw [0-9]+ of 1000 differ \(reorder\) on openblas@Prescott$' &&
     expect "NumPy, on the same OpenBLAS, shows the divergence" "$out" '^reproduced in numpy$'
 addmm=$(find corpus/addmm -name '*.json' | sort | head -1)
 run "export addmm to numpy" 0 $FPDIV export $addmm --to numpy -o $tmp/np-addmm &&
