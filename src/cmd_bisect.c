@@ -8,6 +8,7 @@
 #include "bisect.h"
 #include "cli_case.h"
 #include "cmd.h"
+#include "report.h"
 #include "corpus.h"
 #include "dtype.h"
 
@@ -210,9 +211,10 @@ int fpd_cmd_bisect(int argc, char **argv)
     }
 
     int exit_code = FPD_EXIT_OK;
-    printf("bisect %s on %s%s%s, %s from %" PRIu64 " to %" PRIu64 ", by %s\n", cf.chk.relation->name,
-           cf.chk.backends[0]->impl->name, cf.chk.backends[1] ? "," : "", cf.chk.backends[1] ? cf.chk.backends[1]->impl->name : "",
-           fpd_dim_names[dim], o.lo, o.hi, o.by == FPD_BY_HASH ? "path A's bits" : "verdict");
+    char names[160];
+    printf("bisect %s on %s, %s from %" PRIu64 " to %" PRIu64 ", by %s\n", cf.chk.relation->name,
+           fpd_check_backend_names(&cf.chk, names, sizeof names), fpd_dim_names[dim], o.lo, o.hi,
+           o.by == FPD_BY_HASH ? "path A's bits" : "verdict");
     if (o.scan) {
         struct fpd_boundary *found;
         size_t n;

@@ -345,10 +345,7 @@ static void progress_show(struct progress *p, const struct fpd_stats *st, bool f
 static void print_finding(const struct fpd_check *chk, const struct fpd_check_result *res)
 {
     char dt[32], cmd[768], backends[160];
-    if (chk->backends[1])
-        snprintf(backends, sizeof backends, "%s,%s", chk->backends[0]->impl->name, chk->backends[1]->impl->name);
-    else
-        snprintf(backends, sizeof backends, "%s", chk->backends[0]->impl->name);
+    fpd_check_backend_names(chk, backends, sizeof backends);
     const struct fpd_metrics *m = &res->metrics;
     printf("finding %-9s %-11s %-16s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
            " ulp, ratio %.3g%s%s\n  rerun: %s\n",
@@ -699,10 +696,7 @@ static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, cons
 {
     char classname[64], backends[160], dt[32], message[512], cmd[768];
     snprintf(classname, sizeof classname, "fpdiv.%s", chk->relation->name);
-    if (chk->backends[1])
-        snprintf(backends, sizeof backends, "%s,%s", chk->backends[0]->impl->name, chk->backends[1]->impl->name);
-    else
-        snprintf(backends, sizeof backends, "%s", chk->backends[0]->impl->name);
+    fpd_check_backend_names(chk, backends, sizeof backends);
     struct fpd_ci_case *c = fpd_ci_case(ci, classname, backends);
     if (!c)
         return FPD_ERR_NOMEM;

@@ -9,6 +9,7 @@
 #include "bisect.h"
 #include "cli_case.h"
 #include "cmd.h"
+#include "report.h"
 #include "dtype.h"
 #include "plot.h"
 
@@ -142,12 +143,13 @@ int fpd_cmd_sweep(int argc, char **argv)
 
     struct fpd_checker ck = {.isolate = cf.isolate, .isolate_timeout = cf.timeout}; /* a crash is an error */
     struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = FPD_BY_VERDICT, .max_mem = cf.max_mem};
-    char dt[32];
+    char dt[32], names[160];
     fpd_dtypes_format(&cf.chk.c.dt, dt, sizeof dt);
+    fpd_check_backend_names(&cf.chk, names, sizeof names);
     if (fpd_bisect_init(&b, (uint32_t)o.lo, (uint32_t)o.hi, why, sizeof why) != FPD_OK)
         rc = FPD_ERR_NOMEM; /* by verdict, init can only run out of memory */
-    printf("sweep %s on %s, %s, %s from %" PRIu64 " to %" PRIu64 " step %" PRIu64 "\n", cf.chk.relation->name,
-           cf.chk.backends[0]->impl->name, dt, o.vary, o.lo, o.hi, o.step);
+    printf("sweep %s on %s, %s, %s from %" PRIu64 " to %" PRIu64 " step %" PRIu64 "\n", cf.chk.relation->name, names,
+           dt, o.vary, o.lo, o.hi, o.step);
     printf("%8s %-9s %9s %9s %11s %11s %11s\n", o.vary, "verdict", "differ", "of", "max abs", "max ulp", "ratio");
     if (csv)
         fprintf(csv, "%s,verdict,diff,count,max_abs,max_ulp,max_rel,ratio\n", o.vary);
@@ -170,10 +172,10 @@ int fpd_cmd_sweep(int argc, char **argv)
                     m->diff, m->count, m->max_abs, m->max_ulp, m->max_rel, m->ratio);
     }
     if (rc == FPD_OK && svg) {
-        char title[256], shape[64], x_label[64];
+        char title[384], shape[64], x_label[64];
         fpd_shape_format(&cf.chk.c, shape, sizeof shape);
-        snprintf(title, sizeof title, "%s on %s, %s, shape %s, %s varied", cf.chk.relation->name,
-                 cf.chk.backends[0]->impl->name, dt, shape, o.vary);
+        snprintf(title, sizeof title, "%s on %s, %s, shape %s, %s varied", cf.chk.relation->name, names, dt, shape,
+                 o.vary);
         snprintf(x_label, sizeof x_label, "%s", o.vary);
         fpd_plot_sweep(svg, title, x_label, points, n);
     }

@@ -15,7 +15,7 @@ const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t 
     return buf;
 }
 
-static const char *path_backend_names(const struct fpd_check *chk, char *buf, size_t size)
+const char *fpd_check_backend_names(const struct fpd_check *chk, char *buf, size_t size)
 {
     if (chk->relation->backends == 2)
         snprintf(buf, size, "%s,%s", chk->backends[0]->impl->name, chk->backends[1]->impl->name);
@@ -56,7 +56,7 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(pad, sizeof pad, " --pad %u", c->pad);
     snprintf(buf, size, "fpdiv check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
              " --index %" PRIu32 "%s",
-             chk->relation->name, path_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
+             chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
              fpd_dtypes_format(&c->dt, dt, sizeof dt), c->trans_a ? " --trans-a" : "", c->trans_b ? " --trans-b" : "",
              c->has_bias ? " --bias" : "", pad, fpd_dist_table[c->recipe.dist].name, specials, extra, c->recipe.seed,
              c->recipe.index, fpd_generator_option(c->recipe.generator, generator));
@@ -121,7 +121,7 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
     const struct fpd_case *c = &chk->c;
     const struct fpd_metrics *m = &res->metrics;
     char shape[64], dt[32], backends[160], a[96], b[96], cmd[768];
-    fprintf(f, "check %s on %s: %s\n", chk->relation->name, path_backend_names(chk, backends, sizeof backends),
+    fprintf(f, "check %s on %s: %s\n", chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends),
             fpd_verdict_table[res->verdict].name);
     char source[96];
     if (c->data)

@@ -12,6 +12,9 @@
 /* "0x1.8p+1 (3)": a value of type t from its bits, hex-float (exact) and decimal. */
 const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size);
 
+/* "seq,openblas@Haswell": the check's backends, as --backend names them. */
+const char *fpd_check_backend_names(const struct fpd_check *chk, char *buf, size_t size);
+
 /* The `fpdiv check …` command that reruns exactly this check; NULL for explicit (inline) inputs. */
 const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size);
 /* " --generator G" for a generator other than the newest (which is the default), else "". */
