@@ -12,7 +12,9 @@ if [ -e "$out" ]; then
     echo "record-corpus: $out exists; give a new directory" >&2
     exit 2
 fi
-campaign() { "$FPDIV" fuzz --fail-on never --max-dim 64 --corpus "$out" "$@" | grep -E '^corpus '; }
+# --threads 2: the threads relation's most threads, which otherwise follow the machine's cores; --jobs 1:
+# the first case of a signature is the first found, not the one whichever worker reported first
+campaign() { "$FPDIV" fuzz --fail-on never --max-dim 64 --threads 2 --jobs 1 --corpus "$out" "$@" | grep -E '^corpus '; }
 campaign --seed 2026 --cases 4000 --core Prescott
 campaign --seed 2027 --cases 4000 --core Haswell
 campaign --seed 2028 --cases 3000 --relations core --core Haswell,Prescott,Sandybridge

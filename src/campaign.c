@@ -37,7 +37,10 @@ int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_conf
         for (size_t d = 0; d < cfg->n_dtypes; d++) {
             const struct fpd_dtypes *dt = &cfg->dtypes[d];
             for (size_t i = 0; i < cfg->n_backends; i++) {
-                for (size_t j = 0; j < (rel->backends == 2 ? cfg->n_backends : 1); j++) {
+                /* a pair of kernel sets once, the earlier in the list first: the one the library
+                 * picks here, or the first --core names */
+                size_t first_j = rel->pairing == FPD_PAIR_KERNEL_SETS ? i + 1 : 0;
+                for (size_t j = first_j; j < (rel->backends == 2 ? cfg->n_backends : 1); j++) {
                     struct fpd_backend_slot *b0 = cfg->backends[i], *b1 = cfg->backends[j];
                     /* a backend only there for the core relation runs in no other, and is paired
                      * only with one that is not (the kernel set the library picks here) */

@@ -1,10 +1,8 @@
 /* relation.c — the relation table. Each build() states its two paths; nothing here computes. */
 #include "relation.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "backend_pinned.h"
 #include "dtype.h"
@@ -261,29 +259,13 @@ void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
     r->build(r, c, p, out);
 }
 
-/* The core relation's order of a pair: this process's kernel set first ("here vs there"), then
- * the library's list order; one order of each pair is enough. */
-static int kernel_set_rank(const struct fpd_backend *b)
-{
-    struct fpd_backend_slot *base;
-    const char *set, *native;
-    if (!fpd_backend_pinned_parts(b, &base, &set))
-        return -2;
-    if ((native = fpd_backend_native_kernel_set(base)) && strcasecmp(native, set) == 0)
-        return -1;
-    for (int i = 0; base->impl->kernel_sets[i]; i++)
-        if (strcmp(base->impl->kernel_sets[i], set) == 0)
-            return i;
-    return INT_MAX;
-}
-
 bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b)
 {
     struct fpd_backend_slot *base_a, *base_b;
     switch (r->pairing) {
-    case FPD_PAIR_KERNEL_SETS:
+    case FPD_PAIR_KERNEL_SETS: /* each pair once: the campaign offers it in its list's order */
         return fpd_backend_pinned_parts(a, &base_a, NULL) && fpd_backend_pinned_parts(b, &base_b, NULL) &&
-               base_a == base_b && kernel_set_rank(a) < kernel_set_rank(b);
+               base_a == base_b && a != b;
     case FPD_PAIR_SAME_DEVICE: return a->device == b->device && a->kind == FPD_KIND_OWN && b->kind != FPD_KIND_OWN;
     case FPD_PAIR_CROSS_DEVICE:
         return a->device == FPD_DEVICE_CPU && b->device == FPD_DEVICE_GPU &&

@@ -96,7 +96,8 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
 void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
                         const struct fpd_relation_params *p, struct fpd_paths *out);
 
-/* Whether fuzz should pair these two backends for the relation (check takes any valid pair). */
+/* Whether fuzz should pair these two backends for the relation (check takes any valid pair). A pair
+ * of kernel sets is wanted in both orders: the campaign offers each once, in its list's order. */
 bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b);
 
 /* The extent of a sliced dimension of a case. */

@@ -254,7 +254,15 @@ if run "a core campaign" 0 $FPDIV fuzz --seed 7 --cases 120 --relations core --c
     run "the core cases replay" 0 $FPDIV replay $tmp/core &&
         expect "every one reproduces" "$out" "^$n cases: reproduced $n, changed 0, fixed 0, worse 0, elsewhere 0, skipped 0" &&
         [ "$n" -ge 1 ] && pass "$n core cases saved and replayed" || fail "core cases" "$n saved"
+    core_case=$(find $tmp/core -name '*.json' | sort | head -1)
+    if run "explain a core case" 0 $FPDIV explain "$core_case"; then
+        expect "path A on Prescott's kernels" "$out" '^path A: openblas@Prescott .*1 thread, element'
+        expect "path B on Nehalem's" "$out" '^path B: openblas@Nehalem .*1 thread, element'
+        expect "and how their orders differ" "$out" '^the orders differ: path A: .+; path B: '
+    fi
 fi
+run "bisect the core relation" 0 $FPDIV bisect --good 16x100x1 --bad 16x100x300 --relation core --core Prescott,Nehalem &&
+    expect "where Prescott's and Nehalem's sums part" "$out" '^boundary: k=128 gives same; k=129 gives reorder'
 run "fuzz --core pins every library backend" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --max-dim 32 --core Prescott &&
     expect "on Prescott alone" "$out" '^slice-rows +openblas@Prescott ' &&
     { grep -E '^[a-z-]+ +[^ ]*openblas@' <<<"$out" | grep -qv 'openblas@Prescott' && fail "fuzz --core" "another kernel set ran" ||
@@ -306,7 +314,7 @@ bad "absurd dimensions" "over the --max-mem budget" check --relation repeat --sh
 bad "an empty corpus name" "--corpus needs a directory name" fuzz --corpus "" --cases 5
 echo x >$tmp/not-a-dir
 bad "a corpus that is a file" "--corpus $tmp/not-a-dir is not a directory" fuzz --corpus $tmp/not-a-dir --cases 5
-bad "an empty output directory" "an empty directory name" export corpus/addmm/0297129234c95be2.json --to numpy -o ""
+bad "an empty output directory" "an empty directory name" export "$(find corpus/addmm -name "*.json" | sort | head -1)" --to numpy -o ""
 bad "an empty merge target" "give OUT \(a directory name\)" merge "" corpus
 bad "a size that overflows" "--max-mem .1e308T.: expected a size such as 512M or 4G" check --relation repeat --shape 2x3x4 --max-mem 1e308T
 bad "huge dimension" "larger than" check --relation repeat --shape 2x3x99999999999
@@ -712,7 +720,7 @@ PY
 numpy_python=$(for p in python3 /usr/bin/python3; do $p -c 'import numpy' 2>/dev/null && echo $p && break; done)
 [ -n "$numpy_python" ] || fail "export" "no python3 with NumPy; run scripts/install-deps.sh"
 exported=0 mismatched="" failed_scripts=""
-for f in $(grep -l '"a": \[' -r corpus --exclude-dir=vendor | sort); do
+for f in $(grep -l '"a": \[' -r corpus --exclude-dir=vendor --exclude-dir=core | sort); do
     d=$tmp/export/$(basename $f .json)
     $FPDIV export $f --to numpy -o $d >/dev/null 2>&1 || { mismatched+=" $f(exit $?)"; continue; }
     $numpy_python - $f $d <<'PY' || mismatched+=" $f"
@@ -761,7 +769,7 @@ done
 torch_python=$(for p in python3 /usr/bin/python3; do $p -c 'import torch' 2>/dev/null && echo $p && break; done)
 if [ -n "$torch_python" ]; then
     failed_scripts=""
-    for f in $big $(grep -l '"a": \[' -r corpus --exclude-dir=vendor | sort); do
+    for f in $big $(grep -l '"a": \[' -r corpus --exclude-dir=vendor --exclude-dir=core | sort); do
         d=$tmp/torch-run/$(basename $f .json)
         $FPDIV export $f --to torch -o $d >/dev/null 2>&1 || { failed_scripts+=" $f(export)"; continue; }
         # Older PyTorch has no 16-bit bmm on the CPU: the script must say so, not raise.
