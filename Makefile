@@ -215,7 +215,7 @@ $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/squa
 
 # Benchmarks: run on an idle machine; each prints what it measured and how.
 bench: $(BENCH_BIN) $(BUILD)/fpdiv
-	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
 
 # The man page is the binary's own --help texts, typeset: it is rebuilt whenever they may change.

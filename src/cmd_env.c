@@ -1,6 +1,7 @@
 /* cmd_env.c — `fpdiv env`: the environment results depend on, here. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "backend_pinned.h"
 #include "cmd.h"
@@ -63,9 +64,17 @@ static void print_text(json_t *env)
         size_t i;
         json_array_foreach(json_object_get(sets, "runs"), i, value) printf(" %s", json_string_value(value));
         printf("\n");
+        if (json_object_size(json_object_get(sets, "cannot")))
+            printf("  kernel sets it does not run:\n");
         json_object_foreach(json_object_get(sets, "cannot"), key, value)
         {
-            printf("  cannot run %-12s %s\n", key, json_string_value(value));
+            /* the reason without the words the heading already says */
+            char said[160];
+            const char *why = json_string_value(value);
+            snprintf(said, sizeof said, "this CPU cannot run %s's kernel set %s: ", name, key);
+            if (strncmp(why, said, strlen(said)) == 0)
+                why += strlen(said);
+            printf("    %-15s %s\n", key, why);
         }
     }
 }

@@ -347,7 +347,7 @@ static void print_finding(const struct fpd_check *chk, const struct fpd_check_re
     char dt[32], cmd[768], backends[160];
     fpd_check_backend_names(chk, backends, sizeof backends);
     const struct fpd_metrics *m = &res->metrics;
-    printf("finding %-9s %-11s %-16s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
+    printf("finding %-9s %-11s %-24s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
            " ulp, ratio %.3g%s%s\n  rerun: %s\n",
            fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
            fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, m->diff, m->count,

@@ -68,12 +68,15 @@ const char *fpd_backend_environment_line(struct fpd_backend_slot *slot, int thre
 void fpd_report_environment(FILE *f, const struct fpd_check *chk)
 {
     char line[1024];
-    fprintf(f, "environment\n  %-10s %s\n", "cpu", fpd_cpu_describe(fpd_cpu_this(), line, sizeof line));
+    int width = 10; /* the names' column: as wide as the widest */
+    for (int i = 0; i < chk->relation->backends; i++)
+        width = (int)strlen(chk->backends[i]->impl->name) > width ? (int)strlen(chk->backends[i]->impl->name) : width;
+    fprintf(f, "environment\n  %-*s %s\n", width, "cpu", fpd_cpu_describe(fpd_cpu_this(), line, sizeof line));
     for (int i = 0; i < chk->relation->backends; i++) {
         struct fpd_backend_slot *s = chk->backends[i];
         if (i == 1 && s == chk->backends[0])
             break;
-        fprintf(f, "  %-10s %s\n", s->impl->name,
+        fprintf(f, "  %-*s %s\n", width, s->impl->name,
                 fpd_backend_environment_line(s, fpd_check_threads(chk), line, sizeof line));
     }
 }
