@@ -765,10 +765,11 @@ int fpd_cmd_fuzz(int argc, char **argv)
     char rerun[80], generator[32];
     snprintf(rerun, sizeof rerun, "--seed %" PRIu64 "%s", cfg.seed, fpd_generator_option(cfg.generator, generator));
     if (o->json)
-        print_json(json_pack("{s:s,s:o,s:i,s:s,s:I,s:{s:I,s:I,s:s}}", "type", "campaign", "seed",
+        print_json(json_pack("{s:s,s:o,s:i,s:s,s:I,s:{s:I,s:I,s:s},s:o}", "type", "campaign", "seed",
                              fpd_seed_json(cfg.seed), "generator", (int)cfg.generator, "version", FPD_VERSION, "jobs",
                              (json_int_t)o->jobs, "shard", "index", (json_int_t)shard.index, "count",
-                             (json_int_t)shard.count, "from", shard.source));
+                             (json_int_t)shard.count, "from", shard.source, "environment",
+                             fpd_environment_of(cfg.backends, cfg.n_backends, cfg.default_threads, cfg.generator)));
     else
         printf("seed %" PRIu64 "  (rerun this campaign with %s; %" PRIu64 " worker%s)\n", cfg.seed, rerun, o->jobs,
                o->jobs == 1 ? "" : "s");

@@ -19,18 +19,23 @@ json_t *fpd_backend_environment_json(struct fpd_backend_slot *slot)
     return p;
 }
 
-json_t *fpd_environment_json(const struct fpd_check *chk)
+json_t *fpd_environment_of(struct fpd_backend_slot *const *slots, size_t n, int threads, unsigned generator)
 {
     json_t *backends = json_object();
-    for (int i = 0; i < chk->relation->backends; i++) {
-        struct fpd_backend_slot *s = chk->backends[i];
-        json_t *b = fpd_backend_environment_json(s);
-        if ((s->impl->features & FPD_FEAT_THREADS) && fpd_check_threads(chk) > 0)
-            json_object_set_new(b, "threads", json_integer(fpd_check_threads(chk)));
-        json_object_set_new(backends, s->impl->name, b);
+    for (size_t i = 0; i < n; i++) {
+        json_t *b = fpd_backend_environment_json(slots[i]);
+        if ((slots[i]->impl->features & FPD_FEAT_THREADS) && threads > 0)
+            json_object_set_new(b, "threads", json_integer(threads));
+        json_object_set_new(backends, slots[i]->impl->name, b);
     }
-    return json_pack("{s:s,s:i,s:o,s:o}", "fpdiv", FPD_VERSION, "generator", (int)chk->c.recipe.generator, "cpu",
+    return json_pack("{s:s,s:i,s:o,s:o}", "fpdiv", FPD_VERSION, "generator", (int)generator, "cpu",
                      fpd_cpu_json(fpd_cpu_this()), "backends", backends);
+}
+
+json_t *fpd_environment_json(const struct fpd_check *chk)
+{
+    return fpd_environment_of(chk->backends, (size_t)chk->relation->backends, fpd_check_threads(chk),
+                              chk->c.recipe.generator);
 }
 
 /* The standard keys first, in words; the rest as key=value. */

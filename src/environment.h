@@ -17,6 +17,8 @@ json_t *fpd_backend_environment_json(struct fpd_backend_slot *slot);
 /* The check's environment: {"fpdiv", "generator", "cpu": {…}, "backends": {NAME: {…, "threads": N}}};
  * "threads" for a backend that honours a thread count. */
 json_t *fpd_environment_json(const struct fpd_check *chk);
+/* The same for a list of backends run with `threads` (0: none pinned), data from `generator`. */
+json_t *fpd_environment_of(struct fpd_backend_slot *const *slots, size_t n, int threads, unsigned generator);
 
 /* One line of a backend's environment: "OpenBLAS 0.3.21, kernel set Haswell; config=…; bf16=…". */
 const char *fpd_backend_environment_line(struct fpd_backend_slot *slot, int threads, char *buf, size_t size);

@@ -199,9 +199,10 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     *out = NULL;
     struct fpd_host *h = calloc(1, sizeof *h);
     struct host_reply *hello = malloc(sizeof *hello);
+    /* /proc/self/exe, not the path it links to: that is fpdiv even if its file was replaced or
+     * deleted since it started (a rebuild during a long campaign) */
     char exe[PATH_MAX];
-    ssize_t exe_len = program ? (ssize_t)snprintf(exe, sizeof exe, "%s", program)
-                              : readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t exe_len = (ssize_t)snprintf(exe, sizeof exe, "%s", program ? program : "/proc/self/exe");
     char **env = environment_with(env_name, env_value);
     char *argv[2 * MAX_PLUGINS + 4];
     int sv[2] = {-1, -1}, devnull = -1, rc = FPD_ERR_BACKEND;
@@ -214,11 +215,10 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     }
     snprintf(h->name, sizeof h->name, "%s", name);
     snprintf(h->label, sizeof h->label, "%s", label);
-    if (exe_len <= 0) {
-        snprintf(why, why_size, "cannot find fpdiv's own executable to start a host process: %s", strerror(errno));
+    if (exe_len <= 0 || (size_t)exe_len >= sizeof exe) {
+        snprintf(why, why_size, "the fpdiv executable's name is too long to start a host process");
         goto done;
     }
-    exe[exe_len] = '\0';
     size_t argc = 0;
     argv[argc++] = exe;
     for (size_t i = 0; i < n_plugins; i++) {

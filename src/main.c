@@ -92,7 +92,8 @@ int main(int argc, char **argv)
     fpd_cli_remember_argv(argv);
     fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
     int first = load_plugins(argc, argv, &exit_code);
-    print_fpenv_notices();
+    if (first < 0 || first >= argc || strcmp(argv[first], "__host") != 0)
+        print_fpenv_notices(); /* a host's were the fpdiv's that started it, which said them */
     if (first < 0)
         return exit_code;
     argc -= first - 1, argv += first - 1; /* argv[1] is now the command */

@@ -218,6 +218,8 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
                                                   (json_int_t)chk->params.slice.len));
     if (chk->relation->needs & FPD_FEAT_THREADS)
         json_object_set_new(o, "threads", json_integer(chk->params.threads));
+    else if (fpd_check_threads(chk) > 0)
+        json_object_set_new(o, "threads", json_integer(fpd_check_threads(chk))); /* as the library ran */
     if (chk->relation->needs & FPD_FEAT_ALGOS)
         json_object_set_new(o, "algo", json_integer(chk->params.algo));
     if (res->verdict == FPD_ERROR) {
