@@ -624,10 +624,11 @@ static int read_environment(struct reader *r, json_t *env, const struct fpd_case
 static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f)
 {
     json_t *env = json_object(), *backends = json_object();
-    const char *keys[] = {"fpdiv", "generator"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (json_object_get(prov, keys[i]))
-            json_object_set(env, keys[i], json_object_get(prov, keys[i]));
+    json_t *version = json_object_get(prov, "fpdiv"), *generator = json_object_get(prov, "generator");
+    if (json_is_string(version))
+        json_object_set(env, "fpdiv", version);
+    if (json_is_integer(generator) && json_integer_value(generator) >= 1 && json_integer_value(generator) <= INT32_MAX)
+        json_object_set(env, "generator", generator);
     const char *cpu = json_string_value(json_object_get(prov, "cpu"));
     json_object_set_new(env, "cpu", json_pack("{s:s}", "model", cpu ? cpu : "unknown"));
     for (int i = 0; i < f->chk.relation->backends; i++) {
@@ -637,12 +638,14 @@ static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f
         snprintf(base, sizeof base, "%.*s", at ? (int)(at - plain) : (int)strlen(plain), plain);
         if (!old)
             old = json_object_get(json_object_get(prov, "backends"), base);
-        json_t *entry = json_is_object(old) ? json_deep_copy(old) : json_object();
-        json_t *core = json_object_get(entry, "core");
-        if (core) {
-            json_object_set(entry, "kernel_set", core);
-            json_object_del(entry, "core");
-            json_object_del(entry, "threads"); /* the library's default then, not the count a check ran with */
+        /* its strings, "core" as "kernel_set"; "threads" was the library's default then, not the
+         * count a check ran with, and goes */
+        json_t *entry = json_object(), *value;
+        const char *key;
+        json_object_foreach(json_is_object(old) ? old : NULL, key, value)
+        {
+            if (json_is_string(value) && strcmp(key, "threads") != 0 && strcmp(key, "kernel_set") != 0)
+                json_object_set(entry, strcmp(key, "core") == 0 ? "kernel_set" : key, value);
         }
         json_object_set_new(backends, f->backend_names[i], entry);
     }
