@@ -62,12 +62,15 @@ struct fpd_host {
     char label[160]; /* in messages: "openblas@Haswell" */
     pid_t pid, owner;
     int sock, memory;
+    int err;          /* the read end of the host's stderr */
+    char said[512];   /* the last of what it wrote there, for the reason it died */
+    size_t said_len;
     unsigned char *map;
     size_t map_size;
     uint32_t seq;
     int cpu; /* the CPU the host runs on, which follows its client's; -1: not yet placed */
     bool dead;
-    char death[160];  /* how it ended, when it died: "was killed by signal 4 (Illegal instruction)" */
+    char death[320];  /* how it ended, when it died: "was killed by signal 4 (Illegal instruction)" */
     char *provenance; /* "key\0value\0" pairs */
     size_t provenance_len;
 };
@@ -115,7 +118,8 @@ static char **environment_with(const char *name, const char *value)
 
 /* In the child, between fork and exec: system calls only (fpdiv has a BLAS's threads, and one of
  * them may hold a lock the child would wait on forever). */
-static void become_host(pid_t parent, int sock, int memory, int devnull, const char *exe, char **argv, char **env)
+static void become_host(pid_t parent, int sock, int memory, int devnull, int err, const char *exe, char **argv,
+                        char **env)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* it ends with the process it serves */
     if (getppid() != parent)
@@ -123,7 +127,7 @@ static void become_host(pid_t parent, int sock, int memory, int devnull, const c
     setpgid(0, 0); /* a Ctrl-C meant for fpdiv's workers is not for the hosts they use */
     int s = fcntl(sock, F_DUPFD, 16), m = fcntl(memory, F_DUPFD, 16);
     if (s < 0 || m < 0 || dup2(s, HOST_SOCKET_FD) < 0 || dup2(m, HOST_MEMORY_FD) < 0 || dup2(devnull, 0) < 0 ||
-        dup2(devnull, 1) < 0)
+        dup2(devnull, 1) < 0 || dup2(err, 2) < 0)
         _exit(127);
     /* nothing else of fpdiv's: a worker's pipe held open here would keep its pool waiting */
     if (syscall(SYS_close_range, HOST_MEMORY_FD + 1, ~0u, 0) != 0)
@@ -133,7 +137,39 @@ static void become_host(pid_t parent, int sock, int memory, int devnull, const c
     _exit(127);
 }
 
-/* Waits for the host's end (killing it first when `killed` says why) and says how it ended. */
+/* Reads what the host wrote to its stderr (a library's message, a sanitizer's report), keeping the
+ * end of it: it is the host's to say why it failed, and not for fpdiv's own stderr. A host that
+ * writes more than a pipe holds is never blocked by it: every wait for an answer drains it. */
+static void drain(struct fpd_host *h)
+{
+    char buf[4096];
+    ssize_t got;
+    while (h->err >= 0 && (got = read(h->err, buf, sizeof buf)) > 0) {
+        size_t n = (size_t)got, keep = sizeof h->said - 1;
+        if (n >= keep) {
+            memcpy(h->said, buf + n - keep, keep);
+            h->said_len = keep;
+        } else {
+            size_t old = h->said_len + n > keep ? keep - n : h->said_len;
+            memmove(h->said, h->said + h->said_len - old, old);
+            memcpy(h->said + old, buf, n);
+            h->said_len = old + n;
+        }
+        h->said[h->said_len] = '\0';
+    }
+}
+
+/* The last line the host wrote, or "". */
+static const char *last_said(struct fpd_host *h)
+{
+    while (h->said_len > 0 && (h->said[h->said_len - 1] == '\n' || h->said[h->said_len - 1] == ' '))
+        h->said[--h->said_len] = '\0';
+    const char *line = strrchr(h->said, '\n');
+    return line ? line + 1 : h->said;
+}
+
+/* Waits for the host's end (killing it first when `killed` says why) and says how it ended, with
+ * the last line it wrote. */
 static void reap(struct fpd_host *h, const char *killed, char *why, size_t why_size)
 {
     int status = 0;
@@ -141,6 +177,7 @@ static void reap(struct fpd_host *h, const char *killed, char *why, size_t why_s
         kill(h->pid, SIGKILL);
     while (waitpid(h->pid, &status, 0) < 0 && errno == EINTR)
         ;
+    drain(h);
     h->dead = true;
     char death[160] = "was ";
     if (killed)
@@ -149,8 +186,9 @@ static void reap(struct fpd_host *h, const char *killed, char *why, size_t why_s
         snprintf(death, sizeof death, "exited with status %d", WEXITSTATUS(status));
     else
         fpd_describe_death(status, false, 0, death + 4, sizeof death - 4);
-    snprintf(h->death, sizeof h->death, "%s", death);
-    snprintf(why, why_size, "the host process running %s %s", h->label, death);
+    const char *said = last_said(h);
+    snprintf(h->death, sizeof h->death, "%s%s%.100s", death, *said ? ", saying: " : "", said);
+    snprintf(why, why_size, "the host process running %s %s", h->label, h->death);
 }
 
 /* Waits for the reply to request `seq` (or the hello, seq 0): FPD_OK, or FPD_ERR_BACKEND with why
@@ -170,12 +208,14 @@ static int receive(struct fpd_host *h, uint32_t seq, double timeout, struct host
             }
             wait_ms = (int)(left * 1000) + 1;
         }
-        struct pollfd p = {.fd = h->sock, .events = POLLIN};
-        int ready = poll(&p, 1, wait_ms);
+        struct pollfd p[2] = {{.fd = h->sock, .events = POLLIN}, {.fd = h->err, .events = POLLIN}};
+        int ready = poll(p, 2, wait_ms);
         if (ready < 0 && errno == EINTR)
             continue;
-        if (ready == 0)
-            continue; /* the deadline, next time round */
+        if (p[1].revents)
+            drain(h);
+        if (ready == 0 || !p[0].revents)
+            continue; /* the deadline, next time round; or only its stderr spoke */
         ssize_t got = recv(h->sock, r, sizeof *r, 0);
         if (got < 0 && errno == EINTR)
             continue;
@@ -205,9 +245,9 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     ssize_t exe_len = (ssize_t)snprintf(exe, sizeof exe, "%s", program ? program : "/proc/self/exe");
     char **env = environment_with(env_name, env_value);
     char *argv[2 * MAX_PLUGINS + 4];
-    int sv[2] = {-1, -1}, devnull = -1, rc = FPD_ERR_BACKEND;
+    int sv[2] = {-1, -1}, err[2] = {-1, -1}, devnull = -1, rc = FPD_ERR_BACKEND;
     if (h)
-        h->sock = h->memory = h->cpu = -1;
+        h->sock = h->memory = h->err = h->cpu = -1;
     if (!h || !hello || !env) {
         snprintf(why, why_size, "out of memory");
         rc = FPD_ERR_NOMEM;
@@ -230,7 +270,8 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     argv[argc] = NULL;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
         (h->memory = memfd_create("fpdiv-host", MFD_CLOEXEC)) < 0 ||
-        (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+        (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 || pipe2(err, O_CLOEXEC) != 0 ||
+        fcntl(err[0], F_SETFL, O_NONBLOCK) != 0) {
         snprintf(why, why_size, "cannot set up a host process: %s", strerror(errno));
         goto done;
     }
@@ -242,10 +283,11 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
         goto done;
     }
     if (h->pid == 0)
-        become_host(parent, sv[1], h->memory, devnull, exe, argv, env);
+        become_host(parent, sv[1], h->memory, devnull, err[1], exe, argv, env);
     h->owner = parent;
     h->sock = sv[0];
-    sv[0] = -1;
+    h->err = err[0];
+    sv[0] = err[0] = -1;
     rc = receive(h, 0, timeout, hello, why, why_size);
     if (rc == FPD_OK && hello->status != FPD_OK) {
         snprintf(why, why_size, "%.*s", (int)sizeof hello->why, hello->why);
@@ -262,9 +304,12 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
         h = NULL;
     }
 done:
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (sv[i] >= 0)
             close(sv[i]);
+        if (err[i] >= 0)
+            close(err[i]);
+    }
     if (devnull >= 0)
         close(devnull);
     if (env) {
@@ -418,6 +463,7 @@ void fpd_host_retire(struct fpd_host *h)
         int status;
         double deadline = fpd_now() + 2;
         while (waitpid(h->pid, &status, WNOHANG) == 0) {
+            drain(h); /* what it says as it leaves, so that a full pipe does not hold it */
             if (fpd_now() > deadline) { /* busy in a GEMM it will never be asked for */
                 kill(h->pid, SIGKILL);
                 waitpid(h->pid, &status, 0);
@@ -426,6 +472,9 @@ void fpd_host_retire(struct fpd_host *h)
             usleep(1000);
         }
     }
+    if (h->err >= 0)
+        close(h->err);
+    h->err = -1;
     h->dead = true;
 }
 

@@ -9,6 +9,7 @@
  *   crashes  dies of SIGILL in its first GEMM, as a set the CPU lacks the instructions for does
  *   liar     reports itself as "forward": a set the library cannot pin
  *   scribbles forward, then writes the element after the end of C (fpdiv's guard must see it)
+ *   complains says why on stderr and aborts, as a library that gives up does
  * f32 and f64, one type throughout.
  */
 #include <math.h>
@@ -21,7 +22,7 @@
 
 #define ENV "FPDIV_TEST_KERNEL_SET"
 
-static const char *const sets[] = {"forward", "reverse", "nudged", "crashes", "liar", "scribbles", NULL};
+static const char *const sets[] = {"forward", "reverse", "nudged", "crashes", "liar", "scribbles", "complains", NULL};
 
 static int ksets_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
 {
@@ -73,6 +74,10 @@ static int ksets_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
     const char *set = state;
     if (strcmp(set, "crashes") == 0)
         raise(SIGILL);
+    if (strcmp(set, "complains") == 0) {
+        fprintf(stderr, "ksets: kernel workspace exhausted\n");
+        abort();
+    }
     bool backwards = strcmp(set, "reverse") == 0, nudge = strcmp(set, "nudged") == 0;
     size_t end = (g->batch - 1) * g->stride_c + (g->m - 1) * g->ldc + g->n; /* C's last element, plus one */
     if (g->dt.in == FPD_F32) {

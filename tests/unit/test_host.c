@@ -93,6 +93,14 @@ Test(host, a_host_that_dies_is_named_with_its_signal, .init = setup, .fini = tea
     cr_expect(!fpd_host_usable(h));
     cr_expect_eq(fpd_host_gemm(h, &p.g, 30, why, sizeof why), FPD_ERR_BACKEND, "a dead host computes nothing");
     fpd_host_stop(h);
+    /* what a host writes to its stderr is the end of its reason, not noise on fpdiv's */
+    cr_assert_eq(fpd_host_start("ksets@complains", "ksets", "FPDIV_TEST_KERNEL_SET", "complains", 30, &h, why,
+                                sizeof why),
+                 FPD_OK, "%s", why);
+    cr_expect_eq(fpd_host_gemm(h, &p.g, 30, why, sizeof why), FPD_ERR_BACKEND);
+    cr_expect(strstr(why, "ksets@complains was killed by signal 6 (Aborted), saying: ksets: kernel workspace exhausted"),
+              "%s", why);
+    fpd_host_stop(h);
 }
 
 Test(host, a_write_past_c_is_caught, .init = setup, .fini = teardown)
