@@ -1,6 +1,9 @@
 # fpdiv — build, test, install.  `make V=1` shows the commands; `make WERROR=1` (set in CI) fails on warnings.
 
 PREFIX  ?= /usr/local
+# Where `make install` puts the plugins fpdiv loads by itself (fpdiv-cuda.so); fpdiv also finds them
+# in ../lib/fpdiv beside its binary, so a tree installed under another prefix works where it lands.
+LIBDIR  ?= $(PREFIX)/lib/fpdiv
 CC      ?= cc
 # SANITIZE=1: AddressSanitizer and UndefinedBehaviorSanitizer, in a build directory of its own
 # (the CUDA plugin is left out: nothing of it runs where there is no GPU).
@@ -93,6 +96,7 @@ endif
 .PHONY: all man test test-gpu test-pinned unit-test cli-test fuzz-parsers bench clean install uninstall
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
+$(BUILD)/obj/src/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
 $(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -185,6 +189,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER
 	@status=0; \
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
 	$(BUILD)/fpdiv replay corpus || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
 	exit $$status
@@ -203,7 +208,7 @@ unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS)
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests
 
 cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
-	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh
+	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh && FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)
@@ -227,11 +232,11 @@ $(BUILD)/fpdiv.1: $(BUILD)/fpdiv scripts/gen-man.py
 install: $(BUILD)/fpdiv $(CUDA_PLUGIN) $(BUILD)/fpdiv.1
 	install -D -m 755 $(BUILD)/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv
 	install -D -m 644 $(BUILD)/fpdiv.1 $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
-	$(if $(CUDA_PLUGIN),install -D -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/bin/fpdiv-cuda.so)
+	$(if $(CUDA_PLUGIN),install -D -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(LIBDIR)/fpdiv-cuda.so)
 	install -D -m 644 src/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv-cuda.so $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h \
+	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(LIBDIR)/fpdiv-cuda.so $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
 
 clean:

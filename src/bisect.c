@@ -121,18 +121,28 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_pr
     return FPD_OK;
 }
 
-/* The testable value nearest to `mid` strictly between lo and hi, probed; false when there is none. */
+/* The i-th distance tried from a value that cannot be tested: each one up to NEAR, then doubling.
+ * An untestable value is mostly one of a stretch (shapes over the memory budget, or under what a
+ * relation's parameters need): the doubling crosses the longest stretch in about 30 probes where
+ * stepping one by one would take billions. */
+enum { NEAR = 16 };
+static uint64_t skip_distance(unsigned i)
+{
+    return i <= NEAR ? i : (uint64_t)NEAR << (i - NEAR);
+}
+
+/* The first testable value probed around `mid` strictly between lo and hi; false when none was. */
 static int nearest_testable(struct fpd_bisector *b, uint32_t lo, uint32_t hi, uint32_t mid, struct fpd_shape_probe *p,
                             uint32_t *skipped, bool *found)
 {
     *found = false;
-    for (uint32_t step = 1; mid - lo > step || hi - mid > step; step++) {
-        uint32_t candidates[2] = {mid + step, mid - step};
-        for (int i = 0; i < 2; i++) {
-            uint32_t v = candidates[i];
-            if (v <= lo || v >= hi || (i == 1 && step > mid))
+    for (unsigned i = 1; mid - lo > skip_distance(i) || hi - mid > skip_distance(i); i++) {
+        uint64_t d = skip_distance(i);
+        const uint64_t candidates[2] = {mid + d, mid >= d ? mid - d : 0};
+        for (int c = 0; c < 2; c++) {
+            if (candidates[c] <= lo || candidates[c] >= hi)
                 continue;
-            int rc = fpd_bisect_probe(b, v, p);
+            int rc = fpd_bisect_probe(b, (uint32_t)candidates[c], p);
             if (rc != FPD_OK)
                 return rc;
             if (p->tested) {
@@ -142,6 +152,42 @@ static int nearest_testable(struct fpd_bisector *b, uint32_t lo, uint32_t hi, ui
             (*skipped)++;
         }
     }
+    return FPD_OK;
+}
+
+int fpd_bisect_testable_end(struct fpd_bisector *b, uint32_t v, uint32_t toward, struct fpd_shape_probe *p,
+                            struct fpd_shape_probe *first)
+{
+    uint64_t span = v < toward ? toward - v : v - toward, untested = 0, tested = 0;
+    struct fpd_shape_probe best = {0};
+#define AT(d) ((uint32_t)(v < toward ? v + (d) : v - (d)))
+    for (unsigned i = 0;; i++) { /* out until a value can be tested */
+        uint64_t d = skip_distance(i) < span ? skip_distance(i) : span;
+        int rc = fpd_bisect_probe(b, AT(d), p);
+        if (rc != FPD_OK)
+            return rc;
+        if (i == 0)
+            *first = *p;
+        if (p->tested) {
+            tested = d, best = *p;
+            break;
+        }
+        untested = d;
+        if (d == span)
+            return FPD_OK; /* p->tested false: none can */
+    }
+    while (tested - untested > 1) { /* back toward v, for the nearest (past a doubling) */
+        uint64_t d = untested + (tested - untested) / 2;
+        int rc = fpd_bisect_probe(b, AT(d), p);
+        if (rc != FPD_OK)
+            return rc;
+        if (p->tested)
+            tested = d, best = *p;
+        else
+            untested = d;
+    }
+#undef AT
+    *p = best;
     return FPD_OK;
 }
 

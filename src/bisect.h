@@ -55,8 +55,16 @@ int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why,
 void fpd_bisect_free(struct fpd_bisector *b);
 /* Runs one probe. Returns a status only for fpdiv's own failures. */
 int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out);
+/* The probe at v, or when v cannot be tested, at the nearest testable value toward `toward`
+ * (inclusive): its neighbours one by one, then at doubling distances, then back by halves to the
+ * nearest, so that the probes are bounded (under 80) however far that is. It assumes what cannot
+ * be tested lies in one stretch next to v, as shapes over the memory budget do. p->tested is false
+ * when no value was testable; *first is the probe at v itself. */
+int fpd_bisect_testable_end(struct fpd_bisector *b, uint32_t v, uint32_t toward, struct fpd_shape_probe *p,
+                            struct fpd_shape_probe *first);
 /* The outcome changes somewhere in [lo, hi] (lo's and hi's differ): find one adjacent pair.
- * Untestable values are stepped over, to the nearest testable neighbour. */
+ * Untestable values are stepped over, to a testable neighbour found as fpd_bisect_testable_end
+ * finds one (on both sides). */
 int fpd_bisect_find(struct fpd_bisector *b, const struct fpd_shape_probe *lo, const struct fpd_shape_probe *hi,
                     struct fpd_boundary *out);
 /* Every transition in [lo, hi]: probe boundary-prone values first (powers of two and their

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fpdiv_backend.h"
+#include "text.h"
 
 enum { KEEP_FAILURES = 100, ANNOTATIONS = 50 };
 
@@ -23,8 +24,11 @@ struct fpd_ci_case *fpd_ci_case(struct fpd_ci_report *r, const char *classname, 
     }
     struct fpd_ci_case *c = &r->cases[r->n_cases];
     *c = (struct fpd_ci_case){.classname = strdup(classname), .name = strdup(name)};
-    if (!c->classname || !c->name)
+    if (!c->classname || !c->name) {
+        free(c->classname);
+        free(c->name);
         return NULL;
+    }
     r->n_cases++;
     return c;
 }
@@ -42,9 +46,15 @@ int fpd_ci_fail(struct fpd_ci_case *c, const char *kind, const char *message, co
             return FPD_ERR_NOMEM;
         c->failures = p, c->cap_failures = grown;
     }
-    struct fpd_ci_failure *f = &c->failures[c->n_failures++];
-    *f = (struct fpd_ci_failure){strdup(kind), strdup(message), strdup(details ? details : "")};
-    return f->kind && f->message && f->details ? FPD_OK : FPD_ERR_NOMEM;
+    struct fpd_ci_failure f = {strdup(kind), strdup(message), strdup(details ? details : "")};
+    if (!f.kind || !f.message || !f.details) {
+        free(f.kind);
+        free(f.message);
+        free(f.details);
+        return FPD_ERR_NOMEM;
+    }
+    c->failures[c->n_failures++] = f;
+    return FPD_OK;
 }
 
 int fpd_ci_skip(struct fpd_ci_case *c, const char *message)
@@ -143,7 +153,8 @@ bool fpd_ci_github(void)
     return v && strcmp(v, "true") == 0;
 }
 
-/* Workflow commands take their data on one line: %, CR and LF are escaped. */
+/* Workflow commands take their data on one line: %, CR and LF are escaped; other control
+ * characters, which a case file or a file name may carry, are shown escaped (text.h). */
 static void command_data(FILE *out, const char *s)
 {
     for (; *s; s++) {
@@ -153,6 +164,8 @@ static void command_data(FILE *out, const char *s)
             fputs("%0D", out);
         else if (*s == '\n')
             fputs("%0A", out);
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            fpd_put_printable(out, (char[2]){*s, 0});
         else
             fputc(*s, out);
     }
@@ -177,6 +190,33 @@ void fpd_ci_github_annotate(const struct fpd_ci_report *r, FILE *out)
                 total - shown);
 }
 
+/* A Markdown table cell of `s`: on one line, without a column break, and shown as text, not read
+ * as Markdown or HTML (a file name in it is anyone's). In a code span only a | needs its escape
+ * there, and a backquote, which would end the span, becomes a quote. */
+static void markdown_cell(FILE *f, const char *s, bool code)
+{
+    static const char markup[] = "\\`*_{}[]()<>#+-.!|~&";
+    char shown[8];
+    if (code)
+        fputc('`', f);
+    for (; *s; s++) {
+        if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else if (*s == '|')
+            fputs("\\|", f);
+        else if (code && *s == '`')
+            fputc('\'', f);
+        else if (!code && strchr(markup, *s))
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            fputs(fpd_printable((char[2]){*s, 0}, shown, sizeof shown), f);
+        else
+            fputc(*s, f);
+    }
+    if (code)
+        fputc('`', f);
+}
+
 int fpd_ci_github_summary(const struct fpd_ci_report *r, const char *headline, char *why, size_t why_size)
 {
     const char *path = getenv("GITHUB_STEP_SUMMARY");
@@ -190,8 +230,14 @@ int fpd_ci_github_summary(const struct fpd_ci_report *r, const char *headline, c
     fprintf(f, "### %s\n\n| test | checks | failures | first failure |\n|---|---:|---:|---|\n", headline);
     for (size_t i = 0; i < r->n_cases; i++) {
         const struct fpd_ci_case *c = &r->cases[i];
-        fprintf(f, "| `%s` %s | %zu | %zu | %s%s%s |\n", c->classname, c->name, c->checks, c->n_failures + c->dropped,
-                c->n_failures ? "`" : "", c->n_failures ? c->failures[0].details : "", c->n_failures ? "`" : "");
+        fputs("| ", f);
+        markdown_cell(f, c->classname, true);
+        fputc(' ', f);
+        markdown_cell(f, c->name, false);
+        fprintf(f, " | %zu | %zu | ", c->checks, c->n_failures + c->dropped);
+        if (c->n_failures)
+            markdown_cell(f, c->failures[0].details, true);
+        fputs(" |\n", f);
     }
     fputc('\n', f);
     fclose(f);

@@ -15,15 +15,19 @@
 #include "backend_pinned.h"
 #include "dtype.h"
 #include "gen.h"
+#include "text.h"
 
 void fpd_cli_error(const char *cmd, const char *fmt, ...)
 {
+    /* A message names files and quotes case files: it is shown escaped (text.h), on one line. */
+    char message[8192];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "fpdiv %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "fpdiv %s: ", cmd);
+    fpd_put_printable(stderr, message);
+    fputc('\n', stderr);
 }
 
 int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size)
@@ -39,6 +43,20 @@ int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, 
     }
     if (v > max) {
         snprintf(why, why_size, "%s '%s': at most %llu", opt, text, (unsigned long long)max);
+        return FPD_ERR_INPUT;
+    }
+    *out = v;
+    return FPD_OK;
+}
+
+int fpd_cli_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out, char *why,
+                  size_t why_size)
+{
+    uint64_t v;
+    if (fpd_cli_u64(opt, text, max, &v, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
+    if (v < min) {
+        snprintf(why, why_size, "%s must be at least %llu", opt, (unsigned long long)min);
         return FPD_ERR_INPUT;
     }
     *out = v;
@@ -61,7 +79,9 @@ int fpd_cli_double(const char *opt, const char *text, double lo, double hi, doub
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v >= lo && v <= hi)) {
+    /* as the text reads: no blanks around it, no hexadecimal, no infinity or NaN */
+    bool plain = text[0] != '\0' && strspn(text, "0123456789.eE+-") == strlen(text);
+    if (!plain || *end != '\0' || errno == ERANGE || !(v >= lo && v <= hi)) {
         snprintf(why, why_size, "%s '%s': expected a number from %g to %g", opt, text, lo, hi);
         return FPD_ERR_INPUT;
     }

@@ -13,6 +13,9 @@ enum fpd_exit { FPD_EXIT_OK = 0, FPD_EXIT_FINDINGS = 1, FPD_EXIT_USAGE = 2, FPD_
 void fpd_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size);
+/* A count from min to max ("--jobs must be at least 1"): a zero that would do nothing is refused. */
+int fpd_cli_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out, char *why,
+                  size_t why_size);
 int fpd_cli_double(const char *opt, const char *text, double lo, double hi, double *out, char *why, size_t why_size);
 /* "512M", "4G", "1073741824" */
 int fpd_cli_bytes(const char *opt, const char *text, double *out, char *why, size_t why_size);

@@ -102,11 +102,7 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
     case OPT_GENERATOR: rc = fpd_cli_generator(arg, &c->recipe.generator, why, why_size); break;
     case OPT_SLICE: rc = fpd_cli_slice(arg, &f->chk.params.slice, why, why_size); break;
     case OPT_THREADS:
-        rc = fpd_cli_u64("--threads", arg, 1024, &u, why, why_size);
-        if (rc == FPD_OK && u == 0) {
-            snprintf(why, why_size, "--threads must be at least 1");
-            rc = FPD_ERR_INPUT;
-        }
+        rc = fpd_cli_count("--threads", arg, 1, 1024, &u, why, why_size);
         f->chk.params.threads = f->chk.default_threads = (int)u;
         break;
     case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", arg, &f->max_mem, why, why_size); break;

@@ -140,17 +140,6 @@ static int from_shapes(struct fpd_case_flags *cf, struct bisect_options *o, enum
     return FPD_OK;
 }
 
-/* The probe at v, or the nearest testable value stepping toward `toward`. */
-static int testable_end(struct fpd_bisector *b, uint32_t v, uint32_t toward, struct fpd_shape_probe *p)
-{
-    for (;;) {
-        int rc = fpd_bisect_probe(b, v, p);
-        if (rc != FPD_OK || p->tested || v == toward)
-            return rc;
-        v = v < toward ? v + 1 : v - 1;
-    }
-}
-
 static void print_boundary(const struct fpd_bisector *b, const struct fpd_boundary *x)
 {
     char before[96], after[96];
@@ -228,12 +217,18 @@ int fpd_cmd_bisect(int argc, char **argv)
                 exit_code = FPD_EXIT_FINDINGS; /* as without --scan: no change in the range */
         }
     } else {
-        struct fpd_shape_probe lo, hi;
-        rc = testable_end(&b, (uint32_t)o.lo, (uint32_t)o.hi, &lo);
-        if (rc == FPD_OK)
-            rc = testable_end(&b, (uint32_t)o.hi, lo.value, &hi);
-        if (rc == FPD_OK && (!lo.tested || !hi.tested || lo.value >= hi.value)) {
-            printf("no testable pair of values in the range\n");
+        struct fpd_shape_probe lo, hi, lo_first, hi_first;
+        rc = fpd_bisect_testable_end(&b, (uint32_t)o.lo, (uint32_t)o.hi, &lo, &lo_first);
+        if (rc == FPD_OK && lo.tested)
+            rc = fpd_bisect_testable_end(&b, (uint32_t)o.hi, lo.value, &hi, &hi_first);
+        const char *d = fpd_dim_names[dim];
+        if (rc == FPD_OK && !lo.tested) {
+            fpd_cli_error("bisect", "%s=%u cannot be tested (%s), and no value up to %s=%" PRIu64 " can be", d,
+                          lo_first.value, lo_first.skip_reason, d, o.hi);
+            exit_code = FPD_EXIT_USAGE;
+        } else if (rc == FPD_OK && (!hi.tested || lo.value >= hi.value)) { /* the search from lo reached hi */
+            fpd_cli_error("bisect", "%s=%u cannot be tested (%s): %s=%u is the only value of the range that can",
+                          d, lo_first.value, lo_first.skip_reason, d, lo.value);
             exit_code = FPD_EXIT_USAGE;
         } else if (rc == FPD_OK && lo.key == hi.key) {
             char buf[96];

@@ -6,10 +6,11 @@
 
 #include "cli_case.h"
 #include "cmd.h"
-#include "corpus.h"
+#include "corpus_dir.h"
 #include "dtype.h"
 #include "environment.h"
 #include "report.h"
+#include "text.h"
 
 static const char help_head[] =
     "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"
@@ -77,10 +78,11 @@ static int save_case(const struct fpd_check *chk, const struct fpd_check_result 
     else
         snprintf(why, sizeof why, "out of memory");
     fpd_case_file_free(&f);
+    char shown[4400];
     if (rc != FPD_OK)
         fpd_cli_error("check", "%s", why);
     else
-        fprintf(stderr, "%s %s\n", existed ? "already saved:" : "saved", path);
+        fprintf(stderr, "%s %s\n", existed ? "already saved:" : "saved", fpd_printable(path, shown, sizeof shown));
     return rc;
 }
 

@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "backend_pinned.h"
+#include "clock.h"
 #include "cmd.h"
 #include "corpus.h"
-#include "clock.h"
 #include "dtype.h"
+#include "isolate.h"
 #include "probe.h"
 #include "sumtree.h"
-#include "isolate.h"
+#include "text.h"
 
 static const char help[] =
     "usage: fpdiv explain --backend B --shape [BATCHx]MxNxK [--dtype T] [--element I,J] [options]\n"
@@ -109,11 +110,7 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         case OPT_TRANS_B: o->target.trans_b = true; break;
         case OPT_BIAS: o->target.bias = true; break;
         case OPT_THREADS:
-            rc = fpd_cli_u64("--threads", optarg, 1024, &value, why, why_size);
-            if (rc == FPD_OK && value == 0) {
-                snprintf(why, why_size, "--threads must be at least 1");
-                rc = FPD_ERR_INPUT;
-            }
+            rc = fpd_cli_count("--threads", optarg, 1, 1024, &value, why, why_size);
             o->target.threads = (int)value;
             break;
         case OPT_ALGO:
@@ -255,7 +252,8 @@ static int write_file(const char *path, const struct fpd_sumtree *t, const char 
         fpd_cli_error("explain", "%s: write failed", path);
         return FPD_EXIT_USAGE;
     }
-    printf("wrote %s\n", path);
+    char shown[4096];
+    printf("wrote %s\n", fpd_printable(path, shown, sizeof shown));
     return FPD_EXIT_OK;
 }
 
@@ -363,8 +361,9 @@ static int explain_case(struct explain_options *o, const char *file)
         fpd_case_file_free(&f);
         return FPD_EXIT_INTERNAL;
     }
-    char shape[64];
-    printf("%s: %s on %s%s%s, %s: %s now, worst element (%u,%u)\n", file, f.chk.relation->name, f.backend_names[0],
+    char shape[64], shown[4096];
+    printf("%s: %s on %s%s%s, %s: %s now, worst element (%u,%u)\n", fpd_printable(file, shown, sizeof shown),
+           f.chk.relation->name, f.backend_names[0],
            f.chk.relation->backends > 1 ? "," : "", f.chk.relation->backends > 1 ? f.backend_names[1] : "",
            fpd_shape_format(&f.chk.c, shape, sizeof shape), fpd_verdict_table[res.verdict].name, res.worst_row,
            res.worst_col);

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "corpus.h"
 #include "dtype.h"
+#include "text.h"
 
 static const char help[] =
     "usage: fpdiv export CASE.json --to numpy|torch|jax [-o DIR]\n\n"
@@ -24,6 +25,20 @@ static const char help[] =
     "into bfloat16 (torch, jax) or into the float32 values they stand for (numpy).\n\n"
     "  --to FRAMEWORK  numpy, torch or jax\n"
     "  -o, --output DIR  where to write (default: export-<case hash>)\n";
+
+/* Closes a file written with stdio: FPD_OK only if every write reached it (a full disk or a file
+ * size limit fails a write, and then the file is named). */
+static int close_written(FILE *f, const char *path, char *why, size_t why_size)
+{
+    int failed = ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !failed)
+        failed = errno ? errno : EIO;
+    if (failed) {
+        snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(failed));
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
 
 /* .npy version 1.0: magic, header length, a Python dict literal padded to 64 bytes, raw data. */
 static int write_npy(const char *dir, const char *name, const char *descr, const size_t *shape, int ndim,
@@ -45,12 +60,9 @@ static int write_npy(const char *dir, const char *name, const char *descr, const
     fputc(header_len & 0xff, f);
     fputc(header_len >> 8, f);
     fprintf(f, "%s%*s\n", header, pad, "");
-    fwrite(data, 1, bytes, f);
-    if (fclose(f) != 0) {
-        snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
-        return FPD_ERR_INPUT;
-    }
-    return FPD_OK;
+    if (bytes)
+        fwrite(data, 1, bytes, f);
+    return close_written(f, path, why, why_size);
 }
 
 /* NumPy's name for each storage type (bf16 as its bits). */
@@ -234,11 +246,7 @@ static int write_script(const char *dir, const struct framework *fw, const struc
                "          ' or column, a copy of a strided operand, its own loop for 16-bit types); otherwise the two'\n"
                "          ' libraries (or cores) order the sums differently.')\n",
             f->recorded.diff > 0 ? "differ > 0" : "differ == 0", fw->name, fw->name);
-    if (fclose(s) != 0) {
-        snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
-        return FPD_ERR_INPUT;
-    }
-    return FPD_OK;
+    return close_written(s, path, why, why_size);
 }
 
 int fpd_cmd_export(int argc, char **argv)
@@ -307,7 +315,9 @@ int fpd_cmd_export(int argc, char **argv)
         fpd_cli_error("export", "%s", rc == FPD_ERR_NOMEM ? "out of memory" : why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
-    printf("wrote %s/A.npy, B.npy, bias.npy and repro_%s.py; run: python3 %s/repro_%s.py\n", dir, fw->name, dir,
-           fw->name);
+    char shown[4096], script[4200], word[4096];
+    snprintf(script, sizeof script, "%.4000s/repro_%.16s.py", dir, fw->name);
+    printf("wrote %s/A.npy, B.npy, bias.npy and repro_%s.py; run: python3 %s\n",
+           fpd_printable(dir, shown, sizeof shown), fw->name, fpd_shell_word(script, word, sizeof word));
     return FPD_EXIT_OK;
 }

@@ -11,17 +11,18 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <xxhash.h>
 
 #include "backend_pinned.h"
 #include "campaign.h"
 #include "ci.h"
 #include "cmd.h"
 #include "corpus.h"
+#include "corpus_dir.h"
 #include "minimize.h"
 #include "dtype.h"
 #include "environment.h"
 #include "report.h"
+#include "text.h"
 #include "clock.h"
 #include "workers.h"
 
@@ -32,7 +33,8 @@ static const char help[] =
     "reruns it alone.\n\n"
     "  --seed S            campaign seed (default: random, printed)\n"
     "  --cases N           number of checks (default 1000 unless --time is given)\n"
-    "  --time SEC          stop after SEC seconds (with --cases: whichever comes first)\n"
+    "  --time SEC          stop after SEC seconds (with --cases: whichever comes first); with\n"
+    "                      --timeout 0, a check still running 10 s later is stopped unfinished\n"
     "  --relations L       comma list (default: every relation but cast-out)\n"
     "  --backends L        comma list (default: every available backend); B@SET runs library B on\n"
     "                      its kernel set SET, B alone on the one it picks here\n"
@@ -241,7 +243,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             o->seed_given = true;
             break;
         case OPT_CASES:
-            rc = fpd_cli_u64("--cases", optarg, 1ull << 32, &o->cases, why, why_size);
+            rc = fpd_cli_count("--cases", optarg, 1, 1ull << 32, &o->cases, why, why_size);
             cases_given = true;
             break;
         case OPT_TIME: rc = fpd_cli_double("--time", optarg, 0.001, 1e9, &o->seconds, why, why_size); break;
@@ -253,21 +255,13 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         case OPT_DTYPES: rc = fpd_cli_dtypes(optarg, cfg->dtypes, FPD_MAX_LIST, &cfg->n_dtypes, why, why_size); break;
         case OPT_DISTS: rc = fpd_cli_dists(optarg, cfg->dists, FPD_DIST_COUNT, &cfg->n_dists, why, why_size); break;
         case OPT_MAX_DIM:
-            rc = fpd_cli_u64("--max-dim", optarg, FPD_MAX_DIM, &u, why, why_size);
-            if (rc == FPD_OK && u == 0) {
-                snprintf(why, why_size, "--max-dim must be at least 1");
-                rc = FPD_ERR_INPUT;
-            }
+            rc = fpd_cli_count("--max-dim", optarg, 1, FPD_MAX_DIM, &u, why, why_size);
             cfg->max_dim = (uint32_t)u;
             break;
         case OPT_SPECIALS: rc = fpd_cli_double("--specials", optarg, 0, 1, &cfg->special_rate, why, why_size); break;
         case OPT_GENERATOR: rc = fpd_cli_generator(optarg, &cfg->generator, why, why_size); break;
         case OPT_THREADS:
-            rc = fpd_cli_u64("--threads", optarg, 1024, &u, why, why_size);
-            if (rc == FPD_OK && u < 2) {
-                snprintf(why, why_size, "--threads must be at least 2 (the relation compares 1 against N)");
-                rc = FPD_ERR_INPUT;
-            }
+            rc = fpd_cli_count("--threads", optarg, 2, 1024, &u, why, why_size); /* the relation: 1 against N */
             cfg->max_threads = (int)u;
             break;
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
@@ -276,7 +270,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         case OPT_CORPUS: o->corpus = optarg; break;
         case OPT_NO_CORPUS: o->corpus = NULL; break;
         case OPT_MAX_PER_SIG:
-            rc = fpd_cli_u64("--max-per-signature", optarg, 1u << 20, &o->max_per_signature, why, why_size);
+            rc = fpd_cli_count("--max-per-signature", optarg, 1, 1u << 20, &o->max_per_signature, why, why_size);
             break;
         case OPT_NO_MINIMIZE: o->minimize = false; break;
         case OPT_MINIMIZE_TIME:
@@ -285,16 +279,14 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         case OPT_INLINE_MAX: rc = fpd_cli_bytes("--inline-max", optarg, &o->inline_max, why, why_size); break;
         case OPT_EXACT: rc = fpd_cli_exact_mode(optarg, &cfg->exact, why, why_size); break;
         case OPT_JOBS:
-            rc = fpd_cli_u64("--jobs", optarg, 64, &o->jobs, why, why_size);
-            if (rc == FPD_OK && o->jobs == 0) {
-                snprintf(why, why_size, "--jobs must be at least 1");
-                rc = FPD_ERR_INPUT;
-            }
+            rc = fpd_cli_count("--jobs", optarg, 1, 64, &o->jobs, why, why_size);
             break;
         case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case OPT_SHARD: o->shard = optarg; break;
         case OPT_JUNIT: o->junit = optarg; break;
-        case OPT_SHARD_COUNT: rc = fpd_cli_u64("--shard-count", optarg, 1u << 20, &o->shard_count, why, why_size); break;
+        case OPT_SHARD_COUNT:
+            rc = fpd_cli_count("--shard-count", optarg, 1, 1u << 20, &o->shard_count, why, why_size);
+            break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv fuzz --help'"); return FPD_ERR_INPUT;
         }
@@ -408,7 +400,7 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
 }
 
 static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stats *st, double seconds, size_t failed,
-                            double gemm_seconds)
+                            double gemm_seconds, size_t saved, size_t save_failures)
 {
     char backends[160];
     json_t *rows = json_array();
@@ -423,10 +415,11 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
                                               (json_int_t)t->checks, "verdicts", counts, "max_ulp",
                                               (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
     }
-    return json_pack("{s:s,s:o,s:I,s:I,s:f,s:f,s:I,s:I,s:o}", "type", "summary", "seed", fpd_seed_json(cp->cfg.seed),
-                     "checks", (json_int_t)st->checks, "skipped", (json_int_t)st->skipped, "seconds", seconds,
-                     "gemm_seconds", gemm_seconds, "failed", (json_int_t)failed, "signatures",
-                     (json_int_t)st->n_signatures, "rows", rows);
+    return json_pack("{s:s,s:o,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:o}", "type", "summary", "seed",
+                     fpd_seed_json(cp->cfg.seed), "checks", (json_int_t)st->checks, "skipped",
+                     (json_int_t)st->skipped, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",
+                     (json_int_t)failed, "signatures", (json_int_t)st->n_signatures, "saved", (json_int_t)saved,
+                     "save_failures", (json_int_t)save_failures, "rows", rows);
 }
 
 static void print_json(json_t *j)
@@ -461,6 +454,7 @@ static void report_skipped(const struct fpd_campaign *cp, uint32_t index, bool j
 struct corpus_entry {
     struct fpd_signature_key key;
     size_t files, saved, seen;
+    bool full; /* this worker found every slot taken: it does not ask again */
 };
 
 struct corpus_index {
@@ -498,12 +492,15 @@ static int corpus_index_load(struct corpus_index *ix, const char *dir, char *why
         snprintf(why, why_size, "--corpus %.400s is not a directory", dir);
         return FPD_ERR_INPUT;
     }
-    char **files = NULL;
+    struct fpd_corpus_entry *files = NULL;
     size_t n = 0;
     int rc = fpd_corpus_list(dir, &files, &n, why, why_size);
     for (size_t i = 0; rc == FPD_OK && i < n; i++) {
         struct fpd_signature_key key;
-        if ((rc = fpd_case_file_signature(files[i], &key, why, why_size)) == FPD_OK) {
+        if (files[i].refused) {
+            snprintf(why, why_size, "%.400s: %s", files[i].path, files[i].refused);
+            rc = FPD_ERR_INPUT;
+        } else if ((rc = fpd_case_file_signature(files[i].path, &key, why, why_size)) == FPD_OK) {
             struct corpus_entry *e = corpus_entry(ix, &key);
             if (e)
                 e->files++;
@@ -511,9 +508,7 @@ static int corpus_index_load(struct corpus_index *ix, const char *dir, char *why
                 rc = FPD_ERR_NOMEM;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        free(files[i]);
-    free(files);
+    fpd_corpus_entries_free(files, n);
     return rc;
 }
 
@@ -544,9 +539,13 @@ static int find_shard(const struct fuzz_options *o, struct shard *s, char *why, 
     snprintf(s->source, sizeof s->source, "no sharding");
     uint64_t id, count, min = 0;
     if (o->shard) {
-        char tail;
-        unsigned long long i, n;
-        if (sscanf(o->shard, "%llu/%llu%c", &i, &n, &tail) != 2 || n == 0 || i >= n) {
+        char index[32] = "", msg[128];
+        const char *slash = strchr(o->shard, '/');
+        uint64_t i = 0, n = 0;
+        if (slash && (size_t)(slash - o->shard) < sizeof index)
+            memcpy(index, o->shard, (size_t)(slash - o->shard));
+        if (!slash || fpd_cli_u64("--shard", index, UINT64_MAX, &i, msg, sizeof msg) != FPD_OK ||
+            fpd_cli_u64("--shard", slash + 1, UINT64_MAX, &n, msg, sizeof msg) != FPD_OK || n == 0 || i >= n) {
             snprintf(why, why_size, "--shard '%s': expected I/N with 0 <= I < N", o->shard);
             return FPD_ERR_INPUT;
         }
@@ -580,39 +579,62 @@ struct fuzz_run {
     struct fpd_campaign cp;
     struct fuzz_options o;
     struct corpus_index corpus; /* signatures in the corpus when the campaign started */
-    char claims[64];            /* this run's claimed corpus slots ("" without a corpus) */
     struct fpd_checker ck;      /* each worker's own, after the fork */
 };
 
-/* Claims one of the signature's free corpus slots for this run, across all its workers: an
- * O_EXCL file per slot. The files of earlier runs fill the first slots. */
-static bool claim_slot(const struct fuzz_run *run, const struct fpd_signature_key *key)
+/* Claims a free slot of the signature in the corpus (corpus_dir.h: shared with every fuzzer
+ * writing there). FPD_OK with claim->slot -1 when every slot is taken; a worker that found that
+ * does not ask again. */
+static int claim_slot(struct fuzz_run *run, const struct fpd_signature_key *key, struct fpd_corpus_claim *claim,
+                      char *why, size_t why_size)
 {
-    struct corpus_index *ix = (struct corpus_index *)&run->corpus;
-    struct corpus_entry *e = corpus_entry(ix, key);
-    size_t taken = e ? e->files : 0;
-    uint64_t hash = XXH3_64bits(key, sizeof *key);
-    for (size_t slot = taken; slot < run->o.max_per_signature; slot++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/%016" PRIx64 "-%zu", run->claims, hash, slot);
-        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
-        if (fd >= 0) {
-            close(fd);
-            return true;
-        }
+    *claim = (struct fpd_corpus_claim){.slot = -1, .lock = -1};
+    struct corpus_entry *e = corpus_entry(&run->corpus, key);
+    if (e && (e->full || e->files >= run->o.max_per_signature))
+        return FPD_OK;
+    int rc = fpd_corpus_claim(run->o.corpus, key, run->o.max_per_signature, claim, why, why_size);
+    if (rc == FPD_OK && claim->slot < 0 && e)
+        e->full = true;
+    return rc;
+}
+
+/* A save_failed line for a worker's message, whatever the reason's bytes (text.h makes them valid
+ * UTF-8) and length: a long one keeps its start and its end, where the system's error is, and
+ * fits the message even with every character escaped in JSON. */
+static json_t *save_failed_line(const char *prefix, const char *reason)
+{
+    char text[600], shown[2400], cut[220];
+    snprintf(text, sizeof text, "%s%.560s", prefix, reason);
+    size_t len = strlen(fpd_printable(text, shown, sizeof shown));
+    if (len >= sizeof cut) {
+        size_t head = 90, tail = len - 110;
+        while (head > 0 && ((unsigned char)shown[head] & 0xc0) == 0x80) /* not inside a character */
+            head--;
+        while (((unsigned char)shown[tail] & 0xc0) == 0x80)
+            tail++;
+        snprintf(cut, sizeof cut, "%.*s ... %s", (int)head, shown, shown + tail);
+    } else {
+        memcpy(cut, shown, len + 1);
     }
-    return false;
+    return json_pack("{s:s,s:s}", "type", "save_failed", "reason", cut);
 }
 
 /* A finding with a free slot: minimized (errors are saved as they are) and saved. *line gets a JSON
- * description of what was saved, NULL when nothing was. */
+ * line for the parent: what was saved ("saved", its name inside the corpus), or why it could not
+ * be ("save_failed"); NULL when the signature had no free slot. */
 static int save_finding(struct fuzz_run *run, const struct fpd_check *chk, const struct fpd_check_result *res,
                         json_t **line)
 {
     *line = NULL;
     struct fpd_signature_key key;
+    struct fpd_corpus_claim claim;
+    char why[512];
     fpd_signature_of(chk, res->verdict, &key);
-    if (!claim_slot(run, &key))
+    if (claim_slot(run, &key, &claim, why, sizeof why) != FPD_OK) {
+        *line = save_failed_line("cannot claim a slot: ", why);
+        return FPD_OK;
+    }
+    if (claim.slot < 0)
         return FPD_OK;
     struct fpd_check small = *chk;
     struct fpd_check_result small_res = *res;
@@ -624,20 +646,26 @@ static int save_finding(struct fuzz_run *run, const struct fpd_check *chk, const
         small_res = mr.final;
     }
     struct fpd_case_file f;
-    char path[4200], why[512], before[64], after[64];
+    char path[4200], before[64], after[64];
     bool existed = false;
     if (rc == FPD_OK)
         rc = fpd_case_file_from_check(&f, &small, &small_res, (size_t)run->o.inline_max, fpd_environment_json(&small));
     if (rc == FPD_OK) {
-        if (fpd_case_file_save(run->o.corpus, &f, path, sizeof path, &existed, why, sizeof why) != FPD_OK)
-            fpd_cli_error("fuzz", "cannot save a finding: %s", why); /* the campaign goes on */
-        else if (!existed) /* else another fuzzer sharing the corpus saved the very same case first */
-            *line = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b}", "type", "saved", "path", path, "before",
+        if (fpd_case_file_save(run->o.corpus, &f, path, sizeof path, &existed, why, sizeof why) != FPD_OK) {
+            /* the campaign goes on; the parent counts it, and the run fails */
+            *line = save_failed_line("", why);
+        } else if (!existed) { /* else another fuzzer sharing the corpus saved the very same case first */
+            /* its name inside the corpus: the parent knows the corpus, and a long path would not fit
+             * the message that carries the line */
+            size_t skip = strlen(run->o.corpus) + 1;
+            *line = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b}", "type", "saved", "name", path + skip, "before",
                               fpd_shape_format(&mr.before, before, sizeof before), "after",
                               fpd_shape_format(&small.c, after, sizeof after), "minimizing_checks",
                               (json_int_t)mr.checks, "time_cap_reached", mr.timed_out);
+        }
         fpd_case_file_free(&f);
     }
+    fpd_corpus_unclaim(&claim);
     fpd_case_data_free(&data);
     return rc;
 }
@@ -669,24 +697,45 @@ static int fuzz_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     struct fpd_worker_msg saved = {.type = FPD_MSG_SAVED, .index = index};
     char *text = json_dumps(line, JSON_COMPACT);
     json_decref(line);
-    if (text && strlen(text) < sizeof saved.text)
+    if (text && strlen(text) < sizeof saved.text) /* save_finding's lines fit: this is for certainty */
         strcpy(saved.text, text);
+    else
+        snprintf(saved.text, sizeof saved.text, "{\"type\":\"save_failed\",\"reason\":\"%s\"}",
+                 text ? "the report of a save did not fit its message" : "out of memory");
     free(text);
     return fpd_worker_send(ch, &saved);
 }
 
-static void print_saved(const struct fuzz_options *o, json_t *line, size_t *saved)
+/* What saving a finding came to, from a worker's line: the case saved (its path put back in front),
+ * or why it could not be, counted (the run then fails). */
+static void print_saved(const struct fuzz_options *o, json_t *line, size_t *saved, size_t *save_failures)
 {
-    (*saved)++;
-    if (o->json) {
-        print_json(line);
+    const char *type = json_string_value(json_object_get(line, "type"));
+    if (type && strcmp(type, "save_failed") == 0) {
+        (*save_failures)++;
+        fpd_cli_error("fuzz", "cannot save a finding: %s", json_string_value(json_object_get(line, "reason")));
+        if (o->json)
+            print_json(line);
+        else
+            json_decref(line);
         return;
     }
-    printf("  saved %s (%s -> %s, %" JSON_INTEGER_FORMAT " minimizing checks%s)\n",
-           json_string_value(json_object_get(line, "path")), json_string_value(json_object_get(line, "before")),
-           json_string_value(json_object_get(line, "after")),
-           json_integer_value(json_object_get(line, "minimizing_checks")),
-           json_is_true(json_object_get(line, "time_cap_reached")) ? ", time cap reached" : "");
+    (*saved)++;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->corpus, json_string_value(json_object_get(line, "name")));
+    if (o->json) {
+        print_json(json_pack("{s:s,s:s,s:O,s:O,s:O,s:O}", "type", "saved", "path", path, "before",
+                             json_object_get(line, "before"), "after", json_object_get(line, "after"),
+                             "minimizing_checks", json_object_get(line, "minimizing_checks"), "time_cap_reached",
+                             json_object_get(line, "time_cap_reached")));
+    } else {
+        char shown[4400];
+        printf("  saved %s (%s -> %s, %" JSON_INTEGER_FORMAT " minimizing checks%s)\n",
+               fpd_printable(path, shown, sizeof shown),
+               json_string_value(json_object_get(line, "before")), json_string_value(json_object_get(line, "after")),
+               json_integer_value(json_object_get(line, "minimizing_checks")),
+               json_is_true(json_object_get(line, "time_cap_reached")) ? ", time cap reached" : "");
+    }
     json_decref(line);
 }
 
@@ -749,13 +798,8 @@ int fpd_cmd_fuzz(int argc, char **argv)
         rc = find_shard(o, &shard, why, sizeof why);
     if (rc == FPD_OK && o->corpus && corpus_index_load(&run.corpus, o->corpus, why, sizeof why) != FPD_OK)
         rc = FPD_ERR_INPUT;
-    if (rc == FPD_OK && o->corpus) {
-        snprintf(run.claims, sizeof run.claims, "/tmp/fpdiv-claims-XXXXXX");
-        if (!mkdtemp(run.claims)) {
-            snprintf(why, sizeof why, "cannot create a directory for this run's corpus claims: %s", strerror(errno));
-            rc = FPD_ERR_INPUT;
-        }
-    }
+    if (rc == FPD_OK && o->corpus)
+        fpd_corpus_clean_stale(o->corpus);
     if (rc != FPD_OK) {
         fpd_cli_error("fuzz", "%s", why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
@@ -792,7 +836,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     struct progress prog = {.tty = isatty(STDERR_FILENO), .start = fpd_now()};
     uint64_t start_ticks = fpd_ticks(), gemm_ticks = 0;
     prog.last = prog.start;
-    size_t failed = 0, saved = 0;
+    size_t failed = 0, saved = 0, save_failures = 0;
     int exit_code = FPD_EXIT_OK;
     struct fpd_pool pool;
     double deadline = o->seconds > 0 ? prog.start + o->seconds : 0;
@@ -829,7 +873,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
         if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_SAVED) {
             json_t *line = json_loads(ev.msg.text, 0, NULL);
             if (line)
-                print_saved(o, line, &saved);
+                print_saved(o, line, &saved, &save_failures);
             continue;
         }
         if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_SKIPPED) {
@@ -880,10 +924,13 @@ int fpd_cmd_fuzz(int argc, char **argv)
         if (ev.type == FPD_EVENT_LOST && o->corpus) { /* the parent saves it: the worker is gone */
             json_t *line;
             if (save_finding(&run, &chk, &res, &line) == FPD_OK && line)
-                print_saved(o, line, &saved);
+                print_saved(o, line, &saved, &save_failures);
         }
         progress_show(&prog, &st, false);
     }
+    if (pool.cut_short)
+        fprintf(stderr, "fpdiv fuzz: %zu check%s still running %.0f s after --time ran out %s stopped unfinished\n",
+                pool.cut_short, pool.cut_short == 1 ? "" : "s", FPD_POOL_OVERRUN, pool.cut_short == 1 ? "was" : "were");
     fpd_pool_free(&pool);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -892,12 +939,18 @@ int fpd_cmd_fuzz(int argc, char **argv)
     uint64_t ticks = fpd_ticks() - start_ticks; /* the whole campaign measures the rate of ticks */
     double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
     if (o->json)
-        print_json(summary_json(&run.cp, &st, seconds, failed, gemm_seconds));
+        print_json(summary_json(&run.cp, &st, seconds, failed, gemm_seconds, saved, save_failures));
     else
         print_summary(&run.cp, &st, seconds, o->fail_on, failed, gemm_seconds);
     if (o->corpus && !o->json)
-        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had\n", o->corpus, saved,
-               saved == 1 ? "" : "s", run.corpus.known, run.corpus.known == 1 ? "" : "s");
+        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had%s\n", o->corpus, saved,
+               saved == 1 ? "" : "s", run.corpus.known, run.corpus.known == 1 ? "" : "s",
+               save_failures ? "; SOME FINDINGS COULD NOT BE SAVED (see above)" : "");
+    if (save_failures) {
+        fpd_cli_error("fuzz", "%zu finding%s could not be saved in %s", save_failures, save_failures == 1 ? "" : "s",
+                      o->corpus);
+        exit_code = FPD_EXIT_INTERNAL;
+    }
     if (stopping && !o->json)
         printf("stopped early by an interrupt: %zu checks ran\n", st.checks);
     if (o->junit && fpd_ci_write_junit(&ci, o->junit, seconds, why, sizeof why) != FPD_OK) {
@@ -913,12 +966,6 @@ int fpd_cmd_fuzz(int argc, char **argv)
             fpd_cli_error("fuzz", "%s", why);
     }
     fpd_ci_free(&ci);
-    if (run.claims[0]) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", run.claims);
-        if (system(cmd) != 0)
-            fpd_cli_error("fuzz", "could not remove %s", run.claims);
-    }
     free(run.corpus.entries);
     bool tested_nothing = st.checks == 0 && st.skipped > 0;
     fpd_stats_free(&st);

@@ -1,16 +1,14 @@
 /* cmd_merge.c — `fpdiv merge OUT DIR...`: shard corpora into one, one case per signature. */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd.h"
-#include "corpus.h"
+#include "corpus_dir.h"
+#include "text.h"
 
 static const char help[] =
     "usage: fpdiv merge OUT DIR...\n\n"
@@ -18,75 +16,42 @@ static const char help[] =
     "(relation, backends, dtypes, verdict), the smallest one, whose count is the sum of the counts\n"
     "of the distinct cases of that signature. Cases are told apart by their content hash, so the\n"
     "same case in two directories counts once, and merging again changes nothing. Every file is\n"
-    "read and checked before anything is written; files are written atomically.\n";
+    "read and checked as replay checks it before anything is written; a malformed file, or\n"
+    "anything in a corpus that cannot be a case file (a symbolic link, a FIFO), stops the merge\n"
+    "with nothing written. Cases are written atomically, each at the name its content gives it,\n"
+    "inside OUT and nowhere else.\n";
 
 struct merge_item {
-    char *path, *name; /* name: "<relation>/<hash>.json" */
+    char *path;        /* where it was read */
+    char name[64];     /* "<relation>/<16-hex>.json": what its content names it */
     struct fpd_signature_key key;
     double elements;   /* batch * m * n * k: "smallest" */
-    json_int_t count;
+    size_t count;
     bool in_out;       /* found in OUT, not in a DIR */
 };
 
+/* Reads and validates one case file, as replay would. */
 static int read_item(const char *path, bool in_out, struct merge_item *it, char *why, size_t why_size)
 {
+    struct fpd_case_file f;
     *it = (struct merge_item){.in_out = in_out};
-    if (fpd_case_file_signature(path, &it->key, why, why_size) != FPD_OK)
+    if (fpd_case_file_load(path, &f, why, why_size) != FPD_OK)
         return FPD_ERR_INPUT;
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    json_t *c = json_object_get(json_object_get(root, "check"), "case");
-    const char *dims[] = {"batch", "m", "n", "k"};
-    it->elements = 1;
-    for (int d = 0; d < 4; d++) {
-        json_t *v = json_object_get(c, dims[d]);
-        if (!json_is_integer(v) || json_integer_value(v) < 1) {
-            snprintf(why, why_size, "%s: check.case.%s: expected a positive integer", path, dims[d]);
-            json_decref(root);
-            return FPD_ERR_INPUT;
-        }
-        it->elements *= (double)json_integer_value(v);
+    uint64_t hash;
+    int rc = fpd_case_file_hash(&f, &hash);
+    if (rc == FPD_OK) {
+        const struct fpd_case *c = &f.chk.c;
+        fpd_signature_of(&f.chk, f.recorded.verdict, &it->key);
+        snprintf(it->name, sizeof it->name, "%s/%016" PRIx64 ".json", f.chk.relation->name, hash);
+        it->elements = (double)c->batch * c->m * c->n * c->k;
+        it->count = f.signature_count;
+        it->path = strdup(path);
+        rc = it->path ? FPD_OK : FPD_ERR_NOMEM;
     }
-    json_t *count = json_object_get(root, "count");
-    it->count = json_is_integer(count) && json_integer_value(count) > 0 ? json_integer_value(count) : 1;
-    json_decref(root);
-    const char *base = strrchr(path, '/');
-    char name[256];
-    snprintf(name, sizeof name, "%s/%s", it->key.relation, base ? base + 1 : path);
-    it->path = strdup(path);
-    it->name = strdup(name);
-    return it->path && it->name ? FPD_OK : FPD_ERR_NOMEM;
-}
-
-/* Replaces OUT/name with root, atomically (temporary file, fsync, rename). */
-static int write_atomic(const char *out, const char *name, json_t *root, char *why, size_t why_size)
-{
-    char path[4200], dir[4200], tmp[4300];
-    snprintf(path, sizeof path, "%s/%s", out, name);
-    snprintf(dir, sizeof dir, "%s", path);
-    *strrchr(dir, '/') = '\0';
-    if (fpd_make_dirs(dir, why, why_size) != FPD_OK)
-        return FPD_ERR_INPUT;
-    snprintf(tmp, sizeof tmp, "%s/.tmp-merge-XXXXXX", dir);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(why, why_size, "cannot write into %.900s: %s", dir, strerror(errno));
-        return FPD_ERR_INPUT;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    char *text = json_dumps(root, JSON_INDENT(1));
-    size_t len = text ? strlen(text) : 0;
-    bool ok = text && write(fd, text, len) == (ssize_t)len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-    free(text);
-    close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
-        unlink(tmp);
-        return FPD_ERR_INPUT;
-    }
-    return FPD_OK;
+    if (rc != FPD_OK)
+        snprintf(why, why_size, "out of memory");
+    fpd_case_file_free(&f);
+    return rc;
 }
 
 static int by_signature_then_size(const void *a, const void *b)
@@ -99,6 +64,50 @@ static int by_signature_then_size(const void *a, const void *b)
         return x->elements < y->elements ? -1 : 1;
     c = strcmp(x->name, y->name);
     return c ? c : (int)x->in_out - (int)y->in_out; /* a DIR's copy of a case before OUT's */
+}
+
+/* Reads every case under the paths (OUT's own first); the first failure stops it. */
+static int read_all(const char *out, char **dirs, int n_dirs, struct merge_item **items, size_t *n, char *why,
+                    size_t why_size)
+{
+    struct stat st;
+    for (int a = -1; a < n_dirs; a++) {
+        const char *dir = a < 0 ? out : dirs[a];
+        if (a < 0 && stat(out, &st) != 0)
+            continue; /* a new OUT */
+        struct fpd_corpus_entry *entries;
+        size_t count;
+        int rc = fpd_corpus_list(dir, &entries, &count, why, why_size);
+        if (rc != FPD_OK)
+            return rc;
+        struct merge_item *grown = count ? realloc(*items, (*n + count) * sizeof **items) : *items;
+        if (count && !grown) {
+            fpd_corpus_entries_free(entries, count);
+            snprintf(why, why_size, "out of memory");
+            return FPD_ERR_NOMEM;
+        }
+        *items = grown;
+        for (size_t i = 0; i < count && rc == FPD_OK; i++) {
+            if (entries[i].refused) {
+                snprintf(why, why_size, "%s: %s", entries[i].path, entries[i].refused);
+                rc = FPD_ERR_INPUT;
+            } else if ((rc = read_item(entries[i].path, a < 0, &(*items)[*n], why, why_size)) == FPD_OK) {
+                (*n)++;
+            }
+        }
+        fpd_corpus_entries_free(entries, count);
+        if (rc != FPD_OK)
+            return rc;
+    }
+    return FPD_OK;
+}
+
+/* OUT's copy of `name` is the case at its place there: OUT/<relation>/<16-hex>.json. */
+static bool at_its_place(const char *out, const struct merge_item *it)
+{
+    char place[4200];
+    snprintf(place, sizeof place, "%s/%s", out, it->name);
+    return strcmp(place, it->path) == 0;
 }
 
 int fpd_cmd_merge(int argc, char **argv)
@@ -114,43 +123,21 @@ int fpd_cmd_merge(int argc, char **argv)
     struct merge_item *items = NULL;
     size_t n = 0;
     char why[1024];
-    int rc = FPD_OK;
+    fpd_corpus_clean_stale(out);
     /* read everything first: a bad file stops the merge before anything is written */
-    for (int a = optind; a < argc && rc == FPD_OK; a++) {
-        struct stat st;
-        bool is_out = a == optind;
-        if (is_out && stat(out, &st) != 0)
-            continue; /* a new OUT */
-        char **files;
-        size_t count;
-        if ((rc = fpd_corpus_list(argv[a], &files, &count, why, sizeof why)) != FPD_OK)
-            break;
-        struct merge_item *grown = realloc(items, (n + count) * sizeof *items);
-        if (!grown) {
-            rc = FPD_ERR_NOMEM;
-            snprintf(why, sizeof why, "out of memory");
-        } else {
-            items = grown;
-        }
-        for (size_t i = 0; i < count; i++) {
-            if (rc == FPD_OK && (rc = read_item(files[i], is_out, &items[n], why, sizeof why)) == FPD_OK)
-                n++;
-            free(files[i]);
-        }
-        free(files);
-    }
+    int rc = read_all(out, argv + optind + 1, argc - optind - 1, &items, &n, why, sizeof why);
     if (rc != FPD_OK) {
         fpd_cli_error("merge", "%s (nothing was written)", why);
         for (size_t i = 0; i < n; i++)
-            free(items[i].path), free(items[i].name);
+            free(items[i].path);
         free(items);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
-    qsort(items, n, sizeof *items, by_signature_then_size);
+    if (n > 1)
+        qsort(items, n, sizeof *items, by_signature_then_size);
     size_t signatures = 0, written = 0, removed = 0;
     for (size_t i = 0; i < n && rc == FPD_OK;) {
-        size_t j = i;
-        json_int_t total = 0;
+        size_t j = i, total = 0;
         for (; j < n && memcmp(&items[j].key, &items[i].key, sizeof items[i].key) == 0; j++) {
             /* distinct cases: a name seen in a DIR counts once; OUT's own copy counts only alone */
             bool duplicate = false;
@@ -160,33 +147,53 @@ int fpd_cmd_merge(int argc, char **argv)
                 total += items[j].count;
         }
         signatures++;
-        json_error_t err;
-        json_t *root = json_load_file(items[i].path, 0, &err);
-        char path[4200];
+        /* the smallest, with the summed count, in the current schema; rewritten only when it differs */
+        struct fpd_case_file f, existing;
+        char path[4400];
+        bool same = false;
+        if ((rc = fpd_case_file_load(items[i].path, &f, why, sizeof why)) != FPD_OK)
+            break;
+        f.signature_count = total;
         snprintf(path, sizeof path, "%s/%s", out, items[i].name);
-        json_t *existing = json_load_file(path, 0, &err);
-        json_object_set_new(root, "count", json_integer(total));
-        if (!existing || !json_equal(existing, root)) {
-            rc = write_atomic(out, items[i].name, root, why, sizeof why);
-            written++;
+        struct stat st;
+        if (stat(path, &st) == 0 && fpd_case_file_load(path, &existing, why, sizeof why) == FPD_OK) {
+            json_t *a = fpd_case_file_json(&f), *b = fpd_case_file_json(&existing);
+            same = json_equal(a, b);
+            json_decref(a), json_decref(b);
+            fpd_case_file_free(&existing);
         }
-        json_decref(existing);
-        json_decref(root);
-        for (size_t d = i + 1; d < j && rc == FPD_OK; d++) /* OUT keeps the smallest case only */
-            if (items[d].in_out && strcmp(items[d].name, items[i].name) != 0 && unlink(items[d].path) == 0)
+        if (!same && (rc = fpd_case_file_replace(out, &f, path, sizeof path, why, sizeof why)) == FPD_OK)
+            written++;
+        fpd_case_file_free(&f);
+        /* OUT keeps the smallest case only: its other cases of the signature go, where they are
+         * at their own place (anything else in OUT is not the merge's to remove) */
+        for (size_t d = i + 1; d < j && rc == FPD_OK; d++) {
+            const char *slash = strchr(items[d].name, '/');
+            if (!items[d].in_out || strcmp(items[d].name, items[i].name) == 0 || !at_its_place(out, &items[d]))
+                continue;
+            char relation[32];
+            snprintf(relation, sizeof relation, "%.*s", (int)(slash - items[d].name), items[d].name);
+            if (fpd_corpus_remove(out, relation, slash + 1, why, sizeof why) == FPD_OK)
                 removed++;
-        printf("%-11s %s on %s%s%s: %s, count %" JSON_INTEGER_FORMAT "\n", fpd_verdict_table[items[i].key.verdict].name,
-               items[i].key.relation, items[i].key.backends[0], items[i].key.backends[1][0] ? "," : "",
-               items[i].key.backends[1], items[i].name, total);
+            else
+                fpd_cli_error("merge", "%s", why);
+        }
+        if (rc == FPD_OK)
+            printf("%-11s %s on %s%s%s: %s, count %zu\n", fpd_verdict_table[items[i].key.verdict].name,
+                   items[i].key.relation, items[i].key.backends[0], items[i].key.backends[1][0] ? "," : "",
+                   items[i].key.backends[1], items[i].name, total);
         i = j;
     }
-    printf("\n%zu signatures from %zu files; %zu written, %zu superseded in %s\n", signatures, n, written, removed, out);
+    char shown[4096];
+    if (rc == FPD_OK)
+        printf("\n%zu signatures from %zu files; %zu written, %zu superseded in %s\n", signatures, n, written, removed,
+               fpd_printable(out, shown, sizeof shown));
     for (size_t i = 0; i < n; i++)
-        free(items[i].path), free(items[i].name);
+        free(items[i].path);
     free(items);
     if (rc != FPD_OK) {
-        fpd_cli_error("merge", "%s", why);
-        return FPD_EXIT_USAGE;
+        fpd_cli_error("merge", "%s (%zu written before it)", why, written);
+        return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
     return FPD_EXIT_OK;
 }

@@ -3,11 +3,12 @@
 #include <stdio.h>
 
 #include "cmd.h"
-#include "corpus.h"
+#include "corpus_dir.h"
 #include "dtype.h"
-#include "minimize.h"
 #include "environment.h"
+#include "minimize.h"
 #include "report.h"
+#include "text.h"
 
 static const char help[] =
     "usage: fpdiv minimize CASE.json [-o DIR] [--minimize-time SEC] [--timeout SEC]\n\n"
@@ -99,7 +100,8 @@ int fpd_cmd_minimize(int argc, char **argv)
         exit_code = FPD_EXIT_USAGE;
         goto done;
     }
-    printf("%s %s\n", existed ? "already saved:" : "saved", path);
+    char shown[4400];
+    printf("%s %s\n", existed ? "already saved:" : "saved", fpd_printable(path, shown, sizeof shown));
     goto done;
 internal:
     fpd_cli_error("minimize", "internal error (out of memory?)");

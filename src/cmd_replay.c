@@ -7,9 +7,11 @@
 
 #include "ci.h"
 #include "cmd.h"
+#include "corpus_dir.h"
 #include "dtype.h"
 #include "replay.h"
 #include "report.h"
+#include "text.h"
 #include "workers.h"
 
 static const char help[] =
@@ -90,43 +92,62 @@ static void report(bool json, const char *path, struct fpd_case_file *f, enum fp
     bool skipped = did_not_run(cls), error = !skipped && res->verdict == FPD_ERROR;
     if (!skipped)
         fpd_replay_environment_changes(f, changes, sizeof changes);
-    printf("%-10s %s  %s on %s%s%s, %s %s: %s (recorded %s)%s%s%s%s\n", fpd_replay_class_names[cls], path,
-           f->chk.relation->name, f->backend_names[0], f->backend_names[1][0] ? "," : "", f->backend_names[1],
-           fpd_dtypes_format(&f->chk.c.dt, dt, sizeof dt), fpd_shape_format(&f->chk.c, shape, sizeof shape),
-           skipped ? "-" : fpd_verdict_table[res->verdict].name, fpd_verdict_table[f->recorded.verdict].name,
-           skipped || error ? "; " : "", skipped ? why : error ? res->error : "", changes[0] ? "; " : "", changes);
+    /* the path and the reasons may quote a file: shown escaped (text.h) */
+    char shown_path[4096], shown_why[2048], shown_changes[2048];
+    printf("%-10s %s  %s on %s%s%s, %s %s: %s (recorded %s)%s%s%s%s\n", fpd_replay_class_names[cls],
+           fpd_printable(path, shown_path, sizeof shown_path), f->chk.relation->name, f->backend_names[0],
+           f->backend_names[1][0] ? "," : "", f->backend_names[1], fpd_dtypes_format(&f->chk.c.dt, dt, sizeof dt),
+           fpd_shape_format(&f->chk.c, shape, sizeof shape), skipped ? "-" : fpd_verdict_table[res->verdict].name,
+           fpd_verdict_table[f->recorded.verdict].name, skipped || error ? "; " : "",
+           fpd_printable(skipped ? why : error ? res->error : "", shown_why, sizeof shown_why), changes[0] ? "; " : "",
+           fpd_printable(changes, shown_changes, sizeof shown_changes));
 }
 
-/* Collects and loads every case file under the paths; malformed ones are reported and counted. */
+/* Collects and loads every case file under the paths; malformed ones (and anything in a corpus
+ * that cannot be a case file: a symbolic link, a FIFO) are reported and counted. */
 static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *malformed)
 {
     for (int p = 0; p < n_paths; p++) {
-        char **files, why[1024];
-        size_t n_files;
-        if (fpd_corpus_list(paths[p], &files, &n_files, why, sizeof why) != FPD_OK) {
+        struct fpd_corpus_entry *entries;
+        char why[1024];
+        size_t n_entries;
+        int rc = fpd_corpus_list(paths[p], &entries, &n_entries, why, sizeof why);
+        if (rc == FPD_ERR_NOMEM)
+            return rc;
+        if (rc != FPD_OK) {
             fpd_cli_error("replay", "%s", why);
             (*malformed)++;
             continue;
         }
-        char **grown_paths = realloc(run->paths, (run->n + n_files) * sizeof *grown_paths);
-        struct fpd_case_file *grown = realloc(run->files, (run->n + n_files) * sizeof *grown);
-        if (grown_paths)
-            run->paths = grown_paths;
-        if (grown)
-            run->files = grown;
-        if (!grown_paths || !grown)
-            return FPD_ERR_NOMEM;
-        for (size_t i = 0; i < n_files; i++) {
-            if (fpd_case_file_load(files[i], &run->files[run->n], why, sizeof why) != FPD_OK) {
+        fpd_corpus_clean_stale(paths[p]); /* the temporaries of writers killed mid-save */
+        if (n_entries > 0) { /* realloc to nothing may answer NULL, which is no failure */
+            char **grown_paths = realloc(run->paths, (run->n + n_entries) * sizeof *grown_paths);
+            if (grown_paths)
+                run->paths = grown_paths;
+            struct fpd_case_file *grown = realloc(run->files, (run->n + n_entries) * sizeof *grown);
+            if (grown)
+                run->files = grown;
+            if (!grown_paths || !grown) {
+                fpd_corpus_entries_free(entries, n_entries);
+                return FPD_ERR_NOMEM;
+            }
+        }
+        for (size_t i = 0; i < n_entries; i++) {
+            if (entries[i].refused) {
+                fpd_cli_error("replay", "%s: %s", entries[i].path, entries[i].refused);
+                (*malformed)++;
+                continue;
+            }
+            if (fpd_case_file_load(entries[i].path, &run->files[run->n], why, sizeof why) != FPD_OK) {
                 fpd_cli_error("replay", "%s", why);
                 (*malformed)++;
-                free(files[i]);
                 continue;
             }
             run->files[run->n].chk.exact = FPD_EXACT_ALWAYS;
-            run->paths[run->n++] = files[i];
+            run->paths[run->n++] = entries[i].path;
+            entries[i].path = NULL; /* the run's now */
         }
-        free(files);
+        fpd_corpus_entries_free(entries, n_entries);
     }
     /* A case file's check points at its own inline data; the array has moved since: point again. */
     for (size_t i = 0; i < run->n; i++)
@@ -147,7 +168,7 @@ static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fp
                      enum fpd_replay_class cls, const struct fpd_check_result *res, const char *why, bool strict,
                      bool strict_env)
 {
-    char classname[64], message[1200], cmd[4200];
+    char classname[64], message[1200], cmd[4200], word[4096];
     snprintf(classname, sizeof classname, "fpdiv.replay.%s", f->chk.relation->name);
     struct fpd_ci_case *c = fpd_ci_case(ci, classname, path);
     if (!c)
@@ -162,13 +183,13 @@ static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fp
         return FPD_OK;
     if (cls == FPD_ELSEWHERE) {
         snprintf(message, sizeof message, "elsewhere: %s", why);
-        snprintf(cmd, sizeof cmd, "fpdiv replay %s", path);
+        snprintf(cmd, sizeof cmd, "fpdiv replay %s", fpd_shell_word(path, word, sizeof word));
         return fpd_ci_fail(c, fpd_replay_class_names[cls], message, cmd);
     }
     snprintf(message, sizeof message, "%s: %s, recorded %s%s%.300s", fpd_replay_class_names[cls],
              fpd_verdict_table[res->verdict].name, fpd_verdict_table[f->recorded.verdict].name,
              res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "");
-    snprintf(cmd, sizeof cmd, "fpdiv replay %s", path);
+    snprintf(cmd, sizeof cmd, "fpdiv replay %s", fpd_shell_word(path, word, sizeof word));
     return fpd_ci_fail(c, fpd_replay_class_names[cls], message, cmd);
 }
 

@@ -1,10 +1,8 @@
 /* corpus.c — case files: JSON encoding, atomic saving, validated loading. */
-#define _GNU_SOURCE /* nftw's FTW_ACTIONRETVAL-free use, mkstemp */
 #include "corpus.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -209,84 +207,6 @@ int fpd_make_dirs(const char *path, char *why, size_t why_size)
             return FPD_OK;
         *slash = '/';
     }
-}
-
-static void sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
-int fpd_case_file_save(const char *dir, const struct fpd_case_file *f, char *path, size_t path_size, bool *existed,
-                       char *why, size_t why_size)
-{
-    uint64_t hash;
-    char sub[4096], tmp[4200];
-    *existed = false;
-    if (!dir[0]) { /* "" + "/relation" would name a directory at the filesystem's root */
-        snprintf(why, why_size, "an empty corpus directory name");
-        return FPD_ERR_INPUT;
-    }
-    if (fpd_case_file_hash(f, &hash) != FPD_OK)
-        return FPD_ERR_NOMEM;
-    snprintf(sub, sizeof sub, "%s/%s", dir, f->chk.relation->name);
-    snprintf(path, path_size, "%s/%016" PRIx64 ".json", sub, hash);
-    if (fpd_make_dirs(sub, why, why_size) != FPD_OK)
-        return FPD_ERR_INPUT;
-    if (access(path, F_OK) == 0) {
-        *existed = true;
-        return FPD_OK;
-    }
-    /* Write a temporary file beside the target, make it durable, then link it into place: link
-     * fails rather than replace an existing file, so concurrent writers of the same case cannot
-     * clobber each other and a reader never sees a half-written file. */
-    snprintf(tmp, sizeof tmp, "%s/.tmp-%016" PRIx64 "-XXXXXX", sub, hash);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(why, why_size, "cannot create a file in %s: %s", sub, strerror(errno));
-        return FPD_ERR_INPUT;
-    }
-    mode_t mask = umask(0); /* mkstemp makes 0600; a corpus file is as readable as any other file */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    json_t *j = fpd_case_file_json(f);
-    char *text = json_dumps(j, JSON_INDENT(1));
-    json_decref(j);
-    int rc = FPD_OK;
-    if (!text) {
-        rc = FPD_ERR_NOMEM;
-    } else {
-        size_t len = strlen(text), done = 0;
-        while (done < len) {
-            ssize_t w = write(fd, text + done, len - done);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                break;
-            done += (size_t)w;
-        }
-        if (done < len || write(fd, "\n", 1) != 1 || fsync(fd) != 0) {
-            snprintf(why, why_size, "cannot write %s: %s", tmp, strerror(errno));
-            rc = FPD_ERR_INPUT;
-        }
-        free(text);
-    }
-    close(fd);
-    if (rc == FPD_OK && link(tmp, path) != 0) {
-        if (errno == EEXIST) {
-            *existed = true;
-        } else {
-            snprintf(why, why_size, "cannot create %s: %s", path, strerror(errno));
-            rc = FPD_ERR_INPUT;
-        }
-    }
-    unlink(tmp);
-    if (rc == FPD_OK)
-        sync_dir(sub);
-    return rc;
 }
 
 /* ---- loading --------------------------------------------------------------------------------- */
@@ -704,15 +624,38 @@ static int read_case_file(const char *path, json_t *root, double max_mem, struct
     return rc;
 }
 
+/* A case file's JSON. Only a regular file is read: a FIFO named *.json would hang the reader, and a
+ * directory would read as nothing. */
+static json_t *load_json(const char *path, size_t flags, char *why, size_t why_size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "%s: %s", path, S_ISDIR(st.st_mode) ? "a directory, not a case file"
+                                                : "not a regular file: fpdiv reads case files from regular files only");
+        close(fd);
+        return NULL;
+    }
+    json_error_t err;
+    json_t *root = json_loadfd(fd, flags, &err);
+    close(fd);
+    if (!root)
+        json_error_why(path, &err, why, why_size);
+    return root;
+}
+
 int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
 {
     *f = (struct fpd_case_file){0};
-    json_error_t err;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    if (!root) {
-        json_error_why(path, &err, why, why_size);
+    json_t *root = load_json(path, JSON_REJECT_DUPLICATES, why, why_size);
+    if (!root)
         return FPD_ERR_INPUT;
-    }
     return read_case_file(path, root, fpd_case_default_max_mem(), f, why, why_size);
 }
 
@@ -747,12 +690,9 @@ bool fpd_signature_equal(const struct fpd_signature_key *a, const struct fpd_sig
 
 int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, char *why, size_t why_size)
 {
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    if (!root) {
-        json_error_why(path, &err, why, why_size);
+    json_t *root = load_json(path, 0, why, why_size);
+    if (!root)
         return FPD_ERR_INPUT;
-    }
     json_t *schema = json_object_get(root, "schema"), *prov = json_object_get(root, "provenance");
     bool schema1 = json_is_integer(schema) && json_integer_value(schema) == 1;
     struct reader r = {path, why, why_size, fpd_case_default_max_mem(), schema1, schema1 ? prov : NULL};
@@ -777,63 +717,4 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
     }
     json_decref(root);
     return rc;
-}
-
-/* ---- listing --------------------------------------------------------------------------------- */
-
-static char **found;
-static size_t found_count, found_cap;
-
-static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    const char *base = path + ftw->base;
-    size_t len = strlen(base);
-    if (type != FTW_F || base[0] == '.' || len < 6 || strcmp(base + len - 5, ".json") != 0)
-        return 0;
-    if (found_count == found_cap) {
-        size_t grown = found_cap ? found_cap * 2 : 64;
-        char **p = realloc(found, grown * sizeof *p);
-        if (!p)
-            return 1;
-        found = p;
-        found_cap = grown;
-    }
-    found[found_count] = strdup(path);
-    return found[found_count++] ? 0 : 1;
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-int fpd_corpus_list(const char *path, char ***files, size_t *count, char *why, size_t why_size)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(why, why_size, "%s: %s", path, strerror(errno));
-        return FPD_ERR_INPUT;
-    }
-    found = NULL, found_count = found_cap = 0;
-    *files = NULL;
-    *count = 0;
-    if (S_ISDIR(st.st_mode)) {
-        if (nftw(path, collect, 16, FTW_PHYS) != 0) {
-            snprintf(why, why_size, "%s: cannot list: %s", path, errno ? strerror(errno) : "out of memory");
-            for (size_t i = 0; i < found_count; i++)
-                free(found[i]);
-            free(found);
-            return FPD_ERR_INPUT;
-        }
-        qsort(found, found_count, sizeof *found, by_name);
-    } else {
-        found = malloc(sizeof *found);
-        if (!found || !(found[0] = strdup(path))) {
-            free(found);
-            snprintf(why, why_size, "out of memory");
-            return FPD_ERR_NOMEM;
-        }
-        found_count = 1;
-    }
-    *files = found;
-    *count = found_count;
-    return FPD_OK;
 }

@@ -7,7 +7,7 @@
  * are inline for small cases (exact: hex-float strings, "inf", "-inf", and "nan:0xBITS" so NaN
  * payloads survive), else the generator recipe plus an XXH3 of the generated data, so generator
  * drift is detected instead of replayed. The file name is the XXH3-64 of the canonical check
- * (compact JSON, sorted keys). Writes are atomic and never overwrite an existing file.
+ * (compact JSON, sorted keys). corpus_dir.h writes them into a corpus, and lists one.
  */
 #ifndef FPD_CORPUS_H
 #define FPD_CORPUS_H
@@ -50,11 +50,6 @@ void fpd_case_file_free(struct fpd_case_file *f);
 int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash);
 json_t *fpd_case_file_json(const struct fpd_case_file *f);
 
-/* Writes into dir (creating dir/<relation>); *existed when that case is already there (then nothing
- * is written). path receives the file's path. */
-int fpd_case_file_save(const char *dir, const struct fpd_case_file *f, char *path, size_t path_size, bool *existed,
-                       char *why, size_t why_size);
-
 /* Creates path and any missing parents, like `mkdir -p`. */
 int fpd_make_dirs(const char *path, char *why, size_t why_size);
 
@@ -65,9 +60,6 @@ int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, siz
  * bytes is refused before its data is generated. */
 int fpd_case_file_parse(const char *name, const char *text, size_t len, double max_mem, struct fpd_case_file *f,
                         char *why, size_t why_size);
-
-/* Every *.json file under path (a file or a directory), sorted; caller frees each and the array. */
-int fpd_corpus_list(const char *path, char ***files, size_t *count, char *why, size_t why_size);
 
 /* A finding's signature by name, as a corpus file records it. */
 struct fpd_signature_key {

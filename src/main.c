@@ -1,5 +1,6 @@
 /* main.c — the command table, global options, dispatch. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +91,9 @@ int main(int argc, char **argv)
 {
     int exit_code = FPD_EXIT_OK;
     fpd_cli_remember_argv(argv);
+    /* past a file-size limit (ulimit -f) a write fails with EFBIG, which fpdiv reports as the save
+     * that failed; the signal's default would kill a worker between a finding and its save */
+    signal(SIGXFSZ, SIG_IGN);
     fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
     int first = load_plugins(argc, argv, &exit_code);
     if (first < 0 || first >= argc || strcmp(argv[first], "__host") != 0)

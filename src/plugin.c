@@ -137,10 +137,14 @@ void fpd_plugin_load_bundled(void)
     char dir[PATH_MAX];
     bool have_dir = binary_dir(dir, sizeof dir);
     for (size_t i = 0; i < sizeof bundled / sizeof bundled[0]; i++) {
-        char candidates[2][PATH_MAX + 64];
+        /* beside the binary (a build tree), in ../lib/fpdiv (an installed tree, wherever it was
+         * copied), and where the build said it would be installed */
+        char candidates[3][PATH_MAX + 64];
         int n = 0;
-        if (have_dir)
+        if (have_dir) {
             snprintf(candidates[n++], sizeof candidates[0], "%s/%s", dir, bundled[i]);
+            snprintf(candidates[n++], sizeof candidates[0], "%s/../lib/fpdiv/%s", dir, bundled[i]);
+        }
         snprintf(candidates[n++], sizeof candidates[0], "%s/%s", FPD_LIBDIR, bundled[i]);
         for (int c = 0; c < n; c++) {
             if (access(candidates[c], F_OK) != 0)

@@ -229,6 +229,8 @@ static int finish_built(struct fpd_sumtree *t, int32_t root)
 int fpd_sumtree_build_sequential(struct fpd_sumtree *t, uint32_t k)
 {
     fpd_sumtree_init(t, k, false);
+    if (k == 0)
+        return FPD_ERR_INPUT;
     return finish_built(t, chain(t, 0, k));
 }
 
@@ -237,6 +239,8 @@ int fpd_sumtree_build_sequential(struct fpd_sumtree *t, uint32_t k)
 int fpd_sumtree_build_pairwise(struct fpd_sumtree *t, uint32_t k)
 {
     fpd_sumtree_init(t, k, false);
+    if (k == 0)
+        return FPD_ERR_INPUT;
     int32_t sum[64];
     uint64_t size[64];
     int top = 0;
@@ -260,6 +264,8 @@ int fpd_sumtree_build_pairwise(struct fpd_sumtree *t, uint32_t k)
 int fpd_sumtree_build_splitk(struct fpd_sumtree *t, uint32_t k, uint32_t parts)
 {
     fpd_sumtree_init(t, k, false);
+    if (k == 0 || parts == 0)
+        return FPD_ERR_INPUT;
     uint32_t len = (k + parts - 1) / parts;
     int32_t total = FPD_NO_NODE;
     for (uint32_t s = 0; s < parts && s * len < k; s++) {

@@ -59,7 +59,8 @@ uint32_t fpd_sumtree_query_size(const struct fpd_sumtree *t, uint32_t leaf_p, ui
 /* Depth of the deepest leaf (a single leaf has depth 0). */
 uint32_t fpd_sumtree_depth(const struct fpd_sumtree *t);
 
-/* Documented orders, built as trees (finished): the orders of fpdiv's own kernels. */
+/* Documented orders, built as trees (finished): the orders of fpdiv's own kernels. A sum of no
+ * terms (k = 0) has no tree: FPD_ERR_INPUT, and t is left empty. */
 int fpd_sumtree_build_sequential(struct fpd_sumtree *t, uint32_t k);
 int fpd_sumtree_build_pairwise(struct fpd_sumtree *t, uint32_t k);
 int fpd_sumtree_build_splitk(struct fpd_sumtree *t, uint32_t k, uint32_t parts);

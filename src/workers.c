@@ -208,7 +208,9 @@ static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event 
     uint64_t index;
     bool busy = worker_state(w, &index);
     bool answered = w->have_result && w->last_result == index; /* it may die between the two */
-    bool lost = busy && !answered && !w->ended;
+    bool lost = busy && !answered && !w->ended && !w->cut_short;
+    if (w->cut_short && busy)
+        p->cut_short++;
     bool ended = w->ended; /* a worker that left without saying so is replaced, in a check or not */
     uint64_t resume = busy ? index + (uint64_t)p->jobs * p->step : index;
     *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = (uint32_t)index};
@@ -279,6 +281,10 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         if (p->timeout > 0 && !w->timed_out && busy && same_check && now - started > p->timeout) {
             kill(w->pid, SIGKILL); /* the pipe closes; the next poll reaps it */
             w->timed_out = true;
+        }
+        if (p->timeout <= 0 && p->deadline > 0 && !w->cut_short && busy && now > p->deadline + FPD_POOL_OVERRUN) {
+            kill(w->pid, SIGKILL);
+            w->cut_short = true;
         }
         /* a process that has gone but whose pipe someone else still holds open counts as gone */
         if (!w->exited && waitpid(w->pid, &w->status, WNOHANG) == w->pid)

@@ -68,6 +68,7 @@ struct fpd_worker {
     bool have_result;
     uint32_t last_result;        /* the index of its latest FPD_MSG_RESULT or FPD_MSG_SKIPPED */
     bool timed_out;
+    bool cut_short;              /* killed in a check for running past the campaign's end */
 };
 
 struct fpd_pool {
@@ -77,10 +78,16 @@ struct fpd_pool {
     uint64_t step;      /* distance between consecutive indices of the campaign (the shard count) */
     double deadline;    /* CLOCK_MONOTONIC seconds; 0: none */
     double timeout;     /* per check; 0: none */
+    size_t cut_short;   /* checks (or savings of their findings) stopped unfinished at the end of the
+                           campaign's time; a check stopped before its result is no result */
     fpd_work_fn work;
     void *ctx;
     bool stopping;      /* no more replacements: the campaign is winding down */
 };
+
+/* How long a check under way may run past the deadline when there is no timeout: a campaign's
+ * time is bounded whatever a backend does. With a timeout, it finishes or times out. */
+#define FPD_POOL_OVERRUN 10.0
 
 /* Starts `jobs` workers over first, first + step, … below end. */
 int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t step, uint64_t end, double deadline,

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "backend_pinned.h"
-#include "corpus.h"
+#include "corpus_dir.h"
 #include "dtype.h"
 #include "environment.h"
 #include "host.h"
@@ -210,18 +210,19 @@ Test(corpus, concurrent_writers, .init = setup, .fini = teardown)
         wait(&status);
         cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
-    char **files, why[512];
+    struct fpd_corpus_entry *files;
+    char why[512];
     size_t n;
     cr_assert_eq(fpd_corpus_list(dir, &files, &n, why, sizeof why), FPD_OK);
     /* indices written: (i + 5w) % 22 for i < 12, w < 4: every index 0..21 */
     cr_expect_eq(n, 22, "%zu files", n);
     for (size_t i = 0; i < n; i++) {
         struct fpd_case_file f;
-        cr_expect_eq(fpd_case_file_load(files[i], &f, why, sizeof why), FPD_OK, "%s", why);
+        cr_expect_null(files[i].refused);
+        cr_expect_eq(fpd_case_file_load(files[i].path, &f, why, sizeof why), FPD_OK, "%s", why);
         fpd_case_file_free(&f);
-        free(files[i]);
     }
-    free(files);
+    fpd_corpus_entries_free(files, n);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "test -z \"$(find %s -name '.tmp-*')\"", dir);
     cr_expect_eq(system(cmd), 0, "temporary files left behind");

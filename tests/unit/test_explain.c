@@ -210,6 +210,24 @@ Test(explain, few_queries_for_common_trees)
     fpd_sumtree_free(&t);
 }
 
+/* A sum of no terms has no documented tree: each builder says so (the pairwise one read below its
+ * stack when k was 0, which the sanitizer build reports). */
+Test(explain, no_terms_no_tree)
+{
+    struct fpd_sumtree t;
+    cr_expect_eq(fpd_sumtree_build_sequential(&t, 0), FPD_ERR_INPUT);
+    fpd_sumtree_free(&t);
+    cr_expect_eq(fpd_sumtree_build_pairwise(&t, 0), FPD_ERR_INPUT);
+    fpd_sumtree_free(&t);
+    cr_expect_eq(fpd_sumtree_build_splitk(&t, 0, 4), FPD_ERR_INPUT);
+    fpd_sumtree_free(&t);
+    cr_expect_eq(fpd_sumtree_build_splitk(&t, 5, 0), FPD_ERR_INPUT);
+    fpd_sumtree_free(&t);
+    cr_expect_eq(fpd_sumtree_build_pairwise(&t, 1), FPD_OK);
+    cr_expect_eq(fpd_sumtree_depth(&t), 0u);
+    fpd_sumtree_free(&t);
+}
+
 /* Random binary trees over terms in random positions: any tree of two-operand additions. */
 static int32_t random_tree(struct fpd_sumtree *t, const uint32_t *terms, uint32_t n, uint64_t *state)
 {

@@ -1,0 +1,24 @@
+/*
+ * text.h — text from a case file or a file name, made safe to show on a terminal.
+ *
+ * A case file arrives in a pull request and a file name is anyone's: either may carry an escape
+ * sequence that retitles a terminal, moves its cursor or hides what follows. What fpdiv prints of
+ * them goes through here: control characters (C0, DEL, C1) and bytes that are not UTF-8 become
+ * \xNN; printable text, UTF-8 included, is shown as it is.
+ */
+#ifndef FPD_TEXT_H
+#define FPD_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The escaped text of `in` in out (truncated whole: never half an escape); returns out. */
+const char *fpd_printable(const char *in, char *out, size_t size);
+/* The escaped text of `in`, written to f. */
+void fpd_put_printable(FILE *f, const char *in);
+
+/* `in` as one word of a POSIX shell command (quoted when it has to be), then made printable:
+ * for the commands fpdiv prints to be copied. Returns out; an empty string when it does not fit. */
+const char *fpd_shell_word(const char *in, char *out, size_t size);
+
+#endif

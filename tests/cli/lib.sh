@@ -1,0 +1,31 @@
+# Helpers of the CLI suites (run.sh, hostile.sh): each sources this after setting FPDIV and tmp.
+passed=0 failed=0
+
+# run NAME WANT_EXIT CMD...: runs CMD, keeps stdout in $out and stderr in $err
+run() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+    if [ "$got" -ne "$want" ]; then
+        fail "$name" "exit $got, want $want; stderr: ${err:0:300}"
+        return 1
+    fi
+    return 0
+}
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+# expect NAME TEXT PATTERN: grep -E PATTERN in TEXT
+expect() {
+    if grep -qE -- "$3" <<<"$2"; then pass "$1"; else fail "$1" "no match for /$3/ in: ${2:0:400}"; fi
+}
+json_field() { python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }
+# bad NAME PATTERN ARGS...: fpdiv ARGS exits 2 with PATTERN on stderr
+bad() { # NAME PATTERN ARGS...
+    local name=$1 pattern=$2
+    shift 2
+    run "$name" 2 $FPDIV "$@" && expect "$name: message" "$err" "$pattern"
+}
+
