@@ -23,8 +23,8 @@ exec(sys.argv[3])
 open(sys.argv[2], "w").write(json.dumps(d))
 PY
 }
-# A directory's listing with sizes and contents' hashes: to see that nothing in it changed.
-snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 -r sha1sum 2>/dev/null; find . | sort); }
+# A directory's listing and its regular files' hashes (a FIFO would block): to see that nothing in it changed.
+snapshot() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r sha1sum 2>/dev/null; find . | sort); }
 
 # --- 1. names that become paths: a relation or backend of ../.., and writes only inside OUT ---
 mkdir -p $tmp/t1/victim $tmp/t1/in
@@ -158,24 +158,37 @@ run "replay over a corpus with temporaries" 0 $FPDIV replay $tmp/t9/c && expect 
 [ ! -e $tmp/t9/c/addmm/.tmp-999999999-0-00000000 ] && pass "a dead writer's temporary is removed" || fail "stale temporary" "still there"
 [ -e $tmp/t9/c/addmm/.tmp-$$-0-00000000 ] && pass "a live writer's temporary is left alone" || fail "live temporary" "removed"
 
+# fuzzers killed at random moments: whatever they leave, the next writer removes, and what is
+# there is whole
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    $FPDIV fuzz --seed $i --cases 400 --max-dim 48 --relations addmm --backends seq,blocked,splitk --corpus $tmp/t9/k >/dev/null 2>&1 &
+    sleep 0.$((RANDOM % 4))$((RANDOM % 10))
+    kill -9 $! 2>/dev/null
+    wait $! 2>/dev/null
+done
+pkill -9 -f "corpus $tmp/t9/k" 2>/dev/null # the workers, orphaned
+sleep 0.2
+run "replay after ten killed fuzzers" 0 $FPDIV replay $tmp/t9/k && expect "every case left is whole" "$out" "^[0-9]+ cases: reproduced [0-9]+, changed 0, fixed 0, worse 0, elsewhere 0, skipped 0$"
+[ -z "$(find $tmp/t9/k -name '.tmp-*')" ] && pass "no temporary outlives the replay" || fail "killed fuzzers' temporaries" "$(find $tmp/t9/k -name '.tmp-*')"
+
 # --- 10, 11. FIFOs and hanging backends: nothing waits forever ---
 mkdir -p $tmp/t10/c/addmm && cp $seq_case $tmp/t10/c/addmm/ && mkfifo $tmp/t10/c/addmm/fifo.json
 for cmd in "show" "minimize" "export --to numpy -o $tmp/t10/x" "bisect --dim k" "explain"; do
     read -ra words <<<"$cmd"
-    run "$cmd on a FIFO" 2 timeout 20 $FPDIV ${words[0]} $tmp/t10/c/addmm/fifo.json "${words[@]:1}" &&
+    run "$cmd on a FIFO" 2 timeout -k 5 20 $FPDIV ${words[0]} $tmp/t10/c/addmm/fifo.json "${words[@]:1}" &&
         expect "$cmd: names the FIFO" "$err" "fifo.json: (a FIFO, )?not a regular file"
 done
-run "replay a corpus with a FIFO" 2 timeout 20 $FPDIV replay $tmp/t10/c && expect "replay names the FIFO" "$err" "fifo.json: a FIFO"
-run "merge a corpus with a FIFO" 2 timeout 20 $FPDIV merge $tmp/t10/out $tmp/t10/c && expect "merge names the FIFO" "$err" "fifo.json: a FIFO"
-run "fuzz into a corpus with a FIFO" 2 timeout 20 $FPDIV fuzz --cases 5 --corpus $tmp/t10/c && expect "fuzz names the FIFO" "$err" "fifo.json: a FIFO"
+run "replay a corpus with a FIFO" 2 timeout -k 5 20 $FPDIV replay $tmp/t10/c && expect "replay names the FIFO" "$err" "fifo.json: a FIFO"
+run "merge a corpus with a FIFO" 2 timeout -k 5 20 $FPDIV merge $tmp/t10/out $tmp/t10/c && expect "merge names the FIFO" "$err" "fifo.json: a FIFO"
+run "fuzz into a corpus with a FIFO" 2 timeout -k 5 20 $FPDIV fuzz --cases 5 --corpus $tmp/t10/c && expect "fuzz names the FIFO" "$err" "fifo.json: a FIFO"
 plugin=$(dirname "$FPDIV")/plugins/crashy.so
 if [ -f "$plugin" ]; then
     run "check a hanging backend, saved" 1 $FPDIV --plugin $plugin check --relation slice-rows --backend crashy --shape 2x4x17 --timeout 1 --save $tmp/t11
     hang=$(find $tmp/t11 -name '*.json' | head -1)
-    run "show --timeout bounds a hanging re-run" 0 timeout 60 $FPDIV --plugin $plugin show --timeout 1 "$hang" &&
+    run "show --timeout bounds a hanging re-run" 0 timeout -k 5 60 $FPDIV --plugin $plugin show --timeout 1 "$hang" &&
         expect "show says it timed out" "$out" '^now: error: timed out after 1 s'
     start=$(date +%s)
-    run "fuzz --time with a hanging check and --timeout 0" 1 timeout 120 $FPDIV --plugin $plugin fuzz --backends crashy --relations slice-rows --dtypes f32 --max-dim 18 --timeout 0 --time 1 --no-corpus --jobs 1 --seed 3 &&
+    run "fuzz --time with a hanging check and --timeout 0" 1 timeout -k 5 120 $FPDIV --plugin $plugin fuzz --backends crashy --relations slice-rows --dtypes f32 --max-dim 18 --timeout 0 --time 1 --no-corpus --jobs 1 --seed 3 &&
         expect "the unfinished check is reported" "$err" "1 check still running 10 s after --time ran out was stopped unfinished"
     took=$(($(date +%s) - start))
     [ $took -lt 60 ] && pass "--time holds with --timeout 0 (${took} s)" || fail "--time with a hang" "${took} s"
@@ -184,11 +197,39 @@ else
 fi
 
 # --- 12. bisect: skipping is bounded, an untestable end is reported ---
-run "bisect toward a shape far over the budget" 1 timeout 120 $FPDIV bisect --good 2x3x4 --bad 2x3x2147483647 --relation addmm --backend seq --max-mem 64M &&
+run "bisect toward a shape far over the budget" 1 timeout -k 5 120 $FPDIV bisect --good 2x3x4 --bad 2x3x2147483647 --relation addmm --backend seq --max-mem 64M &&
     { [ "$(wc -l <<<"$out")" -lt 200 ] && pass "its probes are bounded ($(wc -l <<<"$out") lines)" || fail "bisect probes" "$(wc -l <<<"$out") lines"; } &&
     expect "it bisects from the largest testable k" "$out" '^no change: k=4 and k=[0-9]+ both give'
 bad "an end that cannot be tested, and nothing between" 'm=1 cannot be tested \(slice 2:1 is outside m = 1\): m=3 is the only value of the range that can' \
     bisect --good 3x3x4 --bad 1x3x4 --relation slice-rows --backend seq --slice 2:1
+
+# --- every command that reads a case file, on every hostile file: status 2, the file named, nothing
+# written but where asked. (A symbolic link named on the command line is followed, as by any
+# Unix tool: it is one inside a corpus that is refused, above.) ---
+mkdir -p $tmp/tm/files $tmp/tm/work
+edited $seq_case $tmp/tm/files/relation-path.json 'd["check"]["relation"] = "../victim"'
+edited $seq_case $tmp/tm/files/backend-path.json 'd["check"]["backends"] = ["../../victim/x"]'
+edited $seq_case $tmp/tm/files/kernel-set-path.json 'd["check"]["backends"] = ["openblas@../../x"]'
+cp $tmp/t4/in/stub.json $tmp/tm/files/stub.json
+mkfifo $tmp/tm/files/fifo.json
+mkdir $tmp/tm/files/directory.json # replay and merge take directories: for them it is an empty corpus
+printf '{"schema": 2, "check": {"relation": "\033]0;x\007"}}' >$tmp/tm/files/escape.json
+before=$(snapshot $tmp/tm/files)
+for file in $tmp/tm/files/*.json; do
+    name=$(basename $file)
+    for cmd in "show" "replay" "minimize -o $tmp/tm/work/min" "export --to numpy -o $tmp/tm/work/x" "bisect --dim k" \
+               "explain" "merge-into"; do
+        read -ra words <<<"$cmd"
+        [ $name = directory.json ] && [[ ${words[0]} = replay || ${words[0]} = merge-into ]] && continue
+        if [ "${words[0]}" = merge-into ]; then args=(merge $tmp/tm/work/merged "$file"); else args=(${words[0]} "$file" "${words[@]:1}"); fi
+        run "${words[0]} $name" 2 timeout -k 5 20 $FPDIV "${args[@]}" &&
+            { grep -qF "$name" <<<"$err" && ! grep -q "$esc" <<<"$err$out" && pass "${words[0]} $name: named, escaped" ||
+                fail "${words[0]} $name" "stderr: ${err:0:300}"; }
+    done
+done
+[ "$before" = "$(snapshot $tmp/tm/files)" ] && pass "the hostile files are as they were" || fail "hostile files" "changed"
+[ "$(find $tmp/tm/work -type f | wc -l)" = 0 ] && pass "nothing was written for them" || fail "hostile writes" "$(find $tmp/tm/work -type f)"
+[ ! -e $tmp/tm/victim ] && [ ! -e $tmp/victim ] && pass "no path escaped" || fail "hostile paths" "$(ls $tmp/tm)"
 
 # --- 13, 14. empty directories ---
 mkdir -p $tmp/t13/e1 $tmp/t13/e2
@@ -219,6 +260,15 @@ bad "--cases 0" "--cases must be at least 1" fuzz --no-corpus --cases 0
 bad "--max-per-signature 0" "--max-per-signature must be at least 1" fuzz --no-corpus --max-per-signature 0
 bad "--time ' 5'" "--time ' 5': expected a number" fuzz --no-corpus --time ' 5'
 bad "--time inf" "--time 'inf': expected a number" fuzz --no-corpus --time inf
+
+# --- 18. an unreadable directory is reported, not skipped ---
+if [ "$(id -u)" != 0 ]; then
+    mkdir -p $tmp/t18u/c/addmm $tmp/t18u/c/vendor && cp $seq_case $tmp/t18u/c/addmm/ && chmod 000 $tmp/t18u/c/vendor
+    run "replay a corpus with an unreadable directory" 2 $FPDIV replay $tmp/t18u/c && expect "it is named" "$err" "c/vendor"
+    chmod 755 $tmp/t18u/c/vendor
+else
+    echo "SKIP an unreadable directory: root reads any"
+fi
 
 # --- 18. a failed write is not counted as written ---
 mkdir -p $tmp/t18
