@@ -724,7 +724,7 @@ static void print_saved(const struct fuzz_options *o, json_t *line, size_t *save
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", o->corpus, json_string_value(json_object_get(line, "name")));
     if (o->json) {
-        print_json(json_pack("{s:s,s:s,s:O,s:O,s:O,s:O}", "type", "saved", "path", path, "before",
+        print_json(json_pack("{s:s,s:o,s:O,s:O,s:O,s:O}", "type", "saved", "path", fpd_json_text(path), "before",
                              json_object_get(line, "before"), "after", json_object_get(line, "after"),
                              "minimizing_checks", json_object_get(line, "minimizing_checks"), "time_cap_reached",
                              json_object_get(line, "time_cap_reached")));

@@ -40,10 +40,10 @@ static bool did_not_run(enum fpd_replay_class cls) { return cls == FPD_SKIPPED |
 static json_t *case_line(const char *path, const struct fpd_case_file *f, enum fpd_replay_class cls,
                          const struct fpd_check_result *res, const char *why)
 {
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "type", "replay", "file", path, "class", fpd_replay_class_names[cls],
-                          "recorded", fpd_verdict_table[f->recorded.verdict].name);
+    json_t *o = json_pack("{s:s,s:o,s:s,s:s}", "type", "replay", "file", fpd_json_text(path), "class",
+                          fpd_replay_class_names[cls], "recorded", fpd_verdict_table[f->recorded.verdict].name);
     if (did_not_run(cls)) {
-        json_object_set_new(o, "reason", json_string(why));
+        json_object_set_new(o, "reason", fpd_json_text(why));
         return o;
     }
     char changes[512];

@@ -85,6 +85,18 @@ void fpd_put_printable(FILE *f, const char *in)
     escape(in ? in : "", to_file, f);
 }
 
+json_t *fpd_json_text(const char *in)
+{
+    json_t *s = json_string(in ? in : "");
+    if (s)
+        return s;
+    size_t size = 4 * strlen(in) + 1;
+    char *shown = malloc(size);
+    s = shown ? json_string(fpd_printable(in, shown, size)) : NULL;
+    free(shown);
+    return s;
+}
+
 const char *fpd_shell_word(const char *in, char *out, size_t size)
 {
     static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./@%+=:,-";

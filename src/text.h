@@ -9,6 +9,7 @@
 #ifndef FPD_TEXT_H
 #define FPD_TEXT_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -16,6 +17,10 @@
 const char *fpd_printable(const char *in, char *out, size_t size);
 /* The escaped text of `in`, written to f. */
 void fpd_put_printable(FILE *f, const char *in);
+
+/* A JSON string of `in`: as it is when it is UTF-8 (JSON escapes control characters itself), else
+ * escaped as above; a file name is any bytes, and a record must not be lost for it. */
+json_t *fpd_json_text(const char *in);
 
 /* `in` as one word of a POSIX shell command (quoted when it has to be), then made printable:
  * for the commands fpdiv prints to be copied. Returns out; an empty string when it does not fit. */

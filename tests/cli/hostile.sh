@@ -72,6 +72,9 @@ run "a file name with an escape sequence, in an error" 2 $FPDIV show "$tmp/t3/$(
 cp $seq_case "$tmp/t3/c/addmm/$(printf 'a\033[2Jb').json"
 run "replay a file name with an escape sequence" 0 $FPDIV replay $tmp/t3/c &&
     { grep -q "$esc" <<<"$out" && fail "replay escapes" "a raw ESC reached the terminal" || expect "replay shows it escaped" "$out" 'a\\x1b\[2Jb.json'; }
+mkdir -p $tmp/t3/u8/addmm && cp $seq_case "$tmp/t3/u8/addmm/$(printf 'x\377').json"
+run "replay --json a file name that is not UTF-8" 0 $FPDIV replay --json $tmp/t3/u8 &&
+    expect "its line is there, the name escaped" "$out" '^\{"type":"replay","file":"[^"]*/x\\\\xff.json","class":"reproduced"'
 mkdir -p $tmp/t3/md/addmm
 edited $seq_case "$tmp/t3/md/addmm/x|y\`z" 'd["outcome"]["hash_a"] = "0000000000000000"'
 mv "$tmp/t3/md/addmm/x|y\`z" "$tmp/t3/md/addmm/$(printf 'x|y`z\n### injected')".json
