@@ -147,9 +147,10 @@ $(BUILD)/drivers/libcuda.so.1: tests/drivers/fake_libcuda.c
 	@$(if $(Q),echo "  DRIVER  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -o $@ $<
 
+# strdup and free wrapped: tests/unit/test_ci.c makes strdup fail to test what out of memory leaves
 $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -Wl,--wrap=strdup,--wrap=free -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
 
 # Parser fuzzing: each harness in tests/fuzz/ runs for FUZZ_TIME seconds, starting from its inputs
 # in tests/fuzz/inputs/HARNESS/ (seeds, and every input that once failed: they run first) and, for
