@@ -143,3 +143,27 @@ void fpd_registry_close_all(void)
         slots[i].handle = NULL;
     }
 }
+
+struct provenance_lookup {
+    const char *key;
+    char *buf;
+    size_t size;
+    bool found;
+};
+
+static void look_up(void *ctx, const char *key, const char *value)
+{
+    struct provenance_lookup *l = ctx;
+    if (!l->found && strcmp(key, l->key) == 0 && value) {
+        snprintf(l->buf, l->size, "%s", value);
+        l->found = true;
+    }
+}
+
+const char *fpd_backend_provenance_value(const struct fpd_backend_slot *s, const char *key, char *buf, size_t size)
+{
+    struct provenance_lookup l = {key, buf, size, false};
+    if (s->state == FPD_SLOT_OPEN && s->impl->provenance)
+        s->impl->provenance(s->handle, look_up, &l);
+    return l.found ? buf : NULL;
+}

@@ -32,6 +32,9 @@ struct fpd_backend_slot *fpd_registry_find_loaded(const char *name);
 int fpd_backend_acquire(struct fpd_backend_slot *s);
 /* Whether the backend can compute these dtypes here; when not, why says so. */
 bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size);
+/* One value of an open backend's provenance ("version", "kernel_set", …) in buf; NULL when the
+ * slot is not open or the backend does not say. */
+const char *fpd_backend_provenance_value(const struct fpd_backend_slot *s, const char *key, char *buf, size_t size);
 void fpd_registry_close_all(void);
 /* One GEMM on an open backend: FPD_OK, or FPD_ERR_BACKEND with why naming the backend, when it
  * failed or returned with the floating-point environment changed (a rounding mode, flush-to-zero,

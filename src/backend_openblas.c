@@ -132,9 +132,8 @@ static int openblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, 
 /* The version from the configuration string, "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH …". */
 static void library_version(char *buf, size_t size)
 {
-    const char *config = openblas_get_config();
-    if (sscanf(config, "OpenBLAS %31s", buf) != 1 || size < 32)
-        snprintf(buf, size, "unknown");
+    char version[32];
+    snprintf(buf, size, "%s", sscanf(openblas_get_config(), "OpenBLAS %31s", version) == 1 ? version : "unknown");
 }
 
 static void openblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)

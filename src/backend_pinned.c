@@ -45,6 +45,7 @@ bool fpd_backend_pinned_parts(const struct fpd_backend *b, struct fpd_backend_sl
     return true;
 }
 
+/* A host's kernel set, from the provenance it sent (ctx: char[48]). */
 static void find_kernel_set(void *ctx, const char *key, const char *value)
 {
     if (strcmp(key, "kernel_set") == 0)
@@ -54,11 +55,10 @@ static void find_kernel_set(void *ctx, const char *key, const char *value)
 const char *fpd_backend_native_kernel_set(struct fpd_backend_slot *base)
 {
     static char found[48];
-    found[0] = '\0';
-    if (fpd_backend_acquire(base) != FPD_OK || !base->impl->provenance)
+    if (fpd_backend_acquire(base) != FPD_OK)
         return NULL;
-    base->impl->provenance(base->handle, find_kernel_set, found);
-    return found[0] ? found : NULL;
+    const char *set = fpd_backend_provenance_value(base, "kernel_set", found, sizeof found);
+    return set && set[0] ? set : NULL;
 }
 
 /* ---- the backend --------------------------------------------------------------------------------- */

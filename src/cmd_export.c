@@ -195,17 +195,18 @@ static int write_script(const char *dir, const struct framework *fw, const struc
     free(env);
     fprintf(s, "import os\n");
     /* the kernel sets and thread count fpdiv ran, for a framework on the same library: set before
-     * the framework loads it (a library reads them once, then) */
+     * the framework loads it (a library reads them once, then), over any of the caller's, which
+     * would run other kernels and give other bits */
     for (int i = 0; i < chk->relation->backends; i++) {
         struct fpd_backend_slot *base;
         const char *set;
         if (fpd_backend_pinned_parts(chk->backends[i]->impl, &base, &set) && (i == 0 || chk->backends[1] != chk->backends[0]))
-            fprintf(s, "os.environ.setdefault('%s', '%s')  # fpdiv ran %s\n", base->impl->kernel_set_env, set,
+            fprintf(s, "os.environ['%s'] = '%s'  # fpdiv ran %s\n", base->impl->kernel_set_env, set,
                     chk->backends[i]->impl->name);
     }
     if (fpd_check_threads(chk) > 0)
         fprintf(s, "for v in ('OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS'):\n"
-                   "    os.environ.setdefault(v, '%d')  # fpdiv's thread count\n",
+                   "    os.environ[v] = '%d'  # fpdiv's thread count\n",
                 fpd_check_threads(chk));
     fputs(fw->load, s);
     fprintf(s, "here = os.path.dirname(os.path.abspath(__file__))\n");

@@ -588,11 +588,11 @@ struct fuzz_run {
 static int claim_slot(struct fuzz_run *run, const struct fpd_signature_key *key, struct fpd_corpus_claim *claim,
                       char *why, size_t why_size)
 {
-    *claim = (struct fpd_corpus_claim){.slot = -1, .lock = -1};
+    *claim = (struct fpd_corpus_claim){.slot = -1};
     struct corpus_entry *e = corpus_entry(&run->corpus, key);
     if (e && (e->full || e->files >= run->o.max_per_signature))
         return FPD_OK;
-    int rc = fpd_corpus_claim(run->o.corpus, key, run->o.max_per_signature, claim, why, why_size);
+    int rc = fpd_corpus_claim(run->o.corpus, key, e ? e->files : 0, run->o.max_per_signature, claim, why, why_size);
     if (rc == FPD_OK && claim->slot < 0 && e)
         e->full = true;
     return rc;
@@ -647,6 +647,7 @@ static int save_finding(struct fuzz_run *run, const struct fpd_check *chk, const
     }
     struct fpd_case_file f;
     char path[4200], before[64], after[64];
+    const char *saved = NULL; /* its name inside the corpus */
     bool existed = false;
     if (rc == FPD_OK)
         rc = fpd_case_file_from_check(&f, &small, &small_res, (size_t)run->o.inline_max, fpd_environment_json(&small));
@@ -657,15 +658,15 @@ static int save_finding(struct fuzz_run *run, const struct fpd_check *chk, const
         } else if (!existed) { /* else another fuzzer sharing the corpus saved the very same case first */
             /* its name inside the corpus: the parent knows the corpus, and a long path would not fit
              * the message that carries the line */
-            size_t skip = strlen(run->o.corpus) + 1;
-            *line = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b}", "type", "saved", "name", path + skip, "before",
+            saved = path + strlen(run->o.corpus) + 1;
+            *line = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b}", "type", "saved", "name", saved, "before",
                               fpd_shape_format(&mr.before, before, sizeof before), "after",
                               fpd_shape_format(&small.c, after, sizeof after), "minimizing_checks",
                               (json_int_t)mr.checks, "time_cap_reached", mr.timed_out);
         }
         fpd_case_file_free(&f);
     }
-    fpd_corpus_unclaim(&claim);
+    fpd_corpus_unclaim(&claim, saved);
     fpd_case_data_free(&data);
     return rc;
 }

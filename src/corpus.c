@@ -708,8 +708,13 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
         key->verdict = read_verdict(&r, outcome, &rc);
         snprintf(key->relation, sizeof key->relation, "%s", json_string_value(relation));
         for (size_t i = 0; i < 2 && i < json_array_size(backends); i++) {
+            /* named as loading names it (read_check): a kernel set's spelling, a plain library's set */
             const char *name = json_string_value(json_array_get(backends, i));
-            backend_spec(r.legacy, name ? name : "", key->backends[i], sizeof key->backends[i]);
+            char spec[64], msg[384];
+            struct fpd_backend_slot *slot;
+            backend_spec(r.legacy, name ? name : "", spec, sizeof spec);
+            bool known = fpd_backend_resolve(spec, &slot, msg, sizeof msg) == FPD_OK;
+            snprintf(key->backends[i], sizeof key->backends[i], "%s", known ? slot->impl->name : spec);
         }
         char msg[256];
         if (rc == FPD_OK && fpd_dtypes_parse(json_string_value(dtype), &key->dt, msg, sizeof msg) != FPD_OK)

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,24 +53,32 @@ static int open_inside(int parent, const char *dir, const char *name, bool creat
 
 /* ---- atomic writes --------------------------------------------------------------------------------- */
 
-/* Writes text as dir_fd/name: a temporary file named with this process's id, made durable, then
- * linked into place (link fails rather than replace, so concurrent writers of one case cannot
- * clobber each other, and a reader never sees half a file) or, with `replace`, renamed over the
- * old one. Neither follows a symbolic link. */
+/* Writes text as dir_fd/name: a temporary file, made durable, then linked into place (link fails
+ * rather than replace, so concurrent writers of one case cannot clobber each other, and a reader
+ * never sees half a file) or, with `replace`, renamed over the old one. Neither follows a symbolic
+ * link. The temporary is locked from birth to removal, which is how a cleaner tells a live writer's
+ * from a dead one's (see stale): the directory's shared lock makes "create, then lock" one step to
+ * a cleaner, which holds the directory's exclusive lock while it looks. */
 static int write_at(int dir_fd, const char *dir, const char *name, const char *text, bool replace, bool *existed,
                     char *why, size_t why_size)
 {
     static unsigned serial;
     char tmp[64];
     int fd = -1;
+    while (flock(dir_fd, LOCK_SH) != 0 && errno == EINTR)
+        ;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
         snprintf(tmp, sizeof tmp, ".tmp-%ld-%u-%08x", (long)getpid(), serial++, (unsigned)rand());
         fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST)
             break;
     }
+    int open_errno = errno;
+    if (fd >= 0)
+        flock(fd, LOCK_EX); /* a new file: nobody else can hold it */
+    flock(dir_fd, LOCK_UN);
     if (fd < 0) {
-        snprintf(why, why_size, "cannot create a file in %.900s: %s", dir, strerror(errno));
+        snprintf(why, why_size, "cannot create a file in %.900s: %s", dir, strerror(open_errno));
         return FPD_ERR_INPUT;
     }
     size_t len = strlen(text), done = 0;
@@ -89,10 +96,6 @@ static int write_at(int dir_fd, const char *dir, const char *name, const char *t
         snprintf(why, why_size, "cannot write %.900s/%s: %s", dir, name, strerror(errno ? errno : EIO));
         rc = FPD_ERR_INPUT;
     }
-    if (close(fd) != 0 && rc == FPD_OK) {
-        snprintf(why, why_size, "cannot write %.900s/%s: %s", dir, name, strerror(errno));
-        rc = FPD_ERR_INPUT;
-    }
     if (rc == FPD_OK && replace && renameat(dir_fd, tmp, dir_fd, name) != 0) {
         snprintf(why, why_size, "cannot replace %.900s/%s: %s", dir, name, strerror(errno));
         rc = FPD_ERR_INPUT;
@@ -105,6 +108,8 @@ static int write_at(int dir_fd, const char *dir, const char *name, const char *t
         }
     }
     unlinkat(dir_fd, tmp, 0); /* after a rename it is gone already */
+    close(fd);                /* after the unlink: until then the lock says a writer lives; fsync has
+                                 already reported any error a close could */
     if (rc == FPD_OK)
         fsync(dir_fd);
     return rc;
@@ -292,35 +297,6 @@ void fpd_corpus_entries_free(struct fpd_corpus_entry *entries, size_t count)
 
 /* ---- claims -------------------------------------------------------------------------------------- */
 
-/* Case files of this signature in its relation's directory (a missing directory holds none). */
-static size_t files_of(int root, const char *dir, const struct fpd_signature_key *key)
-{
-    char why[256];
-    int sub = open_inside(root, dir, key->relation, false, why, sizeof why);
-    if (sub < 0)
-        return 0;
-    DIR *d = fdopendir(sub);
-    if (!d) {
-        close(sub);
-        return 0;
-    }
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        struct stat st;
-        if (e->d_name[0] == '.' || !is_json(e->d_name) || fstatat(sub, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode))
-            continue;
-        char path[4400];
-        struct fpd_signature_key k;
-        snprintf(path, sizeof path, "%s/%s/%s", dir, key->relation, e->d_name);
-        if (fpd_case_file_signature(path, &k, why, sizeof why) == FPD_OK && fpd_signature_equal(&k, key))
-            n++;
-    }
-    closedir(d);
-    return n;
-}
-
 /* A slot's file name: the signature in a canonical text, hashed (the key's bytes are not: a
  * struct's padding is no part of its value). */
 static void slot_name(const struct fpd_signature_key *key, size_t slot, char *name, size_t name_size)
@@ -332,10 +308,34 @@ static void slot_name(const struct fpd_signature_key *key, size_t slot, char *na
     snprintf(name, name_size, "%016" PRIx64 "-%zu", hash, slot);
 }
 
-int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_t max, struct fpd_corpus_claim *claim,
-                     char *why, size_t why_size)
+/* Whether a slot, unlocked, records a case that is still in the corpus: its text is the case's
+ * name, "<relation>/<16-hex>.json", checked before it is looked up. */
+static bool slot_done(int root, int slot_fd)
 {
-    *claim = (struct fpd_corpus_claim){.slot = -1, .lock = -1};
+    char text[64], relation[32], hex[17];
+    ssize_t n = pread(slot_fd, text, sizeof text - 1, 0);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    int used = 0;
+    if (sscanf(text, "%31[a-z0-9-]/%16[0-9a-f].json%n", relation, hex, &used) != 2 || used != n ||
+        strlen(hex) != 16 || !fpd_relation_find(relation))
+        return false;
+    char why[64], name[32];
+    int sub = open_inside(root, "", relation, false, why, sizeof why);
+    if (sub < 0)
+        return false;
+    struct stat st;
+    snprintf(name, sizeof name, "%s.json", hex);
+    bool there = fstatat(sub, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+    close(sub);
+    return there;
+}
+
+int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_t first, size_t max,
+                     struct fpd_corpus_claim *claim, char *why, size_t why_size)
+{
+    *claim = (struct fpd_corpus_claim){.slot = -1};
     if (!fpd_relation_find(key->relation)) {
         snprintf(why, why_size, "'%.64s' is no relation of fpdiv's", key->relation);
         return FPD_ERR_INPUT;
@@ -343,9 +343,11 @@ int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_
     int root = open_root(dir, true, why, why_size);
     if (root < 0)
         return FPD_ERR_INPUT;
-    int claims = open_inside(root, dir, ".claims", true, why, why_size), lock = -1, rc = FPD_ERR_INPUT;
-    if (claims < 0)
-        goto done;
+    int claims = open_inside(root, dir, ".claims", true, why, why_size);
+    if (claims < 0) {
+        close(root);
+        return FPD_ERR_INPUT;
+    }
     /* a corpus is committed: its claims are not (a .gitignore that ignores itself and all else) */
     int ignore = openat(claims, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (ignore >= 0) {
@@ -353,57 +355,64 @@ int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_
         (void)written;
         close(ignore);
     }
-    /* One claimant at a time counts the files and takes a slot, and a slot is given back under the
-     * same lock, after its case is saved: a count never misses a case whose slot is free. */
-    lock = openat(claims, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (lock < 0 || flock(lock, LOCK_EX) != 0) {
-        snprintf(why, why_size, "cannot lock %.900s/.claims/lock: %s", dir, strerror(errno));
-        goto done;
-    }
-    for (size_t slot = files_of(root, dir, key); slot < max && claim->slot < 0; slot++) {
+    /* A slot is taken while its claimant holds its lock, and once it records a case still there;
+     * the record is written under the lock, so no claimant sees a slot between the two. */
+    for (size_t slot = first; slot < max && claim->slot < 0; slot++) {
         char name[48];
         slot_name(key, slot, name, sizeof name);
         int fd = openat(claims, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && !slot_done(root, fd))
             claim->slot = fd;
         else if (fd >= 0)
-            close(fd);
+            close(fd); /* and with it any lock taken */
     }
-    flock(lock, LOCK_UN);
-    rc = FPD_OK;
-done:
-    if (claim->slot >= 0)
-        claim->lock = lock; /* kept, unlocked, to give the slot back */
-    else if (lock >= 0)
-        close(lock);
-    if (claims >= 0)
-        close(claims);
+    close(claims);
     close(root);
-    return rc;
+    return FPD_OK;
 }
 
-void fpd_corpus_unclaim(struct fpd_corpus_claim *claim)
+void fpd_corpus_unclaim(struct fpd_corpus_claim *claim, const char *saved)
 {
     if (claim->slot < 0)
         return;
-    flock(claim->lock, LOCK_EX); /* should it fail, the slot is given back all the same */
+    /* the record first, then the lock goes with the descriptor; should the record fail, the slot
+     * is free again: one case more than asked for, at worst, never one lost */
+    if (ftruncate(claim->slot, 0) == 0 && saved) {
+        ssize_t written = pwrite(claim->slot, saved, strlen(saved), 0);
+        (void)written;
+    }
     close(claim->slot);
-    close(claim->lock);
-    *claim = (struct fpd_corpus_claim){.slot = -1, .lock = -1};
+    claim->slot = -1;
 }
 
 /* ---- stale temporaries --------------------------------------------------------------------------- */
 
-/* Whether a temporary's writer is gone: its process id (".tmp-PID-…") names no process, or, for
- * the names of fpdiv before 0.1 (no id), it is an hour old. */
+/* Whether a temporary's writer is gone: nobody holds its lock (write_at holds it from the file's
+ * birth). A process id in the name would say less: ids are reused, often within seconds. */
 static bool stale(int dir_fd, const char *name)
 {
-    char *end;
-    long pid = strtol(name + 5, &end, 10);
-    if (end != name + 5 && *end == '-' && pid > 0)
-        return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
     struct stat st;
-    return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < time(NULL) - 3600;
+    bool gone = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return gone;
+}
+
+/* The directory's exclusive lock, waited for a little: writers hold its shared lock only while
+ * they create and lock a temporary, but a stopped writer may hold it for as long as it is stopped,
+ * and then the temporaries wait for the next cleaner. */
+static bool lock_directory(int dir_fd)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        if (flock(dir_fd, LOCK_EX | LOCK_NB) == 0)
+            return true;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return false;
+        nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+    }
+    return false;
 }
 
 void fpd_corpus_clean_stale(const char *dir)
@@ -421,10 +430,11 @@ void fpd_corpus_clean_stale(const char *dir)
             continue;
         }
         struct dirent *e;
-        while ((e = readdir(d)) != NULL)
-            if (strncmp(e->d_name, ".tmp-", 5) == 0 && stale(sub, e->d_name))
-                unlinkat(sub, e->d_name, 0);
-        closedir(d);
+        if (lock_directory(sub))
+            while ((e = readdir(d)) != NULL)
+                if (strncmp(e->d_name, ".tmp-", 5) == 0 && stale(sub, e->d_name))
+                    unlinkat(sub, e->d_name, 0);
+        closedir(d); /* and with it the lock */
     }
     close(root);
 }

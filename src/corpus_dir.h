@@ -8,8 +8,8 @@
  * a merge replaces it on purpose. Listing follows no link and opens nothing: a symbolic link, a
  * FIFO or anything else that is not a regular file is reported, with what it is, not read. A
  * fuzzer that dies mid-write leaves a temporary named with its process id, which the next
- * writer removes. Fuzzers sharing a corpus claim its slots with locks in `<dir>/.claims/`, which
- * git is told to ignore; every reader skips names that start with a dot.
+ * writer removes. Fuzzers sharing a corpus claim its slots with locked files in `<dir>/.claims/`,
+ * which git is told to ignore; every reader skips names that start with a dot.
  */
 #ifndef FPD_CORPUS_DIR_H
 #define FPD_CORPUS_DIR_H
@@ -36,18 +36,19 @@ struct fpd_corpus_entry {
 int fpd_corpus_list(const char *path, struct fpd_corpus_entry **entries, size_t *count, char *why, size_t why_size);
 void fpd_corpus_entries_free(struct fpd_corpus_entry *entries, size_t count);
 
-/* Claims one of the signature's first `max` slots in the corpus for a case about to be saved:
- * slots filled by case files there are taken, and so are slots another fuzzer (of this run or
- * another, sharing the corpus) has claimed. A claim is a lock on `<dir>/.claims/<slot>`, held
- * until fpd_corpus_unclaim, which is called once the case is saved; the kernel drops it with the
- * process, so a fuzzer killed mid-save leaves no slot taken. FPD_OK with claim->slot -1 when
- * every slot is taken. */
+/* Claims one of the signature's slots `first` to `max - 1` in the corpus for a case about to be
+ * saved (`first`: the cases of the signature the caller found there when it started). A slot is
+ * taken while another fuzzer (of this run or another, sharing the corpus) holds it, and once it
+ * records a case that is still there. A claim is a lock on `<dir>/.claims/<signature>-<slot>`;
+ * the kernel drops it with the process, so a fuzzer killed mid-save leaves its slot free.
+ * FPD_OK with claim->slot -1 when every slot is taken. */
 struct fpd_corpus_claim {
-    int slot, lock; /* file descriptors, -1 without a claim */
+    int slot; /* the slot file's descriptor, -1 without a claim */
 };
-int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_t max, struct fpd_corpus_claim *claim,
-                     char *why, size_t why_size);
-void fpd_corpus_unclaim(struct fpd_corpus_claim *claim);
+int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_t first, size_t max,
+                     struct fpd_corpus_claim *claim, char *why, size_t why_size);
+/* Gives the slot back, recording the case saved in it ("<relation>/<16-hex>.json"), or none. */
+void fpd_corpus_unclaim(struct fpd_corpus_claim *claim, const char *saved);
 
 /* Removes the temporaries of writers that died (their process is gone) from dir's relation
  * directories; quietly does nothing it cannot. */

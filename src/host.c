@@ -58,7 +58,6 @@ struct host_reply {
 };
 
 struct fpd_host {
-    char name[96];  /* the backend it serves */
     char label[160]; /* in messages: "openblas@Haswell" */
     pid_t pid, owner;
     int sock, memory;
@@ -73,6 +72,7 @@ struct fpd_host {
     char death[320];  /* how it ended, when it died: "was killed by signal 4 (Illegal instruction)" */
     char *provenance; /* "key\0value\0" pairs */
     size_t provenance_len;
+    struct host_reply reply; /* the latest: kept here, not allocated per request */
 };
 
 /* ---- the fpdiv that starts it ------------------------------------------------------------------ */
@@ -89,10 +89,14 @@ void fpd_host_set_program(const char *path)
     program = path ? strdup(path) : NULL;
 }
 
-void fpd_host_add_plugin(const char *path)
+int fpd_host_add_plugin(const char *path)
 {
-    if (n_plugins < MAX_PLUGINS)
-        plugins[n_plugins++] = strdup(path);
+    if (n_plugins == MAX_PLUGINS)
+        return FPD_ERR_INPUT;
+    if (!(plugins[n_plugins] = strdup(path)))
+        return FPD_ERR_NOMEM;
+    n_plugins++;
+    return FPD_OK;
 }
 
 /* The environment with name=value in place of any value it had. NULL when out of memory. */
@@ -125,9 +129,12 @@ static void become_host(pid_t parent, int sock, int memory, int devnull, int err
     if (getppid() != parent)
         _exit(127);
     setpgid(0, 0); /* a Ctrl-C meant for fpdiv's workers is not for the hosts they use */
-    int s = fcntl(sock, F_DUPFD, 16), m = fcntl(memory, F_DUPFD, 16);
-    if (s < 0 || m < 0 || dup2(s, HOST_SOCKET_FD) < 0 || dup2(m, HOST_MEMORY_FD) < 0 || dup2(devnull, 0) < 0 ||
-        dup2(devnull, 1) < 0 || dup2(err, 2) < 0)
+    /* all four above the numbers they go to first: with fpdiv's own stdin or stdout closed, one of
+     * them may sit at 0-4 and be overwritten by another's dup2 */
+    int s = fcntl(sock, F_DUPFD, 16), m = fcntl(memory, F_DUPFD, 16), n = fcntl(devnull, F_DUPFD, 16),
+        e = fcntl(err, F_DUPFD, 16);
+    if (s < 0 || m < 0 || n < 0 || e < 0 || dup2(s, HOST_SOCKET_FD) < 0 || dup2(m, HOST_MEMORY_FD) < 0 ||
+        dup2(n, 0) < 0 || dup2(n, 1) < 0 || dup2(e, 2) < 0)
         _exit(127);
     /* nothing else of fpdiv's: a worker's pipe held open here would keep its pool waiting */
     if (syscall(SYS_close_range, HOST_MEMORY_FD + 1, ~0u, 0) != 0)
@@ -143,7 +150,7 @@ static void become_host(pid_t parent, int sock, int memory, int devnull, int err
 static void drain(struct fpd_host *h)
 {
     char buf[4096];
-    ssize_t got;
+    ssize_t got = 0;
     while (h->err >= 0 && (got = read(h->err, buf, sizeof buf)) > 0) {
         size_t n = (size_t)got, keep = sizeof h->said - 1;
         if (n >= keep) {
@@ -156,6 +163,10 @@ static void drain(struct fpd_host *h)
             h->said_len = old + n;
         }
         h->said[h->said_len] = '\0';
+    }
+    if (h->err >= 0 && got == 0) { /* its stderr closed: polled no more, lest poll answer at once forever */
+        close(h->err);
+        h->err = -1;
     }
 }
 
@@ -238,7 +249,6 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
 {
     *out = NULL;
     struct fpd_host *h = calloc(1, sizeof *h);
-    struct host_reply *hello = malloc(sizeof *hello);
     /* /proc/self/exe, not the path it links to: that is fpdiv even if its file was replaced or
      * deleted since it started (a rebuild during a long campaign) */
     char exe[PATH_MAX];
@@ -248,12 +258,11 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     int sv[2] = {-1, -1}, err[2] = {-1, -1}, devnull = -1, rc = FPD_ERR_BACKEND;
     if (h)
         h->sock = h->memory = h->err = h->cpu = -1;
-    if (!h || !hello || !env) {
+    if (!h || !env) {
         snprintf(why, why_size, "out of memory");
         rc = FPD_ERR_NOMEM;
         goto done;
     }
-    snprintf(h->name, sizeof h->name, "%s", name);
     snprintf(h->label, sizeof h->label, "%s", label);
     if (exe_len <= 0 || (size_t)exe_len >= sizeof exe) {
         snprintf(why, why_size, "the fpdiv executable's name is too long to start a host process");
@@ -288,6 +297,7 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     h->sock = sv[0];
     h->err = err[0];
     sv[0] = err[0] = -1;
+    struct host_reply *hello = &h->reply;
     rc = receive(h, 0, timeout, hello, why, why_size);
     if (rc == FPD_OK && hello->status != FPD_OK) {
         snprintf(why, why_size, "%.*s", (int)sizeof hello->why, hello->why);
@@ -318,7 +328,6 @@ done:
                 free(env[i]); /* the pinned variable, last: the others are environ's */
         free(env);
     }
-    free(hello);
     fpd_host_stop(h);
     return rc;
 }
@@ -407,17 +416,12 @@ int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double time
         reap(h, "could not be sent a request (killed)", why, why_size);
         return FPD_ERR_BACKEND;
     }
-    struct host_reply *r = malloc(sizeof *r);
-    if (!r) {
-        snprintf(why, why_size, "out of memory");
-        return FPD_ERR_NOMEM;
-    }
+    struct host_reply *r = &h->reply;
     int rc = receive(h, req.seq, timeout, r, why, why_size);
     if (rc == FPD_OK && r->status != FPD_OK) { /* the backend's own failure, in its own words */
         snprintf(why, why_size, "%.*s", (int)sizeof r->why, r->why);
         rc = FPD_ERR_BACKEND;
     }
-    free(r);
     if (rc != FPD_OK)
         return rc;
     for (size_t i = 0; i < guard; i++)

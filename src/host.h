@@ -46,8 +46,9 @@ void fpd_host_stop(struct fpd_host *h);
 /* The fpdiv executable hosts run (default: this process's own, which is fpdiv; a program that
  * links fpdiv's library, such as the unit tests, names one). */
 void fpd_host_set_program(const char *path);
-/* Plugins given with --plugin: a host loads them too, so that it knows the same backends. */
-void fpd_host_add_plugin(const char *path);
+/* Plugins given with --plugin: a host loads them too, so that it knows the same backends.
+ * FPD_ERR_INPUT past the 32 a host's command line takes, FPD_ERR_NOMEM out of memory. */
+int fpd_host_add_plugin(const char *path);
 
 /* The host's side, for `fpdiv __host`: serves the open backend on the socket and shared memory
  * it was started with until the other end goes away. Returns FPD_OK then. */

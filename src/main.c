@@ -67,7 +67,13 @@ static int load_plugins(int argc, char **argv, int *exit_code)
             *exit_code = FPD_EXIT_USAGE;
             return -1;
         }
-        fpd_host_add_plugin(path); /* a backend's host process knows the same backends */
+        int added = fpd_host_add_plugin(path); /* a backend's host process knows the same backends */
+        if (added != FPD_OK) {
+            fprintf(stderr, "fpdiv: --plugin %s: %s\n", path,
+                    added == FPD_ERR_NOMEM ? "out of memory" : "more than 32 plugins (a host process takes 32)");
+            *exit_code = added == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+            return -1;
+        }
     }
     if (fpd_plugin_load_env(why, sizeof why) != FPD_OK) {
         fprintf(stderr, "fpdiv: FPDIV_PLUGIN_PATH: %s\n", why);

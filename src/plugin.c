@@ -95,6 +95,8 @@ int fpd_plugin_load(const char *path, char *why, size_t why_size)
             return FPD_ERR_NOMEM;
         }
         if (fpd_registry_add(b, msg, sizeof msg) != FPD_OK) {
+            if (b != backends[i])
+                free((void *)b); /* the upgraded copy, not registered */
             snprintf(why, why_size, "plugin %s: %s", path, msg);
             return FPD_ERR_INPUT; /* the ones before stay: their names are distinct and valid */
         }

@@ -26,28 +26,18 @@ enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const s
     return FPD_CHANGED;
 }
 
-/* "Prescott, Core2, …": the kernel sets of base this CPU runs (probed once per base). */
-static const char *runnable_sets(struct fpd_backend_slot *base)
+/* "Prescott, Core2, …": the kernel sets of base this CPU runs (each probed once: the registry
+ * keeps what a probe found). */
+static const char *runnable_sets(struct fpd_backend_slot *base, char *buf, size_t size)
 {
-    static struct fpd_backend_slot *surveyed[8];
-    static char lists[8][512];
-    size_t i = 0;
-    while (i < 8 && surveyed[i] && surveyed[i] != base)
-        i++;
-    if (i == 8)
-        return "(not surveyed)";
-    if (!surveyed[i]) {
-        struct fpd_kernel_set_report sets[64];
-        size_t n = fpd_kernel_sets_survey(base, sets, 64), used = 0;
-        for (size_t k = 0; k < n; k++) {
-            int w = sets[k].runs ? snprintf(lists[i] + used, sizeof lists[i] - used, "%s%s", used ? ", " : "",
-                                            sets[k].name)
-                                 : 0;
-            used += w > 0 && (size_t)w < sizeof lists[i] - used ? (size_t)w : 0;
-        }
-        surveyed[i] = base;
+    struct fpd_kernel_set_report sets[64];
+    size_t n = fpd_kernel_sets_survey(base, sets, 64), used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < n; k++) {
+        int w = sets[k].runs ? snprintf(buf + used, size - used, "%s%s", used ? ", " : "", sets[k].name) : 0;
+        used += w > 0 && (size_t)w < size - used ? (size_t)w : 0;
     }
-    return lists[i][0] ? lists[i] : "none of them";
+    return buf[0] ? buf : "none of them";
 }
 
 bool fpd_replay_runnable(struct fpd_case_file *f, enum fpd_replay_class *cls, char *why, size_t why_size)
@@ -60,20 +50,16 @@ bool fpd_replay_runnable(struct fpd_case_file *f, enum fpd_replay_class *cls, ch
         /* a kernel set this CPU cannot run, of a library that is here: recorded elsewhere */
         if (s->state == FPD_SLOT_UNAVAILABLE && fpd_backend_pinned_parts(s->impl, &base, &set) &&
             fpd_backend_acquire(base) == FPD_OK) {
+            char runs[512];
             *cls = FPD_ELSEWHERE;
-            snprintf(why, why_size, "recorded on %s: %.200s; it runs %s", s->impl->name, s->why, runnable_sets(base));
+            snprintf(why, why_size, "recorded on %s: %.200s; it runs %s", s->impl->name, s->why,
+                     runnable_sets(base, runs, sizeof runs));
             return false;
         }
         *cls = FPD_SKIPPED;
         return false;
     }
     return true;
-}
-
-static void find_version(void *ctx, const char *key, const char *value)
-{
-    if (strcmp(key, "version") == 0)
-        snprintf(ctx, 64, "%s", value ? value : "");
 }
 
 const char *fpd_replay_environment_changes(const struct fpd_case_file *f, char *buf, size_t size)
@@ -87,10 +73,9 @@ const char *fpd_replay_environment_changes(const struct fpd_case_file *f, char *
         json_t *recorded = json_object_get(json_object_get(f->environment, "backends"), f->backend_names[i]);
         const char *was = json_string_value(json_object_get(recorded, "version"));
         const char *library = json_string_value(json_object_get(recorded, "library"));
-        char now[64] = "";
-        if (s->state == FPD_SLOT_OPEN && s->impl->provenance)
-            s->impl->provenance(s->handle, find_version, now);
-        if (!was || !now[0] || strcmp(was, now) == 0)
+        char version[64];
+        const char *now = fpd_backend_provenance_value(s, "version", version, sizeof version);
+        if (!was || !now || !now[0] || strcmp(was, now) == 0)
             continue;
         int w = snprintf(buf + used, size - used, "%s%s %s here, %s recorded", used ? "; " : "",
                          library ? library : s->impl->name, now, was);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CLI suite and the corpus replay again with OpenBLAS made to pick another kernel set than it
 # picks on this CPU (OPENBLAS_CORETYPE), so that no test depends on the one it picks. CI runs it
-# for two of the kernel sets this CPU runs.
+# for two of the kernel sets this CPU runs: an older one (Sandybridge: AVX, no FMA) and the widest
+# (an AVX-512 set where the CPU has one; Prescott's kernels, which the tests pin, where not).
 # Usage: FPDIV=build/fpdiv tests/run-pinned.sh [CORE...]   (default: two this CPU runs, not its own)
 set -u
 FPDIV=${FPDIV:-build/fpdiv}
@@ -11,7 +12,8 @@ if [ ${#cores[@]} -eq 0 ]; then
 import json, sys
 o = json.load(sys.stdin)["backends"]["openblas"]
 runs = [c for c in o["kernel_sets"]["runs"] if c != o["kernel_set"]]
-prefer = [c for c in ("Sandybridge", "Prescott", "Haswell", "Nehalem", "Zen", "SkylakeX") if c in runs]
+widest = [c for c in ("Cooperlake", "SkylakeX") if c in runs][:1]
+prefer = [c for c in ["Sandybridge"] + widest + ["Prescott", "Haswell", "Nehalem", "Zen"] if c in runs]
 print("\n".join((prefer + [c for c in runs if c not in prefer])[:2]))')
 fi
 if [ ${#cores[@]} -eq 0 ]; then
@@ -19,11 +21,13 @@ if [ ${#cores[@]} -eq 0 ]; then
     exit 1
 fi
 status=0
+replayed=$(mktemp)
+trap 'rm -f "$replayed"' EXIT
 for core in "${cores[@]}"; do
     echo "=== OPENBLAS_CORETYPE=$core"
     OPENBLAS_CORETYPE=$core FPDIV=$FPDIV "$(dirname "$0")/cli/run.sh" || status=1
-    OPENBLAS_CORETYPE=$core $FPDIV replay corpus >"${TMPDIR:-/tmp}/fpdiv-replay-$core.out" || status=1
-    tail -1 "${TMPDIR:-/tmp}/fpdiv-replay-$core.out"
-    grep -E '^(changed|fixed|worse) ' "${TMPDIR:-/tmp}/fpdiv-replay-$core.out" && status=1
+    OPENBLAS_CORETYPE=$core $FPDIV replay corpus >"$replayed" || status=1
+    tail -1 "$replayed"
+    grep -E '^(changed|fixed|worse) ' "$replayed" && status=1
 done
 exit $status

@@ -207,8 +207,11 @@ static void read_as_replay(const char *dir)
     if (fpd_corpus_list(dir, &entries, &n, why, sizeof why) != FPD_OK)
         return; /* out of memory, or no tree at all */
     for (size_t i = 0; i < n; i++) {
-        if (entries[i].refused)
+        if (entries[i].refused) {
+            if (!entries[i].refused[0])
+                die("an entry refused without a reason", entries[i].path);
             continue;
+        }
         struct fpd_case_file f;
         if (fpd_case_file_load(entries[i].path, &f, why, sizeof why) == FPD_OK)
             fpd_case_file_free(&f);
@@ -238,13 +241,16 @@ static void merge(void)
     close(null);
 }
 
-/* The merge wrote regular files of cases that load, and directories; nothing else. */
+/* The merge wrote directories and case files that load, "<16-hex>.json"; nothing else (no
+ * temporary left behind). */
 static int check_written(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-    (void)ftw;
+    const char *base = path + ftw->base;
     if (type == FTW_SL || type == FTW_SLN || (type == FTW_F && !S_ISREG(st->st_mode)))
         die("merge wrote something that is not a regular file", path);
-    if (type == FTW_F && strcmp(path + strlen(path) - 5, ".json") == 0) {
+    if (type == FTW_F && (strlen(base) != 21 || strspn(base, "0123456789abcdef") != 16 || strcmp(base + 16, ".json")))
+        die("merge wrote a file that is not a case file's name", path);
+    if (type == FTW_F) {
         struct fpd_case_file f;
         char why[1024];
         if (fpd_case_file_load(path, &f, why, sizeof why) != FPD_OK)

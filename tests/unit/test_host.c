@@ -9,20 +9,14 @@
 
 #include "backend_pinned.h"
 #include "dtype.h"
+#include "helpers.h"
 #include "host.h"
 #include "plugin.h"
 
-static const char *fpdiv_binary(void) { return getenv("FPDIV") ? getenv("FPDIV") : "build/fpdiv"; }
-
 static void setup(void)
 {
-    char path[4096], why[512];
-    const char *fpdiv = fpdiv_binary(), *slash = strrchr(fpdiv, '/');
-    snprintf(path, sizeof path, "%.*s/plugins/kernelsets.so", slash ? (int)(slash - fpdiv) : 1, slash ? fpdiv : ".");
     fpd_registry_init();
-    fpd_host_set_program(fpdiv);
-    cr_assert_eq(fpd_plugin_load(path, why, sizeof why), FPD_OK, "%s", why);
-    fpd_host_add_plugin(path);
+    load_kernel_sets_plugin();
 }
 
 static void teardown(void) { fpd_registry_close_all(); }
@@ -158,7 +152,7 @@ Test(host, pinned_kernel_sets_are_probed, .init = setup, .fini = teardown)
 
 /* A process forked from the one that started a pinned backend's host starts its own: the two never
  * share a socket. The child's GEMMs give the parent's bits. */
-Test(host, a_forked_process_starts_its_own_host, .init = setup, .fini = teardown)
+Test(host, a_forked_process_starts_its_own_host, .init = setup, .fini = teardown, .timeout = 60)
 {
     struct fpd_backend_slot *s;
     char why[512];
@@ -179,10 +173,13 @@ Test(host, a_forked_process_starts_its_own_host, .init = setup, .fini = teardown
         ssize_t w = write(pipefd[1], ok ? "y" : "n", 1);
         _exit(w == 1 ? 0 : 1);
     }
+    close(pipefd[1]); /* a child that dies before it answers ends the read */
     char answer = 0;
     cr_expect_eq(read(pipefd[0], &answer, 1), 1);
-    int status;
-    waitpid(pid, &status, 0);
+    close(pipefd[0]);
+    int status = 0;
+    cr_expect_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child ended with status 0x%x", status);
     cr_expect_eq(answer, 'y', "the child's GEMM failed or gave other bits");
     /* the parent's host still answers it */
     make(&child);

@@ -11,6 +11,7 @@
 #include "backend_pinned.h"
 #include "check.h"
 #include "dtype.h"
+#include "helpers.h"
 #include "host.h"
 #include "plugin.h"
 
@@ -112,19 +113,6 @@ TEST_BACKEND(unavailable, "unavailable", perturbed_gemm, unavailable_open)
 TEST_BACKEND(lossy, "lossy", lossy_gemm, fpd_backend_seq.open)
 TEST_BACKEND(gpu_twin, "gpu-twin", fpd_backend_seq.gemm, fpd_backend_seq.open)
 TEST_BACKEND(gpu_perturbed, "gpu-perturbed", perturbed_gemm, fpd_backend_seq.open)
-
-/* The kernel-set test plugin (tests/plugins/kernelsets.c) beside the fpdiv binary that hosts its
- * kernel sets; make runs the tests with FPDIV set. */
-static void load_kernel_sets_plugin(void)
-{
-    const char *fpdiv = getenv("FPDIV") ? getenv("FPDIV") : "build/fpdiv";
-    char path[4096], why[512];
-    const char *slash = strrchr(fpdiv, '/');
-    snprintf(path, sizeof path, "%.*s/plugins/kernelsets.so", slash ? (int)(slash - fpdiv) : 1, slash ? fpdiv : ".");
-    fpd_host_set_program(fpdiv);
-    cr_assert_eq(fpd_plugin_load(path, why, sizeof why), FPD_OK, "%s", why);
-    fpd_host_add_plugin(path);
-}
 
 static void setup(void)
 {
