@@ -31,7 +31,8 @@ endif
 # -ffp-contract=off everywhere: every FMA in fpdiv is written out, none is left to the compiler.
 # -fPIC: the CUDA plugin links a few core objects (dtype conversions, staging) into itself.
 CFLAGS  ?= -O2 -g
-override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -fPIC -MMD -MP \
+# -Isrc -Iinclude -Ikernels: every include names its room ("engine/check.h", "cpu/kernels.h").
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -fPIC -MMD -MP -Isrc -Iinclude -Ikernels \
                    $(shell pkg-config --cflags $(PKGS))
 # gcc's default cost model at -O2 vectorizes a loop only when no scalar remainder is left, so
 # per-element loops over runtime lengths (comparison, bias, conversion) stayed scalar: "cheap"
@@ -67,9 +68,14 @@ else
 Q := @
 endif
 
-CORE_SRC   := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/cpu/*.c)  # not src/cuda/
+# src/ROOM/*.c, not src/backends/cuda/ (the CUDA plugin's). Their names are unique across rooms: a
+# static library keeps one member per file name.
+CORE_SRC   := $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(wildcard kernels/cpu/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
-MAIN_OBJ   := $(BUILD)/obj/src/main.o
+MAIN_OBJ   := $(BUILD)/obj/src/cli/main.o
+ifneq ($(words $(notdir $(CORE_SRC))),$(words $(sort $(notdir $(CORE_SRC)))))
+$(error two files of libfpdiv.a share a name: $(sort $(notdir $(CORE_SRC))))
+endif
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 PLUGIN_SRC := $(wildcard tests/plugins/*.c)
 PLUGINS    := $(PLUGIN_SRC:tests/plugins/%.c=$(BUILD)/plugins/%.so)
@@ -86,17 +92,17 @@ CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_ROOT)/lib64 $(CUDA_ROOT)/targets/x8
 CUDA_PLUGIN := $(BUILD)/fpdiv-cuda.so
 # sm_80 (A100), sm_90 (H100/H200), and PTX for anything newer; FMAs only where written (--fmad=false).
 NVCCFLAGS   ?= -O2 -g
-override NVCCFLAGS += --fmad=false -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
+override NVCCFLAGS += --fmad=false -Ikernels -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
                       -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 CUDA_CU_OBJ := $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu))
-CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cuda/*.c))
-CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,dtype.o scratch.o backend_util.o isolate.o)
+CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/backends/cuda/*.c))
+CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o backends/backend_util.o common/isolate.o)
 endif
 
 .PHONY: all man test test-gpu test-pinned unit-test cli-test fuzz-parsers bench clean install uninstall
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
-$(BUILD)/obj/src/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
+$(BUILD)/obj/src/backends/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
 $(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -105,10 +111,10 @@ $(BUILD)/obj/%.o: %.c Makefile
 $(BUILD)/obj/tests/%.o: tests/%.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -Isrc -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -c $< -o $@
 
 ifneq ($(NVCC),)
-$(BUILD)/obj/src/cuda/%.o: src/cuda/%.c Makefile
+$(BUILD)/obj/src/backends/cuda/%.o: src/backends/cuda/%.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -isystem $(CUDA_ROOT)/include -c $< -o $@
@@ -133,12 +139,12 @@ $(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Test plugins: built exactly as a user would build one, against src/fpdiv_backend.h alone (and
+# Test plugins: built exactly as a user would build one, against include/fpdiv_backend.h alone (and
 # never with the sanitizers: they stand for the library under test, whose crashes are the point).
-$(BUILD)/plugins/%.so: tests/plugins/%.c src/fpdiv_backend.h tests/plugins/abi1/fpdiv_backend.h
+$(BUILD)/plugins/%.so: tests/plugins/%.c include/fpdiv_backend.h tests/plugins/abi1/fpdiv_backend.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
-	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Isrc -o $@ $< -lm
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Iinclude -o $@ $< -lm
 
 # A CUDA driver that crashes or hangs when called (tests/drivers/), for the CUDA plugin's probe.
 FAKE_DRIVER := $(if $(CUDA_PLUGIN),$(BUILD)/drivers/libcuda.so.1)
@@ -162,7 +168,7 @@ ifeq ($(FUZZ),1)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libfpdiv.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
 
 fuzz-parsers: $(FUZZ_HARNESS:%=$(BUILD)/fuzz/%)
 	@for h in $(FUZZ_HARNESS); do \
@@ -199,7 +205,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER
 test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh
 
-# The unit tests start hosts (src/host.h) with the fpdiv binary beside them, and load test plugins.
+# The unit tests start hosts (src/backends/host.h) with the fpdiv binary beside them, and load test plugins.
 # The CLI suite and the corpus replay again with OpenBLAS on two kernel sets it would not pick on this
 # CPU (CORES="A B" names them): no test may depend on the one it picks. CI runs it.
 test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
@@ -217,7 +223,7 @@ BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/square_operands.h $(BUILD)/libfpdiv.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -Isrc -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
 
 # Benchmarks: run on an idle machine; each prints what it measured and how.
 bench: $(BENCH_BIN) $(BUILD)/fpdiv
@@ -234,7 +240,7 @@ install: $(BUILD)/fpdiv $(CUDA_PLUGIN) $(BUILD)/fpdiv.1
 	install -D -m 755 $(BUILD)/fpdiv $(DESTDIR)$(PREFIX)/bin/fpdiv
 	install -D -m 644 $(BUILD)/fpdiv.1 $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
 	$(if $(CUDA_PLUGIN),install -D -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(LIBDIR)/fpdiv-cuda.so)
-	install -D -m 644 src/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
+	install -D -m 644 include/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(LIBDIR)/fpdiv-cuda.so $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h \

@@ -13,7 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../cpu/kernels.h"
+#include "cpu/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../kernels/cpu/kernels.h"
+#include "cpu/kernels.h"
 #include "square_operands.h"
 #include "time_best.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "dtype.h"
-#include "rng.h"
+#include "engine/compare.h"
+#include "common/dtype.h"
+#include "gen/rng.h"
 #include "time_best.h"
 
 enum { COUNT = 1 << 20 };

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clock.h"
-#include "dtype.h"
-#include "exact.h"
-#include "rng.h"
+#include "common/clock.h"
+#include "common/dtype.h"
+#include "engine/exact.h"
+#include "gen/rng.h"
 
 static double uniform(uint32_t stream, uint32_t i)
 {

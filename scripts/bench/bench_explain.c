@@ -5,10 +5,10 @@
  */
 #include <stdio.h>
 
-#include "clock.h"
-#include "backend.h"
-#include "probe.h"
-#include "reveal.h"
+#include "common/clock.h"
+#include "backends/backend.h"
+#include "explain/probe.h"
+#include "explain/reveal.h"
 
 int main(void)
 {

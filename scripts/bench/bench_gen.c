@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
-#include "gen.h"
+#include "engine/case.h"
+#include "gen/gen.h"
 #include "time_best.h"
 
 struct shape {

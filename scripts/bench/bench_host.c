@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "backend_pinned.h"
-#include "host.h"
+#include "backends/backend.h"
+#include "backends/backend_pinned.h"
+#include "backends/host.h"
 #include "time_best.h"
 
 int main(void)

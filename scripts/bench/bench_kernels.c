@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "../../kernels/cpu/kernels.h"
+#include "cpu/kernels.h"
 #include "square_operands.h"
 #include "time_best.h"
 

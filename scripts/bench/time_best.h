@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "clock.h"
+#include "common/clock.h"
 
 /* best = the fewest seconds per call of `call` over 5 runs of at least 0.2 s each, after a
  * warm-up call: the machine is shared, and the best run is the one least disturbed. */

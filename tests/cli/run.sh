@@ -789,7 +789,7 @@ if [ -f "$man_page" ]; then
     done
     [ -z "$missing" ] && pass "the man page has every command and every option" || fail "man page" "missing:$missing"
     missing="" environment=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH [^E]/p' "$man_page")
-    for v in $(grep -ohE '(getenv|env_u64)\("[A-Z_]+"' src/*.c src/cuda/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do
+    for v in $(grep -ohE '(getenv|env_u64)\("[A-Z_]+"' src/*/*.c src/backends/cuda/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do
         grep -qF "\\fB$v\\fR" <<<"$environment" || missing+=" $v"
     done
     [ -z "$missing" ] && pass "ENVIRONMENT names every variable fpdiv reads" || fail "man page ENVIRONMENT" "missing:$missing"

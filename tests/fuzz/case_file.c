@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "corpus.h"
+#include "backends/backend.h"
+#include "store/corpus.h"
 
 /* Small enough that generating a recipe case's data (to check its hash) stays fast. */
 #define MAX_MEM (16.0 * 1024 * 1024)

@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "cmd.h"
-#include "corpus.h"
-#include "corpus_dir.h"
+#include "backends/backend.h"
+#include "cli/cmd.h"
+#include "store/corpus.h"
+#include "store/corpus_dir.h"
 
 static char root[64], in[96], out[96], outside[96], target[128];
 static const char target_text[] = "{\"outside\": \"the tree\"}\n";

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "campaign.h"
-#include "case.h"
-#include "cli.h"
-#include "corpus.h"
-#include "dtype.h"
+#include "backends/backend.h"
+#include "engine/campaign.h"
+#include "engine/case.h"
+#include "cli/cli.h"
+#include "store/corpus.h"
+#include "common/dtype.h"
 
 static void require(int ok, const char *what, const char *text)
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes frozen_stream_v2.inc: generator 2's values from a model written from its description in
-src/rng.h and src/gen.c, independent of the C code, so the frozen test checks the definition and
+src/gen/rng.h and src/gen/gen.c, independent of the C code, so the frozen test checks the definition and
 not just the code's past output.  Run:
     python3 tests/unit/frozen_stream_v2.py > tests/unit/frozen_stream_v2.inc
     python3 tests/unit/frozen_stream_v2.py specials > tests/unit/frozen_specials_v2.inc

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes frozen_stream_v3.inc: generator 3's values from a model written from its description in
-src/gen.c, independent of the C code (the Philox key, SplitMix64 and rounding are generator 2's,
+src/gen/gen.c, independent of the C code (the Philox key, SplitMix64 and rounding are generator 2's,
 from frozen_stream_v2.py).  Run:
     python3 tests/unit/frozen_stream_v3.py > tests/unit/frozen_stream_v3.inc
 """

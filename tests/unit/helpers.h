@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
-#include "plugin.h"
+#include "backends/host.h"
+#include "backends/plugin.h"
 
 /* make runs the tests with FPDIV set */
 static inline const char *fpdiv_binary(void) { return getenv("FPDIV") ? getenv("FPDIV") : "build/fpdiv"; }

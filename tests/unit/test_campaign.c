@@ -6,9 +6,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "backend.h"
-#include "campaign.h"
-#include "relation.h"
+#include "backends/backend.h"
+#include "engine/campaign.h"
+#include "engine/relation.h"
 
 #define CHECKS 3000
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci.h"
+#include "cli/ci.h"
 #include "fpdiv_backend.h"
 
 char *__real_strdup(const char *s);

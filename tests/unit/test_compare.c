@@ -5,9 +5,9 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "compare.h"
-#include "dtype.h"
-#include "rng.h"
+#include "engine/compare.h"
+#include "common/dtype.h"
+#include "gen/rng.h"
 
 static struct fpd_bound_model f32_model(size_t k)
 {

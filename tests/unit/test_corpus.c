@@ -8,14 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend_pinned.h"
-#include "corpus_dir.h"
-#include "dtype.h"
+#include "backends/backend_pinned.h"
+#include "store/corpus_dir.h"
+#include "common/dtype.h"
 #include "helpers.h"
-#include "environment.h"
-#include "host.h"
-#include "minimize.h"
-#include "replay.h"
+#include "engine/environment.h"
+#include "backends/host.h"
+#include "engine/minimize.h"
+#include "engine/replay.h"
 
 static char dir[64];
 

@@ -5,8 +5,8 @@
 #include <mpfr.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "rng.h"
+#include "common/dtype.h"
+#include "gen/rng.h"
 
 static uint32_t f32_bits(float x)
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "exact.h"
-#include "rng.h"
+#include "common/dtype.h"
+#include "engine/exact.h"
+#include "gen/rng.h"
 
 /* The exact dot product (plus bias), by MPFR at a precision that holds it exactly, rounded once to
  * the target format the way IEEE 754 does (subnormals included). */

@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "dtype.h"
-#include "probe.h"
-#include "reveal.h"
-#include "sumtree.h"
+#include "backends/backend.h"
+#include "common/dtype.h"
+#include "explain/probe.h"
+#include "explain/reveal.h"
+#include "explain/sumtree.h"
 
 /* ---- expected trees, written from the kernels' documentation (not with sumtree.c's builders) ---- */
 

@@ -8,7 +8,7 @@
 #include <pmmintrin.h>
 #endif
 
-#include "fpenv.h"
+#include "common/fpenv.h"
 
 /* Leaves the default behind whatever a test did. */
 static void back_to_default(void) { fpd_fpenv_reset(); }

@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend_pinned.h"
-#include "dtype.h"
+#include "backends/backend_pinned.h"
+#include "common/dtype.h"
 #include "helpers.h"
-#include "host.h"
-#include "plugin.h"
+#include "backends/host.h"
+#include "backends/plugin.h"
 
 static void setup(void)
 {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/cpu/kernels.h"
-#include "dtype.h"
-#include "rng.h"
+#include "cpu/kernels.h"
+#include "common/dtype.h"
+#include "gen/rng.h"
 
 typedef int (*kernel_f32)(const struct fpd_kgemm_f32 *);
 typedef int (*kernel_f64)(const struct fpd_kgemm_f64 *);

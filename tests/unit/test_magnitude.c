@@ -10,9 +10,9 @@
 #include <pmmintrin.h>
 #endif
 
-#include "dtype.h"
-#include "magnitude.h"
-#include "rng.h"
+#include "common/dtype.h"
+#include "engine/magnitude.h"
+#include "gen/rng.h"
 
 struct matrix {
     void *p;

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "backend_pinned.h"
-#include "check.h"
-#include "dtype.h"
+#include "backends/backend_pinned.h"
+#include "engine/check.h"
+#include "common/dtype.h"
 #include "helpers.h"
-#include "host.h"
-#include "plugin.h"
+#include "backends/host.h"
+#include "backends/plugin.h"
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,

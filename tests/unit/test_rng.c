@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "gen.h"
-#include "rng.h"
+#include "common/dtype.h"
+#include "gen/gen.h"
+#include "gen/rng.h"
 
 /* Random123's kat_vectors for philox4x32-10 (counter, key -> output). */
 Test(rng, philox_known_answers)

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "fpdiv_backend.h"
-#include "isolate.h"
-#include "scratch.h"
+#include "common/isolate.h"
+#include "common/scratch.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
 

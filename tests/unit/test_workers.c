@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "isolate.h"
-#include "workers.h"
+#include "common/clock.h"
+#include "common/isolate.h"
+#include "common/workers.h"
 
 #define END 300
 

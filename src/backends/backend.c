@@ -1,0 +1,169 @@
+/* backend.c — the registry. Built-ins are rows of a table; run-time additions go after them. */
+#include "backends/backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/fpenv.h"
+
+static const struct fpd_backend *const builtin_backends[] = {
+    &fpd_backend_seq,
+    &fpd_backend_pairwise,
+    &fpd_backend_splitk,
+    &fpd_backend_blocked,
+    &fpd_backend_exact,
+    &fpd_backend_openblas,
+};
+
+static struct fpd_backend_slot slots[FPD_MAX_BACKENDS];
+static size_t slot_count;
+static bool initialized;
+
+int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
+{
+    if (b->abi != FPDIV_BACKEND_ABI) {
+        snprintf(why, why_size, "backend '%s' was built for backend ABI %d; this fpdiv speaks ABI %d",
+                 b->name ? b->name : "?", b->abi, FPDIV_BACKEND_ABI);
+        return FPD_ERR_INPUT;
+    }
+    if (!b->name || !b->open || !b->supports || !b->gemm) {
+        snprintf(why, why_size, "backend '%s' lacks a name, open, supports or gemm", b->name ? b->name : "?");
+        return FPD_ERR_INPUT;
+    }
+    if (fpd_registry_find_loaded(b->name)) {
+        snprintf(why, why_size, "a backend named '%s' is already registered", b->name);
+        return FPD_ERR_INPUT;
+    }
+    if (slot_count == FPD_MAX_BACKENDS) {
+        snprintf(why, why_size, "too many backends (at most %d)", FPD_MAX_BACKENDS);
+        return FPD_ERR_INPUT;
+    }
+    slots[slot_count++] = (struct fpd_backend_slot){.impl = b, .state = FPD_SLOT_CLOSED};
+    return FPD_OK;
+}
+
+void fpd_registry_init(void)
+{
+    if (initialized)
+        return;
+    initialized = true;
+    char why[256];
+    for (size_t i = 0; i < sizeof builtin_backends / sizeof builtin_backends[0]; i++)
+        fpd_registry_add(builtin_backends[i], why, sizeof why); /* built-ins are well formed */
+}
+
+static void (*deferred)(void);
+
+void fpd_registry_defer(void (*load)(void)) { deferred = load; }
+
+/* Runs the deferred loader once (cleared first: the backends it adds may look names up). */
+static void load_deferred(void)
+{
+    void (*load)(void) = deferred;
+    deferred = NULL;
+    if (load)
+        load();
+}
+
+size_t fpd_registry_count(void)
+{
+    load_deferred(); /* the list is asked for whole: every backend must be in it */
+    return slot_count;
+}
+
+struct fpd_backend_slot *fpd_registry_at(size_t i) { return i < slot_count ? &slots[i] : NULL; }
+
+struct fpd_backend_slot *fpd_registry_find_loaded(const char *name)
+{
+    for (size_t i = 0; i < slot_count; i++)
+        if (strcmp(slots[i].impl->name, name) == 0)
+            return &slots[i];
+    return NULL;
+}
+
+struct fpd_backend_slot *fpd_registry_find(const char *name)
+{
+    struct fpd_backend_slot *s = fpd_registry_find_loaded(name);
+    if (!s && deferred) {
+        load_deferred();
+        s = fpd_registry_find_loaded(name);
+    }
+    return s;
+}
+
+int fpd_backend_acquire(struct fpd_backend_slot *s)
+{
+    if (s->state == FPD_SLOT_CLOSED) {
+        s->why[0] = '\0';
+        int rc = s->impl->open(s->impl, &s->handle, s->why, sizeof s->why);
+        s->state = rc == FPD_OK ? FPD_SLOT_OPEN : FPD_SLOT_UNAVAILABLE;
+        if (rc != FPD_OK && s->why[0] == '\0')
+            snprintf(s->why, sizeof s->why, "open failed (status %d)", rc);
+        char who[128];
+        snprintf(who, sizeof who, "opening backend %s", s->impl->name);
+        fpd_fpenv_restore_noting(who, NULL);
+    }
+    return s->state == FPD_SLOT_OPEN ? FPD_OK : FPD_ERR_UNAVAILABLE;
+}
+
+int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size)
+{
+    why[0] = '\0';
+    int rc = s->impl->gemm(s->handle, args, why, why_size);
+    char changed[256];
+    bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
+    if (rc != FPD_OK) {
+        if (why[0] == '\0')
+            snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
+        return FPD_ERR_BACKEND;
+    }
+    if (left_changed) {
+        snprintf(why, why_size, "%s returned with the floating-point environment changed (%s); fpdiv put IEEE's "
+                                "default back", s->impl->name, changed);
+        return FPD_ERR_BACKEND;
+    }
+    return FPD_OK;
+}
+
+bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    if (fpd_backend_acquire(s) != FPD_OK) {
+        snprintf(why, why_size, "%s is unavailable: %s", s->impl->name, s->why);
+        return false;
+    }
+    return s->impl->supports(s->handle, dt, why, why_size);
+}
+
+void fpd_registry_close_all(void)
+{
+    for (size_t i = 0; i < slot_count; i++) {
+        if (slots[i].state == FPD_SLOT_OPEN && slots[i].impl->close)
+            slots[i].impl->close(slots[i].handle);
+        slots[i].state = FPD_SLOT_CLOSED;
+        slots[i].handle = NULL;
+    }
+}
+
+struct provenance_lookup {
+    const char *key;
+    char *buf;
+    size_t size;
+    bool found;
+};
+
+static void look_up(void *ctx, const char *key, const char *value)
+{
+    struct provenance_lookup *l = ctx;
+    if (!l->found && strcmp(key, l->key) == 0 && value) {
+        snprintf(l->buf, l->size, "%s", value);
+        l->found = true;
+    }
+}
+
+const char *fpd_backend_provenance_value(const struct fpd_backend_slot *s, const char *key, char *buf, size_t size)
+{
+    struct provenance_lookup l = {key, buf, size, false};
+    if (s->state == FPD_SLOT_OPEN && s->impl->provenance)
+        s->impl->provenance(s->handle, look_up, &l);
+    return l.found ? buf : NULL;
+}

@@ -1,0 +1,245 @@
+/* ci.c — JUnit XML and GitHub Actions output. */
+#include "cli/ci.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpdiv_backend.h"
+#include "cli/text.h"
+
+enum { KEEP_FAILURES = 100, ANNOTATIONS = 50 };
+
+struct fpd_ci_case *fpd_ci_case(struct fpd_ci_report *r, const char *classname, const char *name)
+{
+    for (size_t i = 0; i < r->n_cases; i++)
+        if (strcmp(r->cases[i].classname, classname) == 0 && strcmp(r->cases[i].name, name) == 0)
+            return &r->cases[i];
+    if (r->n_cases == r->cap_cases) {
+        size_t grown = r->cap_cases ? r->cap_cases * 2 : 16;
+        struct fpd_ci_case *p = realloc(r->cases, grown * sizeof *p);
+        if (!p)
+            return NULL;
+        r->cases = p, r->cap_cases = grown;
+    }
+    struct fpd_ci_case *c = &r->cases[r->n_cases];
+    *c = (struct fpd_ci_case){.classname = strdup(classname), .name = strdup(name)};
+    if (!c->classname || !c->name) {
+        free(c->classname);
+        free(c->name);
+        return NULL;
+    }
+    r->n_cases++;
+    return c;
+}
+
+int fpd_ci_fail(struct fpd_ci_case *c, const char *kind, const char *message, const char *details)
+{
+    if (c->n_failures == KEEP_FAILURES) {
+        c->dropped++;
+        return FPD_OK;
+    }
+    if (c->n_failures == c->cap_failures) {
+        size_t grown = c->cap_failures ? c->cap_failures * 2 : 4;
+        struct fpd_ci_failure *p = realloc(c->failures, grown * sizeof *p);
+        if (!p)
+            return FPD_ERR_NOMEM;
+        c->failures = p, c->cap_failures = grown;
+    }
+    struct fpd_ci_failure f = {strdup(kind), strdup(message), strdup(details ? details : "")};
+    if (!f.kind || !f.message || !f.details) {
+        free(f.kind);
+        free(f.message);
+        free(f.details);
+        return FPD_ERR_NOMEM;
+    }
+    c->failures[c->n_failures++] = f;
+    return FPD_OK;
+}
+
+int fpd_ci_skip(struct fpd_ci_case *c, const char *message)
+{
+    free(c->skipped);
+    c->skipped = strdup(message);
+    return c->skipped ? FPD_OK : FPD_ERR_NOMEM;
+}
+
+void fpd_ci_free(struct fpd_ci_report *r)
+{
+    for (size_t i = 0; i < r->n_cases; i++) {
+        for (size_t j = 0; j < r->cases[i].n_failures; j++) {
+            free(r->cases[i].failures[j].kind);
+            free(r->cases[i].failures[j].message);
+            free(r->cases[i].failures[j].details);
+        }
+        free(r->cases[i].skipped);
+        free(r->cases[i].failures);
+        free(r->cases[i].classname);
+        free(r->cases[i].name);
+    }
+    free(r->cases);
+    free(r->suite);
+    *r = (struct fpd_ci_report){0};
+}
+
+static void xml(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double seconds, char *why, size_t why_size)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(why, why_size, "cannot write %s: %s", path, strerror(errno));
+        return FPD_ERR_INPUT;
+    }
+    size_t failures = 0, skipped = 0;
+    for (size_t i = 0; i < r->n_cases; i++) {
+        failures += r->cases[i].n_failures ? 1 : 0;
+        skipped += r->cases[i].skipped && !r->cases[i].n_failures ? 1 : 0;
+    }
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
+    xml(f, r->suite ? r->suite : "fpdiv");
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", r->n_cases, failures,
+            skipped, seconds);
+    for (size_t i = 0; i < r->n_cases; i++) {
+        const struct fpd_ci_case *c = &r->cases[i];
+        fprintf(f, "    <testcase classname=\"");
+        xml(f, c->classname);
+        fprintf(f, "\" name=\"");
+        xml(f, c->name);
+        fprintf(f, "\" time=\"%.3f\">\n", c->seconds);
+        for (size_t j = 0; j < c->n_failures; j++) {
+            fprintf(f, "      <failure type=\"");
+            xml(f, c->failures[j].kind);
+            fprintf(f, "\" message=\"");
+            xml(f, c->failures[j].message);
+            fprintf(f, "\">");
+            xml(f, c->failures[j].details);
+            fprintf(f, "</failure>\n");
+        }
+        if (c->skipped && !c->n_failures) {
+            fprintf(f, "      <skipped message=\"");
+            xml(f, c->skipped);
+            fprintf(f, "\"/>\n");
+        }
+        if (c->dropped)
+            fprintf(f, "      <system-out>%zu more failures of this test case are not listed</system-out>\n", c->dropped);
+        fprintf(f, "    </testcase>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+    if (fclose(f) != 0) {
+        snprintf(why, why_size, "cannot write %s: %s", path, strerror(errno));
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+bool fpd_ci_github(void)
+{
+    const char *v = getenv("GITHUB_ACTIONS");
+    return v && strcmp(v, "true") == 0;
+}
+
+/* Workflow commands take their data on one line: %, CR and LF are escaped; other control
+ * characters, which a case file or a file name may carry, are shown escaped (text.h). */
+static void command_data(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            fputs("%25", out);
+        else if (*s == '\r')
+            fputs("%0D", out);
+        else if (*s == '\n')
+            fputs("%0A", out);
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            fpd_put_printable(out, (char[2]){*s, 0});
+        else
+            fputc(*s, out);
+    }
+}
+
+void fpd_ci_github_annotate(const struct fpd_ci_report *r, FILE *out)
+{
+    size_t shown = 0, total = 0;
+    for (size_t i = 0; i < r->n_cases; i++) {
+        const struct fpd_ci_case *c = &r->cases[i];
+        total += c->n_failures + c->dropped;
+        for (size_t j = 0; j < c->n_failures && shown < ANNOTATIONS; j++, shown++) {
+            fprintf(out, "::error title=fpdiv %s::", c->failures[j].kind);
+            command_data(out, c->failures[j].message);
+            fputs("%0Areproduce: ", out);
+            command_data(out, c->failures[j].details);
+            fputc('\n', out);
+        }
+    }
+    if (total > shown)
+        fprintf(out, "::error title=fpdiv::%zu more failures; the JUnit report and the step summary list them\n",
+                total - shown);
+}
+
+/* A Markdown table cell of `s`: on one line, without a column break, and shown as text, not read
+ * as Markdown or HTML (a file name in it is anyone's). In a code span only a | needs its escape
+ * there, and a backquote, which would end the span, becomes a quote. */
+static void markdown_cell(FILE *f, const char *s, bool code)
+{
+    static const char markup[] = "\\`*_{}[]()<>#+-.!|~&";
+    char shown[8];
+    if (code)
+        fputc('`', f);
+    for (; *s; s++) {
+        if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else if (*s == '|')
+            fputs("\\|", f);
+        else if (code && *s == '`')
+            fputc('\'', f);
+        else if (!code && strchr(markup, *s))
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            fputs(fpd_printable((char[2]){*s, 0}, shown, sizeof shown), f);
+        else
+            fputc(*s, f);
+    }
+    if (code)
+        fputc('`', f);
+}
+
+int fpd_ci_github_summary(const struct fpd_ci_report *r, const char *headline, char *why, size_t why_size)
+{
+    const char *path = getenv("GITHUB_STEP_SUMMARY");
+    if (!path || !*path)
+        return FPD_OK;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        snprintf(why, why_size, "cannot append to $GITHUB_STEP_SUMMARY (%s): %s", path, strerror(errno));
+        return FPD_ERR_INPUT;
+    }
+    fprintf(f, "### %s\n\n| test | checks | failures | first failure |\n|---|---:|---:|---|\n", headline);
+    for (size_t i = 0; i < r->n_cases; i++) {
+        const struct fpd_ci_case *c = &r->cases[i];
+        fputs("| ", f);
+        markdown_cell(f, c->classname, true);
+        fputc(' ', f);
+        markdown_cell(f, c->name, false);
+        fprintf(f, " | %zu | %zu | ", c->checks, c->n_failures + c->dropped);
+        if (c->n_failures)
+            markdown_cell(f, c->failures[0].details, true);
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+    fclose(f);
+    return FPD_OK;
+}

@@ -1,0 +1,255 @@
+/* cmd_bisect.c — `fpdiv bisect`: where, as one dimension grows, the outcome changes. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/bisect.h"
+#include "cli/cli_case.h"
+#include "cli/cmd.h"
+#include "cli/report.h"
+#include "store/corpus.h"
+#include "common/dtype.h"
+
+static const char help_head[] =
+    "usage: fpdiv bisect CASE.json --dim m|n|k|batch [--lo L] [--hi H] [--by verdict|hash] [--scan]\n"
+    "       fpdiv bisect --good SHAPE --bad SHAPE --relation R [case options] [--by ...] [--scan]\n\n"
+    "Varies one dimension of a case, keeping every other input element identical, and finds where\n"
+    "the outcome changes: the last value with one outcome and the first with the next. Each probe\n"
+    "is printed as it runs. Shapes that cannot be tested (memory budget, a backend refusing) are\n"
+    "skipped, like `git bisect skip`: the nearest testable neighbour is probed instead.\n\n"
+    "  --dim D              the dimension to vary (with --good/--bad: the one where they differ)\n"
+    "  --lo L, --hi H       the range (default 1 and the case's own value)\n"
+    "  --good S, --bad S    two shapes that differ in one dimension, for the case the flags describe\n"
+    "  --by verdict|hash    compare verdicts (default), or the bits of path A over the output every\n"
+    "                       probed shape shares: where a backend switches algorithm even when both\n"
+    "                       paths agree (m, n or batch)\n"
+    "  --scan               map every transition in the range: probe powers of two, their\n"
+    "                       neighbours and multiples of tile sizes, then refine each change\n"
+    "  -h, --help           this text\n\ncase options (with --good/--bad):\n";
+
+enum { OPT_DIM = 1, OPT_LO, OPT_HI, OPT_BY, OPT_SCAN, OPT_GOOD, OPT_BAD };
+
+static const struct option own_options[] = {
+    {"dim", required_argument, NULL, OPT_DIM},   {"lo", required_argument, NULL, OPT_LO},
+    {"hi", required_argument, NULL, OPT_HI},     {"by", required_argument, NULL, OPT_BY},
+    {"scan", no_argument, NULL, OPT_SCAN},       {"good", required_argument, NULL, OPT_GOOD},
+    {"bad", required_argument, NULL, OPT_BAD},   {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+struct bisect_options {
+    const char *dim, *good, *bad, *file;
+    uint64_t lo, hi;
+    bool lo_given, hi_given, scan;
+    enum fpd_bisect_by by;
+};
+
+static const char *outcome(const struct fpd_bisector *b, const struct fpd_shape_probe *p, char *buf, size_t size)
+{
+    if (b->by == FPD_BY_HASH)
+        snprintf(buf, size, "path A bits %016" PRIx64 " (%s)", p->key, fpd_verdict_table[p->verdict].name);
+    else
+        snprintf(buf, size, "%s", fpd_verdict_table[p->verdict].name);
+    return buf;
+}
+
+static void print_probe(void *ctx, const struct fpd_shape_probe *p)
+{
+    const struct fpd_bisector *b = ctx;
+    char buf[96];
+    if (!p->tested)
+        printf("  probe %s=%u: skipped (%s)\n", fpd_dim_names[b->dim], p->value, p->skip_reason);
+    else
+        printf("  probe %s=%u: %s, %zu of %zu elements differ\n", fpd_dim_names[b->dim], p->value,
+               outcome(b, p, buf, sizeof buf), p->metrics.diff, p->metrics.count);
+    fflush(stdout);
+}
+
+static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct bisect_options *o, char *why,
+                 size_t why_size)
+{
+    struct option options[64];
+    fpd_case_options_merge(own_options, options, 64);
+    int opt, rc = FPD_OK;
+    while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (fpd_case_flags_take(cf, opt, optarg, &rc, why, why_size))
+            continue;
+        switch (opt) {
+        case OPT_DIM: o->dim = optarg; break;
+        case OPT_LO: rc = fpd_cli_u64("--lo", optarg, FPD_MAX_DIM, &o->lo, why, why_size), o->lo_given = true; break;
+        case OPT_HI: rc = fpd_cli_u64("--hi", optarg, FPD_MAX_DIM, &o->hi, why, why_size), o->hi_given = true; break;
+        case OPT_BY:
+            if (strcmp(optarg, "verdict") == 0 || strcmp(optarg, "hash") == 0) {
+                o->by = optarg[0] == 'h' ? FPD_BY_HASH : FPD_BY_VERDICT;
+            } else {
+                snprintf(why, why_size, "--by '%s': expected verdict or hash", optarg);
+                rc = FPD_ERR_INPUT;
+            }
+            break;
+        case OPT_SCAN: o->scan = true; break;
+        case OPT_GOOD: o->good = optarg; break;
+        case OPT_BAD: o->bad = optarg; break;
+        case 'h': printf("%s%s", help_head, fpd_case_options_help); return -1;
+        default: snprintf(why, why_size, "see 'fpdiv bisect --help'"); return FPD_ERR_INPUT;
+        }
+    }
+    if (rc != FPD_OK)
+        return rc;
+    if (argc - optind > 1) {
+        snprintf(why, why_size, "unexpected argument '%s'", argv[optind + 1]);
+        return FPD_ERR_INPUT;
+    }
+    o->file = optind < argc ? argv[optind] : NULL;
+    if (!o->file == !(o->good && o->bad)) {
+        snprintf(why, why_size, "give a case file, or --good and --bad shapes (see 'fpdiv bisect --help')");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+/* The good/bad form: the case from flags at the good shape; the dimension where the shapes differ. */
+static int from_shapes(struct fpd_case_flags *cf, struct bisect_options *o, enum fpd_bisect_dim *dim, char *why,
+                       size_t why_size)
+{
+    int rc = fpd_case_flags_resolve(cf, o->good, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
+    struct fpd_case bad = cf->chk.c;
+    if (fpd_shape_parse(o->bad, &bad, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
+    const uint32_t good_dims[] = {cf->chk.c.batch, cf->chk.c.m, cf->chk.c.n, cf->chk.c.k};
+    const uint32_t bad_dims[] = {bad.batch, bad.m, bad.n, bad.k};
+    int differing = 0;
+    for (int d = 0; d < FPD_DIM_COUNT; d++)
+        if (good_dims[d] != bad_dims[d])
+            *dim = (enum fpd_bisect_dim)d, differing++;
+    if (differing != 1) {
+        snprintf(why, why_size, "--good %s and --bad %s must differ in exactly one dimension (they differ in %d)",
+                 o->good, o->bad, differing);
+        return FPD_ERR_INPUT;
+    }
+    if (o->dim && strcmp(o->dim, fpd_dim_names[*dim]) != 0) {
+        snprintf(why, why_size, "--dim %s, but the shapes differ in %s", o->dim, fpd_dim_names[*dim]);
+        return FPD_ERR_INPUT;
+    }
+    uint32_t g = good_dims[*dim], b = bad_dims[*dim];
+    o->lo = g < b ? g : b;
+    o->hi = g < b ? b : g;
+    return FPD_OK;
+}
+
+static void print_boundary(const struct fpd_bisector *b, const struct fpd_boundary *x)
+{
+    char before[96], after[96];
+    printf("boundary: %s=%u gives %s; %s=%u gives %s", fpd_dim_names[b->dim], x->before.value,
+           outcome(b, &x->before, before, sizeof before), fpd_dim_names[b->dim], x->after.value,
+           outcome(b, &x->after, after, sizeof after));
+    if (x->after.value - x->before.value > 1)
+        printf(" (the %u values between could not be tested)", x->after.value - x->before.value - 1);
+    printf("\n");
+}
+
+int fpd_cmd_bisect(int argc, char **argv)
+{
+    struct fpd_case_flags cf;
+    fpd_case_flags_init(&cf);
+    cf.chk.exact = FPD_EXACT_NEVER; /* many probes: the reference only on request (--exact) */
+    struct bisect_options o = {.by = FPD_BY_VERDICT};
+    struct fpd_case_file file = {0};
+    char why[1024];
+    int rc = parse(argc, argv, &cf, &o, why, sizeof why);
+    if (rc < 0)
+        return FPD_EXIT_OK;
+    enum fpd_bisect_dim dim = FPD_DIM_K;
+    if (rc == FPD_OK && o.file) {
+        rc = fpd_case_file_load(o.file, &file, why, sizeof why);
+        if (rc == FPD_OK && !o.dim) {
+            snprintf(why, sizeof why, "--dim is required with a case file (m, n, k or batch)");
+            rc = FPD_ERR_INPUT;
+        }
+        if (rc == FPD_OK)
+            cf.chk = file.chk;
+    } else if (rc == FPD_OK) {
+        rc = from_shapes(&cf, &o, &dim, why, sizeof why);
+    }
+    if (rc == FPD_OK && o.dim && fpd_dim_parse(o.dim, &dim) != FPD_OK) {
+        snprintf(why, sizeof why, "--dim '%s': expected m, n, k or batch", o.dim);
+        rc = FPD_ERR_INPUT;
+    }
+    if (rc == FPD_OK && o.file) {
+        const uint32_t dims[] = {cf.chk.c.batch, cf.chk.c.m, cf.chk.c.n, cf.chk.c.k};
+        o.lo = o.lo_given ? o.lo : 1;
+        o.hi = o.hi_given ? o.hi : dims[dim];
+    }
+    if (rc == FPD_OK && (o.lo < 1 || o.lo >= o.hi)) {
+        snprintf(why, sizeof why, "the range %" PRIu64 "..%" PRIu64 " is empty: need 1 <= lo < hi", o.lo, o.hi);
+        rc = FPD_ERR_INPUT;
+    }
+    /* --isolate: each probe in a process of its own, so a crash is an error verdict */
+    struct fpd_checker ck = {.isolate = cf.isolate, .isolate_timeout = cf.timeout};
+    struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = o.by, .max_mem = cf.max_mem, .on_probe = print_probe};
+    b.ctx = &b;
+    if (rc == FPD_OK)
+        rc = fpd_bisect_init(&b, (uint32_t)o.lo, (uint32_t)o.hi, why, sizeof why);
+    if (rc != FPD_OK) {
+        fpd_cli_error("bisect", "%s", why);
+        fpd_case_file_free(&file);
+        return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+    }
+
+    int exit_code = FPD_EXIT_OK;
+    char names[160];
+    printf("bisect %s on %s, %s from %" PRIu64 " to %" PRIu64 ", by %s\n", cf.chk.relation->name,
+           fpd_check_backend_names(&cf.chk, names, sizeof names), fpd_dim_names[dim], o.lo, o.hi,
+           o.by == FPD_BY_HASH ? "path A's bits" : "verdict");
+    if (o.scan) {
+        struct fpd_boundary *found;
+        size_t n;
+        rc = fpd_bisect_scan(&b, (uint32_t)o.lo, (uint32_t)o.hi, &found, &n);
+        if (rc == FPD_OK) {
+            printf("%zu transition%s in %zu probes\n", n, n == 1 ? "" : "s", b.probes);
+            for (size_t i = 0; i < n; i++)
+                print_boundary(&b, &found[i]);
+            free(found);
+            if (n == 0)
+                exit_code = FPD_EXIT_FINDINGS; /* as without --scan: no change in the range */
+        }
+    } else {
+        struct fpd_shape_probe lo, hi, lo_first, hi_first;
+        rc = fpd_bisect_testable_end(&b, (uint32_t)o.lo, (uint32_t)o.hi, &lo, &lo_first);
+        if (rc == FPD_OK && lo.tested)
+            rc = fpd_bisect_testable_end(&b, (uint32_t)o.hi, lo.value, &hi, &hi_first);
+        const char *d = fpd_dim_names[dim];
+        if (rc == FPD_OK && !lo.tested) {
+            fpd_cli_error("bisect", "%s=%u cannot be tested (%s), and no value up to %s=%" PRIu64 " can be", d,
+                          lo_first.value, lo_first.skip_reason, d, o.hi);
+            exit_code = FPD_EXIT_USAGE;
+        } else if (rc == FPD_OK && (!hi.tested || lo.value >= hi.value)) { /* the search from lo reached hi */
+            fpd_cli_error("bisect", "%s=%u cannot be tested (%s): %s=%u is the only value of the range that can",
+                          d, lo_first.value, lo_first.skip_reason, d, lo.value);
+            exit_code = FPD_EXIT_USAGE;
+        } else if (rc == FPD_OK && lo.key == hi.key) {
+            char buf[96];
+            printf("no change: %s=%u and %s=%u both give %s (--scan looks for changes in between)\n",
+                   fpd_dim_names[dim], lo.value, fpd_dim_names[dim], hi.value, outcome(&b, &lo, buf, sizeof buf));
+            exit_code = FPD_EXIT_FINDINGS;
+        } else if (rc == FPD_OK) {
+            struct fpd_boundary x;
+            rc = fpd_bisect_find(&b, &lo, &hi, &x);
+            if (rc == FPD_OK) {
+                printf("%zu probes\n", b.probes);
+                print_boundary(&b, &x);
+            }
+        }
+    }
+    fpd_bisect_free(&b);
+    fpd_checker_free(&ck);
+    fpd_case_file_free(&file);
+    if (rc != FPD_OK) {
+        fpd_cli_error("bisect", "internal error (out of memory?)");
+        return FPD_EXIT_INTERNAL;
+    }
+    return exit_code;
+}

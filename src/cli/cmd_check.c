@@ -1,0 +1,132 @@
+/* cmd_check.c — `fpdiv check`: one relation on one case, reported in full. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_case.h"
+#include "cli/cmd.h"
+#include "store/corpus_dir.h"
+#include "common/dtype.h"
+#include "engine/environment.h"
+#include "cli/report.h"
+#include "cli/text.h"
+
+static const char help_head[] =
+    "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"
+    "Runs one relation on one case and reports the verdict, the difference metrics, the worst\n"
+    "element, and the environment both paths ran in (CPU, library, kernel set, threads).\n\n";
+static const char help_tail[] =
+    "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, bound, never\n"
+    "                       (default bound)\n"
+    "  --json               print one JSON object instead of the report\n"
+    "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
+    "  -h, --help           this text\n";
+
+enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE };
+
+static const struct option own_options[] = {
+    {"fail-on", required_argument, NULL, OPT_FAIL_ON}, {"json", no_argument, NULL, OPT_JSON},
+    {"save", required_argument, NULL, OPT_SAVE},       {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+struct check_options {
+    const char *save;
+    int fail_on;
+    bool json;
+};
+
+static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_options *o, char *why,
+                 size_t why_size)
+{
+    struct option options[64];
+    fpd_case_options_merge(own_options, options, 64);
+    int opt, rc = FPD_OK;
+    while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (fpd_case_flags_take(cf, opt, optarg, &rc, why, why_size))
+            continue;
+        switch (opt) {
+        case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
+        case OPT_JSON: o->json = true; break;
+        case OPT_SAVE: o->save = optarg; break;
+        case 'h': printf("%s%s%s", help_head, fpd_case_options_help, help_tail); return -1;
+        default: snprintf(why, why_size, "see 'fpdiv check --help'"); return FPD_ERR_INPUT;
+        }
+    }
+    if (rc != FPD_OK)
+        return rc;
+    if (optind < argc) {
+        snprintf(why, why_size, "unexpected argument '%s'", argv[optind]);
+        return FPD_ERR_INPUT;
+    }
+    if (!cf->relation || !cf->shape) {
+        snprintf(why, why_size, "--relation and --shape are required (see 'fpdiv check --help')");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+static int save_case(const struct fpd_check *chk, const struct fpd_check_result *res, const char *dir)
+{
+    struct fpd_case_file f;
+    char path[4200], why[512];
+    bool existed;
+    int rc = fpd_case_file_from_check(&f, chk, res, FPD_INLINE_MAX_DEFAULT, fpd_environment_json(chk));
+    if (rc == FPD_OK)
+        rc = fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "out of memory");
+    fpd_case_file_free(&f);
+    char shown[4400];
+    if (rc != FPD_OK)
+        fpd_cli_error("check", "%s", why);
+    else
+        fprintf(stderr, "%s %s\n", existed ? "already saved:" : "saved", fpd_printable(path, shown, sizeof shown));
+    return rc;
+}
+
+/* Prints the result (report or JSON), saves the case when asked: the exit status. */
+static int finish(struct fpd_check *chk, const struct fpd_check_result *res, const struct check_options *o)
+{
+    if (o->json) {
+        json_t *j = fpd_check_json(chk, res);
+        json_object_set_new(j, "environment", fpd_environment_json(chk));
+        json_dumpf(j, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        fpd_report_check(stdout, chk, res);
+    }
+    if (o->save && save_case(chk, res, o->save) != FPD_OK)
+        return FPD_EXIT_USAGE;
+    return fpd_fails_policy(res->verdict, o->fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
+}
+
+int fpd_cmd_check(int argc, char **argv)
+{
+    struct fpd_case_flags cf;
+    fpd_case_flags_init(&cf);
+    struct check_options o = {.fail_on = FPD_BOUND};
+    char why[512];
+    int rc = parse(argc, argv, &cf, &o, why, sizeof why);
+    if (rc < 0)
+        return FPD_EXIT_OK; /* --help */
+    if (rc == FPD_OK)
+        rc = fpd_case_flags_resolve(&cf, NULL, why, sizeof why);
+    if (rc != FPD_OK) {
+        fpd_cli_error("check", "%s", why);
+        return FPD_EXIT_USAGE;
+    }
+    /* in a process of its own (the checker's isolation): a crash, or a hang past --timeout, is an
+     * `error` verdict reported like any other */
+    struct fpd_checker ck = {.isolate = true, .isolate_timeout = cf.timeout};
+    struct fpd_check_result res;
+    rc = fpd_check_run(&ck, &cf.chk, &res);
+    fpd_checker_free(&ck);
+    if (rc != FPD_OK) {
+        fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
+        return FPD_EXIT_INTERNAL;
+    }
+    return finish(&cf.chk, &res, &o);
+}

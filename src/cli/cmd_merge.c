@@ -1,0 +1,199 @@
+/* cmd_merge.c — `fpdiv merge OUT DIR...`: shard corpora into one, one case per signature. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cmd.h"
+#include "store/corpus_dir.h"
+#include "cli/text.h"
+
+static const char help[] =
+    "usage: fpdiv merge OUT DIR...\n\n"
+    "Merges corpora (the corpus directories of shards, say) into OUT: one case per signature\n"
+    "(relation, backends, dtypes, verdict), the smallest one, whose count is the sum of the counts\n"
+    "of the distinct cases of that signature. Cases are told apart by their content hash, so the\n"
+    "same case in two directories counts once, and merging again changes nothing. Every file is\n"
+    "read and checked as replay checks it before anything is written; a malformed file, or\n"
+    "anything in a corpus that cannot be a case file (a symbolic link, a FIFO), stops the merge\n"
+    "with nothing written. Cases are written atomically, each at the name its content gives it,\n"
+    "inside OUT and nowhere else.\n";
+
+struct merge_item {
+    char *path;        /* where it was read */
+    char name[64];     /* "<relation>/<16-hex>.json": what its content names it */
+    struct fpd_signature_key key;
+    double elements;   /* batch * m * n * k: "smallest" */
+    size_t count;
+    bool in_out;       /* found in OUT, not in a DIR */
+};
+
+/* Reads and validates one case file, as replay would. */
+static int read_item(const char *path, bool in_out, struct merge_item *it, char *why, size_t why_size)
+{
+    struct fpd_case_file f;
+    *it = (struct merge_item){.in_out = in_out};
+    if (fpd_case_file_load(path, &f, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
+    uint64_t hash;
+    int rc = fpd_case_file_hash(&f, &hash);
+    if (rc == FPD_OK) {
+        const struct fpd_case *c = &f.chk.c;
+        fpd_signature_of(&f.chk, f.recorded.verdict, &it->key);
+        snprintf(it->name, sizeof it->name, "%s/%016" PRIx64 ".json", f.chk.relation->name, hash);
+        it->elements = (double)c->batch * c->m * c->n * c->k;
+        it->count = f.signature_count;
+        it->path = strdup(path);
+        rc = it->path ? FPD_OK : FPD_ERR_NOMEM;
+    }
+    if (rc != FPD_OK)
+        snprintf(why, why_size, "out of memory");
+    fpd_case_file_free(&f);
+    return rc;
+}
+
+static int by_signature_then_size(const void *a, const void *b)
+{
+    const struct merge_item *x = a, *y = b;
+    int c = memcmp(&x->key, &y->key, sizeof x->key);
+    if (c)
+        return c;
+    if (x->elements < y->elements || x->elements > y->elements)
+        return x->elements < y->elements ? -1 : 1;
+    c = strcmp(x->name, y->name);
+    return c ? c : (int)x->in_out - (int)y->in_out; /* a DIR's copy of a case before OUT's */
+}
+
+/* Reads every case under the paths (OUT's own first); the first failure stops it. */
+static int read_all(const char *out, char **dirs, int n_dirs, struct merge_item **items, size_t *n, char *why,
+                    size_t why_size)
+{
+    struct stat st;
+    for (int a = -1; a < n_dirs; a++) {
+        const char *dir = a < 0 ? out : dirs[a];
+        if (a < 0 && stat(out, &st) != 0)
+            continue; /* a new OUT */
+        struct fpd_corpus_entry *entries;
+        size_t count;
+        int rc = fpd_corpus_list(dir, &entries, &count, why, why_size);
+        if (rc != FPD_OK)
+            return rc;
+        struct merge_item *grown = count ? realloc(*items, (*n + count) * sizeof **items) : *items;
+        if (count && !grown) {
+            fpd_corpus_entries_free(entries, count);
+            snprintf(why, why_size, "out of memory");
+            return FPD_ERR_NOMEM;
+        }
+        *items = grown;
+        for (size_t i = 0; i < count && rc == FPD_OK; i++) {
+            if (entries[i].refused) {
+                snprintf(why, why_size, "%s: %s", entries[i].path, entries[i].refused);
+                rc = FPD_ERR_INPUT;
+            } else if ((rc = read_item(entries[i].path, a < 0, &(*items)[*n], why, why_size)) == FPD_OK) {
+                (*n)++;
+            }
+        }
+        fpd_corpus_entries_free(entries, count);
+        if (rc != FPD_OK)
+            return rc;
+    }
+    return FPD_OK;
+}
+
+/* OUT's copy of `name` is the case at its place there: OUT/<relation>/<16-hex>.json. */
+static bool at_its_place(const char *out, const struct merge_item *it)
+{
+    char place[4200];
+    snprintf(place, sizeof place, "%s/%s", out, it->name);
+    return strcmp(place, it->path) == 0;
+}
+
+int fpd_cmd_merge(int argc, char **argv)
+{
+    int stop = fpd_cli_only_help("merge", argc, argv, help, -1);
+    if (stop >= 0)
+        return stop;
+    if (argc - optind < 2 || !argv[optind][0]) {
+        fpd_cli_error("merge", "give OUT (a directory name) and at least one DIR (see 'fpdiv merge --help')");
+        return FPD_EXIT_USAGE;
+    }
+    const char *out = argv[optind];
+    struct merge_item *items = NULL;
+    size_t n = 0;
+    char why[1024];
+    fpd_corpus_clean_stale(out);
+    /* read everything first: a bad file stops the merge before anything is written */
+    int rc = read_all(out, argv + optind + 1, argc - optind - 1, &items, &n, why, sizeof why);
+    if (rc != FPD_OK) {
+        fpd_cli_error("merge", "%s (nothing was written)", why);
+        for (size_t i = 0; i < n; i++)
+            free(items[i].path);
+        free(items);
+        return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+    }
+    if (n > 1)
+        qsort(items, n, sizeof *items, by_signature_then_size);
+    size_t signatures = 0, written = 0, removed = 0;
+    for (size_t i = 0; i < n && rc == FPD_OK;) {
+        size_t j = i, total = 0;
+        for (; j < n && memcmp(&items[j].key, &items[i].key, sizeof items[i].key) == 0; j++) {
+            /* distinct cases: a name seen in a DIR counts once; OUT's own copy counts only alone */
+            bool duplicate = false;
+            for (size_t d = i; d < j && !duplicate; d++)
+                duplicate = strcmp(items[d].name, items[j].name) == 0;
+            if (!duplicate)
+                total += items[j].count;
+        }
+        signatures++;
+        /* the smallest, with the summed count, in the current schema; rewritten only when it differs */
+        struct fpd_case_file f, existing;
+        char path[4400];
+        bool same = false;
+        if ((rc = fpd_case_file_load(items[i].path, &f, why, sizeof why)) != FPD_OK)
+            break;
+        f.signature_count = total;
+        snprintf(path, sizeof path, "%s/%s", out, items[i].name);
+        struct stat st;
+        if (stat(path, &st) == 0 && fpd_case_file_load(path, &existing, why, sizeof why) == FPD_OK) {
+            json_t *a = fpd_case_file_json(&f), *b = fpd_case_file_json(&existing);
+            same = json_equal(a, b);
+            json_decref(a), json_decref(b);
+            fpd_case_file_free(&existing);
+        }
+        if (!same && (rc = fpd_case_file_replace(out, &f, path, sizeof path, why, sizeof why)) == FPD_OK)
+            written++;
+        fpd_case_file_free(&f);
+        /* OUT keeps the smallest case only: its other cases of the signature go, where they are
+         * at their own place (anything else in OUT is not the merge's to remove) */
+        for (size_t d = i + 1; d < j && rc == FPD_OK; d++) {
+            const char *slash = strchr(items[d].name, '/');
+            if (!items[d].in_out || strcmp(items[d].name, items[i].name) == 0 || !at_its_place(out, &items[d]))
+                continue;
+            char relation[32];
+            snprintf(relation, sizeof relation, "%.*s", (int)(slash - items[d].name), items[d].name);
+            if (fpd_corpus_remove(out, relation, slash + 1, why, sizeof why) == FPD_OK)
+                removed++;
+            else
+                fpd_cli_error("merge", "%s", why);
+        }
+        if (rc == FPD_OK)
+            printf("%-11s %s on %s%s%s: %s, count %zu\n", fpd_verdict_table[items[i].key.verdict].name,
+                   items[i].key.relation, items[i].key.backends[0], items[i].key.backends[1][0] ? "," : "",
+                   items[i].key.backends[1], items[i].name, total);
+        i = j;
+    }
+    char shown[4096];
+    if (rc == FPD_OK)
+        printf("\n%zu signatures from %zu files; %zu written, %zu superseded in %s\n", signatures, n, written, removed,
+               fpd_printable(out, shown, sizeof shown));
+    for (size_t i = 0; i < n; i++)
+        free(items[i].path);
+    free(items);
+    if (rc != FPD_OK) {
+        fpd_cli_error("merge", "%s (%zu written before it)", why, written);
+        return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+    }
+    return FPD_EXIT_OK;
+}

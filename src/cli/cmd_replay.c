@@ -1,0 +1,329 @@
+/* cmd_replay.c — `fpdiv replay`: re-run saved cases; what CI runs after a library upgrade. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/ci.h"
+#include "cli/cmd.h"
+#include "store/corpus_dir.h"
+#include "common/dtype.h"
+#include "engine/replay.h"
+#include "cli/report.h"
+#include "cli/text.h"
+#include "common/workers.h"
+
+static const char help[] =
+    "usage: fpdiv replay [options] [PATH...]\n\n"
+    "Re-runs every saved case under each PATH (case files or directories; default corpus/) as it was\n"
+    "recorded: each library on its recorded kernel set (openblas@Haswell runs OpenBLAS's Haswell\n"
+    "kernels on any CPU that can execute them) with its recorded thread count. Each case is\n"
+    "reproduced (both output hashes as recorded), changed (different bits, verdict not worse), fixed\n"
+    "(now same), worse (a higher verdict), elsewhere (recorded on a kernel set this CPU cannot run:\n"
+    "not comparable here) or skipped (a backend is not here). A library whose version differs from\n"
+    "the recorded one is named: the classes are then the upgrade's effect.\n\n"
+    "  --strict     changed and fixed fail too, not only worse\n"
+    "  --strict-env elsewhere fails too: every case must be comparable on this machine\n"
+    "  --timeout SEC  a case running longer is an `error` (default 300; 0: none)\n"
+    "  --junit FILE   JUnit XML: a test case per case file, failed when the case fails the run; with\n"
+    "                 GITHUB_ACTIONS=true also ::error annotations and a step-summary table\n"
+    "  --json       one JSON line per case, then a summary line\n"
+    "  -h, --help   this text\n\n"
+    "exit status: 0 nothing worse, 1 some case worse (or changed/fixed with --strict, elsewhere with\n"
+    "--strict-env), 2 a case file is malformed. For a single case file, as `git bisect run` expects:\n"
+    "0 good, 1 bad, 125 skipped or elsewhere.\n"
+    "Cases run in a worker process: one that crashes or hangs a backend is `error`, not the end.\n";
+
+static bool did_not_run(enum fpd_replay_class cls) { return cls == FPD_SKIPPED || cls == FPD_ELSEWHERE; }
+
+static json_t *case_line(const char *path, const struct fpd_case_file *f, enum fpd_replay_class cls,
+                         const struct fpd_check_result *res, const char *why)
+{
+    json_t *o = json_pack("{s:s,s:o,s:s,s:s}", "type", "replay", "file", fpd_json_text(path), "class",
+                          fpd_replay_class_names[cls], "recorded", fpd_verdict_table[f->recorded.verdict].name);
+    if (did_not_run(cls)) {
+        json_object_set_new(o, "reason", fpd_json_text(why));
+        return o;
+    }
+    char changes[512];
+    if (fpd_replay_environment_changes(f, changes, sizeof changes)[0])
+        json_object_set_new(o, "environment_changes", json_string(changes));
+    json_t *check = fpd_check_json(&f->chk, res);
+    json_object_set_new(o, "verdict", json_string(fpd_verdict_table[res->verdict].name));
+    json_object_set(o, "check", check);
+    json_decref(check);
+    return o;
+}
+
+/* The cases to replay, loaded in the parent (parsing is safe; running a backend may not be). */
+struct replay_run {
+    char **paths;
+    struct fpd_case_file *files;
+    size_t n;
+    struct fpd_checker ck; /* the worker's */
+};
+
+/* In the worker: run case `index` and send its result. */
+static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
+{
+    struct replay_run *run = ctx;
+    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
+    char why[1024];
+    enum fpd_replay_class cls;
+    if (!fpd_replay_runnable(&run->files[index], &cls, why, sizeof why))
+        return fpd_worker_send(ch, &m); /* the parent reports it as skipped and passes this over */
+    if (fpd_check_run(&run->ck, &run->files[index].chk, &m.res) != FPD_OK)
+        return FPD_ERR_INTERNAL;
+    return fpd_worker_send(ch, &m);
+}
+
+static void report(bool json, const char *path, struct fpd_case_file *f, enum fpd_replay_class cls,
+                   const struct fpd_check_result *res, const char *why)
+{
+    if (json) {
+        json_t *line = case_line(path, f, cls, res, why);
+        json_dumpf(line, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(line);
+        return;
+    }
+    char dt[32], shape[64], changes[512] = "";
+    bool skipped = did_not_run(cls), error = !skipped && res->verdict == FPD_ERROR;
+    if (!skipped)
+        fpd_replay_environment_changes(f, changes, sizeof changes);
+    /* the path and the reasons may quote a file: shown escaped (text.h) */
+    char shown_path[4096], shown_why[2048], shown_changes[2048];
+    printf("%-10s %s  %s on %s%s%s, %s %s: %s (recorded %s)%s%s%s%s\n", fpd_replay_class_names[cls],
+           fpd_printable(path, shown_path, sizeof shown_path), f->chk.relation->name, f->backend_names[0],
+           f->backend_names[1][0] ? "," : "", f->backend_names[1], fpd_dtypes_format(&f->chk.c.dt, dt, sizeof dt),
+           fpd_shape_format(&f->chk.c, shape, sizeof shape), skipped ? "-" : fpd_verdict_table[res->verdict].name,
+           fpd_verdict_table[f->recorded.verdict].name, skipped || error ? "; " : "",
+           fpd_printable(skipped ? why : error ? res->error : "", shown_why, sizeof shown_why), changes[0] ? "; " : "",
+           fpd_printable(changes, shown_changes, sizeof shown_changes));
+}
+
+/* Collects and loads every case file under the paths; malformed ones (and anything in a corpus
+ * that cannot be a case file: a symbolic link, a FIFO) are reported and counted. */
+static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *malformed)
+{
+    for (int p = 0; p < n_paths; p++) {
+        struct fpd_corpus_entry *entries;
+        char why[1024];
+        size_t n_entries;
+        int rc = fpd_corpus_list(paths[p], &entries, &n_entries, why, sizeof why);
+        if (rc == FPD_ERR_NOMEM)
+            return rc;
+        if (rc != FPD_OK) {
+            fpd_cli_error("replay", "%s", why);
+            (*malformed)++;
+            continue;
+        }
+        fpd_corpus_clean_stale(paths[p]); /* the temporaries of writers killed mid-save */
+        if (n_entries > 0) { /* realloc to nothing may answer NULL, which is no failure */
+            char **grown_paths = realloc(run->paths, (run->n + n_entries) * sizeof *grown_paths);
+            if (grown_paths)
+                run->paths = grown_paths;
+            struct fpd_case_file *grown = realloc(run->files, (run->n + n_entries) * sizeof *grown);
+            if (grown)
+                run->files = grown;
+            if (!grown_paths || !grown) {
+                fpd_corpus_entries_free(entries, n_entries);
+                return FPD_ERR_NOMEM;
+            }
+        }
+        for (size_t i = 0; i < n_entries; i++) {
+            if (entries[i].refused) {
+                fpd_cli_error("replay", "%s: %s", entries[i].path, entries[i].refused);
+                (*malformed)++;
+                continue;
+            }
+            if (fpd_case_file_load(entries[i].path, &run->files[run->n], why, sizeof why) != FPD_OK) {
+                fpd_cli_error("replay", "%s", why);
+                (*malformed)++;
+                continue;
+            }
+            run->files[run->n].chk.exact = FPD_EXACT_ALWAYS;
+            run->paths[run->n++] = entries[i].path;
+            entries[i].path = NULL; /* the run's now */
+        }
+        fpd_corpus_entries_free(entries, n_entries);
+    }
+    /* A case file's check points at its own inline data; the array has moved since: point again. */
+    for (size_t i = 0; i < run->n; i++)
+        if (run->files[i].has_data)
+            run->files[i].chk.c.data = &run->files[i].data;
+    return FPD_OK;
+}
+
+/* A JUnit test case per case file: failed when the case fails the run (worse; with --strict also
+ * changed or fixed). */
+static bool fails_run(enum fpd_replay_class cls, bool strict, bool strict_env)
+{
+    return cls == FPD_WORSE || (strict && (cls == FPD_CHANGED || cls == FPD_FIXED)) ||
+           (strict_env && cls == FPD_ELSEWHERE);
+}
+
+static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fpd_case_file *f,
+                     enum fpd_replay_class cls, const struct fpd_check_result *res, const char *why, bool strict,
+                     bool strict_env)
+{
+    char classname[64], message[1200], cmd[4200], word[4096];
+    snprintf(classname, sizeof classname, "fpdiv.replay.%s", f->chk.relation->name);
+    struct fpd_ci_case *c = fpd_ci_case(ci, classname, path);
+    if (!c)
+        return FPD_ERR_NOMEM;
+    c->checks++;
+    bool fails = fails_run(cls, strict, strict_env);
+    if (!fails && did_not_run(cls)) {
+        snprintf(message, sizeof message, "%s: %s", fpd_replay_class_names[cls], why);
+        return fpd_ci_skip(c, message);
+    }
+    if (!fails)
+        return FPD_OK;
+    if (cls == FPD_ELSEWHERE) {
+        snprintf(message, sizeof message, "elsewhere: %s", why);
+        snprintf(cmd, sizeof cmd, "fpdiv replay %s", fpd_shell_word(path, word, sizeof word));
+        return fpd_ci_fail(c, fpd_replay_class_names[cls], message, cmd);
+    }
+    snprintf(message, sizeof message, "%s: %s, recorded %s%s%.300s", fpd_replay_class_names[cls],
+             fpd_verdict_table[res->verdict].name, fpd_verdict_table[f->recorded.verdict].name,
+             res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "");
+    snprintf(cmd, sizeof cmd, "fpdiv replay %s", fpd_shell_word(path, word, sizeof word));
+    return fpd_ci_fail(c, fpd_replay_class_names[cls], message, cmd);
+}
+
+int fpd_cmd_replay(int argc, char **argv)
+{
+    static const struct option options[] = {{"strict", no_argument, NULL, 's'},
+                                            {"strict-env", no_argument, NULL, 'e'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {"timeout", required_argument, NULL, 't'},
+                                            {"junit", required_argument, NULL, 'u'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    bool strict = false, strict_env = false, json = false;
+    double timeout = 300;
+    const char *junit = NULL;
+    char why[1024];
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        switch (opt) {
+        case 's': strict = true; break;
+        case 'e': strict_env = true; break;
+        case 'j': json = true; break;
+        case 't':
+            if (fpd_cli_double("--timeout", optarg, 0, 1e9, &timeout, why, sizeof why) != FPD_OK) {
+                fpd_cli_error("replay", "%s", why);
+                return FPD_EXIT_USAGE;
+            }
+            break;
+        case 'u': junit = optarg; break;
+        case 'h': fputs(help, stdout); return FPD_EXIT_OK;
+        default: fpd_cli_error("replay", "see 'fpdiv replay --help'"); return FPD_EXIT_USAGE;
+        }
+    }
+    char *default_paths[] = {"corpus"};
+    char **paths = optind < argc ? argv + optind : default_paths;
+    int n_paths = optind < argc ? argc - optind : 1;
+
+    static struct replay_run run; /* inherited by the worker */
+    struct fpd_ci_report ci = {.suite = strdup("fpdiv replay")};
+    size_t counts[FPD_REPLAY_CLASS_COUNT] = {0}, cases = 0, malformed = 0;
+    int exit_code = load_all(paths, n_paths, &run, &malformed) == FPD_OK ? FPD_EXIT_OK : FPD_EXIT_INTERNAL;
+    /* a corpus recorded on one kernel set, on a CPU that picks another: run it here, not in hosts */
+    struct fpd_backend_slot **all = calloc(2 * run.n + 1, sizeof *all);
+    size_t n_all = 0;
+    for (size_t i = 0; all && i < run.n; i++)
+        for (int b = 0; b < run.files[i].chk.relation->backends; b++)
+            all[n_all++] = run.files[i].chk.backends[b];
+    if (all && exit_code == FPD_EXIT_OK && !malformed)
+        fpd_cli_run_kernel_sets_here(all, n_all);
+    free(all);
+
+    /* Cases run one by one, in order, in a worker process: a backend that crashes or hangs on one
+     * makes that case `error` (and so `worse`, unless it was recorded as an error) — not the replay. */
+    struct fpd_pool pool = {0};
+    if (exit_code == FPD_EXIT_OK && run.n > 0 &&
+        fpd_pool_start(&pool, 1, 0, 1, run.n, 0, timeout, replay_work, &run) != FPD_OK) {
+        fpd_cli_error("replay", "cannot start a worker process: %s", strerror(errno));
+        exit_code = FPD_EXIT_INTERNAL;
+    }
+    size_t next = 0; /* the case to report next: skipped ones are reported in turn, without a worker run */
+    while (exit_code == FPD_EXIT_OK && next < run.n) {
+        struct fpd_case_file *f = &run.files[next];
+        struct fpd_check_result res = {0};
+        enum fpd_replay_class cls;
+        if (fpd_replay_runnable(f, &cls, why, sizeof why)) {
+            struct fpd_pool_event ev;
+            /* the worker runs every index in order; results for skipped cases are passed over */
+            do {
+                if (fpd_pool_next(&pool, 1.0, &ev) != FPD_OK)
+                    ev.type = FPD_EVENT_DONE;
+            } while (ev.type == FPD_EVENT_IDLE ||
+                     (ev.type == FPD_EVENT_MESSAGE && (ev.msg.type != FPD_MSG_RESULT || ev.msg.index != next)) ||
+                     (ev.type == FPD_EVENT_LOST && ev.index != next));
+            if (ev.type == FPD_EVENT_DONE) {
+                fpd_cli_error("replay", "internal error: the worker stopped before %s", run.paths[next]);
+                exit_code = FPD_EXIT_INTERNAL;
+                break;
+            }
+            if (ev.type == FPD_EVENT_LOST) {
+                fpd_check_result_died(&f->chk, ev.reason, &res);
+            } else {
+                res = ev.msg.res;
+            }
+            cls = fpd_replay_classify(f, &res);
+        }
+        cases++;
+        counts[cls]++;
+        report(json, run.paths[next], f, cls, &res, why);
+        if (ci_record(&ci, run.paths[next], f, cls, &res, why, strict, strict_env) != FPD_OK)
+            exit_code = FPD_EXIT_INTERNAL;
+        next++;
+    }
+    fpd_pool_free(&pool);
+    for (size_t i = 0; i < run.n; i++) {
+        fpd_case_file_free(&run.files[i]);
+        free(run.paths[i]);
+    }
+    free(run.files);
+    free(run.paths);
+    if (json) {
+        json_t *summary = json_pack("{s:s,s:I,s:I}", "type", "summary", "cases", (json_int_t)cases, "malformed",
+                                    (json_int_t)malformed);
+        for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
+            json_object_set_new(summary, fpd_replay_class_names[c], json_integer((json_int_t)counts[c]));
+        json_dumpf(summary, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(summary);
+    } else {
+        printf("\n%zu cases: reproduced %zu, changed %zu, fixed %zu, worse %zu, elsewhere %zu, skipped %zu", cases,
+               counts[FPD_REPRODUCED], counts[FPD_CHANGED], counts[FPD_FIXED], counts[FPD_WORSE],
+               counts[FPD_ELSEWHERE], counts[FPD_SKIPPED]);
+        printf(malformed ? "; %zu malformed\n" : "\n", malformed);
+    }
+    if (junit && fpd_ci_write_junit(&ci, junit, 0, why, sizeof why) != FPD_OK) {
+        fpd_cli_error("replay", "%s", why);
+        exit_code = FPD_EXIT_USAGE;
+    }
+    if (fpd_ci_github()) {
+        fpd_ci_github_annotate(&ci, stdout);
+        char headline[128];
+        snprintf(headline, sizeof headline, "fpdiv replay: %zu cases, %zu worse, %zu elsewhere", cases, counts[FPD_WORSE],
+                 counts[FPD_ELSEWHERE]);
+        if (fpd_ci_github_summary(&ci, headline, why, sizeof why) != FPD_OK)
+            fpd_cli_error("replay", "%s", why);
+    }
+    fpd_ci_free(&ci);
+    if (exit_code != FPD_EXIT_OK)
+        return exit_code;
+    if (malformed)
+        return FPD_EXIT_USAGE;
+    for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
+        if (counts[c] && fails_run((enum fpd_replay_class)c, strict, strict_env))
+            return FPD_EXIT_FINDINGS;
+    if (cases == 1 && counts[FPD_SKIPPED] + counts[FPD_ELSEWHERE] == 1)
+        return 125; /* git bisect run: this revision cannot be tested */
+    return FPD_EXIT_OK;
+}

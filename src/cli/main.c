@@ -1,0 +1,133 @@
+/* main.c — the command table, global options, dispatch. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "common/fpenv.h"
+#include "backends/host.h"
+#include "backends/plugin.h"
+#include "cli/report.h"
+
+struct fpd_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary; /* NULL: not for users, and not listed */
+};
+
+static const struct fpd_command commands[] = {
+    {"fuzz", fpd_cmd_fuzz, "generate random cases and check relations on them; print what diverges"},
+    {"check", fpd_cmd_check, "run one relation on one case and report it in full"},
+    {"minimize", fpd_cmd_minimize, "shrink a saved case to the smallest one with the same signature"},
+    {"replay", fpd_cmd_replay, "re-run saved cases: reproduced, changed, fixed, worse or skipped"},
+    {"show", fpd_cmd_show, "show a saved case: what it is, what was recorded, what happens now"},
+    {"bisect", fpd_cmd_bisect, "find where a divergence starts as one dimension of a case grows"},
+    {"sweep", fpd_cmd_sweep, "run a relation over a range of one dimension; table, CSV and SVG plot"},
+    {"explain", fpd_cmd_explain, "reveal the order a backend adds the terms of an output element in"},
+    {"merge", fpd_cmd_merge, "merge corpora (of shards) into one: the smallest case per signature"},
+    {"export", fpd_cmd_export, "write a saved case as .npy inputs and a NumPy, PyTorch or JAX script"},
+    {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},
+    {"env", fpd_cmd_env, "show the environment results depend on: CPU, libraries, kernel sets, threads"},
+    {"__host", fpd_cmd_host, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fpdiv [--plugin PATH.so]... <command> [options]\n"
+               "       fpdiv --version | --help\n\n"
+               "fpdiv finds GEMM computations that are equal in exact arithmetic but differ in their bits,\n"
+               "and tells whether the difference is expected from rounding or beyond its bound.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].summary)
+            fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'fpdiv <command> --help' describes a command's options. --plugin (repeatable) and\n"
+               "FPDIV_PLUGIN_PATH (colon-separated) load backends from shared objects; fpdiv-cuda.so is\n"
+               "loaded from beside the binary when present.\n"
+               "exit status: 0 nothing failed the policy, 1 findings failed it, 2 usage or input error,\n"
+               "3 internal error.\n");
+}
+
+/* Plugins: --plugin options first on the command line, then FPDIV_PLUGIN_PATH, then the bundled
+ * ones. Returns the index of the command word. */
+static int load_plugins(int argc, char **argv, int *exit_code)
+{
+    char why[1024];
+    int i = 1;
+    fpd_registry_init();
+    for (; i < argc && strncmp(argv[i], "--plugin", 8) == 0; i++) {
+        const char *path = argv[i][8] == '=' ? argv[i] + 9 : argv[i][8] == '\0' && i + 1 < argc ? argv[++i] : NULL;
+        if (!path || !*path) {
+            fprintf(stderr, "fpdiv: --plugin needs a path to a shared object\n");
+            *exit_code = FPD_EXIT_USAGE;
+            return -1;
+        }
+        if (fpd_plugin_load(path, why, sizeof why) != FPD_OK) {
+            fprintf(stderr, "fpdiv: %s\n", why);
+            *exit_code = FPD_EXIT_USAGE;
+            return -1;
+        }
+        int added = fpd_host_add_plugin(path); /* a backend's host process knows the same backends */
+        if (added != FPD_OK) {
+            fprintf(stderr, "fpdiv: --plugin %s: %s\n", path,
+                    added == FPD_ERR_NOMEM ? "out of memory" : "more than 32 plugins (a host process takes 32)");
+            *exit_code = added == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+            return -1;
+        }
+    }
+    if (fpd_plugin_load_env(why, sizeof why) != FPD_OK) {
+        fprintf(stderr, "fpdiv: FPDIV_PLUGIN_PATH: %s\n", why);
+        *exit_code = FPD_EXIT_USAGE;
+        return -1;
+    }
+    fpd_registry_defer(fpd_plugin_load_bundled); /* only when a backend of its is asked for */
+    return i;
+}
+
+/* What loading plugins or opening backends did to the floating-point environment (fpenv.h). */
+static void print_fpenv_notices(void)
+{
+    const char *const *notices;
+    size_t n = fpd_fpenv_take_notices(&notices);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "fpdiv: warning: %s\n", notices[i]);
+}
+
+int main(int argc, char **argv)
+{
+    int exit_code = FPD_EXIT_OK;
+    fpd_cli_remember_argv(argv);
+    /* past a file-size limit (ulimit -f) a write fails with EFBIG, which fpdiv reports as the save
+     * that failed; the signal's default would kill a worker between a finding and its save */
+    signal(SIGXFSZ, SIG_IGN);
+    fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
+    int first = load_plugins(argc, argv, &exit_code);
+    if (first < 0 || first >= argc || strcmp(argv[first], "__host") != 0)
+        print_fpenv_notices(); /* a host's were the fpdiv's that started it, which said them */
+    if (first < 0)
+        return exit_code;
+    argc -= first - 1, argv += first - 1; /* argv[1] is now the command */
+    if (argc < 2) {
+        usage(stderr);
+        return FPD_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return FPD_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("fpdiv %s (generator %d, backend ABI %d)\n", FPD_VERSION, FPD_GEN_VERSION, FPDIV_BACKEND_ABI);
+        return FPD_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            print_fpenv_notices(); /* the bundled plugin loads, and backends open, as a command needs them */
+            fpd_registry_close_all();
+            return rc;
+        }
+    }
+    fprintf(stderr, "fpdiv: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return FPD_EXIT_USAGE;
+}

@@ -1,0 +1,142 @@
+/* plot.c — hand-written SVG: a handful of elements, no library needed for that. */
+#include "cli/plot.h"
+
+#include <math.h>
+
+enum { WIDTH = 900, PANEL_H = 260, LEFT = 90, RIGHT = 30, TOP = 60, GAP = 70, BOTTOM = 60 };
+
+struct axis {
+    double lo, hi; /* in plot units (log10 where log) */
+    bool log;
+};
+
+static double to_unit(const struct axis *a, double v) { return a->log ? log10(v) : v; }
+
+static double x_pixel(const struct axis *a, double v)
+{
+    return LEFT + (to_unit(a, v) - a->lo) / (a->hi - a->lo) * (WIDTH - LEFT - RIGHT);
+}
+
+static double y_pixel(const struct axis *a, double v, double top)
+{
+    return top + PANEL_H - (to_unit(a, v) - a->lo) / (a->hi - a->lo) * PANEL_H;
+}
+
+/* Decade ticks for a log axis, or about 8 round ticks for a linear one. */
+static void ticks(const struct axis *a, double *out, size_t *n)
+{
+    *n = 0;
+    if (a->log) {
+        for (double e = ceil(a->lo); e <= a->hi && *n < 40; e++)
+            out[(*n)++] = pow(10, e);
+        return;
+    }
+    double span = a->hi - a->lo, step = pow(10, floor(log10(span / 8)));
+    if (span / step > 16)
+        step *= 5;
+    else if (span / step > 8)
+        step *= 2;
+    for (double v = ceil(a->lo / step) * step; v <= a->hi && *n < 40; v += step)
+        out[(*n)++] = v;
+}
+
+static void label(double v, bool log, char *buf, size_t size)
+{
+    if (log && (v < 1e-3 || v >= 1e5))
+        snprintf(buf, size, "1e%d", (int)lround(log10(v)));
+    else
+        snprintf(buf, size, "%g", v);
+}
+
+/* One panel: series y(points) as a polyline broken where the value is missing (<= 0). */
+static void panel(FILE *f, const struct axis *x, const struct fpd_shape_probe *pts, size_t n, double top,
+                  const char *name, double (*value)(const struct fpd_shape_probe *), bool bound_line,
+                  const char *colour)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v = pts[i].tested ? value(&pts[i]) : 0;
+        if (v > 0 && isfinite(v))
+            lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    if (bound_line)
+        lo = fmin(lo, 1), hi = fmax(hi, 1);
+    if (!(lo <= hi))
+        lo = 1e-8, hi = 1;
+    struct axis y = {floor(log10(lo)), ceil(log10(hi)), true};
+    if (y.hi <= y.lo)
+        y.hi = y.lo + 1;
+    double t[40];
+    size_t nt;
+    char buf[32];
+    fprintf(f, "<rect x='%d' y='%g' width='%d' height='%d' fill='none' stroke='#888'/>\n", LEFT, top,
+            WIDTH - LEFT - RIGHT, PANEL_H);
+    ticks(&y, t, &nt);
+    for (size_t i = 0; i < nt; i++) {
+        double py = y_pixel(&y, t[i], top);
+        label(t[i], true, buf, sizeof buf);
+        fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/>\n", LEFT, WIDTH - RIGHT, py, py);
+        fprintf(f, "<text x='%d' y='%.1f' font-size='12' text-anchor='end'>%s</text>\n", LEFT - 6, py + 4, buf);
+    }
+    ticks(x, t, &nt);
+    for (size_t i = 0; i < nt; i++) {
+        double px = x_pixel(x, t[i]);
+        label(t[i], x->log, buf, sizeof buf);
+        fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%g' y2='%g' stroke='#ddd'/>\n", px, px, top, top + PANEL_H);
+        fprintf(f, "<text x='%.1f' y='%g' font-size='12' text-anchor='middle'>%s</text>\n", px, top + PANEL_H + 16, buf);
+    }
+    if (bound_line) {
+        double py = y_pixel(&y, 1, top);
+        fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#c00' stroke-dasharray='6,4'/>\n", LEFT,
+                WIDTH - RIGHT, py, py);
+        fprintf(f, "<text x='%d' y='%.1f' font-size='12' fill='#c00' text-anchor='end'>rounding bound</text>\n",
+                WIDTH - RIGHT - 4, py - 5);
+    }
+    bool open = false; /* a polyline is being written */
+    for (size_t i = 0; i < n; i++) {
+        double v = pts[i].tested ? value(&pts[i]) : 0;
+        double px = x_pixel(x, pts[i].value);
+        if (v > 0 && isfinite(v)) {
+            if (!open)
+                fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='1.5' points='", colour);
+            fprintf(f, " %.1f,%.1f", px, y_pixel(&y, v, top));
+            open = true;
+            continue;
+        }
+        if (open)
+            fprintf(f, "'/>\n");
+        open = false;
+        if (pts[i].tested) /* the paths agree here: a tick on the bottom edge */
+            fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%g' y2='%g' stroke='#2a2'/>\n", px, px, top + PANEL_H - 6,
+                    top + PANEL_H);
+    }
+    if (open)
+        fprintf(f, "'/>\n");
+    fprintf(f, "<text x='22' y='%g' font-size='13' transform='rotate(-90 22 %g)' text-anchor='middle'>%s</text>\n",
+            top + PANEL_H / 2.0, top + PANEL_H / 2.0, name);
+}
+
+static double max_abs(const struct fpd_shape_probe *p) { return p->metrics.diff ? p->metrics.max_abs : 0; }
+static double ratio(const struct fpd_shape_probe *p) { return p->metrics.diff ? p->metrics.ratio : 0; }
+
+void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struct fpd_shape_probe *pts, size_t n)
+{
+    double xlo = n ? pts[0].value : 1, xhi = n ? pts[n - 1].value : 2;
+    if (xhi <= xlo)
+        xhi = xlo + 1;
+    struct axis x = {xlo, xhi, xlo > 0 && xhi / xlo >= 100};
+    if (x.log)
+        x.lo = log10(xlo), x.hi = log10(xhi);
+    int height = TOP + 2 * PANEL_H + GAP + BOTTOM;
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", WIDTH,
+            height);
+    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
+    fprintf(f, "<text x='%d' y='28' font-size='16' text-anchor='middle'>%s</text>\n", WIDTH / 2, title);
+    fprintf(f, "<text x='%d' y='46' font-size='12' fill='#555' text-anchor='middle'>green ticks: both paths "
+               "bitwise equal (same)</text>\n", WIDTH / 2);
+    panel(f, &x, pts, n, TOP, "max |a − b|", max_abs, false, "#1f4e9c");
+    panel(f, &x, pts, n, TOP + PANEL_H + GAP, "ratio to bound", ratio, true, "#b35900");
+    fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>%s%s</text>\n", LEFT + (WIDTH - LEFT - RIGHT) / 2,
+            height - 14, x_label, x.log ? " (log scale)" : "");
+    fprintf(f, "</svg>\n");
+}

@@ -1,0 +1,251 @@
+/* report.c — formatting of check results. */
+#include "cli/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "common/dtype.h"
+#include "engine/environment.h"
+
+const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size)
+{
+    double v = fpd_value_of_bits(t, bits);
+    snprintf(buf, size, "%a (%.*g)", v, t == FPD_F64 ? 17 : 9, v);
+    return buf;
+}
+
+const char *fpd_check_backend_names(const struct fpd_check *chk, char *buf, size_t size)
+{
+    if (chk->relation->backends == 2)
+        snprintf(buf, size, "%s,%s", chk->backends[0]->impl->name, chk->backends[1]->impl->name);
+    else
+        snprintf(buf, size, "%s", chk->backends[0]->impl->name);
+    return buf;
+}
+
+const char *fpd_generator_option(unsigned generator, char buf[32])
+{
+    buf[0] = '\0';
+    if (generator != FPD_GEN_VERSION)
+        snprintf(buf, 32, " --generator %u", generator);
+    return buf;
+}
+
+const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size)
+{
+    const struct fpd_case *c = &chk->c;
+    if (c->data)
+        return NULL; /* explicit inputs do not fit on a command line: replay the case file */
+    char shape[64], dt[32], backends[160], extra[96] = "";
+    if (chk->relation->slice != FPD_SLICE_NONE)
+        snprintf(extra, sizeof extra, " --slice %u:%u", chk->params.slice.start, chk->params.slice.len);
+    else if (chk->relation->needs & FPD_FEAT_THREADS)
+        snprintf(extra, sizeof extra, " --threads %d", chk->params.threads);
+    else if (chk->relation->needs & FPD_FEAT_ALGOS)
+        snprintf(extra, sizeof extra, " --algo %d", chk->params.algo);
+    if (fpd_check_threads(chk) > 0) { /* a library's bits can depend on its thread count */
+        size_t used = strlen(extra);
+        snprintf(extra + used, sizeof extra - used, " --threads %d", fpd_check_threads(chk));
+    }
+    char specials[48] = "";
+    if (c->recipe.special_rate > 0)
+        snprintf(specials, sizeof specials, " --specials %.17g", c->recipe.special_rate);
+    char pad[32] = "", generator[32];
+    if (c->pad)
+        snprintf(pad, sizeof pad, " --pad %u", c->pad);
+    snprintf(buf, size, "fpdiv check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
+             " --index %" PRIu32 "%s",
+             chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
+             fpd_dtypes_format(&c->dt, dt, sizeof dt), c->trans_a ? " --trans-a" : "", c->trans_b ? " --trans-b" : "",
+             c->has_bias ? " --bias" : "", pad, fpd_dist_table[c->recipe.dist].name, specials, extra, c->recipe.seed,
+             c->recipe.index, fpd_generator_option(c->recipe.generator, generator));
+    return buf;
+}
+
+static void describe_path(FILE *f, const char *label, const struct fpd_check *chk, const struct fpd_path *p,
+                          const struct fpd_region *cmp)
+{
+    static const char *const bias_words[] = {[FPD_BIAS_NONE] = "", [FPD_BIAS_FUSED] = ", fused bias",
+                                             [FPD_BIAS_AFTER] = ", then + bias"};
+    const struct fpd_region *g = &p->gemm;
+    struct fpd_case sub = chk->c;
+    sub.batch = g->batch.len, sub.m = g->rows.len, sub.n = g->cols.len;
+    char shape[64];
+    fprintf(f, "  path %s   %s: gemm %s", label, chk->backends[p->backend]->impl->name,
+            fpd_shape_format(&sub, shape, sizeof shape));
+    if (g->batch.start || g->rows.start || g->cols.start)
+        fprintf(f, " at batch %u, row %u, col %u", g->batch.start, g->rows.start, g->cols.start);
+    fprintf(f, ", %s in, %s out%s", fpd_dtype_info(p->in)->name, fpd_dtype_info(p->out)->name, bias_words[p->bias]);
+    if (p->flip_layout)
+        fprintf(f, ", operands re-stored in the other order");
+    if (p->threads)
+        fprintf(f, ", %d thread%s", p->threads, p->threads == 1 ? "" : "s");
+    if (chk->relation->needs & FPD_FEAT_ALGOS)
+        fprintf(f, ", algorithm %d", p->algo);
+    if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
+        fprintf(f, "; then take batch %u:%u, rows %u:%u, cols %u:%u (start:length)", cmp->batch.start,
+                cmp->batch.len, cmp->rows.start, cmp->rows.len, cmp->cols.start, cmp->cols.len);
+    if (p->out != chk->c.dt.out)
+        fprintf(f, "; cast to %s", fpd_dtype_info(chk->c.dt.out)->name);
+    fputc('\n', f);
+}
+
+/* Which path is farther from the correctly rounded result, and whether either exceeds its bound. */
+static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    const struct fpd_exact_report *x = &res->exact;
+    if (!x->computed)
+        return;
+    const char *out = fpd_dtype_info(chk->c.dt.out)->name;
+    fprintf(f, "  exact    path A is %.3g ulp from the exact result, path B %.3g (%s ulps)", x->err_ulp[0], x->err_ulp[1],
+            out);
+    if (x->err_ulp[0] > x->err_ulp[1])
+        fprintf(f, ": path A is the farther, B the closer");
+    else if (x->err_ulp[1] > x->err_ulp[0])
+        fprintf(f, ": path B is the farther, A the closer");
+    fputc('\n', f);
+    for (int w = 0; w < 2; w++) {
+        if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
+            fprintf(f, "           path %c is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
+                       "           element%s: its partial sums overflowed, or it lost an Inf or NaN\n",
+                    "AB"[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s");
+        else if (x->beyond & (1u << w))
+            fprintf(f, "           path %c exceeds its own rounding bound (%.3g times it): it lost precision\n",
+                    "AB"[w], x->own_ratio[w]);
+    }
+}
+
+void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_metrics *m = &res->metrics;
+    char shape[64], dt[32], backends[160], a[96], b[96], cmd[768];
+    fprintf(f, "check %s on %s: %s\n", chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends),
+            fpd_verdict_table[res->verdict].name);
+    char source[96];
+    if (c->data)
+        snprintf(source, sizeof source, "inline data");
+    else
+        snprintf(source, sizeof source, "%s data, seed %" PRIu64 " index %" PRIu32, fpd_dist_table[c->recipe.dist].name,
+                 c->recipe.seed, c->recipe.index);
+    fprintf(f, "  case     %s (%sm x n x k), %s (in %s, out %s, acc %s)%s%s%s, %s\n",
+            fpd_shape_format(c, shape, sizeof shape), c->batch > 1 ? "batch x " : "", fpd_dtypes_format(&c->dt, dt, sizeof dt),
+            fpd_dtype_info(c->dt.in)->name, fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name,
+            c->trans_a ? ", A transposed" : "", c->trans_b ? ", B transposed" : "", c->has_bias ? ", bias" : "", source);
+    describe_path(f, "A", chk, &res->paths.a, &res->paths.compare);
+    describe_path(f, "B", chk, &res->paths.b, &res->paths.compare);
+    if (res->verdict == FPD_ERROR) {
+        if (res->failed_path < 0) /* the check's process died: no path to blame */
+            fprintf(f, "  error    %s\n", res->error);
+        else
+            fprintf(f, "  error    path %c: %s\n", res->failed_path == 0 ? 'A' : 'B', res->error);
+    } else {
+        fprintf(f, "  verdict  %s (%s)\n", fpd_verdict_table[res->verdict].name, fpd_verdict_table[res->verdict].doc);
+        fprintf(f, "  differ   %zu of %zu elements", m->diff, m->count);
+        if (m->nonfinite_mismatch)
+            fprintf(f, " (%zu with a different NaN/Inf class)", m->nonfinite_mismatch);
+        fputc('\n', f);
+        if (m->diff) {
+            fprintf(f, "  max      %" PRIu64 " ulp, abs %.3g, rel %.3g\n", m->max_ulp, m->max_abs, m->max_rel);
+            fprintf(f, "  ratio    %.3g of the rounding bound (<= 1: any summation order may give it)\n", m->ratio);
+            fprintf(f, "  worst    [%u, %u, %u]: A = %s, B = %s\n", res->worst_batch, res->worst_row, res->worst_col,
+                    fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a),
+                    fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b));
+        }
+        fprintf(f, "  hashes   A %016" PRIx64 "  B %016" PRIx64 " (XXH3-64 of the compared outputs)\n", m->hash_a,
+                m->hash_b);
+        report_exact(f, chk, res);
+    }
+    if (fpd_reproduce_command(chk, cmd, sizeof cmd))
+        fprintf(f, "  rerun    %s\n", cmd);
+    fpd_report_environment(f, chk);
+}
+
+static json_t *hex64(uint64_t x)
+{
+    char buf[17];
+    snprintf(buf, sizeof buf, "%016" PRIx64, x);
+    return json_string(buf);
+}
+
+json_t *fpd_seed_json(uint64_t seed)
+{
+    if (seed <= INT64_MAX)
+        return json_integer((json_int_t)seed);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, seed); /* beyond JSON integers as Jansson reads them */
+    return json_string(buf);
+}
+
+/* JSON has no Inf or NaN: non-finite numbers become null. */
+static json_t *real(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_metrics *m = &res->metrics;
+    char shape[64], dt[32], a[96], b[96], cmd[768];
+    json_t *backends = json_array();
+    for (int i = 0; i < chk->relation->backends; i++)
+        json_array_append_new(backends, json_string(chk->backends[i]->impl->name));
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string("check"));
+    json_object_set_new(o, "relation", json_string(chk->relation->name));
+    json_object_set_new(o, "backends", backends);
+    json_object_set_new(o, "verdict", json_string(fpd_verdict_table[res->verdict].name));
+    json_object_set_new(o, "diff", json_integer((json_int_t)m->diff));
+    json_object_set_new(o, "count", json_integer((json_int_t)m->count));
+    json_object_set_new(o, "nonfinite_mismatch", json_integer((json_int_t)m->nonfinite_mismatch));
+    json_object_set_new(o, "max_ulp", json_integer((json_int_t)(m->max_ulp > INT64_MAX ? INT64_MAX : m->max_ulp)));
+    json_object_set_new(o, "max_abs", real(m->max_abs));
+    json_object_set_new(o, "max_rel", real(m->max_rel));
+    json_object_set_new(o, "ratio", m->bounded || m->diff == 0 ? real(m->ratio) : json_null());
+    json_object_set_new(o, "hash_a", hex64(m->hash_a));
+    json_object_set_new(o, "hash_b", hex64(m->hash_b));
+    json_object_set_new(o, "seed", fpd_seed_json(c->recipe.seed));
+    json_object_set_new(o, "index", json_integer(c->recipe.index));
+    json_object_set_new(o, "generator", json_integer(c->recipe.generator));
+    json_object_set_new(o, "shape", json_string(fpd_shape_format(c, shape, sizeof shape)));
+    json_object_set_new(o, "dtype", json_string(fpd_dtypes_format(&c->dt, dt, sizeof dt)));
+    json_object_set_new(o, "trans_a", json_boolean(c->trans_a));
+    json_object_set_new(o, "trans_b", json_boolean(c->trans_b));
+    json_object_set_new(o, "bias", json_boolean(c->has_bias));
+    json_object_set_new(o, "pad", json_integer(c->pad));
+    json_object_set_new(o, "dist", json_string(fpd_dist_table[c->recipe.dist].name));
+    if (chk->relation->slice != FPD_SLICE_NONE)
+        json_object_set_new(o, "slice", json_pack("{s:I,s:I}", "start", (json_int_t)chk->params.slice.start, "len",
+                                                  (json_int_t)chk->params.slice.len));
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        json_object_set_new(o, "threads", json_integer(chk->params.threads));
+    else if (fpd_check_threads(chk) > 0)
+        json_object_set_new(o, "threads", json_integer(fpd_check_threads(chk))); /* as the library ran */
+    if (chk->relation->needs & FPD_FEAT_ALGOS)
+        json_object_set_new(o, "algo", json_integer(chk->params.algo));
+    if (res->verdict == FPD_ERROR) {
+        json_object_set_new(o, "error", json_string(res->error));
+        json_object_set_new(o, "failed_path",
+                            res->failed_path < 0 ? json_null() : json_string(res->failed_path == 0 ? "A" : "B"));
+    } else if (m->diff) {
+        json_object_set_new(o, "worst",
+                            json_pack("{s:[I,I,I],s:s,s:s}", "at", (json_int_t)res->worst_batch,
+                                      (json_int_t)res->worst_row, (json_int_t)res->worst_col, "a",
+                                      fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a), "b",
+                                      fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b)));
+    }
+    if (res->exact.computed) {
+        const struct fpd_exact_report *x = &res->exact;
+        json_t *beyond = json_array();
+        for (int w = 0; w < 2; w++)
+            if (x->beyond & (1u << w))
+                json_array_append_new(beyond, json_string(w ? "B" : "A"));
+        json_object_set_new(o, "exact", json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "ulp_a", real(x->err_ulp[0]),
+                                                  "ulp_b", real(x->err_ulp[1]), "own_ratio_a", real(x->own_ratio[0]),
+                                                  "own_ratio_b", real(x->own_ratio[1]), "beyond_bound", beyond,
+                                                  "wrong_class_a", (json_int_t)x->wrong_class[0], "wrong_class_b",
+                                                  (json_int_t)x->wrong_class[1]));
+    }
+    const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
+    json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());
+    return o;
+}

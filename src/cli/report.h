@@ -1,0 +1,33 @@
+/* report.h — turning check results into text and JSON. The CLI decides where they go. */
+#ifndef FPD_REPORT_H
+#define FPD_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "engine/check.h"
+
+#define FPD_VERSION "0.1.0"
+
+/* "0x1.8p+1 (3)": a value of type t from its bits, hex-float (exact) and decimal. */
+const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size);
+
+/* "seq,openblas@Haswell": the check's backends, as --backend names them. */
+const char *fpd_check_backend_names(const struct fpd_check *chk, char *buf, size_t size);
+
+/* The `fpdiv check …` command that reruns exactly this check; NULL for explicit (inline) inputs. */
+const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size);
+/* " --generator G" for a generator other than the newest (which is the default), else "". */
+const char *fpd_generator_option(unsigned generator, char buf[32]);
+
+/* A full human-readable report of one check. */
+void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res);
+
+/* One JSON object per check: relation, backends, verdict, diff, max_ulp, max_abs, max_rel, ratio,
+ * hash_a, hash_b, seed, index, and the case and worst element. Caller owns the reference. */
+json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res);
+
+/* A seed as JSON: an integer, or a decimal string above INT64_MAX. */
+json_t *fpd_seed_json(uint64_t seed);
+
+#endif

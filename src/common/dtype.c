@@ -1,0 +1,341 @@
+/* dtype.c — storage types and their conversions. Every rounding here is once, to nearest even. */
+#include "common/dtype.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu/clones.h"
+
+/* Written out rather than computed: these are the constants the numerics rest on. */
+const struct fpd_dtype_info fpd_dtype_table[FPD_DTYPE_COUNT] = {
+    [FPD_F64] = {"f64", "IEEE binary64 (double)", 8, 53, -1022, 1023, 0x1p-53, 0x1p-1074, DBL_MAX},
+    [FPD_F32] = {"f32", "IEEE binary32 (float)", 4, 24, -126, 127, 0x1p-24, 0x1p-149, FLT_MAX},
+    [FPD_F16] = {"f16", "IEEE binary16 (half)", 2, 11, -14, 15, 0x1p-11, 0x1p-24, 65504.0},
+    [FPD_BF16] = {"bf16", "bfloat16: binary32 range, 8-bit significand", 2, 8, -126, 127, 0x1p-8, 0x1p-133,
+                  0x1.fep127},
+};
+
+int fpd_dtype_parse(const char *name, enum fpd_dtype *out)
+{
+    for (int t = 0; t < FPD_DTYPE_COUNT; t++) {
+        if (strcmp(name, fpd_dtype_table[t].name) == 0) {
+            *out = (enum fpd_dtype)t;
+            return FPD_OK;
+        }
+    }
+    return FPD_ERR_INPUT;
+}
+
+static bool is_low_precision(enum fpd_dtype t) { return t == FPD_F16 || t == FPD_BF16; }
+
+/* Width order used by the validity rule: f16 and bf16 are both "16-bit". */
+static int dtype_rank(enum fpd_dtype t) { return t == FPD_F64 ? 3 : t == FPD_F32 ? 2 : 1; }
+
+static enum fpd_dtype default_wide(enum fpd_dtype in) { return is_low_precision(in) ? FPD_F32 : in; }
+
+/* The accumulator "IN:OUT" implies, by the parse rule above. */
+static enum fpd_dtype implied_acc(enum fpd_dtype in, enum fpd_dtype out)
+{
+    enum fpd_dtype acc = default_wide(in);
+    return dtype_rank(acc) < dtype_rank(out) ? out : acc;
+}
+
+bool fpd_dtypes_valid(const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    const char *in = fpd_dtype_table[dt->in].name, *out = fpd_dtype_table[dt->out].name;
+    const char *acc = fpd_dtype_table[dt->acc].name;
+    if (dtype_rank(dt->acc) < dtype_rank(dt->in)) {
+        snprintf(why, why_size, "accumulate type %s is narrower than input type %s", acc, in);
+        return false;
+    }
+    if (dtype_rank(dt->acc) < dtype_rank(dt->out)) {
+        snprintf(why, why_size, "accumulate type %s is narrower than output type %s", acc, out);
+        return false;
+    }
+    if (is_low_precision(dt->acc) && dt->acc != dt->in) {
+        snprintf(why, why_size, "a 16-bit accumulator must have the input's type (%s), not %s", in, acc);
+        return false;
+    }
+    return true;
+}
+
+int fpd_dtypes_parse(const char *spec, struct fpd_dtypes *out, char *why, size_t why_size)
+{
+    char buf[64];
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(why, why_size, "dtype '%s' is too long", spec);
+        return FPD_ERR_INPUT;
+    }
+    strcpy(buf, spec);
+    char *fields[3] = {NULL, NULL, NULL};
+    int nfields = 0;
+    for (char *p = buf, *tok; nfields <= 3 && (tok = strsep(&p, ":")) != NULL;) {
+        if (nfields == 3) {
+            snprintf(why, why_size, "dtype '%s' has more than three fields (IN[:OUT[:ACC]])", spec);
+            return FPD_ERR_INPUT;
+        }
+        fields[nfields++] = tok;
+    }
+    enum fpd_dtype parsed[3] = {FPD_F32, FPD_F32, FPD_F32};
+    for (int i = 0; i < nfields; i++) {
+        if (fpd_dtype_parse(fields[i], &parsed[i]) != FPD_OK) {
+            snprintf(why, why_size, "unknown dtype '%s' in '%s' (expected f64, f32, f16 or bf16)", fields[i],
+                     spec);
+            return FPD_ERR_INPUT;
+        }
+    }
+    out->in = parsed[0];
+    out->out = nfields > 1 ? parsed[1] : default_wide(parsed[0]);
+    /* "f32:f64" means f64 accumulation rather than an invalid request */
+    out->acc = nfields > 2 ? parsed[2] : implied_acc(out->in, out->out);
+    if (!fpd_dtypes_valid(out, why, why_size))
+        return FPD_ERR_INPUT;
+    return FPD_OK;
+}
+
+const char *fpd_dtypes_format(const struct fpd_dtypes *dt, char *buf, size_t size)
+{
+    const char *in = fpd_dtype_table[dt->in].name, *out = fpd_dtype_table[dt->out].name;
+    bool acc_implied = dt->acc == implied_acc(dt->in, dt->out);
+    if (acc_implied && dt->out == default_wide(dt->in))
+        snprintf(buf, size, "%s", in);
+    else if (acc_implied)
+        snprintf(buf, size, "%s:%s", in, out);
+    else
+        snprintf(buf, size, "%s:%s:%s", in, out, fpd_dtype_table[dt->acc].name);
+    return buf;
+}
+
+bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b)
+{
+    return a->in == b->in && a->out == b->out && a->acc == b->acc;
+}
+
+/*
+ * Round a finite double to `precision` (< 52) significand bits with normal exponents down to
+ * `emin` (below it the quantum stays 2^(emin-precision+1): subnormals), in the default rounding
+ * mode (RNE, which fpdiv keeps: fpenv.c). Adding 1.5 * 2^(quantum+52) puts x in a binade whose
+ * ulp is the quantum, so the addition rounds x once, to a multiple of the quantum; subtracting
+ * it back is exact (the build has no -ffast-math, which would fold the two away). Overflow is
+ * decided after rounding, as IEEE does.
+ */
+#if FLT_EVAL_METHOD != 0
+#error "round_to_format needs each double operation rounded to double (no x87 excess precision)"
+#endif
+static double round_to_format(double x, const struct fpd_dtype_info *f)
+{
+    if (!isfinite(x) || !(fabs(x) > 0))
+        return x;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int lead = (int)(bits >> 52 & 0x7ff) - 1023; /* the leading bit's exponent (below -1022 for subnormal x) */
+    if (lead > f->emax)
+        return copysign(INFINITY, x); /* at least 2^(emax + 1): beyond the largest finite and half its ulp */
+    int quantum = (lead < f->emin ? f->emin : lead) - (f->precision - 1);
+    double shift = 1.5 * fpd_pow2(quantum + 52);
+    double r = copysign((x + shift) - shift, x); /* a negative x that rounds to zero gives -0 */
+    if (fabs(r) > f->max_finite)
+        return copysign(INFINITY, x);
+    return r;
+}
+
+double fpd_round(enum fpd_dtype t, double x)
+{
+    if (t == FPD_F64)
+        return x;
+    if (t == FPD_F32)
+        return (double)(float)x; /* the hardware conversion is RNE and single-rounding */
+    return round_to_format(x, &fpd_dtype_table[t]);
+}
+
+/* Encode a value already representable in binary16. */
+static uint16_t f16_encode_exact(double r)
+{
+    uint16_t sign = signbit(r) ? 0x8000 : 0;
+    double a = fabs(r);
+    if (isnan(r))
+        return sign | 0x7e00;
+    if (isinf(r))
+        return sign | 0x7c00;
+    if (a < 0x1p-14)
+        return sign | (uint16_t)(a * 0x1p24); /* subnormal (or zero): an exact integer count of 2^-24 */
+    int e;
+    double frac = frexp(a, &e); /* a = frac * 2^e, frac in [0.5, 1) */
+    uint16_t mant = (uint16_t)((frac * 2.0 - 1.0) * 1024.0);
+    return sign | (uint16_t)((e - 1 + 15) << 10) | mant;
+}
+
+uint16_t fpd_f16_from_double(double x)
+{
+    if (isnan(x)) {
+        /* keep the sign and the top payload bits, force quiet so it cannot turn into an Inf */
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);
+        return (uint16_t)(((bits >> 48) & 0x8000) | 0x7e00 | ((bits >> 42) & 0x01ff));
+    }
+    return f16_encode_exact(round_to_format(x, &fpd_dtype_table[FPD_F16]));
+}
+
+uint16_t fpd_bf16_from_float(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((bits >> 16) | 0x0040); /* NaN: keep sign and top payload, make it quiet */
+    /* RNE on the integer: add half a bf16 ulp minus one, plus the kept lsb to break ties to even.
+     * A carry out of the significand bumps the exponent, which is exactly right, up to Inf. */
+    bits += 0x7fffu + ((bits >> 16) & 1u);
+    return (uint16_t)(bits >> 16);
+}
+
+uint16_t fpd_bf16_from_double(double x)
+{
+    /* Round once, to 8 bits, from the exact double; the result is exact in float. */
+    if (isnan(x))
+        return fpd_bf16_from_float((float)x);
+    return fpd_bf16_from_float((float)round_to_format(x, &fpd_dtype_table[FPD_BF16]));
+}
+
+float fpd_round_f32_to_f16(float x) { return (float)fpd_f16_to_double(fpd_f16_from_double(x)); }
+float fpd_round_f32_to_bf16(float x) { return fpd_bf16_to_float(fpd_bf16_from_float(x)); }
+
+/*
+ * a * b + c, rounded to odd in binary64, then to nearest even in the 16-bit type: rounding to odd
+ * at p' >= p + 2 bits and then to nearest at p bits is the correct rounding (Boldo and Melquiond,
+ * 2008). The product of two 16-bit values is exact in binary64; the sum is rounded to nearest, its
+ * error recovered exactly (TwoSum), and a nonzero error forces the last bit odd toward it.
+ */
+static double fma_round_to_odd(float a, float b, float c)
+{
+    double x = (double)a * (double)b, y = c, z = x + y;
+    double bv = z - x, err = (x - (z - bv)) + (y - bv);
+    uint64_t bits;
+    memcpy(&bits, &z, sizeof bits);
+    if ((err > 0 || err < 0) && !(bits & 1) && isfinite(z))
+        z = nextafter(z, err > 0 ? INFINITY : -INFINITY);
+    return z;
+}
+
+float fpd_fma_f16(float a, float b, float c) { return (float)fpd_f16_to_double(fpd_f16_from_double(fma_round_to_odd(a, b, c))); }
+float fpd_fma_bf16(float a, float b, float c) { return fpd_bf16_to_float(fpd_bf16_from_double(fma_round_to_odd(a, b, c))); }
+
+/* Whole blocks of 16 then the rest: a loop the compiler vectorizes at -O2 (its cheapest cost
+ * model takes no loop that needs a scalar remainder or a check that the arrays do not overlap). */
+FPD_VECTOR_WIDTH_CLONES static void store_f32_run(float *restrict dst, const double *restrict x, size_t count)
+{
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16)
+        for (size_t l = 0; l < 16; l++)
+            dst[i + l] = (float)x[i + l];
+    for (; i < count; i++)
+        dst[i] = (float)x[i];
+}
+
+void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const double *x, size_t count)
+{
+    /* the type chosen once, outside the loops: the contiguous ones vectorize */
+    switch (t) {
+    case FPD_F64:
+        if (stride == 1)
+            memcpy((double *)p + at, x, count * sizeof *x);
+        else
+            for (size_t i = 0; i < count; i++)
+                ((double *)p)[at + i * stride] = x[i];
+        break;
+    case FPD_F32:
+        if (stride == 1)
+            store_f32_run((float *)p + at, x, count);
+        else
+            for (size_t i = 0; i < count; i++)
+                ((float *)p)[at + i * stride] = (float)x[i];
+        break;
+    case FPD_F16:
+        for (size_t i = 0; i < count; i++)
+            ((uint16_t *)p)[at + i * stride] = fpd_f16_from_double(x[i]);
+        break;
+    case FPD_BF16:
+        for (size_t i = 0; i < count; i++)
+            ((uint16_t *)p)[at + i * stride] = fpd_bf16_from_double(x[i]);
+        break;
+    default: break;
+    }
+}
+
+/* Bits move through memcpy, never through a pointer cast: the buffers hold floats, and reading
+ * them through an integer lvalue (or the reverse) is undefined behaviour the optimizer exploits. */
+void fpd_store_bits(enum fpd_dtype t, void *p, size_t i, uint64_t bits)
+{
+    size_t size = fpd_dtype_table[t].size;
+    char *dst = (char *)p + i * size;
+    uint32_t w = (uint32_t)bits;
+    uint16_t h = (uint16_t)bits;
+    memcpy(dst, size == 8 ? (const void *)&bits : size == 4 ? (const void *)&w : (const void *)&h, size);
+}
+
+uint64_t fpd_bits_of_value(enum fpd_dtype t, double x)
+{
+    switch (t) {
+    case FPD_F64: {
+        uint64_t b;
+        memcpy(&b, &x, sizeof b);
+        return b;
+    }
+    case FPD_F32: {
+        float f = (float)x;
+        uint32_t b;
+        memcpy(&b, &f, sizeof b);
+        return b;
+    }
+    case FPD_F16: return fpd_f16_from_double(x);
+    case FPD_BF16: return fpd_bf16_from_double(x);
+    default: return 0;
+    }
+}
+
+double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits)
+{
+    switch (t) {
+    case FPD_F64: {
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    case FPD_F32: {
+        uint32_t w = (uint32_t)bits;
+        float f;
+        memcpy(&f, &w, sizeof f);
+        return f;
+    }
+    case FPD_F16: return fpd_f16_to_double((uint16_t)bits);
+    case FPD_BF16: return fpd_bf16_to_float((uint16_t)bits);
+    default: return NAN;
+    }
+}
+
+void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const void *src, size_t src_ld,
+                        enum fpd_dtype dst_t, void *dst, size_t dst_ld)
+{
+    size_t es = fpd_dtype_table[src_t].size, ed = fpd_dtype_table[dst_t].size;
+    for (size_t r = 0; r < rows; r++) {
+        const char *s = (const char *)src + r * src_ld * es;
+        char *d = (char *)dst + r * dst_ld * ed;
+        if (src_t == dst_t) {
+            memcpy(d, s, cols * es);
+        } else if (src_t == FPD_F32 && dst_t == FPD_BF16) {
+            for (size_t c = 0; c < cols; c++)
+                ((uint16_t *)d)[c] = fpd_bf16_from_float(((const float *)s)[c]);
+        } else if (src_t == FPD_BF16 && dst_t == FPD_F32) {
+            for (size_t c = 0; c < cols; c++)
+                ((float *)d)[c] = fpd_bf16_to_float(((const uint16_t *)s)[c]);
+        } else if (src_t == FPD_F32 && dst_t == FPD_F64) { /* the bound's binary64 fallback */
+            for (size_t c = 0; c < cols; c++)
+                ((double *)d)[c] = ((const float *)s)[c];
+        } else {
+            for (size_t c = 0; c < cols; c++)
+                fpd_store(dst_t, d, c, fpd_load(src_t, s, c));
+        }
+    }
+}
+

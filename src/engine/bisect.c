@@ -1,0 +1,280 @@
+/* bisect.c — probing one dimension of a case: bisection and scans. */
+#include "engine/bisect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const fpd_dim_names[FPD_DIM_COUNT] = {"batch", "m", "n", "k"};
+
+int fpd_dim_parse(const char *name, enum fpd_bisect_dim *out)
+{
+    for (int d = 0; d < FPD_DIM_COUNT; d++)
+        if (strcmp(name, fpd_dim_names[d]) == 0) {
+            *out = (enum fpd_bisect_dim)d;
+            return FPD_OK;
+        }
+    return FPD_ERR_INPUT;
+}
+
+static uint32_t *dim_field(struct fpd_case *c, enum fpd_bisect_dim d)
+{
+    uint32_t *fields[FPD_DIM_COUNT] = {&c->batch, &c->m, &c->n, &c->k};
+    return fields[d];
+}
+
+static const struct fpd_range *region_extent(const struct fpd_region *r, enum fpd_bisect_dim d)
+{
+    return d == FPD_DIM_BATCH ? &r->batch : d == FPD_DIM_M ? &r->rows : &r->cols;
+}
+
+/* XXH3 of path A's compared output, restricted along the varied dimension to the shared prefix:
+ * the checker's digest, so it is computed where the output is (in the child with --isolate). */
+static uint64_t shared_hash(void *ctx, const struct fpd_checker *ck, const struct fpd_check_result *res)
+{
+    const struct fpd_bisector *b = ctx;
+    const struct fpd_region *r = &res->paths.compare;
+    struct fpd_comparison shared = {b->base.c.dt.out, r->batch.len, r->rows.len, r->cols.len, ck->compared[0],
+                                     ck->compared[0]};
+    size_t *kept[FPD_DIM_COUNT] = {&shared.batch, &shared.rows, &shared.cols, NULL};
+    if (kept[b->dim])
+        *kept[b->dim] = b->shared;
+    uint64_t h;
+    return fpd_compare_hash(&shared, &shared.a, &h) == FPD_OK ? h : 0;
+}
+
+int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size)
+{
+    b->probes = 0;
+    b->data = (struct fpd_case_data){0};
+    if (b->by == FPD_BY_HASH && b->dim == FPD_DIM_K) {
+        snprintf(why, why_size, "--by hash compares the output that neighbouring shapes share; varying k changes "
+                                "every output element, so use --by verdict for k");
+        return FPD_ERR_INPUT;
+    }
+    if (b->dim != FPD_DIM_K) {
+        struct fpd_case c = b->base.c;
+        *dim_field(&c, b->dim) = lo;
+        struct fpd_paths paths;
+        fpd_relation_build(b->base.relation, &c, &b->base.params, &paths);
+        b->shared = region_extent(&paths.compare, b->dim)->len;
+    }
+    if (b->by == FPD_BY_HASH) {
+        b->ck->digest = shared_hash;
+        b->ck->digest_ctx = b;
+    }
+    if (!b->base.c.data) {
+        struct fpd_case largest = b->base.c;
+        *dim_field(&largest, b->dim) = hi;
+        if (fpd_case_bytes(&largest) <= b->max_mem / 4) {
+            if (fpd_case_data_capture(&largest, &b->data) != FPD_OK)
+                return FPD_ERR_NOMEM;
+            b->base.c.data = &b->data;
+        }
+    }
+    return FPD_OK;
+}
+
+void fpd_bisect_free(struct fpd_bisector *b)
+{
+    if (b->base.c.data == &b->data)
+        b->base.c.data = NULL;
+    fpd_case_data_free(&b->data);
+}
+
+/* Explicit inputs cover the shapes up to their extents, and no further. */
+static bool data_covers(const struct fpd_case *c, char *why, size_t why_size)
+{
+    const struct fpd_case_data *d = c->data;
+    if (!d || (c->batch <= d->batch && c->m <= d->m && c->n <= d->n && c->k <= d->k))
+        return true;
+    snprintf(why, why_size, "the case's explicit inputs cover at most %ux%ux%ux%u", d->batch, d->m, d->n, d->k);
+    return false;
+}
+
+int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out)
+{
+    *out = (struct fpd_shape_probe){.value = value};
+    struct fpd_check chk = b->base;
+    *dim_field(&chk.c, b->dim) = value;
+    char why[256];
+    if (!data_covers(&chk.c, why, sizeof why) || fpd_case_validate(&chk.c, b->max_mem, why, sizeof why) != FPD_OK ||
+        fpd_relation_check_params(chk.relation, &chk.c, &chk.params, why, sizeof why) != FPD_OK) {
+        snprintf(out->skip_reason, sizeof out->skip_reason, "%s", why);
+    } else {
+        struct fpd_check_result res;
+        int rc = fpd_check_run(b->ck, &chk, &res);
+        if (rc != FPD_OK)
+            return rc;
+        b->probes++;
+        if (res.verdict == FPD_ERROR) {
+            snprintf(out->skip_reason, sizeof out->skip_reason, "%s", res.error);
+        } else {
+            out->tested = true;
+            out->verdict = res.verdict;
+            out->metrics = res.metrics;
+            out->key = b->by == FPD_BY_HASH ? res.digest : (uint64_t)res.verdict;
+        }
+    }
+    if (b->on_probe)
+        b->on_probe(b->ctx, out);
+    return FPD_OK;
+}
+
+/* The i-th distance tried from a value that cannot be tested: each one up to NEAR, then doubling.
+ * An untestable value is mostly one of a stretch (shapes over the memory budget, or under what a
+ * relation's parameters need): the doubling crosses the longest stretch in about 30 probes where
+ * stepping one by one would take billions. */
+enum { NEAR = 16 };
+static uint64_t skip_distance(unsigned i)
+{
+    return i <= NEAR ? i : (uint64_t)NEAR << (i - NEAR);
+}
+
+/* The first testable value probed around `mid` strictly between lo and hi; false when none was. */
+static int nearest_testable(struct fpd_bisector *b, uint32_t lo, uint32_t hi, uint32_t mid, struct fpd_shape_probe *p,
+                            uint32_t *skipped, bool *found)
+{
+    *found = false;
+    for (unsigned i = 1; mid - lo > skip_distance(i) || hi - mid > skip_distance(i); i++) {
+        uint64_t d = skip_distance(i);
+        const uint64_t candidates[2] = {mid + d, mid >= d ? mid - d : 0};
+        for (int c = 0; c < 2; c++) {
+            if (candidates[c] <= lo || candidates[c] >= hi)
+                continue;
+            int rc = fpd_bisect_probe(b, (uint32_t)candidates[c], p);
+            if (rc != FPD_OK)
+                return rc;
+            if (p->tested) {
+                *found = true;
+                return FPD_OK;
+            }
+            (*skipped)++;
+        }
+    }
+    return FPD_OK;
+}
+
+int fpd_bisect_testable_end(struct fpd_bisector *b, uint32_t v, uint32_t toward, struct fpd_shape_probe *p,
+                            struct fpd_shape_probe *first)
+{
+    uint64_t span = v < toward ? toward - v : v - toward, untested = 0, tested = 0;
+    struct fpd_shape_probe best = {0};
+#define AT(d) ((uint32_t)(v < toward ? v + (d) : v - (d)))
+    for (unsigned i = 0;; i++) { /* out until a value can be tested */
+        uint64_t d = skip_distance(i) < span ? skip_distance(i) : span;
+        int rc = fpd_bisect_probe(b, AT(d), p);
+        if (rc != FPD_OK)
+            return rc;
+        if (i == 0)
+            *first = *p;
+        if (p->tested) {
+            tested = d, best = *p;
+            break;
+        }
+        untested = d;
+        if (d == span)
+            return FPD_OK; /* p->tested false: none can */
+    }
+    while (tested - untested > 1) { /* back toward v, for the nearest (past a doubling) */
+        uint64_t d = untested + (tested - untested) / 2;
+        int rc = fpd_bisect_probe(b, AT(d), p);
+        if (rc != FPD_OK)
+            return rc;
+        if (p->tested)
+            tested = d, best = *p;
+        else
+            untested = d;
+    }
+#undef AT
+    *p = best;
+    return FPD_OK;
+}
+
+int fpd_bisect_find(struct fpd_bisector *b, const struct fpd_shape_probe *lo, const struct fpd_shape_probe *hi,
+                    struct fpd_boundary *out)
+{
+    *out = (struct fpd_boundary){.before = *lo, .after = *hi};
+    while (out->after.value - out->before.value > 1) {
+        uint32_t mid = out->before.value + (out->after.value - out->before.value) / 2;
+        struct fpd_shape_probe p;
+        int rc = fpd_bisect_probe(b, mid, &p);
+        if (rc != FPD_OK)
+            return rc;
+        if (!p.tested) {
+            out->skipped++;
+            bool found;
+            rc = nearest_testable(b, out->before.value, out->after.value, mid, &p, &out->skipped, &found);
+            if (rc != FPD_OK)
+                return rc;
+            if (!found)
+                break; /* only untestable values are left between the two */
+        }
+        if (p.key == out->before.key)
+            out->before = p;
+        else
+            out->after = p;
+    }
+    return FPD_OK;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Boundary-prone values in [lo, hi]: the ends, powers of two and their neighbours, and multiples
+ * of common tile sizes (for each tile size only while there are at most 64 multiples in range). */
+static size_t scan_candidates(uint32_t lo, uint32_t hi, uint32_t **out)
+{
+    *out = NULL;
+    static const uint32_t tiles[] = {8, 16, 32, 64, 128, 256};
+    size_t cap = 2 + 3 * 33 + 64 * (sizeof tiles / sizeof tiles[0]), n = 0;
+    uint32_t *v = malloc(cap * sizeof *v);
+    if (!v)
+        return 0;
+    *out = v;
+    v[n++] = lo, v[n++] = hi;
+    for (uint64_t p = 1; p <= hi + 1ull; p *= 2)
+        for (int64_t d = -1; d <= 1; d++)
+            if ((int64_t)p + d >= lo && (int64_t)p + d <= hi)
+                v[n++] = (uint32_t)(p + d);
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
+        if ((hi - lo) / tiles[t] <= 64)
+            for (uint64_t x = (lo + tiles[t] - 1) / tiles[t] * (uint64_t)tiles[t]; x <= hi; x += tiles[t])
+                v[n++] = (uint32_t)x;
+    qsort(v, n, sizeof *v, by_value);
+    size_t unique = 0;
+    for (size_t i = 0; i < n; i++)
+        if (unique == 0 || v[unique - 1] != v[i])
+            v[unique++] = v[i];
+    return unique;
+}
+
+int fpd_bisect_scan(struct fpd_bisector *b, uint32_t lo, uint32_t hi, struct fpd_boundary **out, size_t *count)
+{
+    uint32_t *values;
+    size_t n = scan_candidates(lo, hi, &values);
+    struct fpd_shape_probe *probes = calloc(n ? n : 1, sizeof *probes);
+    struct fpd_boundary *found = calloc(n ? n : 1, sizeof *found);
+    int rc = n && probes && found ? FPD_OK : FPD_ERR_NOMEM;
+    size_t tested = 0, nfound = 0;
+    for (size_t i = 0; rc == FPD_OK && i < n; i++) {
+        rc = fpd_bisect_probe(b, values[i], &probes[tested]);
+        if (rc == FPD_OK && probes[tested].tested)
+            tested++;
+    }
+    for (size_t i = 0; rc == FPD_OK && i + 1 < tested; i++)
+        if (probes[i].key != probes[i + 1].key)
+            rc = fpd_bisect_find(b, &probes[i], &probes[i + 1], &found[nfound++]);
+    free(values);
+    free(probes);
+    if (rc != FPD_OK) {
+        free(found);
+        return rc;
+    }
+    *out = found;
+    *count = nfound;
+    return FPD_OK;
+}

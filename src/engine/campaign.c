@@ -1,0 +1,223 @@
+/* campaign.c — planning checks from a seed, and counting what they found. */
+#include "engine/campaign.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/dtype.h"
+
+static int add_combo(struct fpd_campaign *cp, size_t *cap, struct fpd_combo combo)
+{
+    if (cp->n_combos == *cap) {
+        size_t grown = *cap ? *cap * 2 : 64;
+        struct fpd_combo *p = realloc(cp->combos, grown * sizeof *p);
+        if (!p)
+            return FPD_ERR_NOMEM;
+        cp->combos = p;
+        *cap = grown;
+    }
+    cp->combos[cp->n_combos++] = combo;
+    return FPD_OK;
+}
+
+static bool usable(struct fpd_backend_slot *s, const struct fpd_dtypes *dt)
+{
+    char why[256];
+    return fpd_backend_supports(s, dt, why, sizeof why);
+}
+
+int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_config *cfg, char *why, size_t why_size)
+{
+    *cp = (struct fpd_campaign){.cfg = *cfg};
+    size_t cap = 0;
+    for (size_t r = 0; r < cfg->n_relations; r++) {
+        const struct fpd_relation *rel = cfg->relations[r];
+        cp->first[r] = cp->n_combos;
+        for (size_t d = 0; d < cfg->n_dtypes; d++) {
+            const struct fpd_dtypes *dt = &cfg->dtypes[d];
+            for (size_t i = 0; i < cfg->n_backends; i++) {
+                /* a pair of kernel sets once, the earlier in the list first: the one the library
+                 * picks here, or the first --core names */
+                size_t first_j = rel->pairing == FPD_PAIR_KERNEL_SETS ? i + 1 : 0;
+                for (size_t j = first_j; j < (rel->backends == 2 ? cfg->n_backends : 1); j++) {
+                    struct fpd_backend_slot *b0 = cfg->backends[i], *b1 = cfg->backends[j];
+                    /* a backend only there for the core relation runs in no other, and is paired
+                     * only with one that is not (the kernel set the library picks here) */
+                    bool extra0 = cfg->core_only[i], extra1 = rel->backends == 2 && cfg->core_only[j];
+                    if (rel->pairing == FPD_PAIR_KERNEL_SETS ? extra0 && extra1 : extra0 || extra1)
+                        continue;
+                    const struct fpd_backend *impls[2] = {b0->impl, rel->backends == 2 ? b1->impl : NULL};
+                    char ignored[256];
+                    if (!usable(b0, dt) || (rel->backends == 2 && (!fpd_relation_pair_wanted(rel, b0->impl, b1->impl) || !usable(b1, dt))))
+                        continue;
+                    if (!fpd_relation_applies(rel, dt, impls, ignored, sizeof ignored))
+                        continue;
+                    struct fpd_combo combo = {(uint16_t)r, (uint16_t)d,
+                                              {(uint16_t)i, rel->backends == 2 ? (uint16_t)j : UINT16_MAX}};
+                    if (add_combo(cp, &cap, combo) != FPD_OK) {
+                        snprintf(why, why_size, "out of memory");
+                        return FPD_ERR_NOMEM;
+                    }
+                }
+            }
+        }
+        cp->count[r] = cp->n_combos - cp->first[r];
+        if (cp->count[r])
+            cp->live[cp->n_live++] = (uint16_t)r;
+    }
+    if (cp->n_live == 0) {
+        snprintf(why, why_size,
+                 "no relation can run with these backends and dtypes (fpdiv list shows what is available)");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+static uint32_t pick_dim(struct fpd_stream *s, const struct fpd_relation *r, enum fpd_slice_dim dim, uint32_t hi)
+{
+    uint32_t lo = fpd_relation_min_dim(r, dim);
+    return fpd_gen_dim(s, lo, hi < lo ? lo : hi);
+}
+
+/* The plan's first draws: which relation, then which of its combinations. */
+static const struct fpd_combo *draw_combo(const struct fpd_campaign *cp, struct fpd_stream *s)
+{
+    uint16_t r = cp->live[fpd_stream_below(s, (uint32_t)cp->n_live)];
+    return &cp->combos[cp->first[r] + fpd_stream_below(s, (uint32_t)cp->count[r])];
+}
+
+const struct fpd_combo *fpd_campaign_combo(const struct fpd_campaign *cp, uint32_t index)
+{
+    struct fpd_stream s;
+    fpd_stream_init(&s, cp->cfg.seed, index);
+    return draw_combo(cp, &s);
+}
+
+/* Halves the largest of m, n and k, while the case is over the memory budget, never below what the
+ * relation needs (ties: m, then n). False when it is over the budget at the smallest such shape. */
+static bool shrink_to_budget(const struct fpd_relation *rel, struct fpd_case *c, double max_mem)
+{
+    uint32_t *const extents[] = {&c->m, &c->n, &c->k};
+    static const enum fpd_slice_dim dims[] = {FPD_SLICE_ROWS, FPD_SLICE_COLS, FPD_SLICE_NONE};
+    while (fpd_case_bytes(c) > max_mem) {
+        uint32_t *largest = NULL;
+        for (size_t d = 0; d < sizeof extents / sizeof extents[0]; d++)
+            if (*extents[d] / 2 >= fpd_relation_min_dim(rel, dims[d]) && (!largest || *extents[d] > *largest))
+                largest = extents[d];
+        if (!largest)
+            return false;
+        *largest /= 2;
+    }
+    return true;
+}
+
+int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out)
+{
+    const struct fpd_campaign_config *cfg = &cp->cfg;
+    struct fpd_stream s;
+    fpd_stream_init(&s, cfg->seed, index);
+    const struct fpd_combo *combo = draw_combo(cp, &s);
+    const struct fpd_relation *rel = cfg->relations[combo->relation];
+
+    struct fpd_case *c = &out->c;
+    fpd_case_defaults(c);
+    c->dt = cfg->dtypes[combo->dtypes];
+    uint32_t batch_cap = cfg->max_dim < 8 ? cfg->max_dim : 8;
+    c->batch = rel->slice == FPD_SLICE_BATCH || fpd_stream_chance(&s, 1, 4) ? pick_dim(&s, rel, FPD_SLICE_BATCH, batch_cap)
+                                                                              : 1;
+    c->m = pick_dim(&s, rel, FPD_SLICE_ROWS, cfg->max_dim);
+    c->n = pick_dim(&s, rel, FPD_SLICE_COLS, cfg->max_dim);
+    c->k = pick_dim(&s, rel, FPD_SLICE_NONE, cfg->max_dim);
+    c->trans_a = fpd_stream_chance(&s, 1, 2);
+    c->trans_b = fpd_stream_chance(&s, 1, 2);
+    c->pad = fpd_stream_chance(&s, 1, 4) ? 1 + fpd_stream_below(&s, 8) : 0;
+    c->has_bias = fpd_stream_chance(&s, 1, 2);
+    c->recipe = (struct fpd_recipe){
+        .generator = cfg->generator, .seed = cfg->seed, .index = index, .dist = cfg->dists[fpd_stream_below(&s, (uint32_t)cfg->n_dists)],
+        .special_rate = cfg->special_rate,
+    };
+    fpd_relation_prepare_case(rel, c);
+    bool fits = shrink_to_budget(rel, c, cfg->max_mem);
+    out->relation = rel;
+    out->exact = cfg->exact;
+    out->default_threads = cfg->default_threads;
+    out->unhashed = cfg->unhashed;
+    out->backends[0] = cfg->backends[combo->backend[0]];
+    out->backends[1] = rel->backends == 2 ? cfg->backends[combo->backend[1]] : NULL;
+    fpd_relation_pick_params(rel, &s, c, cfg->max_threads, &out->params);
+    return fits ? FPD_OK : FPD_ERR_INPUT;
+}
+
+void fpd_campaign_free(struct fpd_campaign *cp)
+{
+    free(cp->combos);
+    cp->combos = NULL;
+}
+
+/* Grow-on-demand array append; returns the new element or NULL. */
+static void *append(void **items, size_t *n, size_t *cap, size_t size)
+{
+    if (*n == *cap) {
+        size_t grown = *cap ? *cap * 2 : 16;
+        void *p = realloc(*items, grown * size);
+        if (!p)
+            return NULL;
+        *items = p;
+        *cap = grown;
+    }
+    void *slot = (char *)*items + (*n)++ * size;
+    memset(slot, 0, size);
+    return slot;
+}
+
+int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
+                  const struct fpd_check_result *res)
+{
+    uint16_t r = combo->relation, b0 = combo->backend[0], b1 = combo->backend[1];
+    const struct fpd_dtypes *dt = &cp->cfg.dtypes[combo->dtypes];
+    st->checks++;
+    st->by_verdict[res->verdict]++;
+
+    struct fpd_tally *t = NULL;
+    for (size_t i = 0; i < st->n_tallies && !t; i++)
+        if (st->tallies[i].relation == r && st->tallies[i].backend[0] == b0 && st->tallies[i].backend[1] == b1)
+            t = &st->tallies[i];
+    if (!t) {
+        t = append((void **)&st->tallies, &st->n_tallies, &st->cap_tallies, sizeof *t);
+        if (!t)
+            return -FPD_ERR_NOMEM;
+        *t = (struct fpd_tally){.relation = r, .backend = {b0, b1}};
+    }
+    t->checks++;
+    t->by_verdict[res->verdict]++;
+    if (res->verdict != FPD_ERROR && res->verdict != FPD_SAME) {
+        if (res->metrics.max_ulp > t->max_ulp)
+            t->max_ulp = res->metrics.max_ulp;
+        if (res->metrics.ratio > t->max_ratio)
+            t->max_ratio = res->metrics.ratio;
+    }
+    if (res->verdict == FPD_SAME)
+        return 0;
+
+    for (size_t i = 0; i < st->n_signatures; i++) {
+        struct fpd_signature *s = &st->signatures[i];
+        if (s->relation == r && s->backend[0] == b0 && s->backend[1] == b1 && fpd_dtypes_equal(&s->dt, dt) &&
+            s->verdict == res->verdict) {
+            s->count++;
+            return 0;
+        }
+    }
+    struct fpd_signature *s = append((void **)&st->signatures, &st->n_signatures, &st->cap_signatures, sizeof *s);
+    if (!s)
+        return -FPD_ERR_NOMEM;
+    *s = (struct fpd_signature){.relation = r, .backend = {b0, b1}, .dt = *dt, .verdict = res->verdict, .count = 1};
+    return 1;
+}
+
+void fpd_stats_free(struct fpd_stats *st)
+{
+    free(st->tallies);
+    free(st->signatures);
+    *st = (struct fpd_stats){0};
+}

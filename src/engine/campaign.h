@@ -1,0 +1,94 @@
+/*
+ * campaign.h — the fuzz campaign's planning and bookkeeping.
+ *
+ * Case i of seed S is planned from its own stream (seed, i) alone: relation, dtypes, backends,
+ * shape, layout, distribution and relation parameters. Given the same lists of relations,
+ * backends and dtypes, it is the same check whether run in a campaign or alone.
+ */
+#ifndef FPD_CAMPAIGN_H
+#define FPD_CAMPAIGN_H
+
+#include "engine/check.h"
+
+#define FPD_MAX_LIST 32
+
+struct fpd_campaign_config {
+    unsigned generator; /* of every case's data */
+    uint64_t seed;
+    const struct fpd_relation *relations[FPD_MAX_LIST];
+    size_t n_relations;
+    struct fpd_backend_slot *backends[FPD_MAX_BACKENDS];
+    bool core_only[FPD_MAX_BACKENDS]; /* run only in relations between kernel sets (the core relation) */
+    size_t n_backends;
+    struct fpd_dtypes dtypes[FPD_MAX_LIST];
+    size_t n_dtypes;
+    enum fpd_dist dists[FPD_DIST_COUNT];
+    size_t n_dists;
+    uint32_t max_dim;
+    double special_rate;
+    double max_mem;
+    int max_threads;
+    enum fpd_exact_mode exact;
+    int default_threads; /* BLAS threads for paths that do not set their own (0: the backend's default) */
+    bool unhashed;       /* its checks' outputs go unhashed: a campaign that prints no check's hashes and saves
+                            none of its checks as found (see fpd_check) */
+    unsigned jobs;       /* worker processes running the campaign */
+};
+
+/* One runnable (relation, dtypes, backend[s]) combination: indices into the config's lists;
+ * backend[1] is UINT16_MAX for a relation of one backend. */
+struct fpd_combo {
+    uint16_t relation, dtypes, backend[2];
+};
+
+struct fpd_campaign {
+    struct fpd_campaign_config cfg;
+    struct fpd_combo *combos; /* grouped by relation */
+    size_t n_combos;
+    size_t first[FPD_MAX_LIST], count[FPD_MAX_LIST]; /* per relation: its combos */
+    uint16_t live[FPD_MAX_LIST];                      /* relations with at least one combo */
+    size_t n_live;
+};
+
+/* Opens the backends, works out what can run. Fails (why set) when nothing can. */
+int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_config *cfg, char *why, size_t why_size);
+/* Plans check `index`, its shape shrunk to fit the memory budget. FPD_ERR_INPUT: even its smallest
+ * shape does not (fpd_case_validate says by how much); the check is planned all the same, to be
+ * skipped. */
+int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out);
+/* Check `index`'s combination alone: the first draws of its plan, a fraction of the cost. */
+const struct fpd_combo *fpd_campaign_combo(const struct fpd_campaign *cp, uint32_t index);
+void fpd_campaign_free(struct fpd_campaign *cp);
+
+/* The summary table: one row per relation x backend[s]. */
+struct fpd_tally {
+    uint16_t relation, backend[2];
+    size_t checks, by_verdict[FPD_VERDICT_COUNT];
+    uint64_t max_ulp;
+    double max_ratio;
+};
+
+/* Signatures seen: (relation, backends, dtypes, verdict) — one finding each. */
+struct fpd_signature {
+    uint16_t relation, backend[2];
+    struct fpd_dtypes dt;
+    enum fpd_verdict verdict;
+    size_t count;
+};
+
+struct fpd_stats {
+    size_t checks, by_verdict[FPD_VERDICT_COUNT];
+    size_t skipped; /* not run: over the memory budget at their smallest shapes (fpd_campaign_plan) */
+    struct fpd_tally *tallies;
+    size_t n_tallies, cap_tallies;
+    struct fpd_signature *signatures;
+    size_t n_signatures, cap_signatures;
+};
+
+/* Records a result. Returns 1 when it is the first of its signature (and not `same`), 0 when not,
+ * or FPD_ERR_NOMEM as a negative number. */
+int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
+                  const struct fpd_check_result *res);
+void fpd_stats_free(struct fpd_stats *st);
+
+#endif

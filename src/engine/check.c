@@ -1,0 +1,532 @@
+/* check.c — execute two paths, compare, classify. */
+#include "engine/check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cpu/clones.h"
+#include "common/dtype.h"
+#include "common/scratch.h"
+#include "common/clock.h"
+#include "common/isolate.h"
+
+const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
+    [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};
+
+/* Written into C's padding before the call; a backend that writes outside its matrix changes it. */
+#define CANARY_BYTE 0xA5
+
+/* An operand as the paths see it: storage pointer, layout and type. */
+struct operand {
+    const void *p;
+    enum fpd_dtype t;
+    bool transposed;
+    size_t ld, stride;
+};
+
+static size_t dsize(enum fpd_dtype t) { return fpd_dtype_info(t)->size; }
+
+/* The stored block of op(X) rows [r0, r0+rows) x cols [c0, c0+cols) of every batch entry from b0. */
+static struct operand operand_view(const struct operand *x, uint32_t b0, size_t r0, size_t c0)
+{
+    struct operand v = *x;
+    size_t offset = b0 * x->stride + (x->transposed ? c0 * x->ld + r0 : r0 * x->ld + c0);
+    v.p = (const char *)x->p + offset * dsize(x->t);
+    return v;
+}
+
+/* Re-materialize op(X) (rows x cols per batch entry) with another storage order and/or type. */
+static int restage(struct fpd_staging *s, struct operand src_copy, size_t batch, size_t rows, size_t cols,
+                   bool transposed, enum fpd_dtype t, uint32_t pad, struct operand *dst)
+{
+    const struct operand *src = &src_copy; /* by value: dst may be the very operand being restaged */
+    size_t srows = transposed ? cols : rows, scols = transposed ? rows : cols;
+    *dst = (struct operand){.t = t, .transposed = transposed, .ld = scols + pad};
+    dst->stride = srows * dst->ld;
+    if (fpd_grow(&s->buf, &s->cap, batch * dst->stride * dsize(t)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    memset(s->buf, 0xff, batch * dst->stride * dsize(t)); /* all-ones bits are NaN in every type */
+    for (size_t b = 0; b < batch; b++) {
+        const char *from = (const char *)src->p + b * src->stride * dsize(src->t);
+        char *to = (char *)s->buf + b * dst->stride * dsize(t);
+        if (transposed == src->transposed) {
+            fpd_convert_matrix(srows, scols, src->t, from, src->ld, t, to, dst->ld);
+            continue;
+        }
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++) {
+                size_t si = src->transposed ? j * src->ld + i : i * src->ld + j;
+                size_t di = transposed ? j * dst->ld + i : i * dst->ld + j;
+                fpd_store(t, to, di, fpd_load(src->t, from, si));
+            }
+    }
+    dst->p = s->buf;
+    return FPD_OK;
+}
+
+/* Whether `len` bytes all hold the canary: memcmp against a block of it, which the C library
+ * vectorizes (a byte loop with an early exit is a tenth of a small check's time). */
+static bool all_canary(const unsigned char *p, size_t len)
+{
+    static const unsigned char canary[512] = {[0 ... 511] = CANARY_BYTE};
+    for (size_t at = 0; at < len; at += sizeof canary)
+        if (memcmp(p + at, canary, len - at < sizeof canary ? len - at : sizeof canary) != 0)
+            return false;
+    return true;
+}
+
+/* C's row padding and one guard row after its end must still hold the canary. */
+static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, size_t n, size_t ldc, size_t es)
+{
+    for (size_t i = 0; ldc > n && i < batch * rows; i++)
+        if (!all_canary(c + (i * ldc + n) * es, (ldc - n) * es))
+            return false;
+    return all_canary(c + batch * rows * ldc * es, ldc * es);
+}
+
+/* c += bias over each of `rows` rows, keeping c's NaN when both are NaN, as a scalar x86 addition
+ * does: which NaN comes out of NaN + NaN depends on the operands' order, which vectorized code may
+ * swap, and outputs are hashed bit for bit. The choice is made on the bits, as a mask (c is a NaN
+ * when its magnitude bits exceed Inf's; kept quieted, like the addition would), so the loop still
+ * vectorizes, in the widest vectors the CPU has. A row goes in blocks of 64 bytes; its last 64
+ * bytes, computed from their values before the blocks change them, end it, where the compiler's
+ * own ending would take the rest one element at a time (a third of the time at max-dim 64). */
+#define ADD_ROWS(name, T, U, MAGNITUDE, INF, QUIET)                                                 \
+    static inline __attribute__((always_inline)) T name##_one(T own_value, T bias)                 \
+    {                                                                                              \
+        T sum = own_value + bias;                                                                  \
+        U own, out;                                                                                \
+        memcpy(&own, &own_value, sizeof own);                                                      \
+        memcpy(&out, &sum, sizeof out);                                                            \
+        U keep = -(U)((own & (MAGNITUDE)) > (INF));                                                \
+        out = (keep & (own | (QUIET))) | (~keep & out);                                            \
+        memcpy(&sum, &out, sizeof out);                                                            \
+        return sum;                                                                                \
+    }                                                                                              \
+    FPD_VECTOR_WIDTH_CLONES static void name(T *c, const T *restrict bias, size_t rows, size_t n,   \
+                                             size_t ldc)                                            \
+    {                                                                                              \
+        enum { W = 64 / sizeof(T) };                                                               \
+        for (size_t i = 0; i < rows; i++) {                                                        \
+            T *restrict row = c + i * ldc;                                                         \
+            if (n < W) {                                                                           \
+                for (size_t j = 0; j < n; j++)                                                     \
+                    row[j] = name##_one(row[j], bias[j]);                                          \
+                continue;                                                                          \
+            }                                                                                      \
+            T last[W];                                                                             \
+            for (size_t j = 0; j < W; j++)                                                         \
+                last[j] = name##_one(row[n - W + j], bias[n - W + j]);                             \
+            for (size_t block = 0; block + W <= n; block += W)                                     \
+                for (size_t j = 0; j < W; j++)                                                     \
+                    row[block + j] = name##_one(row[block + j], bias[block + j]);                  \
+            memcpy(row + n - W, last, sizeof last);                                                \
+        }                                                                                          \
+    }
+ADD_ROWS(add_rows_f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x00400000u)
+ADD_ROWS(add_rows_f64, double, uint64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u, 0x0008000000000000u)
+#undef ADD_ROWS
+
+static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc,
+                           const void *bias)
+{
+    /* c + bias rounded to binary64 and then to t is the correctly rounded sum in t: binary64 has
+     * at least 2p+2 bits for every narrower t (Figueroa), and for f64 it is the one rounding. The
+     * native types add in their own arithmetic, which is that same correctly rounded sum. */
+    switch (t) {
+    case FPD_F64: add_rows_f64(c, bias, batch * rows, n, ldc); break;
+    case FPD_F32: add_rows_f32(c, bias, batch * rows, n, ldc); break;
+    default:
+        for (size_t i = 0; i < batch * rows; i++)
+            for (size_t j = 0; j < n; j++)
+                fpd_store(t, c, i * ldc + j, fpd_load(t, c, i * ldc + j) + fpd_load(t, bias, j));
+    }
+}
+
+static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_paths *paths, int which,
+                    char *why, size_t why_size)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_path *p = which == 0 ? &paths->a : &paths->b;
+    struct fpd_layout l = fpd_case_layout(c);
+    const struct fpd_region *g = &p->gemm;
+    size_t m = g->rows.len, n = g->cols.len, batch = g->batch.len;
+
+    struct operand a_all = {ck->tensors.a, c->dt.in, c->trans_a, l.lda, l.stride_a};
+    struct operand b_all = {ck->tensors.b, c->dt.in, c->trans_b, l.ldb, l.stride_b};
+    struct operand a = operand_view(&a_all, g->batch.start, g->rows.start, 0);
+    struct operand b = operand_view(&b_all, g->batch.start, 0, g->cols.start);
+    if (p->flip_layout || p->in != c->dt.in) {
+        int rc = restage(&ck->operand_a[which], a, batch, m, c->k, a.transposed ^ p->flip_layout, p->in, c->pad, &a);
+        if (rc == FPD_OK)
+            rc = restage(&ck->operand_b[which], b, batch, c->k, n, b.transposed ^ p->flip_layout, p->in, c->pad, &b);
+        if (rc != FPD_OK)
+            return rc;
+    }
+
+    const void *bias = NULL;
+    if (p->bias != FPD_BIAS_NONE) {
+        size_t ignored;
+        bias = fpd_stage_input(&ck->bias[which], c->dt.out, (const char *)ck->tensors.bias + g->cols.start * dsize(c->dt.out),
+                               1, n, n, p->out, &ignored);
+        if (!bias)
+            return FPD_ERR_NOMEM;
+    }
+
+    size_t ldc = n + c->pad, es = dsize(p->out);
+    size_t out_bytes = (batch * m + 1) * ldc * es; /* plus a guard row */
+    if (fpd_grow(&ck->out[which].buf, &ck->out[which].cap, out_bytes) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    unsigned char *out = ck->out[which].buf;
+    memset(out, CANARY_BYTE, out_bytes);
+
+    struct fpd_gemm_args args = {
+        .dt = {p->in, p->out, c->dt.acc},
+        .batch = batch, .m = m, .n = n, .k = c->k,
+        .trans_a = a.transposed, .trans_b = b.transposed,
+        .a = a.p, .lda = a.ld, .stride_a = a.stride,
+        .b = b.p, .ldb = b.ld, .stride_b = b.stride,
+        .c = out, .ldc = ldc, .stride_c = m * ldc,
+        .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
+        .threads = p->threads ? p->threads : chk->default_threads,
+        .algo = p->algo,
+    };
+    struct fpd_backend_slot *slot = chk->backends[p->backend];
+    if (fpd_backend_acquire(slot) != FPD_OK) {
+        snprintf(why, why_size, "%s is unavailable: %.200s", slot->impl->name, slot->why);
+        return FPD_ERR_UNAVAILABLE;
+    }
+    uint64_t t0 = fpd_ticks();
+    int rc = fpd_backend_gemm(slot, &args, why, why_size); /* with its few ns of environment check */
+    ck->gemm_ticks += fpd_ticks() - t0;
+    if (rc != FPD_OK)
+        return rc;
+    if (!canary_intact(out, batch, m, n, ldc, es)) {
+        snprintf(why, why_size, "%s wrote outside the m x n block of C (into its row padding or past its end)", slot->impl->name);
+        return FPD_ERR_BACKEND;
+    }
+    if (p->bias == FPD_BIAS_AFTER)
+        add_bias_after(out, p->out, batch, m, n, ldc, bias);
+
+    /* The compared block in the case's output type: where it is already that, in place, else
+     * converted into a packed copy. */
+    const struct fpd_region *cmp = &paths->compare;
+    size_t rows = cmp->rows.len, cols = cmp->cols.len, out_es = dsize(c->dt.out);
+    size_t first = ((cmp->batch.start - g->batch.start) * m + (cmp->rows.start - g->rows.start)) * ldc +
+                   (cmp->cols.start - g->cols.start);
+    if (p->out == c->dt.out) {
+        ck->compared[which] = (struct fpd_block){out + first * es, ldc, m * ldc};
+        return FPD_OK;
+    }
+    struct fpd_staging *res = &ck->result[which];
+    if (fpd_grow(&res->buf, &res->cap, (size_t)cmp->batch.len * rows * cols * out_es) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    for (size_t bi = 0; bi < cmp->batch.len; bi++)
+        fpd_convert_matrix(rows, cols, p->out, out + (first + bi * m * ldc) * es, ldc, c->dt.out,
+                           (char *)res->buf + bi * rows * cols * out_es, cols);
+    ck->compared[which] = (struct fpd_block){res->buf, cols, rows * cols};
+    return FPD_OK;
+}
+
+/* op(X) of one batch entry in binary64, packed: rows x cols, or cols x rows when `by_columns`
+ * (each column contiguous). */
+static int pack_f64(struct fpd_staging *s, const struct operand *x, size_t b, size_t rows, size_t cols, bool by_columns)
+{
+    if (fpd_grow(&s->buf, &s->cap, rows * cols * sizeof(double)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    double *d = s->buf;
+    const char *base = (const char *)x->p + b * x->stride * dsize(x->t);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            d[by_columns ? j * rows + i : i * cols + j] =
+                fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j);
+    return FPD_OK;
+}
+
+/* The case's A rows and B columns that make the compared block. */
+static void compared_operands(const struct fpd_checker *ck, const struct fpd_case *c, const struct fpd_region *cmp,
+                              struct operand *a, struct operand *b)
+{
+    struct fpd_layout l = fpd_case_layout(c);
+    struct operand a_all = {ck->tensors.a, c->dt.in, c->trans_a, l.lda, l.stride_a};
+    struct operand b_all = {ck->tensors.b, c->dt.in, c->trans_b, l.ldb, l.stride_b};
+    *a = operand_view(&a_all, cmp->batch.start, cmp->rows.start, 0);
+    *b = operand_view(&b_all, cmp->batch.start, 0, cmp->cols.start);
+}
+
+/* g = |A||B| (+ |bias|) over the compared block, in binary64: one batch entry at a time, in
+ * ck->magnitude, the source of fpd_compare's bound and of the exact report; for the bound, the
+ * entry's binary32 sums where it has them (ck->abs), which it raises itself. Where both run, the
+ * report computes again every entry but the last: one product beside its ~2 ns per term. */
+struct magnitudes {
+    struct fpd_checker *ck;
+    const struct fpd_check *chk;
+    const struct fpd_region *cmp;
+    size_t entry; /* whose g (or sums) ck holds; SIZE_MAX: none yet */
+    bool sums;    /* the entry's binary32 sums, not its g */
+};
+
+/* Entry e's operands and |bias| for fpd_magnitudes and its kin. */
+static int entry_operands(struct magnitudes *g, size_t e, struct fpd_matrix_view *va, struct fpd_matrix_view *vb,
+                          const double **abs_bias)
+{
+    struct fpd_checker *ck = g->ck;
+    const struct fpd_case *c = &g->chk->c;
+    size_t n = g->cmp->cols.len;
+    struct operand a, b;
+    compared_operands(ck, c, g->cmp, &a, &b);
+    if (fpd_grow(&ck->abs_bias.buf, &ck->abs_bias.cap, n * sizeof(double)) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    double *bias = c->has_bias ? ck->abs_bias.buf : NULL; /* without one, the bias is not generated */
+    for (size_t j = 0; bias && j < n; j++)
+        bias[j] = fabs(fpd_load(c->dt.out, ck->tensors.bias, g->cmp->cols.start + j));
+    size_t es = dsize(c->dt.in);
+    *va = (struct fpd_matrix_view){(const char *)a.p + e * a.stride * es, a.t, a.transposed, a.ld};
+    *vb = (struct fpd_matrix_view){(const char *)b.p + e * b.stride * es, b.t, b.transposed, b.ld};
+    *abs_bias = bias;
+    return FPD_OK;
+}
+
+static const double *magnitudes_of_entry(void *ctx, size_t e)
+{
+    struct magnitudes *g = ctx;
+    struct fpd_checker *ck = g->ck;
+    if (g->entry == e && !g->sums)
+        return ck->magnitude.buf;
+    size_t m = g->cmp->rows.len, n = g->cmp->cols.len, k = g->chk->c.k;
+    struct fpd_matrix_view va, vb;
+    const double *abs_bias;
+    if (entry_operands(g, e, &va, &vb, &abs_bias) != FPD_OK ||
+        fpd_grow(&ck->magnitude.buf, &ck->magnitude.cap, m * n * sizeof(double)) != FPD_OK)
+        return NULL;
+    bool have_sums = g->entry == e; /* and so g->sums */
+    g->entry = SIZE_MAX; /* until the new entry's are all there */
+    double *out = ck->magnitude.buf;
+    int rc = have_sums ? fpd_magnitudes_of_sums(&ck->abs, &va, &vb, m, n, k, abs_bias, out, &ck->gemm_ticks)
+                       : fpd_magnitudes(&ck->abs, &va, &vb, m, n, k, abs_bias, out, &ck->gemm_ticks);
+    if (rc != FPD_OK)
+        return NULL;
+    g->entry = e;
+    g->sums = false;
+    return out;
+}
+
+static int sums_of_entry(void *ctx, size_t e, struct fpd_magnitude_sums *out)
+{
+    struct magnitudes *g = ctx;
+    struct fpd_checker *ck = g->ck;
+    struct fpd_matrix_view va, vb;
+    const double *abs_bias;
+    *out = (struct fpd_magnitude_sums){.sum = NULL};
+    int rc = entry_operands(g, e, &va, &vb, &abs_bias);
+    g->entry = SIZE_MAX;
+    if (rc == FPD_OK)
+        rc = fpd_magnitude_sums(&ck->abs, &va, &vb, g->cmp->rows.len, g->cmp->cols.len, g->chk->c.k, abs_bias, out,
+                                &ck->gemm_ticks);
+    if (rc == FPD_OK && out->sum) {
+        g->entry = e;
+        g->sums = true;
+    }
+    return rc;
+}
+
+/* One unit in the last place of x in type t (subnormal spacing below the normal range). */
+static double ulp_of(double x, enum fpd_dtype t)
+{
+    const struct fpd_dtype_info *f = fpd_dtype_info(t);
+    int e;
+    frexp(x, &e); /* x = f * 2^e, f in [0.5, 1): the leading bit has exponent e - 1 */
+    int lead = fabs(x) > 0 && e - 1 > f->emin ? e - 1 : f->emin;
+    return ldexp(1, lead - f->precision + 1);
+}
+
+/* Finite, +Inf, -Inf or NaN alike. */
+static bool same_class(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b))
+        return isinf(a) && isinf(b) && signbit(a) == signbit(b);
+    return true;
+}
+
+/* Each path against the correctly rounded result: error in ulps, and against its own bound. */
+static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
+                        struct magnitudes *magnitudes, struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_region *cmp = &res->paths.compare;
+    size_t m = cmp->rows.len, n = cmp->cols.len;
+    if (!ck->acc && !(ck->acc = calloc(1, sizeof *ck->acc)))
+        return FPD_ERR_NOMEM;
+    struct operand a, b;
+    compared_operands(ck, c, cmp, &a, &b);
+    const struct fpd_path *paths[2] = {&res->paths.a, &res->paths.b};
+    struct fpd_bound_model own[2];
+    for (int w = 0; w < 2; w++) {
+        struct fpd_dtypes dt = {paths[w]->in, paths[w]->out, c->dt.acc};
+        fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, paths[w]->bias == FPD_BIAS_AFTER);
+    }
+    struct fpd_exact_report *x = &res->exact;
+    *x = (struct fpd_exact_report){.computed = true};
+    const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
+    for (size_t bi = 0; bi < cmp->batch.len; bi++) {
+        if (pack_f64(&ck->values_a, &a, bi, m, c->k, false) != FPD_OK ||
+            pack_f64(&ck->values_b, &b, bi, c->k, n, true) != FPD_OK)
+            return FPD_ERR_NOMEM;
+        const double *g = magnitudes_of_entry(magnitudes, bi);
+        if (!g)
+            return FPD_ERR_NOMEM;
+        const double *rows = ck->values_a.buf, *cols = ck->values_b.buf;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0;
+                double hi, lo;
+                fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in, &hi, &lo);
+                /* the correctly rounded result's class: a path that overflows where it does not
+                 * (or returns a finite value where it is Inf or NaN) is as wrong as a path can be */
+                double exact_out = fpd_round(c->dt.out, hi);
+                for (int w = 0; w < 2; w++) {
+                    double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], (bi * m + i) * n + j), 0);
+                    if (!same_class(v, exact_out)) {
+                        x->wrong_class[w]++;
+                        x->err_ulp[w] = x->own_ratio[w] = INFINITY;
+                        continue;
+                    }
+                    if (!isfinite(v))
+                        continue; /* the same Inf or NaN as the exact result */
+                    double err = fabs((v - hi) - lo);
+                    x->err_ulp[w] = fmax(x->err_ulp[w], err / ulp_of(hi, c->dt.out));
+                    double bound = fpd_bound_element(&own[w], g[i * n + j], fabs(v));
+                    if (isfinite(bound))
+                        x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
+                }
+            }
+    }
+    for (int w = 0; w < 2; w++)
+        if (x->own_ratio[w] > 1)
+            x->beyond |= 1u << w;
+    return FPD_OK;
+}
+
+static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    *res = (struct fpd_check_result){.failed_path = -1};
+    fpd_relation_build(chk->relation, c, &chk->params, &res->paths);
+    int rc = fpd_gen_materialize(c, &ck->tensors);
+    if (rc != FPD_OK)
+        return rc;
+    for (int which = 0; which < 2; which++) {
+        rc = run_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
+        if (rc == FPD_ERR_NOMEM)
+            return rc;
+        if (rc != FPD_OK) {
+            res->verdict = FPD_ERROR;
+            res->failed_path = which;
+            return FPD_OK;
+        }
+    }
+    const struct fpd_region *cmp = &res->paths.compare;
+    struct fpd_comparison outputs = {c->dt.out, cmp->batch.len, cmp->rows.len, cmp->cols.len, ck->compared[0],
+                                     ck->compared[1]};
+    struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX, false};
+    struct fpd_bound_model bm;
+    fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
+    struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
+    if ((rc = fpd_compare(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
+        return rc;
+    res->verdict = fpd_classify(&res->metrics);
+    if (chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0)) {
+        if ((rc = exact_report(ck, chk, &outputs, &magnitudes, res)) != FPD_OK)
+            return rc;
+        /* a path beyond its own bound is lost precision, even when the other path shares it */
+        if (res->exact.beyond && res->verdict < FPD_BOUND)
+            res->verdict = FPD_BOUND;
+    }
+    if (!chk->unhashed && (rc = fpd_compare_hashes(&outputs, &res->metrics)) != FPD_OK)
+        return rc;
+    size_t w = res->metrics.worst, per_batch = (size_t)cmp->rows.len * cmp->cols.len;
+    res->worst_batch = cmp->batch.start + (uint32_t)(w / per_batch);
+    res->worst_row = cmp->rows.start + (uint32_t)(w % per_batch / cmp->cols.len);
+    res->worst_col = cmp->cols.start + (uint32_t)(w % cmp->cols.len);
+    if (ck->digest)
+        res->digest = ck->digest(ck->digest_ctx, ck, res);
+    return FPD_OK;
+}
+
+int fpd_check_threads(const struct fpd_check *chk)
+{
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        return 0;
+    for (int i = 0; i < chk->relation->backends; i++)
+        if (chk->backends[i]->impl->features & FPD_FEAT_THREADS)
+            return chk->default_threads;
+    return 0;
+}
+
+struct child_answer {
+    int status;
+    struct fpd_check_result res;
+};
+
+struct isolated_check {
+    struct fpd_checker *ck;
+    const struct fpd_check *chk;
+};
+
+static int check_in_child(void *ctx)
+{
+    struct isolated_check *j = ctx;
+    struct child_answer *out = j->ck->shared;
+    out->status = check_here(j->ck, j->chk, &out->res);
+    return 0;
+}
+
+int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+{
+    if (!ck->isolate)
+        return check_here(ck, chk, res);
+    if (!ck->shared) {
+        void *map = mmap(NULL, sizeof(struct child_answer), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (map == MAP_FAILED)
+            return FPD_ERR_NOMEM;
+        ck->shared = map;
+    }
+    struct isolated_check job = {ck, chk};
+    char why[256];
+    if (fpd_run_isolated(check_in_child, &job, ck->isolate_timeout, why, sizeof why) < 0) {
+        fpd_check_result_died(chk, why, res);
+        return FPD_OK;
+    }
+    const struct child_answer *answer = ck->shared;
+    *res = answer->res;
+    return answer->status;
+}
+
+void fpd_check_result_died(const struct fpd_check *chk, const char *why, struct fpd_check_result *res)
+{
+    *res = (struct fpd_check_result){.verdict = FPD_ERROR, .failed_path = -1};
+    fpd_relation_build(chk->relation, &chk->c, &chk->params, &res->paths);
+    snprintf(res->error, sizeof res->error, "%s", why);
+}
+
+void fpd_checker_free(struct fpd_checker *ck)
+{
+    if (ck->shared)
+        munmap(ck->shared, sizeof(struct child_answer));
+    ck->shared = NULL;
+    fpd_tensors_free(&ck->tensors);
+    struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
+                                 &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
+                                 &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,
+                                 &ck->values_a,     &ck->values_b};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        fpd_staging_free(all[i]);
+    fpd_magnitude_work_free(&ck->abs);
+    free(ck->acc);
+    ck->acc = NULL;
+}

@@ -1,0 +1,90 @@
+/*
+ * check.h — the one pipeline: a case, a relation, its backends → two outputs → verdict.
+ * Every subcommand that computes anything goes through fpd_check_run.
+ */
+#ifndef FPD_CHECK_H
+#define FPD_CHECK_H
+
+#include "backends/backend.h"
+#include "backends/backend_util.h"
+#include "engine/compare.h"
+#include "engine/exact.h"
+#include "gen/gen.h"
+#include "engine/magnitude.h"
+#include "engine/relation.h"
+
+/* When the exact reference is computed: it costs about 2 ns per term of every compared element. */
+enum fpd_exact_mode { FPD_EXACT_NEVER, FPD_EXACT_DIVERGING, FPD_EXACT_ALWAYS, FPD_EXACT_MODE_COUNT };
+extern const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT];
+
+struct fpd_check {
+    const struct fpd_relation *relation;
+    struct fpd_relation_params params;
+    struct fpd_case c;
+    struct fpd_backend_slot *backends[2]; /* [1] only for relations between two backends */
+    enum fpd_exact_mode exact;            /* how the check is run, not what it is: not in the case's identity */
+    int default_threads;                  /* threads for paths that set none (0: the backend's default): part
+                                             of what the check is, since a library's bits can depend on it */
+    bool unhashed;                        /* likewise: its outputs go unhashed, where nobody reads their
+                                             hashes (see fpd_campaign_config) */
+};
+
+/* Each path against the correctly rounded result. */
+struct fpd_exact_report {
+    bool computed;
+    double err_ulp[2];   /* max |c - exact| over the compared block, in ulps of the case's output type */
+    double own_ratio[2]; /* max |c - exact| / the path's own rounding bound (its own output type) */
+    unsigned beyond;     /* bit 0: path A exceeds its own bound; bit 1: path B */
+    size_t wrong_class[2]; /* elements where a path is Inf/NaN/finite and the exact result is not */
+};
+
+struct fpd_check_result {
+    enum fpd_verdict verdict;
+    struct fpd_metrics metrics;
+    struct fpd_paths paths;
+    uint32_t worst_batch, worst_row, worst_col; /* the worst element, in case coordinates */
+    int failed_path;                            /* -1, or 0/1 for path A/B when verdict is error */
+    char error[256];
+    struct fpd_exact_report exact;
+    uint64_t digest; /* the checker's `digest` of this check's outputs, when it has one */
+};
+
+/* Reusable buffers: one checker serves a whole campaign without allocating per check. */
+struct fpd_checker {
+    struct fpd_tensors tensors;
+    struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
+    struct fpd_staging magnitude, abs_bias, values_a, values_b; /* magnitude: one batch entry's g */
+    struct fpd_block compared[2]; /* each path's compared block: in `out`, or converted into `result` */
+    struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
+    struct fpd_superacc *acc; /* allocated on first use */
+    uint64_t gemm_ticks; /* fpd_ticks() spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
+    /* Each check in a child process of its own (check itself, and the commands that run many
+     * checks in fpdiv's own process: bisect, sweep, minimize): a backend that crashes, or runs past isolate_timeout
+     * seconds (0: no limit), gives an `error` verdict instead of ending fpdiv. The child's buffers
+     * and gemm_ticks do not come back. */
+    bool isolate;
+    double isolate_timeout;
+    void *shared; /* the child's answer (mapped on first use) */
+    /* Optional: what a caller needs from the output buffers beyond the result (bisect --by hash:
+     * path A's shared prefix), computed where they are, in the child when isolated. Called after
+     * every check that ran both paths; its value comes back as res->digest. */
+    uint64_t (*digest)(void *ctx, const struct fpd_checker *ck, const struct fpd_check_result *res);
+    void *digest_ctx;
+};
+
+/* The thread count a check pins its library backends to, which is part of what the check is:
+ * default_threads, when one of its backends honours a thread count and the relation does not set
+ * its own (threads); 0 when none is pinned. */
+int fpd_check_threads(const struct fpd_check *chk);
+
+/*
+ * Runs the check. Backend failures and anything the paths cannot do become the `error` verdict
+ * with res->error set; the return value is FPD_OK then too. Only fpdiv's own failures (out of
+ * memory) return another status.
+ */
+int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res);
+void fpd_checker_free(struct fpd_checker *ck);
+/* The result of a check whose process died (a crash, a timeout): `error`, no path to blame, why. */
+void fpd_check_result_died(const struct fpd_check *chk, const char *why, struct fpd_check_result *res);
+
+#endif

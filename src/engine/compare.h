@@ -1,0 +1,123 @@
+/*
+ * compare.h — comparing two outputs: fingerprints, difference metrics, the rounding-error bound,
+ * and the verdict.
+ *
+ * The bound (DESIGN.md): for output element (i, j) with T terms (k, plus one for a bias),
+ *   g_ij = sum_p |a_ip||b_pj| (+ |bias_j|),   bound_ij = gamma_T(u_acc) g_ij + u_out |c_ij|
+ * with gamma_T(u) = T u / (1 - T u) (past T u = 1/2: (1 + u)^T - 1, which it bounds). Two paths that each honour the bound differ by at most
+ * 2 bound_ij, and the ratio max |a - b| / (2 bound) is the headline number. Two terms make it
+ * rigorous beyond the textbook form: underflow (each rounding may also lose eta, the smallest
+ * subnormal of its type) and, for paths that round an intermediate result to the output type
+ * before a further step (mm, then + bias), u_out g_ij per extra rounding.
+ */
+#ifndef FPD_COMPARE_H
+#define FPD_COMPARE_H
+
+#include "fpdiv_backend.h"
+#include "engine/magnitude.h"
+
+enum fpd_verdict { FPD_SAME, FPD_REORDER, FPD_BOUND, FPD_NONFINITE, FPD_ERROR, FPD_VERDICT_COUNT };
+
+struct fpd_verdict_info {
+    const char *name;
+    const char *doc;
+};
+
+extern const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT];
+int fpd_verdict_parse(const char *name, enum fpd_verdict *out);
+
+struct fpd_metrics {
+    size_t count;              /* elements compared */
+    size_t diff;               /* elements whose bits differ (two NaNs count as equal) */
+    size_t nonfinite_mismatch; /* elements whose class (finite, +Inf, -Inf, NaN) differs */
+    uint64_t max_ulp;          /* over elements finite on both sides */
+    double max_abs, max_rel;
+    bool bounded;              /* ratio was computed */
+    double ratio;              /* max |a-b| / (2 bound) over finite elements; 0 when nothing differs */
+    size_t worst;              /* flat index of the worst element: by ratio when bounded, else by ulp */
+    uint64_t worst_bits_a, worst_bits_b;
+    bool identical;            /* the outputs' bytes are equal */
+    uint64_t hash_a, hash_b;   /* XXH3-64 of each output's bytes: 0 until fpd_compare_hashes */
+};
+
+/* What the bound needs to know about the computation. */
+struct fpd_bound_model {
+    double u_acc, u_out, eta_acc, eta_out;
+    size_t terms;                 /* k, plus one when a bias is summed */
+    unsigned extra_out_roundings; /* intermediate results rounded to the output type */
+    double gamma;                 /* gamma_terms(u_acc), precomputed */
+};
+
+double fpd_gamma(size_t terms, double u);
+void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
+                          unsigned extra_out_roundings);
+/* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). Inline:
+ * comparison calls it for every element that differs. */
+static inline double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs)
+{
+    /* g is below the exact sum by at most its own binary64 roundings (relative (T+1) 2^-53,
+     * magnitude.h): allow for twice that. */
+    double g_safe = g * (1 + (double)(bm->terms + 1) * 0x1p-52);
+    double rounding = bm->gamma * g_safe + bm->u_out * c_abs;
+    double intermediate = bm->extra_out_roundings * bm->u_out * g_safe * (1 + bm->gamma);
+    double underflow = (double)bm->terms * bm->eta_acc + (1 + bm->extra_out_roundings) * bm->eta_out;
+    return rounding + intermediate + underflow;
+}
+
+/*
+ * One output as compared: `batch` entries of rows x cols elements, element (e, i, j) at
+ * (e * batch_stride + i * ld + j) elements from p. The outputs are compared where the paths left
+ * them, row padding and all: a packed copy of each would cost a pass over memory and as much
+ * memory again as the outputs themselves.
+ */
+struct fpd_block {
+    const void *p;
+    size_t ld, batch_stride;
+};
+
+/* Two outputs of one type and shape. Flat indices (fpd_metrics.worst) count the elements in
+ * order, entry by entry and row by row, as if both were packed; so do the hashes. */
+struct fpd_comparison {
+    enum fpd_dtype t;
+    size_t batch, rows, cols;
+    struct fpd_block a, b;
+};
+
+/* Two packed outputs of `count` elements each. */
+static inline struct fpd_comparison fpd_comparison_packed(enum fpd_dtype t, const void *a, const void *b, size_t count)
+{
+    return (struct fpd_comparison){t, 1, 1, count, {a, count, count}, {b, count, count}};
+}
+
+/* Element `flat` of one side (x->a or x->b). */
+const void *fpd_comparison_element(const struct fpd_comparison *x, const struct fpd_block *side, size_t flat);
+
+/* Where phase 2 finds g: entry(ctx, e) is batch entry e's rows x cols magnitudes, packed, or NULL
+ * when they could not be had (out of memory). Asked in order, once per entry: one entry's g at a
+ * time is all the memory the bound needs. Where `sums` is not NULL it is asked first, and where it
+ * gives an entry's binary32 sums (magnitude.h) phase 2 raises them itself, a chunk at a time, and
+ * asks `entry` only where a sum of that entry is not finite. `sums` returns FPD_OK (out->sum NULL:
+ * none, ask `entry`) or FPD_ERR_NOMEM. */
+struct fpd_magnitude_source {
+    const double *(*entry)(void *ctx, size_t e);
+    void *ctx;
+    int (*sums)(void *ctx, size_t e, struct fpd_magnitude_sums *out);
+};
+
+/* Phase 1 alone: whether the outputs are identical, and where they are not, the difference counts
+ * and sizes. Resets *m. */
+void fpd_compare_bits(const struct fpd_comparison *x, struct fpd_metrics *m);
+/* After the comparison, the outputs' hashes (identical ones hashed once), which it leaves for
+ * whoever reads them: a pass over memory per output that most of a campaign's checks do not need.
+ * FPD_OK, or FPD_ERR_NOMEM where outputs with row padding found no memory for the hash's state. */
+int fpd_compare_hashes(const struct fpd_comparison *x, struct fpd_metrics *m);
+/* XXH3-64 of one side's bytes, as if packed. FPD_OK or FPD_ERR_NOMEM, as above. */
+int fpd_compare_hash(const struct fpd_comparison *x, const struct fpd_block *side, uint64_t *hash);
+/* Phase 1 and, where anything differs, phase 2, the ratio against the bound, in one pass over the
+ * outputs: what fpd_compare_bits gives, and the ratio. Where the outputs are not identical, g is
+ * asked for every entry. Resets *m. FPD_OK, or FPD_ERR_NOMEM where the source gave no g. */
+int fpd_compare(const struct fpd_comparison *x, const struct fpd_magnitude_source *g, const struct fpd_bound_model *bm,
+                struct fpd_metrics *m);
+enum fpd_verdict fpd_classify(const struct fpd_metrics *m);
+
+#endif

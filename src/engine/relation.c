@@ -1,0 +1,275 @@
+/* relation.c — the relation table. Each build() states its two paths; nothing here computes. */
+#include "engine/relation.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/backend_pinned.h"
+#include "common/dtype.h"
+
+uint32_t fpd_case_dim(const struct fpd_case *c, enum fpd_slice_dim dim)
+{
+    static const size_t offsets[] = {
+        [FPD_SLICE_BATCH] = offsetof(struct fpd_case, batch),
+        [FPD_SLICE_ROWS] = offsetof(struct fpd_case, m),
+        [FPD_SLICE_COLS] = offsetof(struct fpd_case, n),
+    };
+    if (dim == FPD_SLICE_NONE)
+        return 0;
+    return *(const uint32_t *)((const char *)c + offsets[dim]);
+}
+
+static struct fpd_range *region_dim(struct fpd_region *r, enum fpd_slice_dim dim)
+{
+    return dim == FPD_SLICE_BATCH ? &r->batch : dim == FPD_SLICE_ROWS ? &r->rows : &r->cols;
+}
+
+/* Both paths: the whole case on backend 0, in the case's own types and layout. */
+static void whole_case(const struct fpd_case *c, struct fpd_paths *out)
+{
+    struct fpd_region all = {{0, c->batch}, {0, c->m}, {0, c->n}};
+    struct fpd_path p = {
+        .backend = 0, .gemm = all, .in = c->dt.in, .out = c->dt.out,
+        .bias = c->has_bias ? FPD_BIAS_FUSED : FPD_BIAS_NONE,
+    };
+    *out = (struct fpd_paths){.a = p, .b = p, .compare = all};
+}
+
+static void build_slice(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                        struct fpd_paths *out)
+{
+    whole_case(c, out);
+    *region_dim(&out->b.gemm, r->slice) = p->slice;
+    *region_dim(&out->compare, r->slice) = p->slice;
+}
+
+static void build_addmm(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                        struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->a.bias = FPD_BIAS_AFTER;
+    out->b.bias = FPD_BIAS_FUSED;
+    out->extra_out_roundings = 1;
+}
+
+static void build_cast_in(const struct fpd_relation *r, const struct fpd_case *c,
+                          const struct fpd_relation_params *p, struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.in = c->dt.acc; /* upcast inputs, then the plain accumulate-type gemm */
+}
+
+static void build_cast_out(const struct fpd_relation *r, const struct fpd_case *c,
+                           const struct fpd_relation_params *p, struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.out = c->dt.in; /* low-precision output, then cast up to the case's output type */
+}
+
+static void build_layout(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                         struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.flip_layout = true;
+}
+
+/* Path A on the first backend, path B on the second: vendor, device, core. */
+static void build_two_backends(const struct fpd_relation *r, const struct fpd_case *c,
+                               const struct fpd_relation_params *p, struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.backend = 1;
+}
+
+static void build_threads(const struct fpd_relation *r, const struct fpd_case *c,
+                          const struct fpd_relation_params *p, struct fpd_paths *out)
+{
+    (void)r;
+    whole_case(c, out);
+    out->a.threads = 1;
+    out->b.threads = p->threads;
+}
+
+static void build_algo(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                       struct fpd_paths *out)
+{
+    (void)r;
+    whole_case(c, out);
+    out->b.algo = p->algo;
+}
+
+static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                         struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+}
+
+#define ROW(...) {__VA_ARGS__}
+const struct fpd_relation fpd_relation_table[] = {
+    ROW(.name = "slice-rows", .doc = "(A·B)[rows] vs A[rows]·B: slice after vs before the gemm",
+        .backends = 1, .default_campaign = true, .slice = FPD_SLICE_ROWS, .build = build_slice),
+    ROW(.name = "slice-cols", .doc = "(A·B)[:, cols] vs A·B[:, cols]: slice after vs before the gemm",
+        .backends = 1, .default_campaign = true, .slice = FPD_SLICE_COLS, .build = build_slice),
+    ROW(.name = "slice-batch", .doc = "batched gemm, then take entries vs the gemm on those entries only",
+        .backends = 1, .default_campaign = true, .slice = FPD_SLICE_BATCH, .build = build_slice),
+    ROW(.name = "addmm", .doc = "gemm, then + bias in the output type vs the backend's fused form",
+        .backends = 1, .needs = FPD_FEAT_FUSED_BIAS, .default_campaign = true, .needs_bias = true,
+        .build = build_addmm),
+    ROW(.name = "cast-in", .doc = "16-bit inputs, wide accumulation vs inputs upcast first, then a wide gemm",
+        .backends = 1, .default_campaign = true, .needs_16bit_in = true, .build = build_cast_in),
+    ROW(.name = "cast-out",
+        .doc = "16-bit inputs, wide output vs a 16-bit output cast up (rounds by design; not in fuzz defaults)",
+        .backends = 1, .needs_16bit_in = true, .needs_wider_out = true, .build = build_cast_out),
+    ROW(.name = "layout", .doc = "transpose flags vs the same operands materialized in the other storage order",
+        .backends = 1, .default_campaign = true, .build = build_layout),
+    ROW(.name = "vendor", .doc = "one gemm on two backends of one device (own kernel vs vendor library)",
+        .backends = 2, .pairing = FPD_PAIR_SAME_DEVICE, .default_campaign = true, .build = build_two_backends),
+    ROW(.name = "device", .doc = "one gemm on the CPU and on the GPU (an own kernel and its twin, or two vendors)",
+        .backends = 2, .pairing = FPD_PAIR_CROSS_DEVICE, .default_campaign = true, .build = build_two_backends),
+    ROW(.name = "core", .doc = "one gemm on two kernel sets of one library (this machine vs another CPU's)",
+        .backends = 2, .pairing = FPD_PAIR_KERNEL_SETS, .default_campaign = true, .build = build_two_backends),
+    ROW(.name = "algo", .doc = "the library's first algorithm choice vs its j-th (cuBLASLt heuristics)",
+        .backends = 1, .needs = FPD_FEAT_ALGOS, .default_campaign = true, .build = build_algo),
+    ROW(.name = "threads", .doc = "the same gemm on 1 thread vs N threads", .backends = 1,
+        .needs = FPD_FEAT_THREADS, .default_campaign = true, .build = build_threads),
+    ROW(.name = "repeat", .doc = "the same path twice (run-to-run determinism)", .backends = 1,
+        .default_campaign = true, .build = build_repeat),
+};
+#undef ROW
+const size_t fpd_relation_count = sizeof fpd_relation_table / sizeof fpd_relation_table[0];
+
+const struct fpd_relation *fpd_relation_find(const char *name)
+{
+    for (size_t i = 0; i < fpd_relation_count; i++)
+        if (strcmp(fpd_relation_table[i].name, name) == 0)
+            return &fpd_relation_table[i];
+    return NULL;
+}
+
+void fpd_relation_prepare_case(const struct fpd_relation *r, struct fpd_case *c)
+{
+    if (r->needs_bias)
+        c->has_bias = true;
+}
+
+static bool is_16bit(enum fpd_dtype t) { return t == FPD_F16 || t == FPD_BF16; }
+
+bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes *dt,
+                          const struct fpd_backend *const backends[2], char *why, size_t why_size)
+{
+    if (r->needs_16bit_in && !is_16bit(dt->in)) {
+        snprintf(why, why_size, "%s needs f16 or bf16 inputs, not %s", r->name, fpd_dtype_info(dt->in)->name);
+        return false;
+    }
+    if (r->needs_wider_out && dt->out == dt->in) {
+        snprintf(why, why_size, "%s needs an output type wider than the input (try %s:f32)", r->name,
+                 fpd_dtype_info(dt->in)->name);
+        return false;
+    }
+    for (int i = 0; i < r->backends; i++) {
+        if (!backends[i]) {
+            snprintf(why, why_size, "%s compares two backends: give --backend B1,B2", r->name);
+            return false;
+        }
+        if ((backends[i]->features & r->needs) != r->needs) {
+            snprintf(why, why_size, "%s needs a backend with %s; %s has none", r->name,
+                     r->needs & FPD_FEAT_THREADS  ? "a thread count"
+                     : r->needs & FPD_FEAT_ALGOS ? "a choice of algorithms"
+                                                 : "a fused bias",
+                     backends[i]->name);
+            return false;
+        }
+    }
+    if (r->pairing == FPD_PAIR_SAME_DEVICE && backends[0]->device != backends[1]->device) {
+        snprintf(why, why_size, "%s compares two backends of one device; %s and %s differ", r->name,
+                 backends[0]->name, backends[1]->name);
+        return false;
+    }
+    struct fpd_backend_slot *bases[2] = {NULL, NULL};
+    const char *sets[2] = {NULL, NULL};
+    if (r->pairing == FPD_PAIR_KERNEL_SETS &&
+        (!fpd_backend_pinned_parts(backends[0], &bases[0], &sets[0]) ||
+         !fpd_backend_pinned_parts(backends[1], &bases[1], &sets[1]) || bases[0] != bases[1] ||
+         strcmp(sets[0], sets[1]) == 0)) {
+        snprintf(why, why_size, "%s compares one library on two of its kernel sets (--backend openblas --core A,B); "
+                 "%s and %s are not that", r->name, backends[0]->name, backends[1]->name);
+        return false;
+    }
+    if (r->pairing == FPD_PAIR_CROSS_DEVICE &&
+        (backends[0]->device != FPD_DEVICE_CPU || backends[1]->device != FPD_DEVICE_GPU)) {
+        snprintf(why, why_size, "%s compares a CPU backend (first) with a GPU backend (second)", r->name);
+        return false;
+    }
+    return true;
+}
+
+uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim dim)
+{
+    return r->slice == dim ? 2 : 1; /* slicing one entry out of one is the identity */
+}
+
+int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_case *c,
+                              const struct fpd_relation_params *p, char *why, size_t why_size)
+{
+    static const char *const dim_names[] = {[FPD_SLICE_BATCH] = "batch", [FPD_SLICE_ROWS] = "m",
+                                            [FPD_SLICE_COLS] = "n"};
+    if (r->slice != FPD_SLICE_NONE) {
+        uint32_t extent = fpd_case_dim(c, r->slice);
+        if (p->slice.len == 0 || p->slice.start >= extent || p->slice.len > extent - p->slice.start) {
+            snprintf(why, why_size, "slice %u:%u is outside %s = %u", p->slice.start, p->slice.len,
+                     dim_names[r->slice], extent);
+            return FPD_ERR_INPUT;
+        }
+    }
+    if ((r->needs & FPD_FEAT_ALGOS) && p->algo < 1) {
+        snprintf(why, why_size, "algo compares algorithm 0 with algorithm j >= 1 (--algo J)");
+        return FPD_ERR_INPUT;
+    }
+    if ((r->needs & FPD_FEAT_THREADS) && p->threads < 1) {
+        snprintf(why, why_size, "threads needs a thread count of at least 1");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s, const struct fpd_case *c,
+                              int max_threads, struct fpd_relation_params *p)
+{
+    p->slice = (struct fpd_range){0, 1};
+    p->threads = max_threads < 2 ? 2 : max_threads;
+    p->algo = 1 + (int)fpd_stream_below(s, 3); /* the library's second to fourth choice */
+    if (r->slice != FPD_SLICE_NONE && fpd_stream_chance(s, 1, 2)) {
+        uint32_t extent = fpd_case_dim(c, r->slice);
+        p->slice.start = fpd_stream_below(s, extent);
+        p->slice.len = 1 + fpd_stream_below(s, extent - p->slice.start);
+    }
+    if (r->needs & FPD_FEAT_THREADS)
+        p->threads = 2 + (int)fpd_stream_below(s, (uint32_t)(p->threads - 1));
+}
+
+void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
+                        const struct fpd_relation_params *p, struct fpd_paths *out)
+{
+    r->build(r, c, p, out);
+}
+
+bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b)
+{
+    struct fpd_backend_slot *base_a, *base_b;
+    switch (r->pairing) {
+    case FPD_PAIR_KERNEL_SETS: /* each pair once: the campaign offers it in its list's order */
+        return fpd_backend_pinned_parts(a, &base_a, NULL) && fpd_backend_pinned_parts(b, &base_b, NULL) &&
+               base_a == base_b && a != b;
+    case FPD_PAIR_SAME_DEVICE: return a->device == b->device && a->kind == FPD_KIND_OWN && b->kind != FPD_KIND_OWN;
+    case FPD_PAIR_CROSS_DEVICE:
+        return a->device == FPD_DEVICE_CPU && b->device == FPD_DEVICE_GPU &&
+               ((b->twin && strcmp(b->twin, a->name) == 0) || (a->kind == FPD_KIND_VENDOR && b->kind == FPD_KIND_VENDOR));
+    default: return false;
+    }
+}

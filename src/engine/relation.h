@@ -1,0 +1,106 @@
+/*
+ * relation.h — pairs of paths that are equal in exact arithmetic.
+ *
+ * A path is data, not code: which backend runs the GEMM, on which sub-problem, with which
+ * input/output types, layout, bias handling and thread count. Every relation is one table row
+ * whose build() fills in the two paths and the region of the output they are compared on;
+ * check.c executes any path the same way. Adding a relation is adding a row.
+ */
+#ifndef FPD_RELATION_H
+#define FPD_RELATION_H
+
+#include "engine/case.h"
+#include "gen/rng.h"
+
+struct fpd_range {
+    uint32_t start, len;
+};
+
+/* A block of the case's output, in case coordinates. */
+struct fpd_region {
+    struct fpd_range batch, rows, cols;
+};
+
+enum fpd_bias_mode {
+    FPD_BIAS_NONE,
+    FPD_BIAS_FUSED, /* the backend's own fused form (args.bias) */
+    FPD_BIAS_AFTER, /* gemm without bias, then c = round(c + bias) in the output type */
+};
+
+struct fpd_path {
+    int backend;             /* 0 or 1: which of the check's backends computes it */
+    struct fpd_region gemm;  /* the sub-problem handed to the backend */
+    bool flip_layout;        /* operands handed over in the other storage order (materialized) */
+    enum fpd_dtype in, out;  /* types handed to the backend; the accumulator is the case's */
+    enum fpd_bias_mode bias;
+    int threads;             /* 0: backend default */
+    int algo;                /* 0: the library's first choice */
+};
+
+struct fpd_paths {
+    struct fpd_path a, b;
+    struct fpd_region compare;    /* compared in the case's output type */
+    unsigned extra_out_roundings; /* see compare.h */
+};
+
+/* A relation's parameters: from flags in `check`, from the case's stream in `fuzz`. */
+struct fpd_relation_params {
+    struct fpd_range slice; /* slice-*: which rows, columns or batch entries */
+    int threads;            /* threads: the N of "1 vs N" */
+    int algo;               /* algo: the j of "algorithm 0 vs algorithm j" */
+};
+
+/* Which two backends a two-backend relation compares. */
+enum fpd_pairing {
+    FPD_PAIR_NONE,        /* one backend */
+    FPD_PAIR_SAME_DEVICE, /* vendor: one own kernel against one vendor library, one device */
+    FPD_PAIR_CROSS_DEVICE, /* device: a CPU backend against a GPU one (twins, or two vendors) */
+    FPD_PAIR_KERNEL_SETS   /* core: one library pinned to two of its kernel sets (backend_pinned.h) */
+};
+
+enum fpd_slice_dim { FPD_SLICE_NONE, FPD_SLICE_BATCH, FPD_SLICE_ROWS, FPD_SLICE_COLS };
+
+struct fpd_relation {
+    const char *name;
+    const char *doc;
+    int backends;              /* 1, or 2 for a relation between two backends */
+    enum fpd_pairing pairing;
+    unsigned needs;            /* fpd_feature bits every backend must have */
+    bool default_campaign;     /* run by `fuzz` unless --relations says otherwise */
+    bool needs_16bit_in;       /* only meaningful for f16/bf16 inputs */
+    bool needs_wider_out;      /* only meaningful when the output is wider than the input */
+    bool needs_bias;
+    enum fpd_slice_dim slice;
+    void (*build)(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                  struct fpd_paths *out);
+};
+
+extern const struct fpd_relation fpd_relation_table[];
+extern const size_t fpd_relation_count;
+
+const struct fpd_relation *fpd_relation_find(const char *name);
+
+/* Adjust a case so the relation can run on it (addmm needs a bias). */
+void fpd_relation_prepare_case(const struct fpd_relation *r, struct fpd_case *c);
+/* Whether the relation applies to this case's dtypes and these backends; when not, why. */
+bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes *dt,
+                          const struct fpd_backend *const backends[2], char *why, size_t why_size);
+/* Whether the parameters fit the case (a slice inside its dimension). */
+int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_case *c,
+                              const struct fpd_relation_params *p, char *why, size_t why_size);
+/* The smallest value of the sliced dimension for which the relation says anything. */
+uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim dim);
+/* Draw parameters from a case's stream (fuzz): slices favour the first entry, as users report. */
+void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s, const struct fpd_case *c,
+                              int max_threads, struct fpd_relation_params *p);
+void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
+                        const struct fpd_relation_params *p, struct fpd_paths *out);
+
+/* Whether fuzz should pair these two backends for the relation (check takes any valid pair). A pair
+ * of kernel sets is wanted in both orders: the campaign offers each once, in its list's order. */
+bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b);
+
+/* The extent of a sliced dimension of a case. */
+uint32_t fpd_case_dim(const struct fpd_case *c, enum fpd_slice_dim dim);
+
+#endif

@@ -1,0 +1,725 @@
+/* corpus.c — case files: JSON encoding, atomic saving, validated loading. */
+#include "store/corpus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "backends/backend_pinned.h"
+#include "common/dtype.h"
+#include "gen/gen.h"
+#include "cli/report.h"
+
+/* ---- elements -------------------------------------------------------------------------------- */
+
+json_t *fpd_element_json(enum fpd_dtype t, uint64_t bits)
+{
+    char buf[48];
+    switch (fpd_classify_bits(t, bits)) {
+    case FPD_CLASS_NAN: snprintf(buf, sizeof buf, "nan:0x%" PRIx64, bits); break;
+    case FPD_CLASS_POS_INF: snprintf(buf, sizeof buf, "inf"); break;
+    case FPD_CLASS_NEG_INF: snprintf(buf, sizeof buf, "-inf"); break;
+    default: snprintf(buf, sizeof buf, "%a", fpd_value_of_bits(t, bits)); break;
+    }
+    return json_string(buf);
+}
+
+/* The bits of value x in type t, when x is exactly representable there. */
+static bool exact_bits(enum fpd_dtype t, double x, uint64_t *bits)
+{
+    if (!(fpd_round(t, x) <= x && fpd_round(t, x) >= x))
+        return false;
+    *bits = fpd_bits_of_value(t, x);
+    return true;
+}
+
+int fpd_element_parse(enum fpd_dtype t, const char *text, uint64_t *bits)
+{
+    size_t width = fpd_dtype_info(t)->size * 8;
+    uint64_t mask = width == 64 ? UINT64_MAX : (1ull << width) - 1;
+    if (strncmp(text, "nan:0x", 6) == 0) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(text + 6, &end, 16);
+        if (*end || errno || (v & ~mask) || fpd_classify_bits(t, v) != FPD_CLASS_NAN)
+            return FPD_ERR_INPUT;
+        *bits = v;
+        return FPD_OK;
+    }
+    if (strcmp(text, "inf") == 0 || strcmp(text, "-inf") == 0)
+        return exact_bits(t, text[0] == '-' ? -INFINITY : INFINITY, bits) ? FPD_OK : FPD_ERR_INPUT;
+    char *end;
+    double x = strtod(text, &end);
+    if (end == text || *end || !isfinite(x) || strncmp(text + (text[0] == '-'), "0x", 2) != 0)
+        return FPD_ERR_INPUT; /* only hex floats: decimal would invite inexact values */
+    return exact_bits(t, x, bits) ? FPD_OK : FPD_ERR_INPUT;
+}
+
+/* ---- encoding -------------------------------------------------------------------------------- */
+
+static json_t *hex64_json(uint64_t x)
+{
+    char buf[17];
+    snprintf(buf, sizeof buf, "%016" PRIx64, x);
+    return json_string(buf);
+}
+
+static json_t *elements_json(enum fpd_dtype t, const void *p, size_t count)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < count; i++)
+        json_array_append_new(a, fpd_element_json(t, fpd_bits(t, p, i)));
+    return a;
+}
+
+static json_t *data_json(const struct fpd_case_file *f)
+{
+    const struct fpd_case *c = &f->chk.c;
+    if (f->has_data) {
+        return json_pack("{s:o,s:o,s:o}", "a", elements_json(c->dt.in, f->data.a, (size_t)c->batch * c->m * c->k), "b",
+                         elements_json(c->dt.in, f->data.b, (size_t)c->batch * c->k * c->n), "bias",
+                         elements_json(c->dt.out, f->data.bias, c->n));
+    }
+    uint64_t hash = 0;
+    fpd_case_data_hash(c, &hash);
+    return json_pack("{s:i,s:o,s:I,s:s,s:f,s:o}", "generator", (int)c->recipe.generator, "seed", fpd_seed_json(c->recipe.seed),
+                     "index", (json_int_t)c->recipe.index, "dist", fpd_dist_table[c->recipe.dist].name, "specials",
+                     c->recipe.special_rate, "hash", hex64_json(hash));
+}
+
+/* The check, canonically: what identifies a case file. */
+static json_t *check_json(const struct fpd_case_file *f)
+{
+    const struct fpd_check *chk = &f->chk;
+    const struct fpd_case *c = &chk->c;
+    char dt[32];
+    json_t *backends = json_array();
+    for (int i = 0; i < chk->relation->backends; i++)
+        json_array_append_new(backends, json_string(f->backend_names[i]));
+    json_t *params = json_object();
+    if (chk->relation->slice != FPD_SLICE_NONE)
+        json_object_set_new(params, "slice", json_pack("{s:I,s:I}", "start", (json_int_t)chk->params.slice.start,
+                                                       "len", (json_int_t)chk->params.slice.len));
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        json_object_set_new(params, "threads", json_integer(chk->params.threads));
+    if (chk->relation->needs & FPD_FEAT_ALGOS)
+        json_object_set_new(params, "algo", json_integer(chk->params.algo));
+    json_t *cj = json_pack("{s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:s}", "batch", (json_int_t)c->batch, "m",
+                           (json_int_t)c->m, "n", (json_int_t)c->n, "k", (json_int_t)c->k, "trans_a", c->trans_a,
+                           "trans_b", c->trans_b, "bias", c->has_bias, "pad", (json_int_t)c->pad, "dtype",
+                           fpd_dtypes_format(&c->dt, dt, sizeof dt));
+    json_object_set_new(cj, "data", data_json(f));
+    json_t *check = json_pack("{s:s,s:o,s:o,s:o}", "relation", chk->relation->name, "backends", backends, "params",
+                              params, "case", cj);
+    if (fpd_check_threads(chk) > 0)
+        json_object_set_new(check, "threads", json_integer(fpd_check_threads(chk)));
+    return check;
+}
+
+json_t *fpd_case_file_json(const struct fpd_case_file *f)
+{
+    json_t *outcome = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o}", "verdict", fpd_verdict_table[f->recorded.verdict].name,
+                                "diff", (json_int_t)f->recorded.diff, "count", (json_int_t)f->recorded.count,
+                                "max_ulp", (json_int_t)(f->recorded.max_ulp > INT64_MAX ? INT64_MAX : f->recorded.max_ulp),
+                                "hash_a", hex64_json(f->recorded.hash_a), "hash_b", hex64_json(f->recorded.hash_b));
+    json_object_set_new(outcome, "ratio", isfinite(f->recorded.ratio) ? json_real(f->recorded.ratio) : json_null());
+    return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
+                     "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
+                     "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
+                     (json_int_t)f->signature_count, "environment",
+                     f->environment ? json_incref(f->environment) : json_object());
+}
+
+int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash)
+{
+    json_t *j = check_json(f);
+    char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(j);
+    if (!text)
+        return FPD_ERR_NOMEM;
+    *hash = XXH3_64bits(text, strlen(text));
+    free(text);
+    return FPD_OK;
+}
+
+int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *chk, const struct fpd_check_result *res,
+                             size_t inline_max, json_t *environment)
+{
+    *f = (struct fpd_case_file){.chk = *chk, .environment = environment, .signature_count = 1};
+    const struct fpd_case *c = &chk->c;
+    for (int i = 0; i < chk->relation->backends; i++)
+        snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", chk->backends[i]->impl->name);
+    f->recorded.verdict = res->verdict;
+    f->recorded.diff = res->metrics.diff;
+    f->recorded.count = res->metrics.count;
+    f->recorded.max_ulp = res->metrics.max_ulp;
+    f->recorded.ratio = res->metrics.ratio;
+    f->recorded.hash_a = res->metrics.hash_a;
+    f->recorded.hash_b = res->metrics.hash_b;
+    f->origin_seed = c->recipe.seed;
+    f->origin_index = c->recipe.index;
+    f->origin_generator = c->recipe.generator;
+    size_t in = fpd_dtype_info(c->dt.in)->size, out = fpd_dtype_info(c->dt.out)->size;
+    double bytes = (double)c->batch * ((double)c->m * c->k + (double)c->k * c->n) * (double)in + (double)c->n * out;
+    if (c->data || bytes <= (double)inline_max) {
+        int rc = fpd_case_data_capture(c, &f->data);
+        if (rc != FPD_OK)
+            return rc;
+        f->has_data = true;
+        f->chk.c.data = &f->data;
+    }
+    return FPD_OK;
+}
+
+void fpd_case_file_free(struct fpd_case_file *f)
+{
+    fpd_case_data_free(&f->data);
+    json_decref(f->environment);
+    *f = (struct fpd_case_file){0};
+}
+
+/* ---- saving ---------------------------------------------------------------------------------- */
+
+int fpd_make_dirs(const char *path, char *why, size_t why_size)
+{
+    char partial[4200];
+    if (!path[0] || snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial) {
+        snprintf(why, why_size, "%s directory name: '%.200s'", path[0] ? "too long a" : "an empty", path);
+        return FPD_ERR_INPUT;
+    }
+    /* Each ancestor in turn, as `mkdir -p` does: a user's --corpus ci/run-7/corpus just works. */
+    for (char *slash = strchr(partial + 1, '/');; slash = strchr(slash + 1, '/')) {
+        if (slash)
+            *slash = '\0';
+        if (mkdir(partial, 0777) != 0 && errno != EEXIST) {
+            snprintf(why, why_size, "cannot create directory %.900s: %s", partial, strerror(errno));
+            return FPD_ERR_INPUT;
+        }
+        if (!slash)
+            return FPD_OK;
+        *slash = '/';
+    }
+}
+
+/* ---- loading --------------------------------------------------------------------------------- */
+
+struct reader {
+    const char *path;
+    char *why;
+    size_t why_size;
+    double max_mem;    /* a case needing more is refused before its data is generated */
+    bool schema1;      /* a file of schema 1: its provenance (if any) in legacy */
+    json_t *legacy;    /* names a library backend's kernel set, as "core" */
+};
+
+static int bad(struct reader *r, const char *field, const char *expected)
+{
+    snprintf(r->why, r->why_size, "%s: %s: %s", r->path, field, expected);
+    return FPD_ERR_INPUT;
+}
+
+static json_t *member(struct reader *r, json_t *obj, const char *field, const char *key, json_type type, int *rc)
+{
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    static const char *const names[] = {[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+                                        [JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
+                                        [JSON_REAL] = "a number",    [JSON_TRUE] = "true or false",
+                                        [JSON_FALSE] = "true or false", [JSON_NULL] = "null"};
+    bool ok = v && (json_typeof(v) == type || (type == JSON_TRUE && json_is_boolean(v)) ||
+                    (type == JSON_REAL && json_is_number(v)));
+    if (!ok && *rc == FPD_OK) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s %s", v ? "expected" : "missing; expected", names[type]);
+        *rc = bad(r, field, msg);
+    }
+    return ok ? v : NULL;
+}
+
+static uint64_t get_uint(struct reader *r, json_t *obj, const char *field, const char *key, uint64_t lo, uint64_t hi,
+                         int *rc)
+{
+    json_t *v = member(r, obj, field, key, JSON_INTEGER, rc);
+    if (!v)
+        return lo;
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x < lo || (uint64_t)x > hi) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected an integer from %" PRIu64 " to %" PRIu64, lo, hi);
+        if (*rc == FPD_OK)
+            *rc = bad(r, field, msg);
+        return lo;
+    }
+    return (uint64_t)x;
+}
+
+static uint64_t get_hex64(struct reader *r, json_t *obj, const char *field, const char *key, int *rc)
+{
+    json_t *v = member(r, obj, field, key, JSON_STRING, rc);
+    if (!v)
+        return 0;
+    const char *s = json_string_value(v);
+    char *end;
+    uint64_t x = strtoull(s, &end, 16);
+    if (strlen(s) != 16 || *end) {
+        if (*rc == FPD_OK)
+            *rc = bad(r, field, "expected 16 hex digits");
+        return 0;
+    }
+    return x;
+}
+
+static uint64_t get_seed(struct reader *r, json_t *obj, const char *field, int *rc)
+{
+    json_t *v = json_object_get(obj, "seed");
+    if (json_is_integer(v) && json_integer_value(v) >= 0)
+        return (uint64_t)json_integer_value(v);
+    if (json_is_string(v)) {
+        char *end;
+        errno = 0;
+        uint64_t x = strtoull(json_string_value(v), &end, 10);
+        if (!*end && !errno && json_string_value(v)[0] >= '0' && json_string_value(v)[0] <= '9')
+            return x;
+    }
+    if (*rc == FPD_OK)
+        *rc = bad(r, field, "expected a non-negative integer (or its decimal string)");
+    return 0;
+}
+
+static int read_elements(struct reader *r, json_t *obj, const char *field, const char *key, enum fpd_dtype t,
+                         size_t count, void **out)
+{
+    int rc = FPD_OK;
+    json_t *a = member(r, obj, field, key, JSON_ARRAY, &rc);
+    if (!a)
+        return rc;
+    if (json_array_size(a) != count) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected %zu elements, found %zu", count, json_array_size(a));
+        return bad(r, field, msg);
+    }
+    *out = calloc(count ? count : 1, fpd_dtype_info(t)->size);
+    if (!*out)
+        return FPD_ERR_NOMEM;
+    for (size_t i = 0; i < count; i++) {
+        json_t *e = json_array_get(a, i);
+        uint64_t bits;
+        if (!json_is_string(e) || fpd_element_parse(t, json_string_value(e), &bits) != FPD_OK) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "element %zu is not an exact %s value (a hex float such as \"0x1.8p+1\", "
+                                      "\"inf\", \"-inf\" or \"nan:0xBITS\")",
+                     i, fpd_dtype_info(t)->name);
+            return bad(r, field, msg);
+        }
+        fpd_store_bits(t, *out, i, bits);
+    }
+    return FPD_OK;
+}
+
+static int read_data(struct reader *r, json_t *data, struct fpd_case_file *f)
+{
+    struct fpd_case *c = &f->chk.c;
+    int rc = FPD_OK;
+    if (json_object_get(data, "a")) {
+        f->data = (struct fpd_case_data){.batch = c->batch, .m = c->m, .n = c->n, .k = c->k};
+        f->has_data = true;
+        if ((rc = read_elements(r, data, "check.case.data.a", "a", c->dt.in, (size_t)c->batch * c->m * c->k,
+                                &f->data.a)) != FPD_OK ||
+            (rc = read_elements(r, data, "check.case.data.b", "b", c->dt.in, (size_t)c->batch * c->k * c->n,
+                                &f->data.b)) != FPD_OK ||
+            (rc = read_elements(r, data, "check.case.data.bias", "bias", c->dt.out, c->n, &f->data.bias)) != FPD_OK)
+            return rc;
+        c->data = &f->data;
+        return FPD_OK;
+    }
+    uint64_t generator = get_uint(r, data, "check.case.data.generator", "generator", 0, INT32_MAX, &rc);
+    c->recipe.seed = get_seed(r, data, "check.case.data.seed", &rc);
+    c->recipe.index = (uint32_t)get_uint(r, data, "check.case.data.index", "index", 0, UINT32_MAX, &rc);
+    json_t *dist = member(r, data, "check.case.data.dist", "dist", JSON_STRING, &rc);
+    json_t *specials = member(r, data, "check.case.data.specials", "specials", JSON_REAL, &rc);
+    uint64_t hash = get_hex64(r, data, "check.case.data.hash", "hash", &rc);
+    if (rc != FPD_OK)
+        return rc;
+    if (!fpd_gen_known((unsigned)generator)) {
+        snprintf(r->why, r->why_size, "%s: check.case.data.generator: made by generator %" PRIu64
+                 ", this fpdiv has generators 1 to %d: its data cannot be regenerated", r->path, generator,
+                 FPD_GEN_VERSION);
+        return FPD_ERR_INPUT;
+    }
+    c->recipe.generator = (unsigned)generator;
+    if (fpd_dist_parse(json_string_value(dist), &c->recipe.dist) != FPD_OK)
+        return bad(r, "check.case.data.dist", "unknown distribution");
+    c->recipe.special_rate = json_number_value(specials);
+    if (!(c->recipe.special_rate >= 0 && c->recipe.special_rate <= 1))
+        return bad(r, "check.case.data.specials", "expected a probability from 0 to 1");
+    uint64_t actual;
+    if ((rc = fpd_case_data_hash(c, &actual)) != FPD_OK) {
+        snprintf(r->why, r->why_size, "%s: out of memory while generating the case's data", r->path);
+        return rc;
+    }
+    if (actual != hash) {
+        snprintf(r->why, r->why_size, "%s: check.case.data.hash: the generated data hash to %016" PRIx64
+                 ", the file says %016" PRIx64 ": generator drift, refusing to replay different data", r->path, actual,
+                 hash);
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+/* How a file names a backend, as fpd_backend_resolve reads it. A schema-1 file named a library
+ * alone and kept its core in the provenance: "openblas" with core Cooperlake is openblas@Cooperlake. */
+static void backend_spec(json_t *legacy, const char *name, char *out, size_t size)
+{
+    json_t *entry = json_object_get(json_object_get(legacy, "backends"), name);
+    const char *core = json_string_value(json_object_get(entry, "core"));
+    struct fpd_backend_slot *b = legacy && core && *core && !strchr(name, '@') ? fpd_registry_find(name) : NULL;
+    if (b && fpd_backend_pinnable(b->impl))
+        snprintf(out, size, "%s@%s", name, core);
+    else
+        snprintf(out, size, "%s", name);
+}
+
+static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
+{
+    struct fpd_check *chk = &f->chk;
+    struct fpd_case *c = &chk->c;
+    int rc = FPD_OK;
+    json_t *relation = member(r, check, "check.relation", "relation", JSON_STRING, &rc);
+    json_t *backends = member(r, check, "check.backends", "backends", JSON_ARRAY, &rc);
+    json_t *params = member(r, check, "check.params", "params", JSON_OBJECT, &rc);
+    json_t *cj = member(r, check, "check.case", "case", JSON_OBJECT, &rc);
+    if (rc != FPD_OK)
+        return rc;
+    chk->relation = fpd_relation_find(json_string_value(relation));
+    if (!chk->relation) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "unknown relation '%.64s'", json_string_value(relation));
+        return bad(r, "check.relation", msg);
+    }
+    if ((int)json_array_size(backends) != chk->relation->backends)
+        return bad(r, "check.backends", chk->relation->backends == 2 ? "expected two names" : "expected one name");
+    for (int i = 0; i < chk->relation->backends; i++) {
+        json_t *name = json_array_get(backends, (size_t)i);
+        if (!json_is_string(name) || strlen(json_string_value(name)) >= sizeof f->backend_names[i])
+            return bad(r, "check.backends", "expected backend names");
+        char spec[64], msg[384];
+        backend_spec(r->legacy, json_string_value(name), spec, sizeof spec);
+        if (fpd_backend_resolve(spec, &chk->backends[i], msg, sizeof msg) != FPD_OK)
+            return bad(r, "check.backends", msg);
+        snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", chk->backends[i]->impl->name);
+    }
+    /* the thread count, when a library backend runs with one (schema 1 did not say: fuzz's 1) */
+    chk->default_threads = 1;
+    if (json_object_get(check, "threads") || (!r->schema1 && fpd_check_threads(chk) > 0))
+        chk->default_threads = (int)get_uint(r, check, "check.threads", "threads", 1, 1024, &rc);
+    fpd_case_defaults(c);
+    c->batch = (uint32_t)get_uint(r, cj, "check.case.batch", "batch", 1, FPD_RNG_MAX_BATCH - 1, &rc);
+    c->m = (uint32_t)get_uint(r, cj, "check.case.m", "m", 1, FPD_MAX_DIM, &rc);
+    c->n = (uint32_t)get_uint(r, cj, "check.case.n", "n", 1, FPD_MAX_DIM, &rc);
+    c->k = (uint32_t)get_uint(r, cj, "check.case.k", "k", 1, FPD_MAX_DIM, &rc);
+    c->pad = (uint32_t)get_uint(r, cj, "check.case.pad", "pad", 0, 1u << 16, &rc);
+    json_t *ta = member(r, cj, "check.case.trans_a", "trans_a", JSON_TRUE, &rc);
+    json_t *tb = member(r, cj, "check.case.trans_b", "trans_b", JSON_TRUE, &rc);
+    json_t *bias = member(r, cj, "check.case.bias", "bias", JSON_TRUE, &rc);
+    json_t *dtype = member(r, cj, "check.case.dtype", "dtype", JSON_STRING, &rc);
+    json_t *data = member(r, cj, "check.case.data", "data", JSON_OBJECT, &rc);
+    if (rc != FPD_OK)
+        return rc;
+    c->trans_a = json_is_true(ta), c->trans_b = json_is_true(tb), c->has_bias = json_is_true(bias);
+    char msg[256];
+    if (fpd_dtypes_parse(json_string_value(dtype), &c->dt, msg, sizeof msg) != FPD_OK)
+        return bad(r, "check.case.dtype", msg);
+    chk->params.slice = (struct fpd_range){0, 1};
+    chk->params.threads = 2;
+    if (chk->relation->slice != FPD_SLICE_NONE) {
+        json_t *slice = member(r, params, "check.params.slice", "slice", JSON_OBJECT, &rc);
+        chk->params.slice.start = (uint32_t)get_uint(r, slice, "check.params.slice.start", "start", 0, UINT32_MAX, &rc);
+        chk->params.slice.len = (uint32_t)get_uint(r, slice, "check.params.slice.len", "len", 1, UINT32_MAX, &rc);
+    }
+    if (chk->relation->needs & FPD_FEAT_THREADS)
+        chk->params.threads = (int)get_uint(r, params, "check.params.threads", "threads", 1, 1024, &rc);
+    chk->params.algo = 1;
+    if (chk->relation->needs & FPD_FEAT_ALGOS)
+        chk->params.algo = (int)get_uint(r, params, "check.params.algo", "algo", 1, 64, &rc);
+    if (rc != FPD_OK)
+        return rc;
+    fpd_relation_prepare_case(chk->relation, c);
+    if (fpd_relation_check_params(chk->relation, c, &chk->params, msg, sizeof msg) != FPD_OK)
+        return bad(r, "check.params", msg);
+    /* before any data is generated or read: a file may not ask for more memory than fpdiv has */
+    if (fpd_case_validate(c, r->max_mem, msg, sizeof msg) != FPD_OK)
+        return bad(r, "check.case", msg);
+    return read_data(r, data, f);
+}
+
+static enum fpd_verdict read_verdict(struct reader *r, json_t *obj, int *rc)
+{
+    json_t *v = member(r, obj, "outcome.verdict", "verdict", JSON_STRING, rc);
+    enum fpd_verdict verdict = FPD_SAME;
+    if (v && fpd_verdict_parse(json_string_value(v), &verdict) != FPD_OK && *rc == FPD_OK)
+        *rc = bad(r, "outcome.verdict", "unknown verdict");
+    return verdict;
+}
+
+static void json_error_why(const char *name, const json_error_t *err, char *why, size_t why_size)
+{
+    if (err->line > 0)
+        snprintf(why, why_size, "%s:%d:%d: %s", name, err->line, err->column, err->text);
+    else
+        snprintf(why, why_size, "%s: %s", name, err->text);
+}
+
+/* Validates a schema-2 environment record: fpdiv and generator versions, the CPU, and for each
+ * backend its provenance strings and thread count, whose kernel set must be the one the check's
+ * name for it gives. */
+static int read_environment(struct reader *r, json_t *env, const struct fpd_case_file *f)
+{
+    /* every field may be missing (unrecorded); one that is there must be what it says */
+    int rc = FPD_OK;
+    if (json_object_get(env, "fpdiv"))
+        member(r, env, "environment.fpdiv", "fpdiv", JSON_STRING, &rc);
+    if (json_object_get(env, "generator"))
+        get_uint(r, env, "environment.generator", "generator", 1, INT32_MAX, &rc);
+    json_t *cpu = json_object_get(env, "cpu") ? member(r, env, "environment.cpu", "cpu", JSON_OBJECT, &rc) : NULL;
+    json_t *backends = json_object_get(env, "backends")
+                           ? member(r, env, "environment.backends", "backends", JSON_OBJECT, &rc)
+                           : NULL;
+    static const char *const cpu_strings[] = {"vendor", "model", "isa", "features"};
+    static const char *const cpu_numbers[] = {"family", "model_number", "stepping", "l2_kib"};
+    char field[160];
+    for (size_t i = 0; cpu && i < sizeof cpu_strings / sizeof cpu_strings[0]; i++) {
+        snprintf(field, sizeof field, "environment.cpu.%s", cpu_strings[i]);
+        if (json_object_get(cpu, cpu_strings[i]))
+            member(r, cpu, field, cpu_strings[i], JSON_STRING, &rc);
+    }
+    for (size_t i = 0; cpu && i < sizeof cpu_numbers / sizeof cpu_numbers[0]; i++) {
+        snprintf(field, sizeof field, "environment.cpu.%s", cpu_numbers[i]);
+        if (json_object_get(cpu, cpu_numbers[i]))
+            get_uint(r, cpu, field, cpu_numbers[i], 0, UINT32_MAX, &rc);
+    }
+    const char *name;
+    json_t *entry;
+    json_object_foreach(backends, name, entry)
+    {
+        snprintf(field, sizeof field, "environment.backends.%.64s", name);
+        if (rc == FPD_OK && !json_is_object(entry))
+            rc = bad(r, field, "expected an object");
+        const char *key;
+        json_t *value;
+        json_object_foreach(json_is_object(entry) ? entry : NULL, key, value)
+        {
+            snprintf(field, sizeof field, "environment.backends.%.64s.%.64s", name, key);
+            if (strcmp(key, "threads") == 0)
+                get_uint(r, entry, field, key, 1, 1024, &rc);
+            else if (rc == FPD_OK && !json_is_string(value))
+                rc = bad(r, field, "expected a string");
+        }
+    }
+    if (rc != FPD_OK)
+        return rc;
+    for (int i = 0; i < f->chk.relation->backends; i++) {
+        const char *set, *recorded;
+        entry = json_object_get(backends, f->backend_names[i]);
+        recorded = json_string_value(json_object_get(entry, "kernel_set"));
+        if (fpd_backend_pinned_parts(f->chk.backends[i]->impl, NULL, &set) && recorded && strcasecmp(recorded, set) != 0) {
+            char msg[256];
+            snprintf(field, sizeof field, "environment.backends.%s.kernel_set", f->backend_names[i]);
+            snprintf(msg, sizeof msg, "'%.48s', where the check names kernel set %s: the record is not this check's",
+                     recorded, set);
+            return bad(r, field, msg);
+        }
+    }
+    return FPD_OK;
+}
+
+/* A schema-1 file's provenance in the shape of a schema-2 environment: its cpu string becomes the
+ * model, its backends are named with their kernel sets, and "core" is "kernel_set". */
+static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f)
+{
+    json_t *env = json_object(), *backends = json_object();
+    json_t *version = json_object_get(prov, "fpdiv"), *generator = json_object_get(prov, "generator");
+    if (json_is_string(version))
+        json_object_set(env, "fpdiv", version);
+    if (json_is_integer(generator) && json_integer_value(generator) >= 1 && json_integer_value(generator) <= INT32_MAX)
+        json_object_set(env, "generator", generator);
+    const char *cpu = json_string_value(json_object_get(prov, "cpu"));
+    json_object_set_new(env, "cpu", json_pack("{s:s}", "model", cpu ? cpu : "unknown"));
+    for (int i = 0; i < f->chk.relation->backends; i++) {
+        json_t *old = json_object_get(json_object_get(prov, "backends"), f->chk.backends[i]->impl->name);
+        const char *plain = f->chk.backends[i]->impl->name, *at = strchr(plain, '@');
+        char base[64];
+        snprintf(base, sizeof base, "%.*s", at ? (int)(at - plain) : (int)strlen(plain), plain);
+        if (!old)
+            old = json_object_get(json_object_get(prov, "backends"), base);
+        /* its strings, "core" as "kernel_set"; "threads" was the library's default then, not the
+         * count a check ran with, and goes */
+        json_t *entry = json_object(), *value;
+        const char *key;
+        json_object_foreach(json_is_object(old) ? old : NULL, key, value)
+        {
+            if (json_is_string(value) && strcmp(key, "threads") != 0 && strcmp(key, "kernel_set") != 0)
+                json_object_set(entry, strcmp(key, "core") == 0 ? "kernel_set" : key, value);
+        }
+        json_object_set_new(backends, f->backend_names[i], entry);
+    }
+    json_object_set_new(env, "backends", backends);
+    return env;
+}
+
+/* Takes over root. */
+static int read_case_file(const char *path, json_t *root, double max_mem, struct fpd_case_file *f, char *why,
+                          size_t why_size)
+{
+    struct reader r = {path, why, why_size, max_mem, false, NULL};
+    int rc = FPD_OK;
+    uint64_t schema = get_uint(&r, root, "schema", "schema", 0, INT32_MAX, &rc);
+    if (rc == FPD_OK && schema != FPD_CASE_SCHEMA && schema != 1) {
+        snprintf(why, why_size, "%s: schema: version %" PRIu64 ", this fpdiv reads versions 1 to %d", path, schema,
+                 FPD_CASE_SCHEMA);
+        rc = FPD_ERR_INPUT;
+    }
+    json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);
+    json_t *outcome = member(&r, root, "outcome", "outcome", JSON_OBJECT, &rc);
+    json_t *origin = member(&r, root, "origin", "origin", JSON_OBJECT, &rc);
+    json_t *env = NULL;
+    if (rc == FPD_OK && schema == 1) {
+        r.schema1 = true;
+        r.legacy = json_is_object(json_object_get(root, "provenance")) ? json_object_get(root, "provenance") : NULL;
+    } else {
+        env = member(&r, root, "environment", "environment", JSON_OBJECT, &rc);
+    }
+    if (rc == FPD_OK)
+        rc = read_check(&r, check, f);
+    if (rc == FPD_OK && env)
+        rc = read_environment(&r, env, f);
+    if (rc == FPD_OK) {
+        f->recorded.verdict = read_verdict(&r, outcome, &rc);
+        f->recorded.diff = get_uint(&r, outcome, "outcome.diff", "diff", 0, INT64_MAX, &rc);
+        f->recorded.count = get_uint(&r, outcome, "outcome.count", "count", 0, INT64_MAX, &rc);
+        f->recorded.max_ulp = get_uint(&r, outcome, "outcome.max_ulp", "max_ulp", 0, INT64_MAX, &rc);
+        json_t *ratio = json_object_get(outcome, "ratio");
+        f->recorded.ratio = json_is_number(ratio) ? json_number_value(ratio) : NAN;
+        f->recorded.hash_a = get_hex64(&r, outcome, "outcome.hash_a", "hash_a", &rc);
+        f->recorded.hash_b = get_hex64(&r, outcome, "outcome.hash_b", "hash_b", &rc);
+        f->origin_seed = get_seed(&r, origin, "origin.seed", &rc);
+        f->origin_index = (uint32_t)get_uint(&r, origin, "origin.index", "index", 0, UINT32_MAX, &rc);
+        /* files from before generator 2 do not say: generator 1 made their data */
+        f->origin_generator = json_object_get(origin, "generator")
+                                  ? (unsigned)get_uint(&r, origin, "origin.generator", "generator", 1, INT32_MAX, &rc)
+                                  : 1;
+        json_t *count = json_object_get(root, "count");
+        f->signature_count = json_is_integer(count) && json_integer_value(count) > 0 ? (size_t)json_integer_value(count) : 1;
+        f->environment = env ? json_incref(env) : environment_of_legacy(r.legacy, f);
+    }
+    json_decref(root);
+    if (rc != FPD_OK)
+        fpd_case_file_free(f);
+    return rc;
+}
+
+/* A case file's JSON. Only a regular file is read: a FIFO named *.json would hang the reader, and a
+ * directory would read as nothing. */
+static json_t *load_json(const char *path, size_t flags, char *why, size_t why_size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "%s: %s", path, S_ISDIR(st.st_mode) ? "a directory, not a case file"
+                                                : "not a regular file: fpdiv reads case files from regular files only");
+        close(fd);
+        return NULL;
+    }
+    json_error_t err;
+    json_t *root = json_loadfd(fd, flags, &err);
+    close(fd);
+    if (!root)
+        json_error_why(path, &err, why, why_size);
+    return root;
+}
+
+int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
+{
+    *f = (struct fpd_case_file){0};
+    json_t *root = load_json(path, JSON_REJECT_DUPLICATES, why, why_size);
+    if (!root)
+        return FPD_ERR_INPUT;
+    return read_case_file(path, root, fpd_case_default_max_mem(), f, why, why_size);
+}
+
+int fpd_case_file_parse(const char *name, const char *text, size_t len, double max_mem, struct fpd_case_file *f,
+                        char *why, size_t why_size)
+{
+    *f = (struct fpd_case_file){0};
+    json_error_t err;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    if (!root) {
+        json_error_why(name, &err, why, why_size);
+        return FPD_ERR_INPUT;
+    }
+    return read_case_file(name, root, max_mem, f, why, why_size);
+}
+
+/* ---- signatures ------------------------------------------------------------------------------ */
+
+void fpd_signature_of(const struct fpd_check *chk, enum fpd_verdict verdict, struct fpd_signature_key *key)
+{
+    *key = (struct fpd_signature_key){.dt = chk->c.dt, .verdict = verdict};
+    snprintf(key->relation, sizeof key->relation, "%s", chk->relation->name);
+    for (int i = 0; i < chk->relation->backends; i++)
+        snprintf(key->backends[i], sizeof key->backends[i], "%s", chk->backends[i]->impl->name);
+}
+
+bool fpd_signature_equal(const struct fpd_signature_key *a, const struct fpd_signature_key *b)
+{
+    return strcmp(a->relation, b->relation) == 0 && strcmp(a->backends[0], b->backends[0]) == 0 &&
+           strcmp(a->backends[1], b->backends[1]) == 0 && fpd_dtypes_equal(&a->dt, &b->dt) && a->verdict == b->verdict;
+}
+
+int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, char *why, size_t why_size)
+{
+    json_t *root = load_json(path, 0, why, why_size);
+    if (!root)
+        return FPD_ERR_INPUT;
+    json_t *schema = json_object_get(root, "schema"), *prov = json_object_get(root, "provenance");
+    bool schema1 = json_is_integer(schema) && json_integer_value(schema) == 1;
+    struct reader r = {path, why, why_size, fpd_case_default_max_mem(), schema1, schema1 ? prov : NULL};
+    int rc = FPD_OK;
+    *key = (struct fpd_signature_key){0};
+    json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);
+    json_t *outcome = member(&r, root, "outcome", "outcome", JSON_OBJECT, &rc);
+    json_t *relation = member(&r, check, "check.relation", "relation", JSON_STRING, &rc);
+    json_t *backends = member(&r, check, "check.backends", "backends", JSON_ARRAY, &rc);
+    json_t *cj = member(&r, check, "check.case", "case", JSON_OBJECT, &rc);
+    json_t *dtype = member(&r, cj, "check.case.dtype", "dtype", JSON_STRING, &rc);
+    if (rc == FPD_OK) {
+        key->verdict = read_verdict(&r, outcome, &rc);
+        snprintf(key->relation, sizeof key->relation, "%s", json_string_value(relation));
+        for (size_t i = 0; i < 2 && i < json_array_size(backends); i++) {
+            /* named as loading names it (read_check): a kernel set's spelling, a plain library's set */
+            const char *name = json_string_value(json_array_get(backends, i));
+            char spec[64], msg[384];
+            struct fpd_backend_slot *slot;
+            backend_spec(r.legacy, name ? name : "", spec, sizeof spec);
+            bool known = fpd_backend_resolve(spec, &slot, msg, sizeof msg) == FPD_OK;
+            snprintf(key->backends[i], sizeof key->backends[i], "%s", known ? slot->impl->name : spec);
+        }
+        char msg[256];
+        if (rc == FPD_OK && fpd_dtypes_parse(json_string_value(dtype), &key->dt, msg, sizeof msg) != FPD_OK)
+            rc = bad(&r, "check.case.dtype", msg);
+    }
+    json_decref(root);
+    return rc;
+}
