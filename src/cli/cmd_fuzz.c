@@ -598,6 +598,10 @@ static int claim_slot(struct fuzz_run *run, const struct fpd_signature_key *key,
     return rc;
 }
 
+/* A saved case's line (save_finding's), as a worker's note carries it. */
+#define FPD_SAVED_LINE_MAX 512
+_Static_assert(FPD_SAVED_LINE_MAX <= FPD_WORKER_PAYLOAD, "a saved case's line must fit a worker's message");
+
 /* A save_failed line for a worker's message, whatever the reason's bytes (text.h makes them valid
  * UTF-8) and length: a long one keeps its start and its end, where the system's error is, and
  * fits the message even with every character escaped in JSON. */
@@ -676,35 +680,33 @@ static int fuzz_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     struct fuzz_run *run = ctx;
     struct fpd_check chk;
-    if (fpd_campaign_plan(&run->cp, index, &chk) != FPD_OK) { /* over the budget even at its smallest shape */
-        struct fpd_worker_msg skipped = {.type = FPD_MSG_SKIPPED, .index = index};
-        return fpd_worker_send(ch, &skipped) == FPD_OK ? FPD_OK : FPD_ERR_INTERNAL;
-    }
-    struct fpd_worker_msg m; /* not zeroed first: fpd_check_run writes the whole result */
-    m.type = FPD_MSG_RESULT, m.index = index;
+    struct fpd_check_answer a; /* not zeroed first: fpd_check_run writes the whole result */
+    a.skipped = fpd_campaign_plan(&run->cp, index, &chk) != FPD_OK; /* over the budget even at its smallest shape */
+    if (a.skipped)
+        return fpd_check_answer_send(ch, index, &a) == FPD_OK ? FPD_OK : FPD_ERR_INTERNAL;
     uint64_t gemm_before = run->ck.gemm_ticks;
-    if (fpd_check_run(&run->ck, &chk, &m.res) != FPD_OK)
+    if (fpd_check_run(&run->ck, &chk, &a.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    m.gemm_ticks = run->ck.gemm_ticks - gemm_before;
-    if (fpd_worker_send(ch, &m) != FPD_OK)
+    a.gemm_ticks = run->ck.gemm_ticks - gemm_before;
+    if (fpd_check_answer_send(ch, index, &a) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    if (!run->o.corpus || m.res.verdict == FPD_SAME)
+    if (!run->o.corpus || a.res.verdict == FPD_SAME)
         return FPD_OK;
     json_t *line;
-    if (save_finding(run, &chk, &m.res, &line) != FPD_OK)
+    if (save_finding(run, &chk, &a.res, &line) != FPD_OK)
         return FPD_ERR_INTERNAL;
     if (!line)
         return FPD_OK;
-    struct fpd_worker_msg saved = {.type = FPD_MSG_SAVED, .index = index};
-    char *text = json_dumps(line, JSON_COMPACT);
+    char text[FPD_SAVED_LINE_MAX];
+    char *dumped = json_dumps(line, JSON_COMPACT);
     json_decref(line);
-    if (text && strlen(text) < sizeof saved.text) /* save_finding's lines fit: this is for certainty */
-        strcpy(saved.text, text);
+    if (dumped && strlen(dumped) < sizeof text) /* save_finding's lines fit: this is for certainty */
+        strcpy(text, dumped);
     else
-        snprintf(saved.text, sizeof saved.text, "{\"type\":\"save_failed\",\"reason\":\"%s\"}",
-                 text ? "the report of a save did not fit its message" : "out of memory");
-    free(text);
-    return fpd_worker_send(ch, &saved);
+        snprintf(text, sizeof text, "{\"type\":\"save_failed\",\"reason\":\"%s\"}",
+                 dumped ? "the report of a save did not fit its message" : "out of memory");
+    free(dumped);
+    return fpd_worker_send(ch, FPD_MSG_NOTE, index, text, strlen(text) + 1);
 }
 
 /* What saving a finding came to, from a worker's line: the case saved (its path put back in front),
@@ -871,31 +873,35 @@ int fpd_cmd_fuzz(int argc, char **argv)
             progress_show(&prog, &st, false);
             continue;
         }
-        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_SAVED) {
-            json_t *line = json_loads(ev.msg.text, 0, NULL);
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_NOTE) {
+            /* a saved case's line, with its terminating zero */
+            json_t *line = ev.msg.size ? json_loadb((const char *)ev.msg.payload, ev.msg.size - 1, 0, NULL) : NULL;
             if (line)
                 print_saved(o, line, &saved, &save_failures);
             continue;
         }
-        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_SKIPPED) {
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type != FPD_MSG_ANSWER)
+            continue;
+        bool lost = ev.type == FPD_EVENT_LOST; /* the check crashed or hung its worker: an `error` finding */
+        struct fpd_check_answer answer;
+        if (!lost)
+            fpd_check_answer_read(&ev.msg, &answer);
+        if (!lost && answer.skipped) {
             report_skipped(&run.cp, ev.msg.index, o->json, st.skipped++ == 0);
             continue;
         }
-        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type != FPD_MSG_RESULT)
-            continue;
-        bool lost = ev.type == FPD_EVENT_LOST; /* the check crashed or hung its worker: an `error` finding */
         uint32_t index = lost ? ev.index : ev.msg.index;
         /* Planning the whole check again costs about what a small check's data does: only a check
          * that is reported, saved or listed needs it; the summary needs its combination alone. */
         struct fpd_check chk;
-        if (lost || ev.msg.res.verdict != FPD_SAME || o->json || ci_wanted)
+        if (lost || answer.res.verdict != FPD_SAME || o->json || ci_wanted)
             fpd_campaign_plan(&run.cp, index, &chk);
         struct fpd_check_result res;
         if (lost) {
             fpd_check_result_died(&chk, ev.reason, &res);
         } else {
-            res = ev.msg.res;
-            gemm_ticks += ev.msg.gemm_ticks;
+            res = answer.res;
+            gemm_ticks += answer.gemm_ticks;
         }
         int added = fpd_stats_add(&st, &run.cp, fpd_campaign_combo(&run.cp, index), &res);
         if (added < 0) {

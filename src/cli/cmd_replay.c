@@ -9,6 +9,7 @@
 #include "cli/cmd.h"
 #include "store/corpus_dir.h"
 #include "common/dtype.h"
+#include "engine/campaign.h"
 #include "engine/replay.h"
 #include "cli/report.h"
 #include "cli/text.h"
@@ -68,14 +69,15 @@ struct replay_run {
 static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     struct replay_run *run = ctx;
-    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
+    struct fpd_check_answer a = {.skipped = true};
     char why[1024];
     enum fpd_replay_class cls;
     if (!fpd_replay_runnable(&run->files[index], &cls, why, sizeof why))
-        return fpd_worker_send(ch, &m); /* the parent reports it as skipped and passes this over */
-    if (fpd_check_run(&run->ck, &run->files[index].chk, &m.res) != FPD_OK)
+        return fpd_check_answer_send(ch, index, &a); /* the parent reports it as skipped and passes this over */
+    a.skipped = false;
+    if (fpd_check_run(&run->ck, &run->files[index].chk, &a.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    return fpd_worker_send(ch, &m);
+    return fpd_check_answer_send(ch, index, &a);
 }
 
 static void report(bool json, const char *path, struct fpd_case_file *f, enum fpd_replay_class cls,
@@ -261,7 +263,7 @@ int fpd_cmd_replay(int argc, char **argv)
                 if (fpd_pool_next(&pool, 1.0, &ev) != FPD_OK)
                     ev.type = FPD_EVENT_DONE;
             } while (ev.type == FPD_EVENT_IDLE ||
-                     (ev.type == FPD_EVENT_MESSAGE && (ev.msg.type != FPD_MSG_RESULT || ev.msg.index != next)) ||
+                     (ev.type == FPD_EVENT_MESSAGE && (ev.msg.type != FPD_MSG_ANSWER || ev.msg.index != next)) ||
                      (ev.type == FPD_EVENT_LOST && ev.index != next));
             if (ev.type == FPD_EVENT_DONE) {
                 fpd_cli_error("replay", "internal error: the worker stopped before %s", run.paths[next]);
@@ -271,7 +273,9 @@ int fpd_cmd_replay(int argc, char **argv)
             if (ev.type == FPD_EVENT_LOST) {
                 fpd_check_result_died(&f->chk, ev.reason, &res);
             } else {
-                res = ev.msg.res;
+                struct fpd_check_answer a;
+                fpd_check_answer_read(&ev.msg, &a);
+                res = a.res;
             }
             cls = fpd_replay_classify(f, &res);
         }

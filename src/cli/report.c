@@ -5,8 +5,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/cpu.h"
 #include "common/dtype.h"
 #include "engine/environment.h"
+#include "store/corpus.h"
 
 const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size)
 {
@@ -169,15 +171,6 @@ static json_t *hex64(uint64_t x)
     return json_string(buf);
 }
 
-json_t *fpd_seed_json(uint64_t seed)
-{
-    if (seed <= INT64_MAX)
-        return json_integer((json_int_t)seed);
-    char buf[24];
-    snprintf(buf, sizeof buf, "%" PRIu64, seed); /* beyond JSON integers as Jansson reads them */
-    return json_string(buf);
-}
-
 /* JSON has no Inf or NaN: non-finite numbers become null. */
 static json_t *real(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
@@ -248,4 +241,20 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
     json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());
     return o;
+}
+
+void fpd_report_environment(FILE *f, const struct fpd_check *chk)
+{
+    char line[1024];
+    int width = 10; /* the names' column: as wide as the widest */
+    for (int i = 0; i < chk->relation->backends; i++)
+        width = (int)strlen(chk->backends[i]->impl->name) > width ? (int)strlen(chk->backends[i]->impl->name) : width;
+    fprintf(f, "environment\n  %-*s %s\n", width, "cpu", fpd_cpu_describe(fpd_cpu_this(), line, sizeof line));
+    for (int i = 0; i < chk->relation->backends; i++) {
+        struct fpd_backend_slot *s = chk->backends[i];
+        if (i == 1 && s == chk->backends[0])
+            break;
+        fprintf(f, "  %-*s %s\n", width, s->impl->name,
+                fpd_backend_environment_line(s, fpd_check_threads(chk), line, sizeof line));
+    }
 }

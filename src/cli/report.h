@@ -5,9 +5,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "common/version.h"
 #include "engine/check.h"
-
-#define FPD_VERSION "0.1.0"
 
 /* "0x1.8p+1 (3)": a value of type t from its bits, hex-float (exact) and decimal. */
 const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t size);
@@ -27,7 +26,7 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
  * hash_a, hash_b, seed, index, and the case and worst element. Caller owns the reference. */
 json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res);
 
-/* A seed as JSON: an integer, or a decimal string above INT64_MAX. */
-json_t *fpd_seed_json(uint64_t seed);
+/* The report's environment section: the CPU, and a line per backend. */
+void fpd_report_environment(FILE *f, const struct fpd_check *chk);
 
 #endif

@@ -72,12 +72,11 @@ static int wake(struct fpd_worker_channel *ch)
     return n == 1 ? FPD_OK : FPD_ERR_INTERNAL;
 }
 
-/* A result or a skip: what answers a check. There is one per check, so they wake the pool only now
- * and then; any other message wakes it at once. */
-static bool answers_check(uint32_t type) { return type == FPD_MSG_RESULT || type == FPD_MSG_SKIPPED; }
-
-int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *m)
+int fpd_worker_send(struct fpd_worker_channel *ch, enum fpd_worker_msg_type type, uint32_t index, const void *payload,
+                    size_t size)
 {
+    if (size > FPD_WORKER_PAYLOAD)
+        return FPD_ERR_INTERNAL;
     struct fpd_worker_ring *r = ch->ring;
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t waiting;
@@ -87,10 +86,14 @@ int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *
         struct timespec pause = {0, 50000};
         nanosleep(&pause, NULL);
     }
-    r->slot[head % RING_SLOTS] = *m;
+    struct fpd_worker_msg *slot = &r->slot[head % RING_SLOTS];
+    slot->type = type, slot->index = index, slot->size = (uint32_t)size;
+    if (size)
+        memcpy(slot->payload, payload, size);
     atomic_store_explicit(&r->head, head + 1, memory_order_release); /* the slot is complete before it counts */
-    /* the coarse clock may wake the pool a tick late; a filling ring needs the exact one */
-    if (!answers_check(m->type) || fpd_now_coarse() - ch->last_wake >= WAKE_INTERVAL ||
+    /* there is one answer per item, so they wake the pool only now and then; any other message wakes
+     * it at once. The coarse clock may wake the pool a tick late; a filling ring needs the exact one */
+    if (type != FPD_MSG_ANSWER || fpd_now_coarse() - ch->last_wake >= WAKE_INTERVAL ||
         (waiting >= RING_SLOTS / 2 && fpd_now() - ch->last_wake >= WAKE_INTERVAL_BUSY))
         return wake(ch);
     return FPD_OK;
@@ -121,9 +124,8 @@ static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ri
         }
         atomic_store_explicit(&ring->state, idle_state(i + stride), memory_order_release);
     }
-    struct fpd_worker_msg end = {.type = FPD_MSG_END};
     if (status == 0)
-        fpd_worker_send(&ch, &end);
+        fpd_worker_send(&ch, FPD_MSG_END, 0, NULL, 0);
     close(fd);
     _exit(status);
 }
@@ -234,7 +236,7 @@ static bool take(struct fpd_worker *w, struct fpd_pool_event *ev)
     ev->type = FPD_EVENT_MESSAGE;
     ev->msg = r->slot[tail % RING_SLOTS];
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
-    if (answers_check(ev->msg.type)) {
+    if (ev->msg.type == FPD_MSG_ANSWER) {
         w->have_result = true;
         w->last_result = ev->msg.index;
     } else if (ev->msg.type == FPD_MSG_END) {

@@ -1,6 +1,6 @@
 /*
- * workers.h — running a campaign's checks in worker processes, so that a backend that crashes or
- * hangs costs one check, not the campaign.
+ * workers.h — running a campaign's work in worker processes, so that a backend that crashes or
+ * hangs costs one item of it (a check), not the campaign.
  *
  * Worker w of N takes case indices first + w·step, first + (w + N)·step, … (step > 1 for shards:
  * so the union of all workers of all shards is a single-process run). Its messages (each check's
@@ -14,37 +14,41 @@
 #ifndef FPD_WORKERS_H
 #define FPD_WORKERS_H
 
+#include <stdalign.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "engine/check.h"
+#include "fpdiv_backend.h" /* the status codes */
 
-/* FPD_MSG_SKIPPED: the check was not run (the campaign knows why), which answers it all the same.
- * FPD_MSG_END: the worker leaves normally (indices, time or a stop request ran out). */
-enum fpd_worker_msg_type { FPD_MSG_RESULT = 1, FPD_MSG_SKIPPED, FPD_MSG_SAVED, FPD_MSG_END };
+/* What a message is to the pool. FPD_MSG_ANSWER settles its index: one per index, whether a
+ * result or word that it was not run. FPD_MSG_NOTE is anything else, and wakes the pool at once.
+ * FPD_MSG_END: the worker leaves normally (indices, time or a stop request ran out). What a
+ * message says, its payload, is the work's own: the pool passes it on untouched. */
+enum fpd_worker_msg_type { FPD_MSG_ANSWER = 1, FPD_MSG_NOTE, FPD_MSG_END };
+
+/* A payload's size at most: a campaign's answer (a check's result and its time, campaign.h) fits. */
+#define FPD_WORKER_PAYLOAD 624
 
 /* One message, as it sits in a worker's ring (copied whole: the pool sees it only once it is
- * complete). A message carries a result or a saved path, never both, so the two share their space. */
+ * complete). */
 struct fpd_worker_msg {
     uint32_t type, index;
-    union {
-        struct {                         /* FPD_MSG_RESULT */
-            struct fpd_check_result res;
-            uint64_t gemm_ticks; /* the check's time in GEMM arithmetic (clock.h) */
-        };
-        char text[512]; /* FPD_MSG_SAVED: the saved file's path */
-    };
+    uint32_t size; /* of the payload */
+    alignas(16) unsigned char payload[FPD_WORKER_PAYLOAD];
 };
 
 /* A worker's side of its ring. */
 struct fpd_worker_channel;
 
-/* Runs in the worker: does check `index`, sends FPD_MSG_RESULT (and any FPD_MSG_SAVED) or
- * FPD_MSG_SKIPPED on ch. */
+/* Runs in the worker: does item `index` of the work, and sends its FPD_MSG_ANSWER (and any notes)
+ * on ch. */
 typedef int (*fpd_work_fn)(void *ctx, uint32_t index, struct fpd_worker_channel *ch);
 
-int fpd_worker_send(struct fpd_worker_channel *ch, const struct fpd_worker_msg *m);
+/* Sends a message about item `index` with `size` bytes of payload (at most FPD_WORKER_PAYLOAD). */
+int fpd_worker_send(struct fpd_worker_channel *ch, enum fpd_worker_msg_type type, uint32_t index, const void *payload,
+                    size_t size);
 
 enum fpd_pool_event_type { FPD_EVENT_MESSAGE, FPD_EVENT_LOST, FPD_EVENT_IDLE, FPD_EVENT_DONE };
 

@@ -221,3 +221,15 @@ void fpd_stats_free(struct fpd_stats *st)
     free(st->signatures);
     *st = (struct fpd_stats){0};
 }
+
+_Static_assert(sizeof(struct fpd_check_answer) <= FPD_WORKER_PAYLOAD, "a check's answer must fit a worker's message");
+
+int fpd_check_answer_send(struct fpd_worker_channel *ch, uint32_t index, const struct fpd_check_answer *a)
+{
+    return fpd_worker_send(ch, FPD_MSG_ANSWER, index, a, sizeof *a);
+}
+
+void fpd_check_answer_read(const struct fpd_worker_msg *m, struct fpd_check_answer *a)
+{
+    memcpy(a, m->payload, sizeof *a); /* bytes, not an object of its type: copied, never cast */
+}

@@ -8,6 +8,7 @@
 #ifndef FPD_CAMPAIGN_H
 #define FPD_CAMPAIGN_H
 
+#include "common/workers.h"
 #include "engine/check.h"
 
 #define FPD_MAX_LIST 32
@@ -90,5 +91,16 @@ struct fpd_stats {
 int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
                   const struct fpd_check_result *res);
 void fpd_stats_free(struct fpd_stats *st);
+
+/* A check's answer, as a campaign's worker sends it to the pool (workers.h carries it as bytes). */
+struct fpd_check_answer {
+    bool skipped;        /* not run (the campaign knows why): no result */
+    uint64_t gemm_ticks; /* the check's time in GEMM arithmetic (clock.h) */
+    struct fpd_check_result res;
+};
+
+int fpd_check_answer_send(struct fpd_worker_channel *ch, uint32_t index, const struct fpd_check_answer *a);
+/* The answer an FPD_MSG_ANSWER message carries. */
+void fpd_check_answer_read(const struct fpd_worker_msg *m, struct fpd_check_answer *a);
 
 #endif

@@ -8,12 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
-
 #include "common/dtype.h"
-#include "gen/gen.h"
-#include "gen/rng.h"
 #include "common/scratch.h"
+#include "gen/rng.h"
 
 void fpd_case_defaults(struct fpd_case *c)
 {
@@ -151,56 +148,10 @@ int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_
     return FPD_OK;
 }
 
-/* The inputs in logical, packed form: the case without layout or padding, materialized. */
-static int materialize_logical(const struct fpd_case *c, struct fpd_tensors *t)
-{
-    struct fpd_case logical = *c;
-    logical.trans_a = logical.trans_b = false;
-    logical.pad = 0;
-    logical.has_bias = true; /* the case's data hold a bias whether or not its product adds it */
-    return fpd_gen_materialize(&logical, t);
-}
-
-int fpd_case_data_capture(const struct fpd_case *c, struct fpd_case_data *out)
-{
-    *out = (struct fpd_case_data){.batch = c->batch, .m = c->m, .n = c->n, .k = c->k};
-    struct fpd_tensors t = {0};
-    if (materialize_logical(c, &t) != FPD_OK) {
-        fpd_tensors_free(&t);
-        return FPD_ERR_NOMEM;
-    }
-    /* ownership moves to out */
-    out->a = t.a, out->b = t.b, out->bias = t.bias;
-    out->cap_a = t.cap_a, out->cap_b = t.cap_b, out->cap_bias = t.cap_bias;
-    return FPD_OK;
-}
-
 void fpd_case_data_free(struct fpd_case_data *d)
 {
     fpd_release(&d->a, &d->cap_a);
     fpd_release(&d->b, &d->cap_b);
     fpd_release(&d->bias, &d->cap_bias);
     *d = (struct fpd_case_data){0};
-}
-
-int fpd_case_data_hash(const struct fpd_case *c, uint64_t *hash)
-{
-    struct fpd_tensors t = {0};
-    int rc = materialize_logical(c, &t);
-    if (rc == FPD_OK) {
-        size_t in = fpd_dtype_info(c->dt.in)->size, out = fpd_dtype_info(c->dt.out)->size;
-        XXH3_state_t *st = XXH3_createState();
-        if (!st) {
-            rc = FPD_ERR_NOMEM;
-        } else {
-            XXH3_64bits_reset(st);
-            XXH3_64bits_update(st, t.a, (size_t)c->batch * c->m * c->k * in);
-            XXH3_64bits_update(st, t.b, (size_t)c->batch * c->k * c->n * in);
-            XXH3_64bits_update(st, t.bias, (size_t)c->n * out);
-            *hash = XXH3_64bits_digest(st);
-            XXH3_freeState(st);
-        }
-    }
-    fpd_tensors_free(&t);
-    return rc;
 }

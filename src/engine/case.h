@@ -60,11 +60,7 @@ double fpd_case_default_max_mem(void);
 /* Dimensions positive and addressable, dtypes valid, memory within max_mem bytes. */
 int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_t why_size);
 
-/* The inputs of a case as explicit data (logical, packed): owned buffers, freed with
- * fpd_case_data_free. */
-int fpd_case_data_capture(const struct fpd_case *c, struct fpd_case_data *out);
+/* Frees what fpd_case_data_capture (gen.h) made. */
 void fpd_case_data_free(struct fpd_case_data *d);
-/* XXH3-64 of a case's inputs (logical, packed A, then B, then bias): detects generator drift. */
-int fpd_case_data_hash(const struct fpd_case *c, uint64_t *hash);
 
 #endif

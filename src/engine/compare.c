@@ -28,14 +28,6 @@ int fpd_verdict_parse(const char *name, enum fpd_verdict *out)
     return FPD_ERR_INPUT;
 }
 
-double fpd_gamma(size_t terms, double u)
-{
-    /* gamma_T = Tu / (1 - Tu) bounds (1 + u)^T - 1; past Tu = 1/2 use the latter itself, which
-     * stays finite (a 16-bit accumulator over thousands of terms still has a bound). */
-    double tu = (double)terms * u;
-    return tu <= 0.5 ? tu / (1 - tu) : expm1((double)terms * log1p(u));
-}
-
 void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
                           unsigned extra_out_roundings)
 {

@@ -48,7 +48,6 @@ struct fpd_bound_model {
     double gamma;                 /* gamma_terms(u_acc), precomputed */
 };
 
-double fpd_gamma(size_t terms, double u);
 void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
                           unsigned extra_out_roundings);
 /* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). Inline:

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/cpu.h"
-#include "cli/report.h"
+#include "common/version.h"
 
 static void emit_json(void *ctx, const char *key, const char *value)
 {
@@ -68,20 +68,4 @@ const char *fpd_backend_environment_line(struct fpd_backend_slot *slot, int thre
 #undef ADD
     json_decref(p);
     return buf;
-}
-
-void fpd_report_environment(FILE *f, const struct fpd_check *chk)
-{
-    char line[1024];
-    int width = 10; /* the names' column: as wide as the widest */
-    for (int i = 0; i < chk->relation->backends; i++)
-        width = (int)strlen(chk->backends[i]->impl->name) > width ? (int)strlen(chk->backends[i]->impl->name) : width;
-    fprintf(f, "environment\n  %-*s %s\n", width, "cpu", fpd_cpu_describe(fpd_cpu_this(), line, sizeof line));
-    for (int i = 0; i < chk->relation->backends; i++) {
-        struct fpd_backend_slot *s = chk->backends[i];
-        if (i == 1 && s == chk->backends[0])
-            break;
-        fprintf(f, "  %-*s %s\n", width, s->impl->name,
-                fpd_backend_environment_line(s, fpd_check_threads(chk), line, sizeof line));
-    }
 }

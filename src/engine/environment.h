@@ -8,7 +8,6 @@
 #define FPD_ENVIRONMENT_H
 
 #include <jansson.h>
-#include <stdio.h>
 
 #include "engine/check.h"
 
@@ -22,7 +21,5 @@ json_t *fpd_environment_of(struct fpd_backend_slot *const *slots, size_t n, int 
 
 /* One line of a backend's environment: "OpenBLAS 0.3.21, kernel set Haswell; config=…; bf16=…". */
 const char *fpd_backend_environment_line(struct fpd_backend_slot *slot, int threads, char *buf, size_t size);
-/* The report's environment section: the CPU, and a line per backend. */
-void fpd_report_environment(FILE *f, const struct fpd_check *chk);
 
 #endif

@@ -10,7 +10,6 @@
 #include "cpu/clones.h"
 #include "cpu/kernels.h"
 #include "common/clock.h"
-#include "engine/compare.h"
 #include "common/scratch.h"
 
 /* Past this k, binary32's inflation (about k 2^-24) would loosen the bound by more than 0.4%. */
@@ -19,6 +18,14 @@
 /* op(X) (rows x cols) as values of type t: where it is stored when it is of that type already,
  * else converted (exactly: t holds every value of X's type), in X's storage order. The magnitude
  * kernels take the absolute values as they pack. NULL when out of memory. */
+double fpd_gamma(size_t terms, double u)
+{
+    /* gamma_T = Tu / (1 - Tu) bounds (1 + u)^T - 1; past Tu = 1/2 use the latter itself, which
+     * stays finite (a 16-bit accumulator over thousands of terms still has a bound). */
+    double tu = (double)terms * u;
+    return tu <= 0.5 ? tu / (1 - tu) : expm1((double)terms * log1p(u));
+}
+
 static const void *operand_as(struct fpd_staging *s, const struct fpd_matrix_view *x, size_t rows, size_t cols,
                               enum fpd_dtype t, ptrdiff_t *rs, ptrdiff_t *cs)
 {

@@ -12,6 +12,11 @@
 #include "backends/backend_util.h"
 #include "common/dtype.h"
 
+/* gamma_terms(u) = terms u / (1 - terms u): the relative error of a sum of `terms` terms, each
+ * operation rounded with unit roundoff u (Higham's gamma). The bound and these sums' own
+ * inflation both use it. */
+double fpd_gamma(size_t terms, double u);
+
 /* op(X) of a stored matrix: element (i, j) is p[transposed ? j * ld + i : i * ld + j]. */
 struct fpd_matrix_view {
     const void *p;

@@ -35,4 +35,10 @@ struct fpd_tensors {
 int fpd_gen_materialize(const struct fpd_case *c, struct fpd_tensors *t);
 void fpd_tensors_free(struct fpd_tensors *t);
 
+/* The inputs of a case as explicit data (logical, packed): owned buffers, freed with
+ * fpd_case_data_free (case.h). */
+int fpd_case_data_capture(const struct fpd_case *c, struct fpd_case_data *out);
+/* XXH3-64 of a case's inputs (logical, packed A, then B, then bias): detects generator drift. */
+int fpd_case_data_hash(const struct fpd_case *c, uint64_t *hash);
+
 #endif

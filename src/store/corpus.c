@@ -15,10 +15,19 @@
 
 #include "backends/backend_pinned.h"
 #include "common/dtype.h"
+#include "common/version.h"
 #include "gen/gen.h"
-#include "cli/report.h"
 
 /* ---- elements -------------------------------------------------------------------------------- */
+
+json_t *fpd_seed_json(uint64_t seed)
+{
+    if (seed <= INT64_MAX)
+        return json_integer((json_int_t)seed);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, seed); /* beyond JSON integers as Jansson reads them */
+    return json_string(buf);
+}
 
 json_t *fpd_element_json(enum fpd_dtype t, uint64_t bits)
 {

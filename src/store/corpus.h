@@ -77,5 +77,7 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
 /* The JSON string form of one element (exact), and back. */
 json_t *fpd_element_json(enum fpd_dtype t, uint64_t bits);
 int fpd_element_parse(enum fpd_dtype t, const char *text, uint64_t *bits);
+/* A seed as JSON, in case files and every JSON line: an integer, or a decimal string above INT64_MAX. */
+json_t *fpd_seed_json(uint64_t seed);
 
 #endif

@@ -25,7 +25,7 @@ static void drain(struct fpd_pool *pool, struct tally *t)
         cr_assert_eq(fpd_pool_next(pool, 0.1, &ev), FPD_OK);
         if (ev.type == FPD_EVENT_DONE)
             break;
-        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_RESULT)
+        if (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_ANSWER)
             t->answered[ev.msg.index]++;
         if (ev.type == FPD_EVENT_LOST) {
             t->lost[ev.index]++;
@@ -44,8 +44,7 @@ static int work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
         raise(SIGSEGV);
     if (index == 20)
         sleep(30);
-    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
-    if (fpd_worker_send(ch, &m) != FPD_OK)
+    if (fpd_worker_send(ch, FPD_MSG_ANSWER, index, NULL, 0) != FPD_OK)
         return FPD_ERR_INTERNAL;
     if (index == 12)
         abort();
@@ -73,8 +72,7 @@ Test(workers, every_index_once_and_losses_attributed)
 static int hang_after_answer(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     (void)ctx;
-    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
-    int rc = fpd_worker_send(ch, &m);
+    int rc = fpd_worker_send(ch, FPD_MSG_ANSWER, index, NULL, 0);
     if (index == 5)
         sleep(30);
     return rc;
@@ -99,8 +97,7 @@ static int slow(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     (void)ctx;
     usleep(2000);
-    struct fpd_worker_msg m = {.type = FPD_MSG_RESULT, .index = index};
-    return fpd_worker_send(ch, &m);
+    return fpd_worker_send(ch, FPD_MSG_ANSWER, index, NULL, 0);
 }
 
 /* A stop right after the start loses nothing: workers that never began a check report none. */
@@ -168,4 +165,46 @@ Test(workers, isolated_runs_report_exit_crash_and_hang)
     cr_expect_eq(fpd_run_isolated(hangs, NULL, 0.3, why, sizeof why), -1);
     cr_expect(strstr(why, "timed out after 0.3 s"), "%s", why);
     cr_expect_lt(fpd_now() - t0, 5);
+}
+
+/* A payload reaches the pool as it was sent, whatever its bytes and size up to the limit, with
+ * its type; a larger one is refused, not cut. */
+static int payloads(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
+{
+    (void)ctx;
+    unsigned char bytes[FPD_WORKER_PAYLOAD + 1];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 7 + index);
+    size_t size = index * 37 % (FPD_WORKER_PAYLOAD + 1);
+    if (fpd_worker_send(ch, FPD_MSG_NOTE, index, bytes, sizeof bytes) != FPD_ERR_INTERNAL)
+        return FPD_ERR_INTERNAL;
+    if (fpd_worker_send(ch, FPD_MSG_NOTE, index, bytes, size) != FPD_OK)
+        return FPD_ERR_INTERNAL;
+    return fpd_worker_send(ch, FPD_MSG_ANSWER, index, bytes, size);
+}
+
+Test(workers, payloads_pass_through_untouched)
+{
+    alarm(20);
+    struct fpd_pool pool;
+    cr_assert_eq(fpd_pool_start(&pool, 2, 0, 1, END, 0, 0, payloads, NULL), FPD_OK);
+    size_t notes = 0, answers = 0;
+    for (;;) {
+        struct fpd_pool_event ev;
+        cr_assert_eq(fpd_pool_next(&pool, 0.1, &ev), FPD_OK);
+        if (ev.type == FPD_EVENT_DONE)
+            break;
+        cr_assert_neq(ev.type, FPD_EVENT_LOST, "lost %u: %s", ev.index, ev.reason);
+        if (ev.type != FPD_EVENT_MESSAGE)
+            continue;
+        uint32_t index = ev.msg.index;
+        cr_assert_eq(ev.msg.size, index * 37 % (FPD_WORKER_PAYLOAD + 1), "index %u", index);
+        for (size_t i = 0; i < ev.msg.size; i++)
+            cr_assert_eq(ev.msg.payload[i], (unsigned char)(i * 7 + index), "index %u byte %zu", index, i);
+        notes += ev.msg.type == FPD_MSG_NOTE;
+        answers += ev.msg.type == FPD_MSG_ANSWER;
+    }
+    fpd_pool_free(&pool);
+    cr_expect_eq(notes, END);
+    cr_expect_eq(answers, END);
 }
