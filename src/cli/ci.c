@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fpdiv_backend.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 enum { KEEP_FAILURES = 100, ANNOTATIONS = 50 };
 

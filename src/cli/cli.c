@@ -15,7 +15,7 @@
 #include "backends/backend_pinned.h"
 #include "common/dtype.h"
 #include "gen/gen.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 void fpd_cli_error(const char *cmd, const char *fmt, ...)
 {

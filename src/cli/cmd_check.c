@@ -10,7 +10,7 @@
 #include "common/dtype.h"
 #include "engine/environment.h"
 #include "cli/report.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 static const char help_head[] =
     "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"

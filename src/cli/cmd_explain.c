@@ -13,7 +13,7 @@
 #include "common/isolate.h"
 #include "explain/probe.h"
 #include "explain/sumtree.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 static const char help[] =
     "usage: fpdiv explain --backend B --shape [BATCHx]MxNxK [--dtype T] [--element I,J] [options]\n"

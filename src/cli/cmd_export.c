@@ -14,7 +14,7 @@
 #include "cli/cmd.h"
 #include "store/corpus.h"
 #include "common/dtype.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 static const char help[] =
     "usage: fpdiv export CASE.json --to numpy|torch|jax [-o DIR]\n\n"

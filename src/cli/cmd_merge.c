@@ -8,7 +8,7 @@
 
 #include "cli/cmd.h"
 #include "store/corpus_dir.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 static const char help[] =
     "usage: fpdiv merge OUT DIR...\n\n"

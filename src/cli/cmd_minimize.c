@@ -8,7 +8,7 @@
 #include "engine/environment.h"
 #include "engine/minimize.h"
 #include "cli/report.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 static const char help[] =
     "usage: fpdiv minimize CASE.json [-o DIR] [--minimize-time SEC] [--timeout SEC]\n\n"

@@ -12,7 +12,7 @@
 #include "engine/campaign.h"
 #include "engine/replay.h"
 #include "cli/report.h"
-#include "cli/text.h"
+#include "common/text.h"
 #include "common/workers.h"
 
 static const char help[] =

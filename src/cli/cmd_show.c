@@ -8,7 +8,7 @@
 #include "engine/replay.h"
 #include "cli/report.h"
 #include "common/isolate.h"
-#include "cli/text.h"
+#include "common/text.h"
 
 static const char help[] = "usage: fpdiv show [--timeout SEC] CASE.json\n\n"
                            "Shows a saved case: shape, dtypes, layout, relation, where its data come from, the\n"

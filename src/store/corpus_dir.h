@@ -50,7 +50,7 @@ int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_
 /* Gives the slot back, recording the case saved in it ("<relation>/<16-hex>.json"), or none. */
 void fpd_corpus_unclaim(struct fpd_corpus_claim *claim, const char *saved);
 
-/* Removes the temporaries of writers that died (their process is gone) from dir's relation
+/* Removes the temporaries of writers that died (nobody holds their lock) from dir's relation
  * directories; quietly does nothing it cannot. */
 void fpd_corpus_clean_stale(const char *dir);
 

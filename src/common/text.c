@@ -1,5 +1,5 @@
 /* text.c — untrusted text made safe to show: see text.h. */
-#include "cli/text.h"
+#include "common/text.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,0 +1,295 @@
+/* fuzz_report.c — what `fpdiv fuzz` shows: progress, findings, JSON Lines, the summary, JUnit. */
+#include "cli/fuzz_report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/dtype.h"
+#include "common/text.h"
+#include "common/version.h"
+#include "engine/environment.h"
+#include "cli/cli.h"
+#include "cli/report.h"
+#include "store/corpus.h"
+
+static const char *combo_backends(const struct fpd_campaign *cp, const uint16_t b[2], char *buf, size_t size)
+{
+    if (b[1] == UINT16_MAX)
+        snprintf(buf, size, "%s", cp->cfg.backends[b[0]]->impl->name);
+    else
+        snprintf(buf, size, "%s,%s", cp->cfg.backends[b[0]]->impl->name, cp->cfg.backends[b[1]]->impl->name);
+    return buf;
+}
+
+void fpd_fuzz_report_progress(struct fpd_fuzz_report *p, const struct fpd_stats *st, bool final)
+{
+    double t = fpd_now();
+    if (!final && t - p->last < (p->tty ? 0.25 : 10))
+        return;
+    if (final && !p->tty)
+        return;
+    p->last = t;
+    double rate = st->checks / (t - p->start > 0 ? t - p->start : 1e-9);
+    fprintf(stderr, "%s%zu checks, %.0f/s; reorder %zu, bound %zu, nonfinite %zu, error %zu%s", p->tty ? "\r\033[K" : "",
+            st->checks, rate, st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
+            st->by_verdict[FPD_ERROR], p->tty && !final ? "" : "\n");
+    fflush(stderr);
+}
+
+static void print_finding(const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    char dt[32], cmd[768], backends[160];
+    fpd_check_backend_names(chk, backends, sizeof backends);
+    const struct fpd_metrics *m = &res->metrics;
+    printf("finding %-9s %-11s %-24s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
+           " ulp, ratio %.3g%s%s\n  rerun: %s\n",
+           fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
+           fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, m->diff, m->count,
+           m->max_ulp, m->ratio, res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "",
+           fpd_reproduce_command(chk, cmd, sizeof cmd));
+}
+
+/* Table rows in the relation table's order, then by backend. */
+static int tally_order(const void *x, const void *y)
+{
+    const struct fpd_tally *a = x, *b = y;
+    if (a->relation != b->relation)
+        return a->relation < b->relation ? -1 : 1;
+    if (a->backend[0] != b->backend[0])
+        return a->backend[0] < b->backend[0] ? -1 : 1;
+    return (a->backend[1] > b->backend[1]) - (a->backend[1] < b->backend[1]);
+}
+
+static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, double seconds, int fail_on,
+                          size_t failed, double gemm_seconds)
+{
+    char backends[160];
+    if (st->n_tallies) /* none when no check ran, and qsort may not be given NULL */
+        qsort(st->tallies, st->n_tallies, sizeof *st->tallies, tally_order);
+    int width = 18; /* the backends column: as wide as its widest row (a core pair names two kernel sets) */
+    for (size_t i = 0; i < st->n_tallies; i++) {
+        int len = (int)strlen(combo_backends(cp, st->tallies[i].backend, backends, sizeof backends));
+        width = len > width ? len : width;
+    }
+    printf("\n%-12s %-*s %7s %7s %7s %7s %9s %6s %9s %9s\n", "relation", width, "backends", "checks", "same", "reorder",
+           "bound", "nonfinite", "error", "max ulp", "max ratio");
+    for (size_t i = 0; i < st->n_tallies; i++) {
+        const struct fpd_tally *t = &st->tallies[i];
+        printf("%-12s %-*s %7zu %7zu %7zu %7zu %9zu %6zu %9" PRIu64 " %9.3g\n", cp->cfg.relations[t->relation]->name,
+               width, combo_backends(cp, t->backend, backends, sizeof backends), t->checks, t->by_verdict[FPD_SAME],
+               t->by_verdict[FPD_REORDER], t->by_verdict[FPD_BOUND], t->by_verdict[FPD_NONFINITE],
+               t->by_verdict[FPD_ERROR], t->max_ulp, t->max_ratio);
+    }
+    printf("\n%zu checks in %.1f s (%.0f/s): same %zu, reorder %zu, bound %zu, nonfinite %zu, error %zu; "
+           "%zu signatures\n",
+           st->checks, seconds, st->checks / (seconds > 0 ? seconds : 1e-9), st->by_verdict[FPD_SAME],
+           st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
+           st->by_verdict[FPD_ERROR], st->n_signatures);
+    if (st->skipped)
+        printf("skipped %zu check%s over the --max-mem budget at the smallest shape (the first is named on stderr)\n",
+               st->skipped, st->skipped == 1 ? "" : "s");
+    static const char *const exact_words[] = {[FPD_EXACT_NEVER] = "not computed",
+                                              [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
+                                              [FPD_EXACT_ALWAYS] = "computed for every check"};
+    printf("exact reference: %s (--exact %s)\n", exact_words[cp->cfg.exact], fpd_exact_mode_names[cp->cfg.exact]);
+    printf("time in GEMM arithmetic (the paths' products and the bound's |A||B|): %.1f%% of the workers' time\n",
+           100 * gemm_seconds / (seconds > 0 ? seconds * (double)cp->cfg.jobs : 1e-9));
+    if (fail_on == FPD_FAIL_NEVER)
+        printf("policy: --fail-on never; nothing fails\n");
+    else
+        printf("policy: fail on %s or worse; %zu check%s failed\n", fpd_verdict_table[fail_on].name, failed,
+               failed == 1 ? "" : "s");
+}
+
+static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stats *st, double seconds, size_t failed,
+                            double gemm_seconds, size_t saved, size_t save_failures)
+{
+    char backends[160];
+    json_t *rows = json_array();
+    for (size_t i = 0; i < st->n_tallies; i++) {
+        const struct fpd_tally *t = &st->tallies[i];
+        json_t *counts = json_object();
+        for (int v = 0; v < FPD_VERDICT_COUNT; v++)
+            json_object_set_new(counts, fpd_verdict_table[v].name, json_integer((json_int_t)t->by_verdict[v]));
+        json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:o,s:I,s:f}", "relation",
+                                              cp->cfg.relations[t->relation]->name, "backends",
+                                              combo_backends(cp, t->backend, backends, sizeof backends), "checks",
+                                              (json_int_t)t->checks, "verdicts", counts, "max_ulp",
+                                              (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
+    }
+    return json_pack("{s:s,s:o,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:o}", "type", "summary", "seed",
+                     fpd_seed_json(cp->cfg.seed), "checks", (json_int_t)st->checks, "skipped",
+                     (json_int_t)st->skipped, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",
+                     (json_int_t)failed, "signatures", (json_int_t)st->n_signatures, "saved", (json_int_t)saved,
+                     "save_failures", (json_int_t)save_failures, "rows", rows);
+}
+
+void fpd_fuzz_print_json(json_t *j)
+{
+    json_dumpf(j, stdout, JSON_COMPACT);
+    fputc('\n', stdout);
+    json_decref(j);
+}
+
+void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool first)
+{
+    const struct fpd_campaign *cp = r->cp;
+    bool json = r->json;
+    if (!json && !first)
+        return;
+    struct fpd_check chk;
+    char why[256], shared[64] = "", cmd[768];
+    fpd_campaign_plan(cp, index, &chk);
+    fpd_case_validate(&chk.c, cp->cfg.max_mem, why, sizeof why);
+    if (cp->cfg.jobs > 1)
+        snprintf(shared, sizeof shared, " (each of the %u workers' share)", cp->cfg.jobs);
+    if (json)
+        fpd_fuzz_print_json(json_pack("{s:s,s:o,s:I,s:s+,s:s}", "type", "skipped", "seed", fpd_seed_json(cp->cfg.seed), "index",
+                             (json_int_t)index, "reason", why, shared, "reproduce",
+                             fpd_reproduce_command(&chk, cmd, sizeof cmd)));
+    else
+        fprintf(stderr, "fpdiv fuzz: skipped seed %" PRIu64 " index %" PRIu32 ": %s%s; the summary counts any more\n",
+                cp->cfg.seed, index, why, shared);
+}
+
+void fpd_fuzz_report_saved(struct fpd_fuzz_report *o, json_t *line)
+{
+    const char *type = json_string_value(json_object_get(line, "type"));
+    if (type && strcmp(type, "save_failed") == 0) {
+        o->save_failures++;
+        fpd_cli_error("fuzz", "cannot save a finding: %s", json_string_value(json_object_get(line, "reason")));
+        if (o->json)
+            fpd_fuzz_print_json(line);
+        else
+            json_decref(line);
+        return;
+    }
+    o->saved++;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->corpus, json_string_value(json_object_get(line, "name")));
+    if (o->json) {
+        fpd_fuzz_print_json(json_pack("{s:s,s:o,s:O,s:O,s:O,s:O}", "type", "saved", "path", fpd_json_text(path), "before",
+                             json_object_get(line, "before"), "after", json_object_get(line, "after"),
+                             "minimizing_checks", json_object_get(line, "minimizing_checks"), "time_cap_reached",
+                             json_object_get(line, "time_cap_reached")));
+    } else {
+        char shown[4400];
+        printf("  saved %s (%s -> %s, %" JSON_INTEGER_FORMAT " minimizing checks%s)\n",
+               fpd_printable(path, shown, sizeof shown),
+               json_string_value(json_object_get(line, "before")), json_string_value(json_object_get(line, "after")),
+               json_integer_value(json_object_get(line, "minimizing_checks")),
+               json_is_true(json_object_get(line, "time_cap_reached")) ? ", time cap reached" : "");
+    }
+    json_decref(line);
+}
+
+/* One JUnit test case per relation x backends; a failure per check that fails the policy. */
+static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, const struct fpd_check_result *res,
+                     bool fails)
+{
+    char classname[64], backends[160], dt[32], message[512], cmd[768];
+    snprintf(classname, sizeof classname, "fpdiv.%s", chk->relation->name);
+    fpd_check_backend_names(chk, backends, sizeof backends);
+    struct fpd_ci_case *c = fpd_ci_case(ci, classname, backends);
+    if (!c)
+        return FPD_ERR_NOMEM;
+    c->checks++;
+    if (!fails)
+        return FPD_OK;
+    snprintf(message, sizeof message,
+             "%s: %s on %s, %s, seed %" PRIu64 " index %" PRIu32 ": %zu of %zu elements differ, ratio %.3g%s%s",
+             fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
+             fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, res->metrics.diff,
+             res->metrics.count, res->metrics.ratio, res->verdict == FPD_ERROR ? "; " : "",
+             res->verdict == FPD_ERROR ? res->error : "");
+    return fpd_ci_fail(c, fpd_verdict_table[res->verdict].name, message, fpd_reproduce_command(chk, cmd, sizeof cmd));
+}
+
+void fpd_fuzz_report_start(struct fpd_fuzz_report *r, const struct fpd_campaign *cp, const struct fpd_shard *shard,
+                          const char *rerun)
+{
+    const struct fpd_campaign_config *cfg = &cp->cfg;
+    r->cp = cp;
+    if (r->json)
+        fpd_fuzz_print_json(json_pack("{s:s,s:o,s:i,s:s,s:I,s:{s:I,s:I,s:s},s:o}", "type", "campaign", "seed",
+                                      fpd_seed_json(cfg->seed), "generator", (int)cfg->generator, "version",
+                                      FPD_VERSION, "jobs", (json_int_t)cfg->jobs, "shard", "index",
+                                      (json_int_t)shard->index, "count", (json_int_t)shard->count, "from",
+                                      shard->source, "environment",
+                                      fpd_environment_of(cfg->backends, cfg->n_backends, cfg->default_threads,
+                                                         cfg->generator)));
+    else
+        printf("seed %" PRIu64 "  (rerun this campaign with %s; %u worker%s)\n", cfg->seed, rerun, cfg->jobs,
+               cfg->jobs == 1 ? "" : "s");
+    if (shard->count > 1)
+        fprintf(stderr, "fpdiv fuzz: shard %" PRIu64 " of %" PRIu64 " (0-based, from %s): case indices %" PRIu64
+                        ", %" PRIu64 ", ...\n", shard->index, shard->count, shard->source, shard->index,
+                shard->index + shard->count);
+    fflush(stdout);
+    char suite[96];
+    snprintf(suite, sizeof suite, "fpdiv fuzz %s", rerun);
+    r->ci.suite = strdup(suite);
+    r->tty = isatty(STDERR_FILENO);
+    r->start = r->last = fpd_now();
+    r->start_ticks = fpd_ticks();
+}
+
+int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk, const struct fpd_check_result *res,
+                          bool first_of_signature)
+{
+    bool fails = fpd_fails_policy(res->verdict, r->fail_on);
+    if (fails)
+        r->failed++;
+    if (r->ci_wanted && ci_record(&r->ci, chk, res, fails) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    if (r->json)
+        fpd_fuzz_print_json(fpd_check_json(chk, res));
+    else if (first_of_signature)
+        print_finding(chk, res);
+    return FPD_OK;
+}
+
+int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint64_t gemm_ticks, size_t known,
+                           bool interrupted)
+{
+    int exit_code = FPD_EXIT_OK;
+    char why[512];
+    fpd_fuzz_report_progress(r, st, true);
+    double seconds = fpd_now() - r->start;
+    uint64_t ticks = fpd_ticks() - r->start_ticks; /* the whole campaign measures the rate of ticks */
+    double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
+    if (r->json)
+        fpd_fuzz_print_json(summary_json(r->cp, st, seconds, r->failed, gemm_seconds, r->saved, r->save_failures));
+    else
+        print_summary(r->cp, st, seconds, r->fail_on, r->failed, gemm_seconds);
+    if (r->corpus && !r->json)
+        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had%s\n", r->corpus, r->saved,
+               r->saved == 1 ? "" : "s", known, known == 1 ? "" : "s",
+               r->save_failures ? "; SOME FINDINGS COULD NOT BE SAVED (see above)" : "");
+    if (r->save_failures) {
+        fpd_cli_error("fuzz", "%zu finding%s could not be saved in %s", r->save_failures,
+                      r->save_failures == 1 ? "" : "s", r->corpus);
+        exit_code = FPD_EXIT_INTERNAL;
+    }
+    if (interrupted && !r->json)
+        printf("stopped early by an interrupt: %zu checks ran\n", st->checks);
+    if (r->junit && fpd_ci_write_junit(&r->ci, r->junit, seconds, why, sizeof why) != FPD_OK) {
+        fpd_cli_error("fuzz", "%s", why);
+        exit_code = FPD_EXIT_USAGE;
+    }
+    if (fpd_ci_github()) {
+        fpd_ci_github_annotate(&r->ci, stdout);
+        char headline[160];
+        snprintf(headline, sizeof headline, "fpdiv fuzz, seed %" PRIu64 ": %zu checks, %zu failed", r->cp->cfg.seed,
+                 st->checks, r->failed);
+        if (fpd_ci_github_summary(&r->ci, headline, why, sizeof why) != FPD_OK)
+            fpd_cli_error("fuzz", "%s", why);
+    }
+    return exit_code;
+}
+
+void fpd_fuzz_report_free(struct fpd_fuzz_report *r) { fpd_ci_free(&r->ci); }
