@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/compare.h"
 #include "common/dtype.h"
+#include "engine/compare.h"
 #include "gen/rng.h"
 #include "time_best.h"
 

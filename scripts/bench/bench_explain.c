@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 
-#include "common/clock.h"
 #include "backends/backend.h"
+#include "common/clock.h"
 #include "explain/probe.h"
 #include "explain/reveal.h"
 

@@ -11,8 +11,8 @@
 
 #include "backends/backend.h"
 #include "common/dtype.h"
-#include "engine/exact.h"
 #include "common/scratch.h"
+#include "engine/exact.h"
 
 struct exact_state {
     struct fpd_superacc acc;

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cpu/kernels.h"
 #include "backends/backend.h"
 #include "backends/backend_util.h"
 #include "common/dtype.h"
+#include "cpu/kernels.h"
 
 struct own_kernel {
     int (*f32)(const struct fpd_kgemm_f32 *);

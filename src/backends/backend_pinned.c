@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/dtype.h"
 #include "backends/host.h"
+#include "common/dtype.h"
 
 /* A pinned backend's row in the registry; made on first use, kept for the life of the process. */
 struct pinned {

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpdiv_backend.h"
+#include "common/array.h"
 #include "common/text.h"
+#include "fpdiv_backend.h"
 
 enum { KEEP_FAILURES = 100, ANNOTATIONS = 50 };
 
@@ -15,13 +16,8 @@ struct fpd_ci_case *fpd_ci_case(struct fpd_ci_report *r, const char *classname, 
     for (size_t i = 0; i < r->n_cases; i++)
         if (strcmp(r->cases[i].classname, classname) == 0 && strcmp(r->cases[i].name, name) == 0)
             return &r->cases[i];
-    if (r->n_cases == r->cap_cases) {
-        size_t grown = r->cap_cases ? r->cap_cases * 2 : 16;
-        struct fpd_ci_case *p = realloc(r->cases, grown * sizeof *p);
-        if (!p)
-            return NULL;
-        r->cases = p, r->cap_cases = grown;
-    }
+    if (!FPD_ARRAY_RESERVE(r->cases, r->cap_cases, r->n_cases + 1))
+        return NULL;
     struct fpd_ci_case *c = &r->cases[r->n_cases];
     *c = (struct fpd_ci_case){.classname = strdup(classname), .name = strdup(name)};
     if (!c->classname || !c->name) {
@@ -39,13 +35,8 @@ int fpd_ci_fail(struct fpd_ci_case *c, const char *kind, const char *message, co
         c->dropped++;
         return FPD_OK;
     }
-    if (c->n_failures == c->cap_failures) {
-        size_t grown = c->cap_failures ? c->cap_failures * 2 : 4;
-        struct fpd_ci_failure *p = realloc(c->failures, grown * sizeof *p);
-        if (!p)
-            return FPD_ERR_NOMEM;
-        c->failures = p, c->cap_failures = grown;
-    }
+    if (!FPD_ARRAY_RESERVE(c->failures, c->cap_failures, c->n_failures + 1))
+        return FPD_ERR_NOMEM;
     struct fpd_ci_failure f = {strdup(kind), strdup(message), strdup(details ? details : "")};
     if (!f.kind || !f.message || !f.details) {
         free(f.kind);

@@ -14,8 +14,8 @@
 
 #include "backends/backend_pinned.h"
 #include "common/dtype.h"
-#include "gen/gen.h"
 #include "common/text.h"
+#include "gen/gen.h"
 
 void fpd_cli_error(const char *cmd, const char *fmt, ...)
 {

@@ -9,22 +9,25 @@
 
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
-    OPT_DIST, OPT_SPECIALS, OPT_SEED, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_MAX_MEM, OPT_EXACT, OPT_ALGO, OPT_TIMEOUT, OPT_ISOLATE,
-    OPT_GENERATOR, OPT_CORE,
+    OPT_DIST, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_ALGO, OPT_ISOLATE,
 };
 
-const struct option fpd_case_options[] = {
+const struct option fpd_shared_options[] = {
+    {"seed", required_argument, NULL, FPD_OPT_SEED},       {"specials", required_argument, NULL, FPD_OPT_SPECIALS},
+    {"generator", required_argument, NULL, FPD_OPT_GENERATOR}, {"max-mem", required_argument, NULL, FPD_OPT_MAX_MEM},
+    {"exact", required_argument, NULL, FPD_OPT_EXACT},     {"timeout", required_argument, NULL, FPD_OPT_TIMEOUT},
+    {"core", required_argument, NULL, FPD_OPT_CORE},
+    {NULL, 0, NULL, 0},
+};
+
+static const struct option case_only_options[] = {
     {"relation", required_argument, NULL, OPT_RELATION}, {"backend", required_argument, NULL, OPT_BACKEND},
     {"shape", required_argument, NULL, OPT_SHAPE},       {"dtype", required_argument, NULL, OPT_DTYPE},
     {"trans-a", no_argument, NULL, OPT_TRANS_A},         {"trans-b", no_argument, NULL, OPT_TRANS_B},
     {"bias", no_argument, NULL, OPT_BIAS},               {"pad", required_argument, NULL, OPT_PAD},
-    {"dist", required_argument, NULL, OPT_DIST},         {"specials", required_argument, NULL, OPT_SPECIALS},
-    {"seed", required_argument, NULL, OPT_SEED},         {"index", required_argument, NULL, OPT_INDEX},
+    {"dist", required_argument, NULL, OPT_DIST},         {"index", required_argument, NULL, OPT_INDEX},
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
-    {"max-mem", required_argument, NULL, OPT_MAX_MEM},   {"exact", required_argument, NULL, OPT_EXACT},
-    {"algo", required_argument, NULL, OPT_ALGO},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"isolate", no_argument, NULL, OPT_ISOLATE},         {"generator", required_argument, NULL, OPT_GENERATOR},
-    {"core", required_argument, NULL, OPT_CORE},
+    {"algo", required_argument, NULL, OPT_ALGO},         {"isolate", no_argument, NULL, OPT_ISOLATE},
     {NULL, 0, NULL, 0},
 };
 
@@ -69,15 +72,40 @@ void fpd_case_flags_init(struct fpd_case_flags *f)
     fpd_case_defaults(&f->chk.c);
 }
 
+int fpd_shared_flags_take(const struct fpd_shared_flags *f, int opt, const char *arg, int *status, char *why,
+                          size_t why_size)
+{
+    int rc = FPD_OK;
+    switch (opt) {
+    case FPD_OPT_SEED: rc = fpd_cli_u64("--seed", arg, UINT64_MAX, f->seed, why, why_size); break;
+    case FPD_OPT_SPECIALS: rc = fpd_cli_double("--specials", arg, 0, 1, f->special_rate, why, why_size); break;
+    case FPD_OPT_GENERATOR: rc = fpd_cli_generator(arg, f->generator, why, why_size); break;
+    case FPD_OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", arg, f->max_mem, why, why_size); break;
+    case FPD_OPT_EXACT: rc = fpd_cli_exact_mode(arg, f->exact, why, why_size); break;
+    case FPD_OPT_TIMEOUT: rc = fpd_cli_double("--timeout", arg, 0, 1e9, f->timeout, why, why_size); break;
+    case FPD_OPT_CORE: *f->cores = arg; break;
+    default: return 0;
+    }
+    *status = rc;
+    return 1;
+}
+
 int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int *status, char *why, size_t why_size)
 {
     struct fpd_case *c = &f->chk.c;
+    const struct fpd_shared_flags shared = {
+        .seed = &c->recipe.seed, .special_rate = &c->recipe.special_rate, .generator = &c->recipe.generator,
+        .max_mem = &f->max_mem, .exact = &f->chk.exact, .timeout = &f->timeout, .cores = &f->cores};
+    if (fpd_shared_flags_take(&shared, opt, arg, status, why, why_size)) {
+        if (opt == FPD_OPT_TIMEOUT)
+            f->isolate = true; /* a time limit needs a process to stop */
+        return 1;
+    }
     uint64_t u;
     int rc = FPD_OK;
     switch (opt) {
     case OPT_RELATION: f->relation = arg; break;
     case OPT_BACKEND: f->backends = arg; break;
-    case OPT_CORE: f->cores = arg; break;
     case OPT_SHAPE: f->shape = arg; break;
     case OPT_DTYPE: rc = fpd_dtypes_parse(arg, &c->dt, why, why_size); break;
     case OPT_TRANS_A: c->trans_a = true; break;
@@ -93,25 +121,16 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
             rc = FPD_ERR_INPUT;
         }
         break;
-    case OPT_SPECIALS: rc = fpd_cli_double("--specials", arg, 0, 1, &c->recipe.special_rate, why, why_size); break;
-    case OPT_SEED: rc = fpd_cli_u64("--seed", arg, UINT64_MAX, &c->recipe.seed, why, why_size); break;
     case OPT_INDEX:
         rc = fpd_cli_u64("--index", arg, UINT32_MAX, &u, why, why_size);
         c->recipe.index = (uint32_t)u;
         break;
-    case OPT_GENERATOR: rc = fpd_cli_generator(arg, &c->recipe.generator, why, why_size); break;
     case OPT_SLICE: rc = fpd_cli_slice(arg, &f->chk.params.slice, why, why_size); break;
     case OPT_THREADS:
         rc = fpd_cli_count("--threads", arg, 1, 1024, &u, why, why_size);
         f->chk.params.threads = f->chk.default_threads = (int)u;
         break;
-    case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", arg, &f->max_mem, why, why_size); break;
-    case OPT_TIMEOUT:
-        rc = fpd_cli_double("--timeout", arg, 0, 1e9, &f->timeout, why, why_size);
-        f->isolate = true;
-        break;
     case OPT_ISOLATE: f->isolate = true; break;
-    case OPT_EXACT: rc = fpd_cli_exact_mode(arg, &f->chk.exact, why, why_size); break;
     case OPT_ALGO:
         rc = fpd_cli_u64("--algo", arg, 64, &u, why, why_size);
         f->chk.params.algo = (int)u;
@@ -183,12 +202,19 @@ int fpd_case_flags_resolve(struct fpd_case_flags *f, const char *shape, char *wh
     return FPD_OK;
 }
 
-void fpd_case_options_merge(const struct option *own, struct option *out, size_t cap)
+void fpd_options_merge(const struct option *own, const struct option *shared, struct option *out, size_t cap)
 {
     size_t n = 0;
     for (const struct option *o = own; o->name && n + 1 < cap; o++)
         out[n++] = *o;
-    for (const struct option *o = fpd_case_options; o->name && n + 1 < cap; o++)
+    for (const struct option *o = shared; o->name && n + 1 < cap; o++)
         out[n++] = *o;
     out[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+void fpd_case_options_merge(const struct option *own, struct option *out, size_t cap)
+{
+    struct option both[64];
+    fpd_options_merge(case_only_options, fpd_shared_options, both, 64);
+    fpd_options_merge(own, both, out, cap);
 }

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/bisect.h"
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
 #include "cli/report.h"
-#include "store/corpus.h"
 #include "common/dtype.h"
+#include "engine/bisect.h"
+#include "store/corpus.h"
 
 static const char help_head[] =
     "usage: fpdiv bisect CASE.json --dim m|n|k|batch [--lo L] [--hi H] [--by verdict|hash] [--scan]\n"

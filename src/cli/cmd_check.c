@@ -6,11 +6,11 @@
 
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
-#include "store/corpus_dir.h"
-#include "common/dtype.h"
-#include "engine/environment.h"
 #include "cli/report.h"
+#include "common/dtype.h"
 #include "common/text.h"
+#include "engine/environment.h"
+#include "store/corpus_dir.h"
 
 static const char help_head[] =
     "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"

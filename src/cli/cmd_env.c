@@ -5,9 +5,9 @@
 
 #include "backends/backend_pinned.h"
 #include "cli/cmd.h"
+#include "cli/report.h"
 #include "common/cpu.h"
 #include "engine/environment.h"
-#include "cli/report.h"
 
 static const char help[] =
     "usage: fpdiv env [--json]\n\n"

@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "backends/backend_pinned.h"
-#include "common/clock.h"
 #include "cli/cmd.h"
-#include "store/corpus.h"
+#include "common/clock.h"
 #include "common/dtype.h"
 #include "common/isolate.h"
+#include "common/text.h"
 #include "explain/probe.h"
 #include "explain/sumtree.h"
-#include "common/text.h"
+#include "store/corpus.h"
 
 static const char help[] =
     "usage: fpdiv explain --backend B --shape [BATCHx]MxNxK [--dtype T] [--element I,J] [options]\n"

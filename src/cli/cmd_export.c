@@ -12,9 +12,10 @@
 
 #include "backends/backend_pinned.h"
 #include "cli/cmd.h"
-#include "store/corpus.h"
 #include "common/dtype.h"
+#include "common/table.h"
 #include "common/text.h"
+#include "store/corpus.h"
 
 static const char help[] =
     "usage: fpdiv export CASE.json --to numpy|torch|jax [-o DIR]\n\n"
@@ -153,10 +154,8 @@ static const struct framework frameworks[] = {
 
 static const struct framework *find_framework(const char *name)
 {
-    for (size_t i = 0; i < sizeof frameworks / sizeof frameworks[0]; i++)
-        if (strcmp(frameworks[i].name, name) == 0)
-            return &frameworks[i];
-    return NULL;
+    long i = FPD_TABLE_FIND(frameworks, sizeof frameworks / sizeof frameworks[0], name);
+    return i < 0 ? NULL : &frameworks[i];
 }
 
 /* The framework's two expressions for the relation, or false when it has none. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends/backend_pinned.h"
+#include "cli/cli_case.h"
 #include "cli/cmd.h"
 #include "cli/fuzz_report.h"
 #include "cli/report.h"
@@ -71,27 +72,24 @@ static const char help[] =
     "                      (default 120; 0: none). A worker that crashes costs only its check.\n"
     "  -h, --help          this text\n";
 
-enum { OPT_SEED = 256, OPT_CASES, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM,
-       OPT_SPECIALS, OPT_THREADS, OPT_FAIL_ON, OPT_MAX_MEM, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG,
-       OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME, OPT_INLINE_MAX, OPT_EXACT, OPT_JOBS, OPT_TIMEOUT, OPT_SHARD,
-       OPT_SHARD_COUNT, OPT_JUNIT, OPT_GENERATOR, OPT_CORE };
+enum { OPT_CASES = 256, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM, OPT_THREADS,
+       OPT_FAIL_ON, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG, OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME,
+       OPT_INLINE_MAX, OPT_JOBS, OPT_SHARD, OPT_SHARD_COUNT, OPT_JUNIT };
 
-static const struct option options[] = {
-    {"seed", required_argument, NULL, OPT_SEED},         {"cases", required_argument, NULL, OPT_CASES},
-    {"time", required_argument, NULL, OPT_TIME},         {"relations", required_argument, NULL, OPT_RELATIONS},
-    {"backends", required_argument, NULL, OPT_BACKENDS}, {"dtypes", required_argument, NULL, OPT_DTYPES},
-    {"dists", required_argument, NULL, OPT_DISTS},       {"max-dim", required_argument, NULL, OPT_MAX_DIM},
-    {"specials", required_argument, NULL, OPT_SPECIALS}, {"threads", required_argument, NULL, OPT_THREADS},
-    {"fail-on", required_argument, NULL, OPT_FAIL_ON},   {"max-mem", required_argument, NULL, OPT_MAX_MEM},
-    {"json", no_argument, NULL, OPT_JSON},               {"corpus", required_argument, NULL, OPT_CORPUS},
-    {"no-corpus", no_argument, NULL, OPT_NO_CORPUS},     {"max-per-signature", required_argument, NULL, OPT_MAX_PER_SIG},
+/* fuzz's own; fpd_shared_options (cli_case.h) add --seed, --specials, --generator, --max-mem, --exact,
+ * --timeout and --core */
+static const struct option own_options[] = {
+    {"cases", required_argument, NULL, OPT_CASES},       {"time", required_argument, NULL, OPT_TIME},
+    {"relations", required_argument, NULL, OPT_RELATIONS}, {"backends", required_argument, NULL, OPT_BACKENDS},
+    {"dtypes", required_argument, NULL, OPT_DTYPES},     {"dists", required_argument, NULL, OPT_DISTS},
+    {"max-dim", required_argument, NULL, OPT_MAX_DIM},   {"threads", required_argument, NULL, OPT_THREADS},
+    {"fail-on", required_argument, NULL, OPT_FAIL_ON},   {"json", no_argument, NULL, OPT_JSON},
+    {"corpus", required_argument, NULL, OPT_CORPUS},     {"no-corpus", no_argument, NULL, OPT_NO_CORPUS},
+    {"max-per-signature", required_argument, NULL, OPT_MAX_PER_SIG},
     {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE}, {"minimize-time", required_argument, NULL, OPT_MINIMIZE_TIME},
-    {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"exact", required_argument, NULL, OPT_EXACT},
-    {"jobs", required_argument, NULL, OPT_JOBS},         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"jobs", required_argument, NULL, OPT_JOBS},
     {"shard", required_argument, NULL, OPT_SHARD},       {"shard-count", required_argument, NULL, OPT_SHARD_COUNT},
-    {"junit", required_argument, NULL, OPT_JUNIT},       {"generator", required_argument, NULL, OPT_GENERATOR},
-    {"core", required_argument, NULL, OPT_CORE},
-    {"help", no_argument, NULL, 'h'},
+    {"junit", required_argument, NULL, OPT_JUNIT},       {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -228,13 +226,18 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
     uint64_t u;
     bool cases_given = false;
     const char *backends = NULL, *cores = NULL;
+    const struct fpd_shared_flags shared = {.seed = &cfg->seed, .special_rate = &cfg->special_rate,
+                                            .generator = &cfg->generator, .max_mem = &cfg->max_mem,
+                                            .exact = &cfg->exact, .timeout = &o->timeout, .cores = &cores};
+    struct option options[64];
+    fpd_options_merge(own_options, fpd_shared_options, options, 64);
     int opt, rc = FPD_OK;
     while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (fpd_shared_flags_take(&shared, opt, optarg, &rc, why, why_size)) {
+            o->seed_given |= opt == FPD_OPT_SEED;
+            continue;
+        }
         switch (opt) {
-        case OPT_SEED:
-            rc = fpd_cli_u64("--seed", optarg, UINT64_MAX, &cfg->seed, why, why_size);
-            o->seed_given = true;
-            break;
         case OPT_CASES:
             rc = fpd_cli_count("--cases", optarg, 1, 1ull << 32, &o->cases, why, why_size);
             cases_given = true;
@@ -244,21 +247,17 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             rc = fpd_cli_relations(optarg, cfg->relations, FPD_MAX_LIST, &cfg->n_relations, why, why_size);
             break;
         case OPT_BACKENDS: backends = optarg; break;
-        case OPT_CORE: cores = optarg; break;
         case OPT_DTYPES: rc = fpd_cli_dtypes(optarg, cfg->dtypes, FPD_MAX_LIST, &cfg->n_dtypes, why, why_size); break;
         case OPT_DISTS: rc = fpd_cli_dists(optarg, cfg->dists, FPD_DIST_COUNT, &cfg->n_dists, why, why_size); break;
         case OPT_MAX_DIM:
             rc = fpd_cli_count("--max-dim", optarg, 1, FPD_MAX_DIM, &u, why, why_size);
             cfg->max_dim = (uint32_t)u;
             break;
-        case OPT_SPECIALS: rc = fpd_cli_double("--specials", optarg, 0, 1, &cfg->special_rate, why, why_size); break;
-        case OPT_GENERATOR: rc = fpd_cli_generator(optarg, &cfg->generator, why, why_size); break;
         case OPT_THREADS:
             rc = fpd_cli_count("--threads", optarg, 2, 1024, &u, why, why_size); /* the relation: 1 against N */
             cfg->max_threads = (int)u;
             break;
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
-        case OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", optarg, &cfg->max_mem, why, why_size); break;
         case OPT_JSON: o->json = true; break;
         case OPT_CORPUS: o->corpus = optarg; break;
         case OPT_NO_CORPUS: o->corpus = NULL; break;
@@ -270,11 +269,9 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             rc = fpd_cli_double("--minimize-time", optarg, 0.001, 1e6, &o->minimize_seconds, why, why_size);
             break;
         case OPT_INLINE_MAX: rc = fpd_cli_bytes("--inline-max", optarg, &o->inline_max, why, why_size); break;
-        case OPT_EXACT: rc = fpd_cli_exact_mode(optarg, &cfg->exact, why, why_size); break;
         case OPT_JOBS:
             rc = fpd_cli_count("--jobs", optarg, 1, 64, &o->jobs, why, why_size);
             break;
-        case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case OPT_SHARD: o->shard = optarg; break;
         case OPT_JUNIT: o->junit = optarg; break;
         case OPT_SHARD_COUNT:

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
 #include "backends/host.h"
+#include "cli/cmd.h"
 
 int fpd_cmd_host(int argc, char **argv)
 {

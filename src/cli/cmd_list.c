@@ -3,11 +3,11 @@
 #include <stdio.h>
 
 #include "backends/backend_pinned.h"
-#include "cli/cmd.h"
-#include "common/dtype.h"
 #include "backends/plugin.h"
-#include "engine/environment.h"
+#include "cli/cmd.h"
 #include "cli/report.h"
+#include "common/dtype.h"
+#include "engine/environment.h"
 
 static const char help[] = "usage: fpdiv list\n\n"
                            "Shows the backends (available here, or why not, with versions, and the kernel\n"

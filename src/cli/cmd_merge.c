@@ -7,8 +7,9 @@
 #include <sys/stat.h>
 
 #include "cli/cmd.h"
-#include "store/corpus_dir.h"
+#include "common/array.h"
 #include "common/text.h"
+#include "store/corpus_dir.h"
 
 static const char help[] =
     "usage: fpdiv merge OUT DIR...\n\n"
@@ -67,8 +68,8 @@ static int by_signature_then_size(const void *a, const void *b)
 }
 
 /* Reads every case under the paths (OUT's own first); the first failure stops it. */
-static int read_all(const char *out, char **dirs, int n_dirs, struct merge_item **items, size_t *n, char *why,
-                    size_t why_size)
+static int read_all(const char *out, char **dirs, int n_dirs, struct merge_item **items, size_t *n, size_t *cap,
+                    char *why, size_t why_size)
 {
     struct stat st;
     for (int a = -1; a < n_dirs; a++) {
@@ -80,13 +81,11 @@ static int read_all(const char *out, char **dirs, int n_dirs, struct merge_item 
         int rc = fpd_corpus_list(dir, &entries, &count, why, why_size);
         if (rc != FPD_OK)
             return rc;
-        struct merge_item *grown = count ? realloc(*items, (*n + count) * sizeof **items) : *items;
-        if (count && !grown) {
+        if (!FPD_ARRAY_RESERVE(*items, *cap, *n + count)) {
             fpd_corpus_entries_free(entries, count);
             snprintf(why, why_size, "out of memory");
             return FPD_ERR_NOMEM;
         }
-        *items = grown;
         for (size_t i = 0; i < count && rc == FPD_OK; i++) {
             if (entries[i].refused) {
                 snprintf(why, why_size, "%s: %s", entries[i].path, entries[i].refused);
@@ -121,11 +120,11 @@ int fpd_cmd_merge(int argc, char **argv)
     }
     const char *out = argv[optind];
     struct merge_item *items = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     char why[1024];
     fpd_corpus_clean_stale(out);
     /* read everything first: a bad file stops the merge before anything is written */
-    int rc = read_all(out, argv + optind + 1, argc - optind - 1, &items, &n, why, sizeof why);
+    int rc = read_all(out, argv + optind + 1, argc - optind - 1, &items, &n, &cap, why, sizeof why);
     if (rc != FPD_OK) {
         fpd_cli_error("merge", "%s (nothing was written)", why);
         for (size_t i = 0; i < n; i++)

@@ -3,12 +3,12 @@
 #include <stdio.h>
 
 #include "cli/cmd.h"
-#include "store/corpus_dir.h"
+#include "cli/report.h"
 #include "common/dtype.h"
+#include "common/text.h"
 #include "engine/environment.h"
 #include "engine/minimize.h"
-#include "cli/report.h"
-#include "common/text.h"
+#include "store/corpus_dir.h"
 
 static const char help[] =
     "usage: fpdiv minimize CASE.json [-o DIR] [--minimize-time SEC] [--timeout SEC]\n\n"

@@ -7,13 +7,14 @@
 
 #include "cli/ci.h"
 #include "cli/cmd.h"
-#include "store/corpus_dir.h"
-#include "common/dtype.h"
-#include "engine/campaign.h"
-#include "engine/replay.h"
 #include "cli/report.h"
+#include "common/array.h"
+#include "common/dtype.h"
 #include "common/text.h"
 #include "common/workers.h"
+#include "engine/campaign.h"
+#include "engine/replay.h"
+#include "store/corpus_dir.h"
 
 static const char help[] =
     "usage: fpdiv replay [options] [PATH...]\n\n"
@@ -61,7 +62,7 @@ static json_t *case_line(const char *path, const struct fpd_case_file *f, enum f
 struct replay_run {
     char **paths;
     struct fpd_case_file *files;
-    size_t n;
+    size_t n, cap_paths, cap_files;
     struct fpd_checker ck; /* the worker's */
 };
 
@@ -122,17 +123,10 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
             continue;
         }
         fpd_corpus_clean_stale(paths[p]); /* the temporaries of writers killed mid-save */
-        if (n_entries > 0) { /* realloc to nothing may answer NULL, which is no failure */
-            char **grown_paths = realloc(run->paths, (run->n + n_entries) * sizeof *grown_paths);
-            if (grown_paths)
-                run->paths = grown_paths;
-            struct fpd_case_file *grown = realloc(run->files, (run->n + n_entries) * sizeof *grown);
-            if (grown)
-                run->files = grown;
-            if (!grown_paths || !grown) {
-                fpd_corpus_entries_free(entries, n_entries);
-                return FPD_ERR_NOMEM;
-            }
+        if (!FPD_ARRAY_RESERVE(run->paths, run->cap_paths, run->n + n_entries) ||
+            !FPD_ARRAY_RESERVE(run->files, run->cap_files, run->n + n_entries)) {
+            fpd_corpus_entries_free(entries, n_entries);
+            return FPD_ERR_NOMEM;
         }
         for (size_t i = 0; i < n_entries; i++) {
             if (entries[i].refused) {

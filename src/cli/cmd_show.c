@@ -4,11 +4,11 @@
 #include <stdio.h>
 
 #include "cli/cmd.h"
-#include "common/dtype.h"
-#include "engine/replay.h"
 #include "cli/report.h"
+#include "common/dtype.h"
 #include "common/isolate.h"
 #include "common/text.h"
+#include "engine/replay.h"
 
 static const char help[] = "usage: fpdiv show [--timeout SEC] CASE.json\n\n"
                            "Shows a saved case: shape, dtypes, layout, relation, where its data come from, the\n"

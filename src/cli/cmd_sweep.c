@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/bisect.h"
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
+#include "cli/plot.h"
 #include "cli/report.h"
 #include "common/dtype.h"
-#include "cli/plot.h"
+#include "engine/bisect.h"
 
 static const char help_head[] =
     "usage: fpdiv sweep --relation R --backend B --shape MxNxK --vary m|n|k|batch --range LO:HI[:STEP]\n"

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/report.h"
 #include "common/clock.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "common/version.h"
 #include "engine/environment.h"
-#include "cli/cli.h"
-#include "cli/report.h"
 #include "store/corpus.h"
 
 static const char *combo_backends(const struct fpd_campaign *cp, const uint16_t b[2], char *buf, size_t size)

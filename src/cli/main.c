@@ -4,11 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cmd.h"
-#include "common/fpenv.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
+#include "cli/cmd.h"
 #include "cli/report.h"
+#include "common/fpenv.h"
+#include "common/table.h"
 
 struct fpd_command {
     const char *name;
@@ -119,13 +120,12 @@ int main(int argc, char **argv)
         printf("fpdiv %s (generator %d, backend ABI %d)\n", FPD_VERSION, FPD_GEN_VERSION, FPDIV_BACKEND_ABI);
         return FPD_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(argv[1], commands[i].name) == 0) {
-            int rc = commands[i].run(argc - 1, argv + 1);
-            print_fpenv_notices(); /* the bundled plugin loads, and backends open, as a command needs them */
-            fpd_registry_close_all();
-            return rc;
-        }
+    long i = FPD_TABLE_FIND(commands, sizeof commands / sizeof commands[0], argv[1]);
+    if (i >= 0) {
+        int rc = commands[i].run(argc - 1, argv + 1);
+        print_fpenv_notices(); /* the bundled plugin loads, and backends open, as a command needs them */
+        fpd_registry_close_all();
+        return rc;
     }
     fprintf(stderr, "fpdiv: unknown command '%s'\n\n", argv[1]);
     usage(stderr);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/table.h"
 #include "cpu/clones.h"
 
 /* Written out rather than computed: these are the constants the numerics rest on. */
@@ -19,13 +20,11 @@ const struct fpd_dtype_info fpd_dtype_table[FPD_DTYPE_COUNT] = {
 
 int fpd_dtype_parse(const char *name, enum fpd_dtype *out)
 {
-    for (int t = 0; t < FPD_DTYPE_COUNT; t++) {
-        if (strcmp(name, fpd_dtype_table[t].name) == 0) {
-            *out = (enum fpd_dtype)t;
-            return FPD_OK;
-        }
-    }
-    return FPD_ERR_INPUT;
+    long t = FPD_TABLE_FIND(fpd_dtype_table, FPD_DTYPE_COUNT, name);
+    if (t < 0)
+        return FPD_ERR_INPUT;
+    *out = (enum fpd_dtype)t;
+    return FPD_OK;
 }
 
 static bool is_low_precision(enum fpd_dtype t) { return t == FPD_F16 || t == FPD_BF16; }

@@ -5,18 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/dtype.h"
 
 static int add_combo(struct fpd_campaign *cp, size_t *cap, struct fpd_combo combo)
 {
-    if (cp->n_combos == *cap) {
-        size_t grown = *cap ? *cap * 2 : 64;
-        struct fpd_combo *p = realloc(cp->combos, grown * sizeof *p);
-        if (!p)
-            return FPD_ERR_NOMEM;
-        cp->combos = p;
-        *cap = grown;
-    }
+    if (!FPD_ARRAY_RESERVE(cp->combos, *cap, cp->n_combos + 1))
+        return FPD_ERR_NOMEM;
     cp->combos[cp->n_combos++] = combo;
     return FPD_OK;
 }
@@ -155,22 +150,6 @@ void fpd_campaign_free(struct fpd_campaign *cp)
     cp->combos = NULL;
 }
 
-/* Grow-on-demand array append; returns the new element or NULL. */
-static void *append(void **items, size_t *n, size_t *cap, size_t size)
-{
-    if (*n == *cap) {
-        size_t grown = *cap ? *cap * 2 : 16;
-        void *p = realloc(*items, grown * size);
-        if (!p)
-            return NULL;
-        *items = p;
-        *cap = grown;
-    }
-    void *slot = (char *)*items + (*n)++ * size;
-    memset(slot, 0, size);
-    return slot;
-}
-
 int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
                   const struct fpd_check_result *res)
 {
@@ -184,9 +163,9 @@ int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const str
         if (st->tallies[i].relation == r && st->tallies[i].backend[0] == b0 && st->tallies[i].backend[1] == b1)
             t = &st->tallies[i];
     if (!t) {
-        t = append((void **)&st->tallies, &st->n_tallies, &st->cap_tallies, sizeof *t);
-        if (!t)
+        if (!FPD_ARRAY_RESERVE(st->tallies, st->cap_tallies, st->n_tallies + 1))
             return -FPD_ERR_NOMEM;
+        t = &st->tallies[st->n_tallies++];
         *t = (struct fpd_tally){.relation = r, .backend = {b0, b1}};
     }
     t->checks++;
@@ -208,9 +187,9 @@ int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const str
             return 0;
         }
     }
-    struct fpd_signature *s = append((void **)&st->signatures, &st->n_signatures, &st->cap_signatures, sizeof *s);
-    if (!s)
+    if (!FPD_ARRAY_RESERVE(st->signatures, st->cap_signatures, st->n_signatures + 1))
         return -FPD_ERR_NOMEM;
+    struct fpd_signature *s = &st->signatures[st->n_signatures++];
     *s = (struct fpd_signature){.relation = r, .backend = {b0, b1}, .dt = *dt, .verdict = res->verdict, .count = 1};
     return 1;
 }

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cpu/clones.h"
-#include "common/dtype.h"
-#include "common/scratch.h"
 #include "common/clock.h"
+#include "common/dtype.h"
 #include "common/isolate.h"
+#include "common/scratch.h"
+#include "cpu/clones.h"
 
 const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
     [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};

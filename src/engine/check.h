@@ -9,9 +9,9 @@
 #include "backends/backend_util.h"
 #include "engine/compare.h"
 #include "engine/exact.h"
-#include "gen/gen.h"
 #include "engine/magnitude.h"
 #include "engine/relation.h"
+#include "gen/gen.h"
 
 /* When the exact reference is computed: it costs about 2 ns per term of every compared element. */
 enum fpd_exact_mode { FPD_EXACT_NEVER, FPD_EXACT_DIVERGING, FPD_EXACT_ALWAYS, FPD_EXACT_MODE_COUNT };

@@ -6,8 +6,9 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "cpu/clones.h"
 #include "common/dtype.h"
+#include "common/table.h"
+#include "cpu/clones.h"
 
 const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT] = {
     [FPD_SAME] = {"same", "bitwise equal"},
@@ -19,13 +20,11 @@ const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT] = {
 
 int fpd_verdict_parse(const char *name, enum fpd_verdict *out)
 {
-    for (int v = 0; v < FPD_VERDICT_COUNT; v++) {
-        if (strcmp(name, fpd_verdict_table[v].name) == 0) {
-            *out = (enum fpd_verdict)v;
-            return FPD_OK;
-        }
-    }
-    return FPD_ERR_INPUT;
+    long v = FPD_TABLE_FIND(fpd_verdict_table, FPD_VERDICT_COUNT, name);
+    if (v < 0)
+        return FPD_ERR_INPUT;
+    *out = (enum fpd_verdict)v;
+    return FPD_OK;
 }
 
 void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,

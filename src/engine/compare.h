@@ -13,8 +13,8 @@
 #ifndef FPD_COMPARE_H
 #define FPD_COMPARE_H
 
-#include "fpdiv_backend.h"
 #include "engine/magnitude.h"
+#include "fpdiv_backend.h"
 
 enum fpd_verdict { FPD_SAME, FPD_REORDER, FPD_BOUND, FPD_NONFINITE, FPD_ERROR, FPD_VERDICT_COUNT };
 

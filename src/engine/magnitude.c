@@ -7,10 +7,10 @@
 #include <pmmintrin.h>
 #endif
 
-#include "cpu/clones.h"
-#include "cpu/kernels.h"
 #include "common/clock.h"
 #include "common/scratch.h"
+#include "cpu/clones.h"
+#include "cpu/kernels.h"
 
 /* Past this k, binary32's inflation (about k 2^-24) would loosen the bound by more than 0.4%. */
 #define BINARY32_MAX_K (1u << 16)

@@ -6,6 +6,7 @@
 
 #include "backends/backend_pinned.h"
 #include "common/dtype.h"
+#include "common/table.h"
 
 uint32_t fpd_case_dim(const struct fpd_case *c, enum fpd_slice_dim dim)
 {
@@ -146,10 +147,8 @@ const size_t fpd_relation_count = sizeof fpd_relation_table / sizeof fpd_relatio
 
 const struct fpd_relation *fpd_relation_find(const char *name)
 {
-    for (size_t i = 0; i < fpd_relation_count; i++)
-        if (strcmp(fpd_relation_table[i].name, name) == 0)
-            return &fpd_relation_table[i];
-    return NULL;
+    long i = FPD_TABLE_FIND(fpd_relation_table, fpd_relation_count, name);
+    return i < 0 ? NULL : &fpd_relation_table[i];
 }
 
 void fpd_relation_prepare_case(const struct fpd_relation *r, struct fpd_case *c)

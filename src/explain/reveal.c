@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
+#include "common/scratch.h"
 #include "fpdiv_backend.h"
 #include "gen/rng.h"
-#include "common/scratch.h"
 
 #define VERIFY_PAIRS 64
 
@@ -50,13 +51,8 @@ struct builder {
 static int push_task(struct task_list *l, const struct answer *from, uint32_t count, uint32_t sibling, int32_t parent,
                      bool from_top)
 {
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        struct task *grown = realloc(l->task, cap * sizeof *grown);
-        if (!grown)
-            return FPD_ERR_NOMEM;
-        l->task = grown, l->cap = cap;
-    }
+    if (!FPD_ARRAY_RESERVE(l->task, l->cap, l->count + 1))
+        return FPD_ERR_NOMEM;
     uint32_t *terms = malloc(count * sizeof *terms);
     if (!terms)
         return FPD_ERR_NOMEM;

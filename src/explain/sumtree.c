@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "fpdiv_backend.h"
 
 void fpd_sumtree_init(struct fpd_sumtree *t, uint32_t leaves, bool has_bias)
@@ -23,13 +24,8 @@ static int32_t new_node(struct fpd_sumtree *t, int32_t leaf)
 {
     if (t->count >= INT32_MAX)
         return FPD_NO_NODE;
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        struct fpd_sumnode *grown = realloc(t->node, cap * sizeof *grown);
-        if (!grown)
-            return FPD_NO_NODE;
-        t->node = grown, t->cap = cap;
-    }
+    if (!FPD_ARRAY_RESERVE(t->node, t->cap, t->count + 1))
+        return FPD_NO_NODE;
     t->node[t->count] = (struct fpd_sumnode){.leaf = leaf, .parent = FPD_NO_NODE, .first_child = FPD_NO_NODE,
                                              .next_sibling = FPD_NO_NODE};
     return (int32_t)t->count++;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpdiv_backend.h"
 #include "explain/sumtree.h"
+#include "fpdiv_backend.h"
 
 struct text {
     char *buf;

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpdiv_backend.h"
 #include "explain/sumtree.h"
+#include "fpdiv_backend.h"
 
 static void leaf_label(const struct fpd_sumtree *t, const struct fpd_sumnode *v, char *buf, size_t size)
 {

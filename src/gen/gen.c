@@ -1,5 +1,7 @@
-/* gen.c — deterministic input generation. No libm transcendental is used, so generated values do
- * not depend on the C library's version: only on the recipe, its generator version included. */
+/* gen.c — deterministic input generation: distributions, shapes, and a case's inputs materialized
+ * by its recipe's generator (each version's values are in gen_vN.c). No libm transcendental is
+ * used, so generated values do not depend on the C library's version: only on the recipe, its
+ * generator version included. */
 #include "gen/gen.h"
 
 #include <math.h>
@@ -7,9 +9,10 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "cpu/clones.h"
 #include "common/dtype.h"
 #include "common/scratch.h"
+#include "common/table.h"
+#include "gen/values.h"
 
 const struct fpd_dist_info fpd_dist_table[FPD_DIST_COUNT] = {
     [FPD_DIST_NORMAL] = {"normal", "approximately standard normal (Irwin-Hall sum of 4 uniforms, |x| < 3.47)"},
@@ -20,79 +23,12 @@ const struct fpd_dist_info fpd_dist_table[FPD_DIST_COUNT] = {
 
 int fpd_dist_parse(const char *name, enum fpd_dist *out)
 {
-    for (int d = 0; d < FPD_DIST_COUNT; d++) {
-        if (strcmp(name, fpd_dist_table[d].name) == 0) {
-            *out = (enum fpd_dist)d;
-            return FPD_OK;
-        }
-    }
-    return FPD_ERR_INPUT;
+    long d = FPD_TABLE_FIND(fpd_dist_table, FPD_DIST_COUNT, name);
+    if (d < 0)
+        return FPD_ERR_INPUT;
+    *out = (enum fpd_dist)d;
+    return FPD_OK;
 }
-
-/* Binades spanned by `wide`, per input type: kept inside each type's normal range, and for f16
- * small enough that a product stays far from overflow. */
-static const int wide_binades[FPD_DTYPE_COUNT] = {[FPD_F64] = 30, [FPD_F32] = 20, [FPD_F16] = 5, [FPD_BF16] = 20};
-
-/* The distributions, from their random bits. Generator 1 takes them from a Philox block's four
- * 32-bit words, generator 2 from one 64-bit word; the formulas are shared. */
-static inline double irwin_hall4(double sum_of_four_uniforms, double unit)
-{
-    return (sum_of_four_uniforms * unit - 2.0) * 1.7320508075688772; /* variance 1 */
-}
-
-static inline double uniform_value(uint64_t bits) { return (double)(bits >> 11) * 0x1p-52 - 1.0; }
-
-static inline double int_value(uint32_t w) { return (double)(int)((uint64_t)w * 9 >> 32) - 4.0; }
-
-static inline double wide_value(int span, bool negative, uint32_t exponent_word, uint32_t significand23)
-{
-    int exponent = (int)((uint64_t)exponent_word * (uint64_t)(2 * span + 1) >> 32) - span;
-    double significand = 1.0 + (double)significand23 * 0x1p-23;
-    return (negative ? -significand : significand) * fpd_pow2(exponent); /* |exponent| <= 30: exact */
-}
-
-static double dist_value_v1(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4])
-{
-    switch (d) {
-    case FPD_DIST_NORMAL: /* exact: the sum is below 2^34 */
-        return irwin_hall4((double)w[0] + (double)w[1] + (double)w[2] + (double)w[3], 0x1p-32);
-    case FPD_DIST_UNIFORM: return uniform_value((uint64_t)w[0] << 32 | w[1]);
-    case FPD_DIST_INT: return int_value(w[0]);
-    case FPD_DIST_WIDE: return wide_value(wide_binades[in], w[0] & 1, w[1], w[2] >> 9);
-    default: return NAN;
-    }
-}
-
-/* Generator 2: the four uniforms of `normal` are the word's 16-bit quarters, each the midpoint of
- * its 1/65536 interval so that the mean is exactly 0 (2^18 distinct sums, each scaled by the
- * irrational sqrt(3), so every significand bit still varies); `wide` takes its sign from bit 0,
- * its significand from bits 1-23 and its binade from the high half. */
-static inline double normal_v2(uint64_t x)
-{
-    uint32_t sum = (uint32_t)(x & 0xffff) + (uint32_t)(x >> 16 & 0xffff) + (uint32_t)(x >> 32 & 0xffff) +
-                   (uint32_t)(x >> 48);
-    return irwin_hall4((double)sum + 2.0, 0x1p-16); /* four halves: exact */
-}
-
-static inline double wide_v2(int span, uint64_t x)
-{
-    /* wide_value's result, assembled from its bits: integer operations only, so the loop vectorizes */
-    uint64_t binade = ((x >> 32) * (uint64_t)(2 * span + 1) >> 32) - (uint64_t)span + 1023;
-    uint64_t bits = (x & 1) << 63 | binade << 52 | ((x >> 1) & 0x7fffff) << 29;
-    double v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-}
-
-static double special_value(enum fpd_dtype t, uint32_t pick)
-{
-    const struct fpd_dtype_info *f = fpd_dtype_info(t);
-    double min_sub = f->underflow, max_sub = ldexp(1.0, f->emin) - f->underflow;
-    const double values[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, min_sub, -max_sub, f->max_finite};
-    return values[pick % (sizeof values / sizeof values[0])];
-}
-
-static bool is_special(const struct fpd_recipe *r, uint32_t draw) { return (double)draw < r->special_rate * 0x1p32; }
 
 /* Where one tensor's values come from: its recipe, and from generator 2 on its two keys, derived
  * once per tensor rather than per element. */
@@ -142,372 +78,7 @@ static void operand_sources(const struct fpd_recipe *r, enum fpd_dtype in, uint3
     a->special_key = keys[0], b->special_key = keys[1];
 }
 
-static double element_v1(const struct tensor_source *s, uint32_t row, uint32_t col)
-{
-    const struct fpd_recipe *r = s->recipe;
-    uint32_t w[4];
-    if (r->special_rate > 0) {
-        fpd_rng_element(r->seed, r->index, s->stream | FPD_STREAM_SPECIAL, s->batch, row, col, w);
-        if (is_special(r, w[0]))
-            return special_value(s->in, w[1]);
-    }
-    fpd_rng_element(r->seed, r->index, s->stream, s->batch, row, col, w);
-    return dist_value_v1(r->dist, s->in, w);
-}
-
-/* Values along one direction of the Weyl sequence, LANES at a time: fixed-length inner loops
- * over straight-line code, one per distribution, which the compiler vectorizes at -O2, in 64-bit
- * lanes where the CPU has them. */
-#define LANES 16
-#define RUN 256 /* values per call: amortizes the call and the choice of distribution */
-#define RUN_ROOM (RUN + LANES) /* a run's buffer: its last group may run past it */
-
-static inline __attribute__((always_inline)) void
-group_v2(enum fpd_dist d, int span, uint64_t z, uint64_t dz, double o[LANES])
-{
-    switch (d) {
-    case FPD_DIST_NORMAL:
-        for (int l = 0; l < LANES; l++)
-            o[l] = normal_v2(fpd_rng_mix64(z + (uint64_t)l * dz));
-        break;
-    case FPD_DIST_UNIFORM:
-        for (int l = 0; l < LANES; l++)
-            o[l] = uniform_value(fpd_rng_mix64(z + (uint64_t)l * dz));
-        break;
-    case FPD_DIST_INT:
-        for (int l = 0; l < LANES; l++)
-            o[l] = int_value((uint32_t)(fpd_rng_mix64(z + (uint64_t)l * dz) >> 32));
-        break;
-    case FPD_DIST_WIDE:
-        for (int l = 0; l < LANES; l++)
-            o[l] = wide_v2(span, fpd_rng_mix64(z + (uint64_t)l * dz));
-        break;
-    default:
-        for (int l = 0; l < LANES; l++)
-            o[l] = NAN;
-    }
-}
-
-/* `count` unrounded values (the last group may run past `count`: `out` has room). */
-FPD_VECTOR_WIDTH_CLONES static void
-values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step, size_t count,
-          double out[RUN_ROOM])
-{
-    const uint64_t dz = step * FPD_RNG_GAMMA;
-    for (size_t at = 0; at < count; at += LANES)
-        group_v2(d, wide_binades[in], key + (position + at * step) * FPD_RNG_GAMMA, dz, out + at);
-}
-
-/* The same values rounded to binary32 (RNE, as fpd_store_run would) and stored at dst[0..count):
- * straight from the registers, where the common f32 inputs would otherwise pass through `out`. */
-FPD_VECTOR_WIDTH_CLONES static void
-values_v2_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step, size_t count, float *dst)
-{
-    const uint64_t dz = step * FPD_RNG_GAMMA;
-    double o[LANES];
-    size_t at = 0;
-    for (; at + LANES <= count; at += LANES) {
-        group_v2(d, wide_binades[FPD_F32], key + (position + at * step) * FPD_RNG_GAMMA, dz, o);
-        for (int l = 0; l < LANES; l++)
-            dst[at + l] = (float)o[l];
-    }
-    if (at < count) {
-        group_v2(d, wide_binades[FPD_F32], key + (position + at * step) * FPD_RNG_GAMMA, dz, o);
-        for (size_t l = 0; at + l < count; l++)
-            dst[at + l] = (float)o[l];
-    }
-}
-
 static bool specials_wanted(const struct fpd_recipe *r) { return r->special_rate > 0; }
-
-/* Generator 3 draws binary64 inputs as generator 2 does. Narrower inputs (binary32, binary16,
- * bfloat16) take values that binary32 arithmetic computes cheaply, exactly or with its one
- * rounding: `uniform`, `int` and `wide` take 32 random bits each, two neighbours along a row
- * sharing one SplitMix64 output (the even column its low half, the odd one its high half: half the
- * work per element), and `normal` scales generator 2's Irwin-Hall sum by sqrt(3) rounded to
- * binary32, so that one binary32 product rounds it once. Each element is its exact value v,
- * rounded once (RNE) to the input type: binary16 and bfloat16 never pass through binary32.
- *
- * A group of LANES elements is first drawn as integers ("raw"): v is raw * 2^-31 (`uniform`),
- * raw (`int`), raw * 2^-16 * SQRT3_F32 (`normal`, exact in binary64), or the binary32 whose bits
- * raw holds (`wide`). */
-#define SQRT3_F32 0x1.bb67aep+0
-
-static inline int32_t uniform_raw(uint32_t w) { return (int32_t)w; }
-
-static inline int32_t int_raw(uint32_t w) { return (int32_t)((w >> 4) * 9 >> 28) - 4; }
-
-/* sign from bit 31, significand from bits 0-22, binade from bits 23-30 (256 draws over 2 span + 1
- * binades: some binades come up once more in 256 than others) */
-static inline int32_t wide_raw(int span, uint32_t w)
-{
-    uint32_t binade = ((w >> 23 & 0xff) * (uint32_t)(2 * span + 1) >> 8) - (uint32_t)span + 127;
-    return (int32_t)((w & 0x80000000u) | binade << 23 | (w & 0x7fffff));
-}
-
-/* generator 2's four 16-bit quarters, less their mean: (sum + 2 - 2^17) * 2^-16 is in (-2, 2) */
-static inline int32_t normal_raw(uint64_t x)
-{
-    uint32_t low = (uint32_t)x, high = (uint32_t)(x >> 32);
-    return (int32_t)((low & 0xffff) + (low >> 16) + (high & 0xffff) + (high >> 16)) + 2 - (1 << 17);
-}
-
-/* The raw draws of `uniform`, `int` and `wide` from their 32-bit words. */
-static inline __attribute__((always_inline)) void raw_of_words(enum fpd_dist d, int span, const uint32_t w[LANES],
-                                                               int32_t raw[LANES])
-{
-    switch (d) {
-    case FPD_DIST_UNIFORM:
-        for (int l = 0; l < LANES; l++)
-            raw[l] = uniform_raw(w[l]);
-        break;
-    case FPD_DIST_INT:
-        for (int l = 0; l < LANES; l++)
-            raw[l] = int_raw(w[l]);
-        break;
-    default:
-        for (int l = 0; l < LANES; l++)
-            raw[l] = wide_raw(span, w[l]);
-    }
-}
-
-/* The raw draws of LANES elements from logical (row, col) on, along the row from an even column
- * (two per SplitMix64 output), or down the column (an output each, the column's half of it). */
-static inline __attribute__((always_inline)) void
-group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bool down, int32_t raw[LANES])
-{
-    const uint64_t row_step = fpd_rng_position(1, 0) * FPD_RNG_GAMMA;
-    if (d == FPD_DIST_NORMAL) { /* an output per element, at the element's own position */
-        const uint64_t z = key + fpd_rng_position(row, col) * FPD_RNG_GAMMA, dz = down ? row_step : FPD_RNG_GAMMA;
-        for (int l = 0; l < LANES; l++)
-            raw[l] = normal_raw(fpd_rng_mix64(z + (uint64_t)l * dz));
-        return;
-    }
-    uint32_t w[LANES];
-    const uint64_t z = key + fpd_rng_position(row, col >> 1) * FPD_RNG_GAMMA;
-    if (down) {
-        const unsigned half = 32 * (col & 1);
-        for (int l = 0; l < LANES; l++)
-            w[l] = (uint32_t)(fpd_rng_mix64(z + (uint64_t)l * row_step) >> half);
-    } else {
-        uint64_t x[LANES / 2];
-        for (int l = 0; l < LANES / 2; l++)
-            x[l] = fpd_rng_mix64(z + (uint64_t)l * FPD_RNG_GAMMA);
-        memcpy(w, x, sizeof w); /* little-endian: each output's low half, then its high half */
-    }
-    raw_of_words(d, span, w, raw);
-}
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "group_v3 reads an output's halves in memory order");
-
-/* group_v3 down two neighbouring logical columns at once, `col` (even) and col + 1, for `uniform`,
- * `int` and `wide`: each SplitMix64 output holds an element of both, so it is computed once for
- * the two (down one column alone, half of each output goes unused). */
-static inline __attribute__((always_inline)) void group_v3_column_pair(enum fpd_dist d, int span, uint64_t key,
-                                                                       uint32_t row, uint32_t col,
-                                                                       int32_t raw_even[LANES], int32_t raw_odd[LANES])
-{
-    const uint64_t row_step = fpd_rng_position(1, 0) * FPD_RNG_GAMMA;
-    const uint64_t z = key + fpd_rng_position(row, col >> 1) * FPD_RNG_GAMMA;
-    uint32_t low[LANES], high[LANES];
-    for (int l = 0; l < LANES; l++) {
-        uint64_t x = fpd_rng_mix64(z + (uint64_t)l * row_step);
-        low[l] = (uint32_t)x, high[l] = (uint32_t)(x >> 32);
-    }
-    raw_of_words(d, span, low, raw_even);
-    raw_of_words(d, span, high, raw_odd);
-}
-
-/* group_v3 of the group `at` elements into a run from (row, col), in the run's direction. */
-static inline __attribute__((always_inline)) void group_v3_at(enum fpd_dist d, int span, uint64_t key, uint32_t row,
-                                                              uint32_t col, bool down, size_t at, int32_t raw[LANES])
-{
-    group_v3(d, span, key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down, raw);
-}
-
-/* A group's values from its raw draws, exact in binary64 (the caller rounds them to the input
- * type). */
-static inline __attribute__((always_inline)) void values_of_raw(enum fpd_dist d, const int32_t raw[LANES],
-                                                                double v[LANES])
-{
-    float f[LANES];
-    switch (d) {
-    case FPD_DIST_NORMAL:
-        for (int l = 0; l < LANES; l++)
-            v[l] = (double)raw[l] * 0x1p-16 * SQRT3_F32;
-        break;
-    case FPD_DIST_UNIFORM:
-        for (int l = 0; l < LANES; l++)
-            v[l] = (double)raw[l] * 0x1p-31;
-        break;
-    case FPD_DIST_INT:
-        for (int l = 0; l < LANES; l++)
-            v[l] = (double)raw[l];
-        break;
-    default:
-        memcpy(f, raw, sizeof f);
-        for (int l = 0; l < LANES; l++)
-            v[l] = (double)f[l];
-    }
-}
-
-/* The same values rounded once to binary32. */
-static inline __attribute__((always_inline)) void floats_of_raw(enum fpd_dist d, const int32_t raw[LANES],
-                                                                float v[LANES])
-{
-    switch (d) {
-    case FPD_DIST_NORMAL: /* raw * (2^-16 sqrt3) is raw * 2^-16 (exact) times sqrt3: one rounding, one multiply */
-        for (int l = 0; l < LANES; l++)
-            v[l] = (float)raw[l] * (float)(0x1p-16 * SQRT3_F32);
-        break;
-    case FPD_DIST_UNIFORM: /* the conversion rounds once; the power of two is exact */
-        for (int l = 0; l < LANES; l++)
-            v[l] = (float)raw[l] * 0x1p-31f;
-        break;
-    case FPD_DIST_INT:
-        for (int l = 0; l < LANES; l++)
-            v[l] = (float)raw[l];
-        break;
-    default:
-        memcpy(v, raw, sizeof(float) * LANES);
-    }
-}
-
-/* `count` unrounded values of a narrow input along the row or down the column from logical
- * (row, col) on (the last group may run past `count`: `out` has room). Along a row, groups start
- * at even columns: from an odd one, the first group starts at its even neighbour, whose value is
- * dropped. */
-FPD_VECTOR_WIDTH_CLONES static void values_v3(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row,
-                                              uint32_t col, bool down, size_t count, double out[RUN_ROOM])
-{
-    int32_t raw[LANES];
-    size_t at = 0;
-    if (!down && col % 2 == 1) {
-        double v[LANES];
-        group_v3(d, wide_binades[in], key, row, col - 1, false, raw);
-        values_of_raw(d, raw, v);
-        memcpy(out, v + 1, (LANES - 1) * sizeof *v);
-        at = LANES - 1;
-    }
-    for (; at < count; at += LANES) {
-        group_v3_at(d, wide_binades[in], key, row, col, down, at, raw);
-        values_of_raw(d, raw, out + at);
-    }
-}
-
-/* The values of a binary32 input rounded and stored at dst[0..count), from an even column along
- * a row (or any, down a column). The last group is stored whole, up to LANES - 1 elements past
- * count, which the caller overwrites afterwards: a short row's tail through a buffer and a
- * variable-length copy cost about as much as the row. */
-static inline __attribute__((always_inline)) void run_v3_f32(enum fpd_dist d, bool down, uint64_t key, uint32_t row,
-                                                             uint32_t col, size_t count, float *dst)
-{
-    int32_t raw[LANES];
-    for (size_t at = 0; at < count; at += LANES) {
-        group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw);
-        floats_of_raw(d, raw, dst + at);
-    }
-}
-
-/* Values of the odd row of a pair buffered at a time (column_pair_v3_f32): 16 KiB of stack. */
-#define PAIR_RUN 4096
-
-/* Two stored rows of a transposed operand, logical columns `col` (even) and col + 1, computed
- * together (group_v3_column_pair). The even row is stored directly and the odd one then copied
- * from a buffer, PAIR_RUN values at a time: on cold lines, stores interleaved between the two
- * rows ran 1.2x slower than one row after the other (runs of 256: 1.6x). The odd row's first
- * group is copied again last, over the even row's spill. */
-static inline __attribute__((always_inline)) void column_pair_v3_f32(enum fpd_dist d, uint64_t key, uint32_t col,
-                                                                     size_t count, float *even, float *odd)
-{
-    int32_t raw_even[LANES], raw_odd[LANES];
-    float odd_run[PAIR_RUN + LANES], odd_first[LANES];
-    for (size_t start = 0; start < count; start += PAIR_RUN) {
-        size_t end = count - start < PAIR_RUN ? count : start + PAIR_RUN;
-        for (size_t at = start; at < end; at += LANES) {
-            group_v3_column_pair(d, wide_binades[FPD_F32], key, (uint32_t)at, col, raw_even, raw_odd);
-            floats_of_raw(d, raw_even, even + at);
-            floats_of_raw(d, raw_odd, odd_run + (at - start));
-        }
-        if (start == 0)
-            memcpy(odd_first, odd_run, sizeof odd_first);
-        memcpy(odd + start, odd_run, (end - start) * sizeof *odd);
-    }
-    memcpy(odd, odd_first, (count < LANES ? count : LANES) * sizeof *odd);
-}
-
-/* Whether runs down a logical column take its neighbour along (group_v3_column_pair): all but
- * `normal`, whose element takes a whole output. */
-static inline __attribute__((always_inline)) bool columns_in_pairs(enum fpd_dist d) { return d != FPD_DIST_NORMAL; }
-
-/* Stored rows in order, each whole before the next (or a pair of them): a row's spill lands in its
- * padding and the next row's start, both written afterwards (the last row's in the next batch
- * entry's, or in SPILL_ROOM). */
-static inline __attribute__((always_inline)) void rows_v3_f32(enum fpd_dist d, bool transposed, uint64_t key,
-                                                              size_t rows, size_t cols, size_t ld, float *dst)
-{
-    size_t i = 0;
-    if (transposed && columns_in_pairs(d)) /* a transposed operand's stored row is a logical column */
-        for (; i + 1 < rows; i += 2)
-            column_pair_v3_f32(d, key, (uint32_t)i, cols, dst + i * ld, dst + (i + 1) * ld);
-    for (; i < rows; i++)
-        run_v3_f32(d, transposed, key, transposed ? 0 : (uint32_t)i, transposed ? (uint32_t)i : 0, cols, dst + i * ld);
-}
-
-/* A group's values stored down a column from dst, ld apart: its first `count` (at most LANES). */
-static inline __attribute__((always_inline)) void store_down_f32(enum fpd_dist d, const int32_t raw[LANES],
-                                                                 size_t count, size_t ld, float *dst)
-{
-    float v[LANES];
-    floats_of_raw(d, raw, v);
-    for (size_t l = 0; l < count; l++)
-        dst[l * ld] = v[l];
-}
-
-/* Down the stored columns, band by band of RUN rows, so that the band stays in cache; each group
- * stored element by element, ld apart. */
-static inline __attribute__((always_inline)) void columns_v3_f32(enum fpd_dist d, bool transposed, uint64_t key,
-                                                                 size_t rows, size_t cols, size_t ld, float *dst)
-{
-    const bool pairs = !transposed && columns_in_pairs(d); /* a stored column is a logical one */
-    int32_t raw[LANES], raw_odd[LANES];
-    for (size_t band = 0; band < rows; band += RUN)
-        for (size_t j = 0, width; j < cols; j += width) {
-            width = pairs && j + 1 < cols ? 2 : 1;
-            for (size_t at = band; at < rows && at < band + RUN; at += LANES) {
-                size_t count = rows - at < LANES ? rows - at : LANES;
-                if (width == 2) {
-                    group_v3_column_pair(d, wide_binades[FPD_F32], key, (uint32_t)at, (uint32_t)j, raw, raw_odd);
-                    store_down_f32(d, raw_odd, count, ld, dst + at * ld + j + 1);
-                } else { /* a transposed operand's stored column runs along a logical row */
-                    group_v3_at(d, wide_binades[FPD_F32], key, transposed ? (uint32_t)j : 0,
-                                transposed ? 0 : (uint32_t)j, !transposed, at, raw);
-                }
-                store_down_f32(d, raw, count, ld, dst + at * ld + j);
-            }
-        }
-}
-
-#define FILL_V3_F32(dist)                                                                                              \
-    (down_columns ? (transposed ? columns_v3_f32(dist, true, key, rows, cols, ld, dst)                                 \
-                                : columns_v3_f32(dist, false, key, rows, cols, ld, dst))                               \
-                  : (transposed ? rows_v3_f32(dist, true, key, rows, cols, ld, dst)                                    \
-                                : rows_v3_f32(dist, false, key, rows, cols, ld, dst)))
-
-/* Every element of a stored binary32 operand under generator 3 (without specials), in one call:
- * one loop per distribution, direction and orientation, each compiled with all three constant,
- * straight-line groups without a choice inside, and no call per row (a short row costs little
- * more than the call). */
-FPD_VECTOR_WIDTH_CLONES static void fill_v3_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld,
-                                                bool transposed, bool down_columns, float *dst)
-{
-    switch (d) {
-    case FPD_DIST_NORMAL: FILL_V3_F32(FPD_DIST_NORMAL); break;
-    case FPD_DIST_UNIFORM: FILL_V3_F32(FPD_DIST_UNIFORM); break;
-    case FPD_DIST_INT: FILL_V3_F32(FPD_DIST_INT); break;
-    default: FILL_V3_F32(FPD_DIST_WIDE);
-    }
-}
-#undef FILL_V3_F32
 
 /* Which generator's definition gives an element its value: generator 3 draws binary64 inputs as
  * generator 2 does. */
@@ -525,14 +96,14 @@ static void source_values(const struct tensor_source *s, uint32_t row, uint32_t 
     const unsigned generator = value_generator(s);
     if (generator == 1) {
         for (uint32_t l = 0; l < count; l++)
-            out[l] = element_v1(s, row + (down ? l : 0), col + (down ? 0 : l));
+            out[l] = fpd_gen_v1_element(s->recipe, s->in, s->stream, s->batch, row + (down ? l : 0), col + (down ? 0 : l));
         return;
     }
     uint64_t position = fpd_rng_position(row, col), step = down ? fpd_rng_position(1, 0) : 1;
     if (generator == 2)
-        values_v2(r->dist, s->in, s->key, position, step, count, out);
+        fpd_gen_v2_values(r->dist, s->in, s->key, position, step, count, out);
     else
-        values_v3(r->dist, s->in, s->key, row, col, down, count, out);
+        fpd_gen_v3_values(r->dist, s->in, s->key, row, col, down, count, out);
     if (!specials_wanted(r))
         return;
     for (uint32_t l = 0; l < count; l++) {
@@ -548,7 +119,7 @@ static void store_source_values(const struct tensor_source *s, uint32_t row, uin
                                 void *dst, size_t at, size_t stride)
 {
     if (s->in == FPD_F32 && stride == 1 && !specials_wanted(s->recipe) && value_generator(s) == 2) {
-        values_v2_f32(s->recipe->dist, s->key, fpd_rng_position(row, col), down ? fpd_rng_position(1, 0) : 1, count,
+        fpd_gen_v2_values_f32(s->recipe->dist, s->key, fpd_rng_position(row, col), down ? fpd_rng_position(1, 0) : 1, count,
                       (float *)dst + at);
         return;
     }
@@ -632,9 +203,9 @@ static void fill_generated(const struct tensor_source *src, void *dst, size_t ro
     bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
     if (fills_v3_f32(src)) {
         if (down_columns && ld == 1) /* one unpadded column is one stored row of the other orientation */
-            fill_v3_f32(src->recipe->dist, src->key, 1, rows, rows, !transposed, false, dst);
+            fpd_gen_v3_fill_f32(src->recipe->dist, src->key, 1, rows, rows, !transposed, false, dst);
         else
-            fill_v3_f32(src->recipe->dist, src->key, rows, cols, ld, transposed, down_columns, dst);
+            fpd_gen_v3_fill_f32(src->recipe->dist, src->key, rows, cols, ld, transposed, down_columns, dst);
         return;
     }
     if (!down_columns) {

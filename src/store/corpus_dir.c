@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "common/array.h"
+
 /* ---- directories ------------------------------------------------------------------------------- */
 
 /* The corpus root, made with its parents when `create` (the user's own path: its links are the
@@ -199,14 +201,9 @@ static bool found_full; /* out of memory */
 
 static void add_entry(const char *path, const char *refused)
 {
-    if (found_count == found_cap) {
-        size_t grown = found_cap ? found_cap * 2 : 64;
-        struct fpd_corpus_entry *p = realloc(found, grown * sizeof *p);
-        if (!p) {
-            found_full = true;
-            return;
-        }
-        found = p, found_cap = grown;
+    if (!FPD_ARRAY_RESERVE(found, found_cap, found_count + 1)) {
+        found_full = true;
+        return;
     }
     char *copy = strdup(path);
     if (!copy) {

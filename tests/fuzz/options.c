@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "cli/cli.h"
+#include "common/dtype.h"
 #include "engine/campaign.h"
 #include "engine/case.h"
-#include "cli/cli.h"
 #include "store/corpus.h"
-#include "common/dtype.h"
 
 static void require(int ok, const char *what, const char *text)
 {

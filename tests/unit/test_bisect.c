@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/bisect.h"
 #include "common/dtype.h"
+#include "engine/bisect.h"
 
 /* Diverges (one ulp on C[0][0], path B only) when k is in one of the planted intervals. */
 static uint32_t switch_lo[2], switch_hi[2];

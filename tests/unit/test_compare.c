@@ -5,8 +5,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "engine/compare.h"
 #include "common/dtype.h"
+#include "engine/compare.h"
 #include "gen/rng.h"
 
 static struct fpd_bound_model f32_model(size_t k)

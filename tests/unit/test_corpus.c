@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include "backends/backend_pinned.h"
-#include "store/corpus_dir.h"
-#include "common/dtype.h"
-#include "helpers.h"
-#include "engine/environment.h"
 #include "backends/host.h"
+#include "common/dtype.h"
+#include "engine/environment.h"
 #include "engine/minimize.h"
 #include "engine/replay.h"
+#include "helpers.h"
+#include "store/corpus_dir.h"
 
 static char dir[64];
 

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "backends/backend_pinned.h"
-#include "common/dtype.h"
-#include "helpers.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
+#include "common/dtype.h"
+#include "helpers.h"
 
 static void setup(void)
 {

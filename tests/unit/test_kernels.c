@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/kernels.h"
 #include "common/dtype.h"
+#include "cpu/kernels.h"
 #include "gen/rng.h"
 
 typedef int (*kernel_f32)(const struct fpd_kgemm_f32 *);

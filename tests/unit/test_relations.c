@@ -9,11 +9,11 @@
 #include <xxhash.h>
 
 #include "backends/backend_pinned.h"
-#include "engine/check.h"
-#include "common/dtype.h"
-#include "helpers.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
+#include "common/dtype.h"
+#include "engine/check.h"
+#include "helpers.h"
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,

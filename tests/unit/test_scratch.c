@@ -7,9 +7,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "fpdiv_backend.h"
 #include "common/isolate.h"
 #include "common/scratch.h"
+#include "fpdiv_backend.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/dtype.h"
 #include "backends/cuda/cuda_util.h"
+#include "common/dtype.h"
 
 enum { MAX_ALGOS = 8 };
 #define WORKSPACE_BYTES ((size_t)32 << 20)

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/kernels.cuh"
 #include "backends/backend_util.h"
+#include "backends/cuda/cuda_util.h"
 #include "common/dtype.h"
 #include "common/scratch.h"
-#include "backends/cuda/cuda_util.h"
+#include "cuda/kernels.cuh"
 
 enum own_kind { PLAIN, SPLITK, TENSOR_CORES };
 
