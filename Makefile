@@ -99,7 +99,7 @@ CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/backends/cuda/*.c)
 CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o backends/backend_util.o common/isolate.o)
 endif
 
-.PHONY: all man test test-gpu test-pinned unit-test cli-test fuzz-parsers bench clean install uninstall
+.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test fuzz-parsers bench clean install uninstall
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
 $(BUILD)/obj/src/backends/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
@@ -187,13 +187,15 @@ fuzz-parsers:
 	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-parsers
 endif
 
-# Every suite always runs; the target fails if any failed. The committed corpus is replayed last:
+# Every suite always runs; the target fails if any failed. The layout's rules (tests/layout/check.py:
+# rooms, include loops) come first. The committed corpus is replayed last:
 # a case that got worse fails the build.
 # Under the sanitizers a planted segfault must still kill its worker (the tests check the signal),
 # so AddressSanitizer leaves SIGSEGV alone.
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
 test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
+	python3 tests/layout/check.py || status=1; \
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
@@ -210,6 +212,9 @@ test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 # CPU (CORES="A B" names them): no test may depend on the one it picks. CI runs it.
 test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/run-pinned.sh $(CORES)
+
+layout-test:
+	python3 tests/layout/check.py
 
 unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS)
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests

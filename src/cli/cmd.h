@@ -2,12 +2,15 @@
  * cmd.h — subcommands. Each is one file, cmd_<name>.c, with one entry point.
  *
  * Adding a command:
- *   1. write src/cmd_<name>.c with `int fpd_cmd_<name>(int argc, char **argv)`: parse options with
- *      getopt_long, print --help, run the pipeline (check.h), return an enum fpd_exit code;
+ *   1. write src/cli/cmd_<name>.c with `int fpd_cmd_<name>(int argc, char **argv)`: parse options
+ *      with getopt_long (options it shares with check, bisect, sweep and fuzz: cli_case.h's
+ *      fpd_shared_options), print --help, run the pipeline (engine/check.h), return an enum
+ *      fpd_exit code;
  *   2. declare it below and add one row to the command table in main.c;
  *   3. document it, with an example and its real output, in README.md;
  *   4. add CLI tests in tests/cli/.
- * Only cmd_*.c and main.c print or choose an exit status; everything else returns status codes.
+ * Only src/cli/ talks to the user (stdout, stderr) or chooses an exit status; everything else returns
+ * status codes (and writes only to a FILE it is given).
  */
 #ifndef FPD_CMD_H
 #define FPD_CMD_H

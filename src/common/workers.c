@@ -1,4 +1,4 @@
-/* workers.c — fork, pipes, poll, waitpid: the campaign's process pool. */
+/* workers.c — fork, pipes, poll, waitpid: a process pool (a campaign's checks, a replay's cases). */
 #define _GNU_SOURCE
 #include "common/workers.h"
 

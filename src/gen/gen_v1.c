@@ -1,5 +1,5 @@
-/* gen_v1.c — generator 1 (fpdiv before 0.1's Weyl sequences): each element from its own Philox
- * block. Frozen: cases saved with it replay with these values. */
+/* gen_v1.c — generator 1: each element from its own Philox block. Frozen: cases saved with it
+ * replay with these values. */
 #include "gen/values.h"
 
 static double dist_value_v1(enum fpd_dist d, enum fpd_dtype in, const uint32_t w[4])

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #include "common/dtype.h"
-#include "gen/gen.h"
+#include "engine/case.h"
+#include "gen/rng.h"
 
 /* Values along one direction of the Weyl sequence, LANES at a time: fixed-length inner loops
  * over straight-line code, one per distribution, which the compiler vectorizes at -O2, in 64-bit
