@@ -54,8 +54,8 @@ group_v2(enum fpd_dist d, int span, uint64_t z, uint64_t dz, double o[LANES])
 }
 
 /* `count` unrounded values (the last group may run past `count`: `out` has room). */
-FPD_VECTOR_WIDTH_CLONES void fpd_gen_v2_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position,
-                                               uint64_t step, size_t count, double out[RUN_ROOM])
+FPD_VECTOR_WIDTH_CLONES static void values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position,
+                                              uint64_t step, size_t count, double out[RUN_ROOM])
 {
     const uint64_t dz = step * FPD_RNG_GAMMA;
     for (size_t at = 0; at < count; at += LANES)
@@ -64,8 +64,8 @@ FPD_VECTOR_WIDTH_CLONES void fpd_gen_v2_values(enum fpd_dist d, enum fpd_dtype i
 
 /* The same values rounded to binary32 (RNE, as fpd_store_run would) and stored at dst[0..count):
  * straight from the registers, where the common f32 inputs would otherwise pass through `out`. */
-FPD_VECTOR_WIDTH_CLONES void fpd_gen_v2_values_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step,
-                                                   size_t count, float *dst)
+FPD_VECTOR_WIDTH_CLONES static void values_v2_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step,
+                                                  size_t count, float *dst)
 {
     const uint64_t dz = step * FPD_RNG_GAMMA;
     double o[LANES];
@@ -80,4 +80,17 @@ FPD_VECTOR_WIDTH_CLONES void fpd_gen_v2_values_f32(enum fpd_dist d, uint64_t key
         for (size_t l = 0; at + l < count; l++)
             dst[at + l] = (float)o[l];
     }
+}
+
+/* The clones stay static, called from here: clang 14 names a function's clones' dispatcher
+ * "NAME.ifunc", so a call by NAME from another file does not link. */
+void fpd_gen_v2_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step,
+                       size_t count, double out[RUN_ROOM])
+{
+    values_v2(d, in, key, position, step, count, out);
+}
+
+void fpd_gen_v2_values_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step, size_t count, float *dst)
+{
+    values_v2_f32(d, key, position, step, count, dst);
 }
