@@ -20,7 +20,9 @@ SANITIZE_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-reco
 else
 BUILD   := build
 endif
-PKGS    := openblas libxxhash jansson
+# BLAS libraries are not linked: each is loaded at run time, in a namespace of its own
+# (src/backends/cblas_library.h). Only the benchmarks that time OpenBLAS against fpdiv's kernels link it.
+PKGS    := libxxhash jansson
 TESTPKGS := criterion mpfr
 
 ifeq ($(CI),true)
@@ -103,6 +105,12 @@ endif
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
 $(BUILD)/obj/src/backends/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
+# Where the reference BLAS is (Debian's multiarch directory), and the Python environment that
+# scripts/install-deps.sh makes (oneMKL from PyPI is found there).
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+VENV      ?= $(CURDIR)/.venv
+$(BUILD)/obj/src/backends/backend_cblas.o: CFLAGS += $(if $(MULTIARCH),-DFPD_MULTIARCH='"$(MULTIARCH)"') \
+                                                     -DFPD_VENV='"$(VENV)"'
 $(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -131,9 +139,10 @@ $(CUDA_PLUGIN): $(CUDA_CU_OBJ) $(CUDA_C_OBJ) $(CUDA_CORE)
 	$(Q)$(NVCC) -shared -cudart static -o $@ $^ -L$(CUDA_LIBDIR) -lcublasLt -lcublas -Xlinker -rpath=$(CUDA_LIBDIR)
 endif
 
+# Made afresh: `ar r` keeps the members of sources that are gone.
 $(BUILD)/libfpdiv.a: $(CORE_OBJ)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
@@ -145,6 +154,18 @@ $(BUILD)/plugins/%.so: tests/plugins/%.c include/fpdiv_backend.h tests/plugins/a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Iinclude -o $@ $< -lm
+
+# Two CBLAS libraries exporting the same names, summing in opposite orders (tests/blas/clash.c): each
+# must give its own answers beside the other.
+# libclash_global.so makes the forward one's names global when it loads, as oneMKL does with its parts.
+CLASH_LIBS := $(addprefix $(BUILD)/blas/libclash_,forward.so backward.so global.so)
+$(BUILD)/blas/libclash_global.so: $(BUILD)/blas/libclash_forward.so
+$(BUILD)/blas/libclash_%.so: tests/blas/clash.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BLAS    $@")
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -ffp-contract=off -fPIC -shared \
+	    $(if $(filter backward,$*),-DBACKWARD=1) \
+	    $(if $(filter global,$*),-DLOAD_GLOBALLY='"$(abspath $(BUILD))/blas/libclash_forward.so"') -o $@ $< -lm -ldl
 
 # A CUDA driver that crashes or hangs when called (tests/drivers/), for the CUDA plugin's probe.
 FAKE_DRIVER := $(if $(CUDA_PLUGIN),$(BUILD)/drivers/libcuda.so.1)
@@ -193,12 +214,13 @@ endif
 # Under the sanitizers a planted segfault must still kill its worker (the tests check the signal),
 # so AddressSanitizer leaves SIGSEGV alone.
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
-test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
 	python3 tests/layout/check.py || status=1; \
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests --jobs 2 || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
 	$(BUILD)/fpdiv replay corpus || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
 	exit $$status
@@ -210,17 +232,18 @@ test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 # The unit tests start hosts (src/backends/host.h) with the fpdiv binary beside them, and load test plugins.
 # The CLI suite and the corpus replay again with OpenBLAS on two kernel sets it would not pick on this
 # CPU (CORES="A B" names them): no test may depend on the one it picks. CI runs it.
-test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
+test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/run-pinned.sh $(CORES)
 
 layout-test:
 	python3 tests/layout/check.py
 
-unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS)
+unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS)
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests
 
-cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
-	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh && FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh
+cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
+	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh && FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh && \
+	    FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)
@@ -228,7 +251,8 @@ BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/square_operands.h $(BUILD)/libfpdiv.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags openblas) -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS) \
+	    $(shell pkg-config --libs openblas)
 
 # Benchmarks: run on an idle machine; each prints what it measured and how.
 bench: $(BENCH_BIN) $(BUILD)/fpdiv

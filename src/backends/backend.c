@@ -13,6 +13,9 @@ static const struct fpd_backend *const builtin_backends[] = {
     &fpd_backend_blocked,
     &fpd_backend_exact,
     &fpd_backend_openblas,
+    &fpd_backend_refblas,
+    &fpd_backend_blis,
+    &fpd_backend_mkl,
 };
 
 static struct fpd_backend_slot slots[FPD_MAX_BACKENDS];

@@ -77,9 +77,9 @@ struct fpd_host {
 
 /* ---- the fpdiv that starts it ------------------------------------------------------------------ */
 
-enum { MAX_PLUGINS = 32 };
-static char *plugins[MAX_PLUGINS];
-static size_t n_plugins;
+enum { MAX_GLOBAL_OPTIONS = 32 };
+static char *global_options[MAX_GLOBAL_OPTIONS][2]; /* option, value */
+static size_t n_global_options;
 
 static char *program; /* NULL: fpdiv itself */
 
@@ -89,36 +89,53 @@ void fpd_host_set_program(const char *path)
     program = path ? strdup(path) : NULL;
 }
 
-int fpd_host_add_plugin(const char *path)
+int fpd_host_add_global_option(const char *option, const char *value)
 {
-    if (n_plugins == MAX_PLUGINS)
+    if (n_global_options == MAX_GLOBAL_OPTIONS)
         return FPD_ERR_INPUT;
-    if (!(plugins[n_plugins] = strdup(path)))
+    char *o = strdup(option), *v = strdup(value);
+    if (!o || !v) {
+        free(o), free(v);
         return FPD_ERR_NOMEM;
-    n_plugins++;
+    }
+    global_options[n_global_options][0] = o, global_options[n_global_options][1] = v;
+    n_global_options++;
     return FPD_OK;
 }
 
 /* The environment with name=value in place of any value it had. NULL when out of memory. */
 static char **environment_with(const char *name, const char *value)
 {
-    size_t n = 0, len = strlen(name);
+    size_t n = 0, len = name ? strlen(name) : 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 2, sizeof *env), *pinned = malloc(len + strlen(value) + 2);
-    if (!env || !pinned) {
+    char **env = calloc(n + 2, sizeof *env), *pinned = name ? malloc(len + strlen(value) + 2) : NULL;
+    if (!env || (name && !pinned)) {
         free(env);
         free(pinned);
         return NULL;
     }
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)
-        if (!(strncmp(environ[i], name, len) == 0 && environ[i][len] == '='))
+        if (!(name && strncmp(environ[i], name, len) == 0 && environ[i][len] == '='))
             env[kept++] = environ[i];
-    sprintf(pinned, "%s=%s", name, value);
-    env[kept] = pinned;
+    if (name) {
+        sprintf(pinned, "%s=%s", name, value);
+        env[kept] = pinned;
+    }
     return env;
 }
+
+size_t fpd_host_global_options(const char *const **pairs)
+{
+    *pairs = (const char *const *)global_options;
+    return n_global_options;
+}
+
+static bool serving;
+
+void fpd_host_set_serving(void) { serving = true; }
+bool fpd_host_serving(void) { return serving; }
 
 /* In the child, between fork and exec: system calls only (fpdiv has a BLAS's threads, and one of
  * them may hold a lock the child would wait on forever). */
@@ -254,7 +271,7 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     char exe[PATH_MAX];
     ssize_t exe_len = (ssize_t)snprintf(exe, sizeof exe, "%s", program ? program : "/proc/self/exe");
     char **env = environment_with(env_name, env_value);
-    char *argv[2 * MAX_PLUGINS + 4];
+    char *argv[2 * MAX_GLOBAL_OPTIONS + 4];
     int sv[2] = {-1, -1}, err[2] = {-1, -1}, devnull = -1, rc = FPD_ERR_BACKEND;
     if (h)
         h->sock = h->memory = h->err = h->cpu = -1;
@@ -270,9 +287,9 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     }
     size_t argc = 0;
     argv[argc++] = exe;
-    for (size_t i = 0; i < n_plugins; i++) {
-        argv[argc++] = "--plugin";
-        argv[argc++] = plugins[i];
+    for (size_t i = 0; i < n_global_options; i++) {
+        argv[argc++] = global_options[i][0];
+        argv[argc++] = global_options[i][1];
     }
     argv[argc++] = "__host";
     argv[argc++] = (char *)name;
@@ -323,7 +340,7 @@ done:
     if (devnull >= 0)
         close(devnull);
     if (env) {
-        for (size_t i = 0; env[i]; i++)
+        for (size_t i = 0; env_name && env[i]; i++)
             if (!env[i + 1])
                 free(env[i]); /* the pinned variable, last: the others are environ's */
         free(env);

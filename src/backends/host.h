@@ -20,7 +20,12 @@
 
 struct fpd_host;
 
-/* Starts the host of backend `name` with env_name=env_value in its environment and waits (up to
+/* This process is a host (`fpdiv __host`): a backend it serves must not start a host itself. */
+void fpd_host_set_serving(void);
+bool fpd_host_serving(void);
+
+/* Starts the host of backend `name` with env_name=env_value in its environment (none when env_name
+ * is NULL) and waits (up to
  * timeout seconds; 0: no limit) until it has opened the backend: FPD_OK, FPD_ERR_UNAVAILABLE
  * when the backend cannot open there (its reason in why), FPD_ERR_BACKEND when the host died or
  * did not answer in time. `label` names it in messages ("openblas@Haswell"). */
@@ -46,9 +51,12 @@ void fpd_host_stop(struct fpd_host *h);
 /* The fpdiv executable hosts run (default: this process's own, which is fpdiv; a program that
  * links fpdiv's library, such as the unit tests, names one). */
 void fpd_host_set_program(const char *path);
-/* Plugins given with --plugin: a host loads them too, so that it knows the same backends.
- * FPD_ERR_INPUT past the 32 a host's command line takes, FPD_ERR_NOMEM out of memory. */
-int fpd_host_add_plugin(const char *path);
+/* The global options that add backends (--plugin PATH, --blas NAME=PATH), in order: a host is
+ * given them too, so that it knows the same backends. FPD_ERR_INPUT past the 32 a host's command
+ * line takes, FPD_ERR_NOMEM out of memory. */
+int fpd_host_add_global_option(const char *option, const char *value);
+/* Those options: (*pairs)[2 i] the option, (*pairs)[2 i + 1] its value, for i below the count. */
+size_t fpd_host_global_options(const char *const **pairs);
 
 /* The host's side, for `fpdiv __host`: serves the open backend on the socket and shared memory
  * it was started with until the other end goes away. Returns FPD_OK then. */

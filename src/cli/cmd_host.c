@@ -12,6 +12,7 @@ int fpd_cmd_host(int argc, char **argv)
         fpd_cli_error("__host", "fpdiv starts this itself, with a backend's name");
         return FPD_EXIT_USAGE;
     }
+    fpd_host_set_serving();
     struct fpd_backend_slot *slot = fpd_registry_find(argv[1]);
     char why[512];
     const char *unavailable = NULL;

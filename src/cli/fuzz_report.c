@@ -42,7 +42,7 @@ void fpd_fuzz_report_progress(struct fpd_fuzz_report *p, const struct fpd_stats 
 
 static void print_finding(const struct fpd_check *chk, const struct fpd_check_result *res)
 {
-    char dt[32], cmd[768], backends[160];
+    char dt[32], cmd[FPD_COMMAND_MAX], backends[160];
     fpd_check_backend_names(chk, backends, sizeof backends);
     const struct fpd_metrics *m = &res->metrics;
     printf("finding %-9s %-11s %-24s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
@@ -142,7 +142,7 @@ void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool fir
     if (!json && !first)
         return;
     struct fpd_check chk;
-    char why[256], shared[64] = "", cmd[768];
+    char why[256], shared[64] = "", cmd[FPD_COMMAND_MAX];
     fpd_campaign_plan(cp, index, &chk);
     fpd_case_validate(&chk.c, cp->cfg.max_mem, why, sizeof why);
     if (cp->cfg.jobs > 1)
@@ -191,7 +191,7 @@ void fpd_fuzz_report_saved(struct fpd_fuzz_report *o, json_t *line)
 static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, const struct fpd_check_result *res,
                      bool fails)
 {
-    char classname[64], backends[160], dt[32], message[512], cmd[768];
+    char classname[64], backends[160], dt[32], message[512], cmd[FPD_COMMAND_MAX];
     snprintf(classname, sizeof classname, "fpdiv.%s", chk->relation->name);
     fpd_check_backend_names(chk, backends, sizeof backends);
     struct fpd_ci_case *c = fpd_ci_case(ci, classname, backends);

@@ -35,7 +35,7 @@ static const struct fpd_command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: fpdiv [--plugin PATH.so]... <command> [options]\n"
+    fprintf(f, "usage: fpdiv [--plugin PATH.so]... [--blas NAME=PATH.so]... <command> [options]\n"
                "       fpdiv --version | --help\n\n"
                "fpdiv finds GEMM computations that are equal in exact arithmetic but differ in their bits,\n"
                "and tells whether the difference is expected from rounding or beyond its bound.\n\ncommands:\n");
@@ -44,35 +44,63 @@ static void usage(FILE *f)
             fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'fpdiv <command> --help' describes a command's options. --plugin (repeatable) and\n"
                "FPDIV_PLUGIN_PATH (colon-separated) load backends from shared objects; fpdiv-cuda.so is\n"
-               "loaded from beside the binary when present.\n"
+               "loaded from beside the binary when present. --blas NAME=PATH.so (repeatable) adds backend\n"
+               "NAME from any CBLAS library, or loads a library fpdiv knows (openblas, refblas, blis, mkl)\n"
+               "from PATH instead: a library upgrade replayed against a corpus.\n"
                "exit status: 0 nothing failed the policy, 1 findings failed it, 2 usage or input error,\n"
                "3 internal error.\n");
 }
 
-/* Plugins: --plugin options first on the command line, then FPDIV_PLUGIN_PATH, then the bundled
- * ones. Returns the index of the command word. */
+/* The global options, before the command word: each adds backends. */
+static const struct global_option {
+    const char *name;
+    const char *needs; /* what its value is, for the message when it has none */
+    int (*take)(const char *value, char *why, size_t why_size);
+} global_options[] = {
+    {"--plugin", "a path to a shared object", fpd_plugin_load},
+    {"--blas", "NAME=PATH (a CBLAS library's file)", fpd_cblas_give},
+};
+
+/* The global option argv[*i] names (its value taken, *i moved past it), or NULL when it is none. */
+static const struct global_option *global_option(int argc, char **argv, int *i, const char **value)
+{
+    for (size_t o = 0; o < sizeof global_options / sizeof global_options[0]; o++) {
+        size_t len = strlen(global_options[o].name);
+        if (strncmp(argv[*i], global_options[o].name, len) != 0 || (argv[*i][len] != '=' && argv[*i][len] != '\0'))
+            continue;
+        *value = argv[*i][len] == '=' ? argv[*i] + len + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+        return &global_options[o];
+    }
+    return NULL;
+}
+
+/* Backends: --plugin and --blas options first on the command line, then FPDIV_PLUGIN_PATH, then the
+ * bundled plugins. Returns the index of the command word. */
 static int load_plugins(int argc, char **argv, int *exit_code)
 {
     char why[1024];
     int i = 1;
     fpd_registry_init();
-    for (; i < argc && strncmp(argv[i], "--plugin", 8) == 0; i++) {
-        const char *path = argv[i][8] == '=' ? argv[i] + 9 : argv[i][8] == '\0' && i + 1 < argc ? argv[++i] : NULL;
-        if (!path || !*path) {
-            fprintf(stderr, "fpdiv: --plugin needs a path to a shared object\n");
+    for (const struct global_option *g; i < argc; i++) {
+        const char *value = NULL;
+        if (!(g = global_option(argc, argv, &i, &value)))
+            break;
+        if (!value || !*value) {
+            fprintf(stderr, "fpdiv: %s needs %s\n", g->name, g->needs);
             *exit_code = FPD_EXIT_USAGE;
             return -1;
         }
-        if (fpd_plugin_load(path, why, sizeof why) != FPD_OK) {
+        int rc = g->take(value, why, sizeof why);
+        if (rc != FPD_OK) {
             fprintf(stderr, "fpdiv: %s\n", why);
-            *exit_code = FPD_EXIT_USAGE;
+            *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
             return -1;
         }
-        int added = fpd_host_add_plugin(path); /* a backend's host process knows the same backends */
-        if (added != FPD_OK) {
-            fprintf(stderr, "fpdiv: --plugin %s: %s\n", path,
-                    added == FPD_ERR_NOMEM ? "out of memory" : "more than 32 plugins (a host process takes 32)");
-            *exit_code = added == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+        rc = fpd_host_add_global_option(g->name, value); /* a backend's host process knows the same backends */
+        if (rc != FPD_OK) {
+            fprintf(stderr, "fpdiv: %s %s: %s\n", g->name, value,
+                    rc == FPD_ERR_NOMEM ? "out of memory" : "more than 32 of --plugin and --blas (a host process takes 32)");
+            *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
             return -1;
         }
     }

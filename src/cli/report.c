@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "backends/host.h"
 #include "common/cpu.h"
 #include "common/dtype.h"
 #include "engine/environment.h"
@@ -34,6 +35,41 @@ const char *fpd_generator_option(unsigned generator, char buf[32])
     return buf;
 }
 
+/* A word for a shell: as it is when it is plain, else in single quotes. */
+static const char *shell_word(const char *word, char *buf, size_t size)
+{
+    if (word[0] && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=@:+,-") == strlen(word))
+        return word;
+    size_t used = 0;
+    buf[used++] = '\'';
+    for (const char *c = word; *c && used + 6 < size; c++) {
+        if (*c == '\'') {
+            memcpy(buf + used, "'\\''", 4); /* close, an escaped quote, open */
+            used += 4;
+        } else {
+            buf[used++] = *c;
+        }
+    }
+    buf[used++] = '\'';
+    buf[used] = '\0';
+    return buf;
+}
+
+/* " --plugin P --blas N=P": what made this fpdiv's backends, for a command that reruns a check. */
+static const char *global_options(char *buf, size_t size)
+{
+    const char *const *pairs;
+    size_t n = fpd_host_global_options(&pairs), used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < size; i++) {
+        char word[2100];
+        int w = snprintf(buf + used, size - used, " %s %s", pairs[2 * i],
+                         shell_word(pairs[2 * i + 1], word, sizeof word));
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
 const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size)
 {
     const struct fpd_case *c = &chk->c;
@@ -56,9 +92,10 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
     char pad[32] = "", generator[32];
     if (c->pad)
         snprintf(pad, sizeof pad, " --pad %u", c->pad);
-    snprintf(buf, size, "fpdiv check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
+    char global[2048];
+    snprintf(buf, size, "fpdiv%s check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
              " --index %" PRIu32 "%s",
-             chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
+             global_options(global, sizeof global), chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
              fpd_dtypes_format(&c->dt, dt, sizeof dt), c->trans_a ? " --trans-a" : "", c->trans_b ? " --trans-b" : "",
              c->has_bias ? " --bias" : "", pad, fpd_dist_table[c->recipe.dist].name, specials, extra, c->recipe.seed,
              c->recipe.index, fpd_generator_option(c->recipe.generator, generator));
@@ -122,7 +159,7 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_metrics *m = &res->metrics;
-    char shape[64], dt[32], backends[160], a[96], b[96], cmd[768];
+    char shape[64], dt[32], backends[160], a[96], b[96], cmd[FPD_COMMAND_MAX];
     fprintf(f, "check %s on %s: %s\n", chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends),
             fpd_verdict_table[res->verdict].name);
     char source[96];
@@ -178,7 +215,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_metrics *m = &res->metrics;
-    char shape[64], dt[32], a[96], b[96], cmd[768];
+    char shape[64], dt[32], a[96], b[96], cmd[FPD_COMMAND_MAX];
     json_t *backends = json_array();
     for (int i = 0; i < chk->relation->backends; i++)
         json_array_append_new(backends, json_string(chk->backends[i]->impl->name));

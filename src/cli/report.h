@@ -14,7 +14,9 @@ const char *fpd_format_value(enum fpd_dtype t, uint64_t bits, char *buf, size_t 
 /* "seq,openblas@Haswell": the check's backends, as --backend names them. */
 const char *fpd_check_backend_names(const struct fpd_check *chk, char *buf, size_t size);
 
-/* The `fpdiv check …` command that reruns exactly this check; NULL for explicit (inline) inputs. */
+/* The `fpdiv check …` command that reruns exactly this check, with the --plugin and --blas options
+ * that made its backends; NULL for explicit (inline) inputs. A buffer of FPD_COMMAND_MAX holds it. */
+#define FPD_COMMAND_MAX 4096
 const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t size);
 /* " --generator G" for a generator other than the newest (which is the default), else "". */
 const char *fpd_generator_option(unsigned generator, char buf[32]);

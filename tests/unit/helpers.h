@@ -22,7 +22,7 @@ static inline void load_kernel_sets_plugin(void)
     snprintf(path, sizeof path, "%.*s/plugins/kernelsets.so", slash ? (int)(slash - fpdiv) : 1, slash ? fpdiv : ".");
     fpd_host_set_program(fpdiv);
     cr_assert_eq(fpd_plugin_load(path, why, sizeof why), FPD_OK, "%s", why);
-    cr_assert_eq(fpd_host_add_plugin(path), FPD_OK);
+    cr_assert_eq(fpd_host_add_global_option("--plugin", path), FPD_OK);
 }
 
 #endif

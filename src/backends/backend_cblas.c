@@ -1,0 +1,434 @@
+/*
+ * backend_cblas.c — BLAS libraries through CBLAS: OpenBLAS, the reference BLAS, BLIS, oneMKL, and
+ * any other library given by path (--blas NAME=PATH.so). Each is loaded when first used, in a
+ * namespace of its own (cblas_library.h), never linked: fpdiv builds and runs without any of them,
+ * and a library missing here is `unavailable`, with the loader's reason.
+ *
+ * f32 and f64 go straight to sgemm/dgemm. f16 and bf16 inputs use the library's own 16-bit GEMM
+ * where it has one (OpenBLAS's cblas_sbgemm, oneMKL's cblas_gemm_bf16bf16f32 and
+ * cblas_gemm_f16f16f32, for an f32 accumulator); otherwise they are upcast exactly to the
+ * accumulate type and computed with sgemm (or dgemm for an f64 accumulator), then rounded to the
+ * output type: the documented upcast route. Provenance says which route ran. The fused form of
+ * addmm is BLAS's own: C prefilled with the bias, beta = 1.
+ *
+ * A DYNAMIC_ARCH OpenBLAS (Debian's) picks one of its cores (kernel sets) for the CPU when it
+ * initialises, or the one OPENBLAS_CORETYPE names: read once, at load. So fpdiv pins a core by
+ * serving this backend from a process started with that variable (fpdiv_backend.h). OpenBLAS
+ * falls back to a core of its own choosing for a name it cannot force, which is why a pin counts
+ * only when openblas_get_corename() then names the core asked for.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "backends/backend_util.h"
+#include "backends/cblas_library.h"
+#include "backends/host.h"
+#include "common/dtype.h"
+#include "common/isolate.h"
+#include "common/table.h"
+
+#ifndef FPD_MULTIARCH
+#define FPD_MULTIARCH "x86_64-linux-gnu"
+#endif
+#ifndef FPD_VENV
+#define FPD_VENV "" /* the virtual environment scripts/install-deps.sh made (the Makefile says where) */
+#endif
+
+/* The x86-64 cores of OpenBLAS's DYNAMIC_ARCH list, by the names openblas_get_corename() gives
+ * them (the 32-bit ones, Katmai to Athlon, become Prescott on x86-64). A build or a CPU that cannot
+ * run one is found out by probing it, not assumed. */
+static const char *const openblas_cores[] = {
+#if defined(__x86_64__)
+    "Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Nano", "Opteron", "Opteron_SSE3", "Barcelona",
+    "Bobcat", "Bulldozer", "Piledriver", "Steamroller", "Excavator", "Sandybridge", "Haswell", "Zen", "SkylakeX",
+    "Cooperlake", "SapphireRapids",
+#endif
+    NULL,
+};
+
+/* A library fpdiv knows by name: where it is found, and what it must be. */
+struct known_library {
+    const char *name;     /* the backend's */
+    const char *library;  /* what provenance calls it when it does not say itself */
+    const char *path_env; /* a variable naming its file, before the usual places */
+    /* the usual places, in order: a name alone is searched for as dlopen does; "VENV/" is the
+     * Python environment fpdiv's install step made (or $VIRTUAL_ENV) */
+    const char *paths[6];
+    bool reference; /* the Netlib reference BLAS: refused when the file is another library */
+};
+
+static const struct known_library known_libraries[] = {
+    {"openblas", "OpenBLAS", "FPDIV_OPENBLAS", {"libopenblas.so.0", "libopenblas.so"}, false},
+    {"refblas", "reference BLAS (Netlib)", "FPDIV_REFBLAS",
+     {"/usr/lib/" FPD_MULTIARCH "/blas/libblas.so.3", "/usr/lib64/libblas.so.3", "/usr/lib/libblas.so.3"}, true},
+    {"blis", "BLIS", "FPDIV_BLIS", {"libblis.so.4", "libblis.so.3", "libblis.so"}, false},
+    {"mkl", "oneMKL", "FPDIV_MKL",
+     {"VENV/lib/libmkl_rt.so.2", "VENV/lib/libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so.3", "libmkl_rt.so"}, false},
+};
+
+/* Libraries named with --blas NAME=PATH: a known name's file replaced, or a new backend. */
+struct given_library {
+    char *name, *path;
+    struct fpd_backend *backend; /* a new one's (NULL for a known name) */
+};
+static struct given_library given[16];
+static size_t n_given;
+
+struct cblas_state {
+    struct fpd_cblas lib;
+    const char *library; /* for provenance */
+    int current_threads;
+    struct fpd_batch_staging batch;
+    /* or, where another library's names are global, the library in a process of its own */
+    struct fpd_host *host;
+    const char *name;
+    char hosted_because[1200];
+};
+
+/* Starts (again) the host that runs the library, where nothing else is loaded. */
+static int start_host(struct cblas_state *s, char *why, size_t why_size)
+{
+    struct fpd_host *fresh;
+    int rc = fpd_host_start(s->name, s->name, NULL, NULL, 60, &fresh, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
+    fpd_host_stop(s->host);
+    s->host = fresh;
+    return FPD_OK;
+}
+
+/* Another library made BLAS names global in this process (oneMKL does): loaded here, this one's
+ * calls to its own sgemm_ could reach that library's. It runs in a host process instead, where
+ * they cannot. */
+static int open_hosted(const struct fpd_backend *self, struct cblas_state *s, const char *owner, char *why,
+                       size_t why_size)
+{
+    if (fpd_host_serving()) { /* a host's global names were there when it started: they are everywhere */
+        snprintf(why, why_size, "%s is global in every fpdiv process here (LD_PRELOAD?): %s could not answer for "
+                                "itself", owner, self->name);
+        return FPD_ERR_UNAVAILABLE;
+    }
+    s->name = self->name;
+    s->library = self->name;
+    snprintf(s->hosted_because, sizeof s->hosted_because, "a host process of its own: %s is global in fpdiv's",
+             owner);
+    int rc = start_host(s, why, why_size);
+    return rc == FPD_ERR_NOMEM ? rc : rc == FPD_OK ? FPD_OK : FPD_ERR_UNAVAILABLE;
+}
+
+static const char *given_path(const char *name)
+{
+    for (size_t i = 0; i < n_given; i++)
+        if (strcmp(given[i].name, name) == 0)
+            return given[i].path;
+    return NULL;
+}
+
+/* The virtual environment: $VIRTUAL_ENV, then the one the install step made. */
+static const char *venv(void)
+{
+    const char *v = getenv("VIRTUAL_ENV");
+    return v && *v ? v : FPD_VENV;
+}
+
+/* Tries the known library's places in order; the first that loads is it. why keeps the first
+ * failure's reason (the most specific place's). */
+static int load_known(const struct known_library *k, struct fpd_cblas *lib, char *why, size_t why_size)
+{
+    const char *env = getenv(k->path_env);
+    if (env && *env)
+        return fpd_cblas_load(env, lib, why, why_size);
+    char first[512] = "", reason[512], path[1100];
+    for (size_t i = 0; i < sizeof k->paths / sizeof k->paths[0] && k->paths[i]; i++) {
+        if (strncmp(k->paths[i], "VENV/", 5) == 0) {
+            if (!*venv())
+                continue;
+            snprintf(path, sizeof path, "%s/%s", venv(), k->paths[i] + 5);
+        } else {
+            snprintf(path, sizeof path, "%s", k->paths[i]);
+        }
+        if (fpd_cblas_load(path, lib, reason, sizeof reason) == FPD_OK)
+            return FPD_OK;
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", reason);
+    }
+    snprintf(why, why_size, "%s (set %s to its file, or give --blas %s=PATH)", first, k->path_env, k->name);
+    return FPD_ERR_UNAVAILABLE;
+}
+
+/* Loads the backend's library: the file --blas gave, else the known library's places. */
+static int load(const struct fpd_backend *self, struct fpd_cblas *lib, char *why, size_t why_size)
+{
+    long k = FPD_TABLE_FIND(known_libraries, sizeof known_libraries / sizeof known_libraries[0], self->name);
+    const char *path = given_path(self->name);
+    return path ? fpd_cblas_load(path, lib, why, why_size) : load_known(&known_libraries[k], lib, why, why_size);
+}
+
+enum probe_outcome { PROBE_RUNS, PROBE_NO_LOAD, PROBE_WRONG };
+
+/* In a child: the library loads, and a small sgemm and dgemm give the exact answers of integers
+ * (2x3 times 3x2, transposes and a beta of 1 included). */
+static int probe(void *ctx)
+{
+    const struct fpd_backend *self = ctx;
+    struct fpd_cblas lib;
+    char why[512];
+    if (load(self, &lib, why, sizeof why) != FPD_OK)
+        return PROBE_NO_LOAD;
+    const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
+    const float want[4] = {59, 65, 140, 155}; /* 1 + A B, A 2x3 and B 3x2 row-major */
+    const double want_d[4] = {59, 65, 140, 155};
+    const double ad[6] = {1, 4, 2, 5, 3, 6}, bd[6] = {7, 9, 11, 8, 10, 12}; /* the same, stored transposed */
+    float c[4] = {1, 1, 1, 1};
+    double cd[4] = {1, 1, 1, 1};
+    fpd_cblas_gemm_f32(&lib, lib.sgemm, false, false, 2, 2, 3, 1.0f, a, 3, b, 2, 1.0f, c, 2);
+    fpd_cblas_dgemm(&lib, true, true, 2, 2, 3, 1.0, ad, 2, bd, 3, 1.0, cd, 2);
+    return memcmp(c, want, sizeof c) == 0 && memcmp(cd, want_d, sizeof cd) == 0 ? PROBE_RUNS : PROBE_WRONG;
+}
+
+static int cblas_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
+{
+    struct cblas_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    char owner[1100];
+    if (fpd_cblas_global_names(owner, sizeof owner)) {
+        int rc = open_hosted(self, s, owner, why, why_size);
+        if (rc == FPD_OK)
+            *state = s;
+        else
+            free(s);
+        return rc;
+    }
+    /* a library is code fpdiv does not control: before this process takes it, a child loads it
+     * and runs it, so that one that crashes, hangs or exits costs the child */
+    char death[256];
+    int probed = fpd_run_isolated(probe, (void *)self, 60, death, sizeof death);
+    long k = FPD_TABLE_FIND(known_libraries, sizeof known_libraries / sizeof known_libraries[0], self->name);
+    int rc = probed == PROBE_RUNS || probed == PROBE_NO_LOAD ? load(self, &s->lib, why, why_size)
+                                                             : FPD_ERR_UNAVAILABLE;
+    if (probed < 0)
+        snprintf(why, why_size, "loading and running the library: %s", death);
+    else if (probed == PROBE_WRONG)
+        snprintf(why, why_size, "the library gives wrong answers to a 2x2x3 sgemm or dgemm of small integers");
+    else if (probed != PROBE_RUNS && rc == FPD_OK) /* it loads here but did not there */
+        snprintf(why, why_size, "the library did not load in a child process (exit %d)", probed), rc = FPD_ERR_UNAVAILABLE;
+    if (rc == FPD_OK && k >= 0 && known_libraries[k].reference && s->lib.library[0]) {
+        snprintf(why, why_size, "%s is %s, not the reference BLAS (an alternatives link?)", s->lib.path,
+                 s->lib.library);
+        rc = FPD_ERR_UNAVAILABLE;
+    }
+    if (rc != FPD_OK) {
+        free(s);
+        return rc;
+    }
+    s->library = s->lib.library[0] ? s->lib.library : k >= 0 ? known_libraries[k].library : self->name;
+    s->current_threads = s->lib.default_threads;
+    *state = s;
+    return FPD_OK;
+}
+
+/* The library's own 16-bit GEMM for these types, or NULL (then the upcast route). */
+static const void *native_16bit(const struct cblas_state *s, const struct fpd_dtypes *dt)
+{
+    if (dt->acc != FPD_F32)
+        return NULL;
+    if (dt->in == FPD_BF16)
+        return s->lib.gemm_bf16 ? s->lib.gemm_bf16 : s->lib.sbgemm;
+    if (dt->in == FPD_F16)
+        return s->lib.gemm_f16;
+    return NULL;
+}
+
+static bool cblas_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    struct cblas_state *s = state;
+    if (!fpd_dtypes_valid(dt, why, why_size))
+        return false;
+    if (dt->acc != FPD_F32 && dt->acc != FPD_F64) {
+        snprintf(why, why_size, "%s accumulates in f32 or f64, not %s", s->library, fpd_dtype_info(dt->acc)->name);
+        return false;
+    }
+    return true;
+}
+
+static void set_threads(struct cblas_state *s, int threads)
+{
+    int want = threads > 0 ? threads : s->lib.default_threads;
+    if (want != s->current_threads) {
+        fpd_cblas_set_threads(&s->lib, want);
+        s->current_threads = want;
+    }
+}
+
+/* Prefill C (m x n, ldc, in type ct) with the bias row: BLAS then adds A·B with beta = 1. The
+ * rows filled so far are copied at once, doubling them: a short row's copy costs about its call.
+ * A copy spans the row padding between its rows, which holds whatever the first rows' padding
+ * holds (the caller's canaries), and never the padding after its last row. */
+static void prefill_bias(const struct fpd_gemm_args *g, enum fpd_dtype ct, void *c, size_t ldc)
+{
+    size_t es = fpd_dtype_info(ct)->size;
+    fpd_convert_matrix(1, g->n, g->dt.out, g->bias, g->n, ct, c, ldc);
+    for (size_t filled = 1; filled < g->m;) {
+        size_t rows = filled < g->m - filled ? filled : g->m - filled;
+        memcpy((char *)c + filled * ldc * es, c, ((rows - 1) * ldc + g->n) * es);
+        filled += rows;
+    }
+}
+
+static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    struct cblas_state *s = state;
+    if (s->host) { /* a host is its starter's: one forked from it (a worker) starts its own */
+        int rc = fpd_host_usable(s->host) ? FPD_OK : start_host(s, why, why_size);
+        if (rc != FPD_OK)
+            return rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
+        return fpd_host_gemm(s->host, g, 0, why, why_size);
+    }
+    const size_t dims[] = {g->m, g->n, g->k, g->lda, g->ldb, g->ldc};
+    if (!fpd_cblas_fits(&s->lib, dims, sizeof dims / sizeof dims[0])) {
+        snprintf(why, why_size, "a dimension exceeds %s's %d-bit integers", s->library, s->lib.ilp64 ? 64 : 32);
+        return FPD_ERR_BACKEND;
+    }
+    set_threads(s, g->threads);
+    enum fpd_dtype ct = g->dt.acc;
+    const void *native = native_16bit(s, &g->dt);
+    enum fpd_dtype operand_t = native ? g->dt.in : ct;
+    for (size_t b = 0; b < g->batch; b++) {
+        struct fpd_batch_entry e;
+        if (fpd_stage_batch_entry(&s->batch, g, b, operand_t, ct, &e) != FPD_OK) {
+            snprintf(why, why_size, "out of memory");
+            return FPD_ERR_NOMEM;
+        }
+        if (g->bias)
+            prefill_bias(g, ct, e.c, e.ldc);
+        if (ct == FPD_F64)
+            fpd_cblas_dgemm(&s->lib, g->trans_a, g->trans_b, g->m, g->n, g->k, 1.0, e.a, e.lda, e.b, e.ldb,
+                            g->bias ? 1.0 : 0.0, e.c, e.ldc);
+        else
+            fpd_cblas_gemm_f32(&s->lib, native ? native : s->lib.sgemm, g->trans_a, g->trans_b, g->m, g->n, g->k,
+                               1.0f, e.a, e.lda, e.b, e.ldb, g->bias ? 1.0f : 0.0f, e.c, e.ldc);
+        fpd_finish_batch_entry(g, b, ct, &e);
+    }
+    return FPD_OK;
+}
+
+static const char *route_16bit(const struct cblas_state *s, enum fpd_dtype in)
+{
+    const struct fpd_dtypes dt = {.in = in, .out = FPD_F32, .acc = FPD_F32};
+    const void *native = native_16bit(s, &dt);
+    if (!native)
+        return "upcast to f32, cblas_sgemm";
+    return native == s->lib.sbgemm ? "cblas_sbgemm" : in == FPD_BF16 ? "cblas_gemm_bf16bf16f32" : "cblas_gemm_f16f16f32";
+}
+
+static void cblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
+{
+    struct cblas_state *s = state;
+    if (s->host) {
+        fpd_host_provenance(s->host, emit, ctx);
+        emit(ctx, "process", s->hosted_because);
+        return;
+    }
+    char threads[32];
+    snprintf(threads, sizeof threads, "%d", s->lib.default_threads);
+    emit(ctx, "library", s->library);
+    emit(ctx, "version", s->lib.version[0] ? s->lib.version : "unknown");
+    if (s->lib.kernel_set[0])
+        emit(ctx, "kernel_set", s->lib.kernel_set);
+    if (s->lib.config[0])
+        emit(ctx, "config", s->lib.config);
+    emit(ctx, "path", s->lib.path);
+    emit(ctx, "default_threads", threads);
+    emit(ctx, "integers", s->lib.ilp64 ? "64-bit" : "32-bit");
+    emit(ctx, "bf16", route_16bit(s, FPD_BF16));
+    emit(ctx, "f16", route_16bit(s, FPD_F16));
+}
+
+static void cblas_close(void *state)
+{
+    struct cblas_state *s = state;
+    fpd_host_stop(s->host);
+    fpd_batch_staging_free(&s->batch);
+    fpd_cblas_unload(&s->lib);
+    free(s);
+}
+
+#define CBLAS_BACKEND(backend_name, text, ...)                                                                       \
+    {                                                                                                                \
+        .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                  \
+        .kind = FPD_KIND_VENDOR, .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS, .open = cblas_open,             \
+        .supports = cblas_supports, .gemm = cblas_gemm, .provenance = cblas_provenance, .close = cblas_close,        \
+        __VA_ARGS__                                                                                                  \
+    }
+
+const struct fpd_backend fpd_backend_openblas = CBLAS_BACKEND(
+    "openblas", "OpenBLAS sgemm/dgemm via CBLAS; f16/bf16 upcast exactly (cblas_sbgemm when exported)",
+    .kernel_set_env = "OPENBLAS_CORETYPE", .kernel_sets = openblas_cores);
+const struct fpd_backend fpd_backend_refblas =
+    CBLAS_BACKEND("refblas", "Netlib reference BLAS: the textbook loop order, the baseline; f16/bf16 upcast");
+const struct fpd_backend fpd_backend_blis =
+    CBLAS_BACKEND("blis", "BLIS through its CBLAS layer; f16/bf16 upcast exactly");
+const struct fpd_backend fpd_backend_mkl = CBLAS_BACKEND(
+    "mkl", "Intel oneMKL (PyTorch's CPU matmul); native bf16 and f16 GEMMs (cblas_gemm_bf16bf16f32, _f16f16f32)");
+
+int fpd_cblas_give(const char *spec, char *why, size_t why_size)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || !eq[1]) {
+        snprintf(why, why_size, "--blas '%s': expected NAME=PATH (a CBLAS library's file)", spec);
+        return FPD_ERR_INPUT;
+    }
+    if (n_given == sizeof given / sizeof given[0]) {
+        snprintf(why, why_size, "--blas: at most %zu libraries", sizeof given / sizeof given[0]);
+        return FPD_ERR_INPUT;
+    }
+    struct given_library *g = &given[n_given];
+    *g = (struct given_library){.name = strndup(spec, (size_t)(eq - spec)), .path = strdup(eq + 1)};
+    if (!g->name || !g->path) {
+        free(g->name), free(g->path);
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    for (const char *c = g->name; *c; c++)
+        if (!(*c == '-' || *c == '_' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z'))) {
+            snprintf(why, why_size, "--blas '%s': a name of lower-case letters, digits, '-' and '_'", spec);
+            free(g->name), free(g->path);
+            return FPD_ERR_INPUT;
+        }
+    if (given_path(g->name)) {
+        snprintf(why, why_size, "--blas: %s given twice", g->name);
+        free(g->name), free(g->path);
+        return FPD_ERR_INPUT;
+    }
+    if (FPD_TABLE_FIND(known_libraries, sizeof known_libraries / sizeof known_libraries[0], g->name) >= 0) {
+        n_given++; /* the known backend loads this file instead */
+        return FPD_OK;
+    }
+    static const struct fpd_backend any = CBLAS_BACKEND(NULL, NULL);
+    char summary[1200];
+    snprintf(summary, sizeof summary, "the CBLAS library %s (--blas)", g->path);
+    g->backend = malloc(sizeof *g->backend);
+    char *copy = strdup(summary);
+    int rc = g->backend && copy ? FPD_OK : FPD_ERR_NOMEM;
+    if (rc == FPD_OK) {
+        *g->backend = any;
+        g->backend->name = g->name;
+        g->backend->summary = copy;
+        rc = fpd_registry_add(g->backend, why, why_size); /* refused: a name another backend has */
+    } else {
+        snprintf(why, why_size, "out of memory");
+    }
+    if (rc != FPD_OK) {
+        free(g->backend), free(copy), free(g->name), free(g->path);
+        return rc;
+    }
+    n_given++;
+    return FPD_OK;
+}

@@ -1,0 +1,230 @@
+/* cblas_library.c — loading a CBLAS library in a namespace of its own, and calling it. */
+#define _GNU_SOURCE /* dladdr, dlinfo */
+#include "backends/cblas_library.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpdiv_backend.h"
+
+/* How builds name their symbols: plain CBLAS, ILP64 OpenBLAS (cblas_sgemm64_), and numpy's
+ * scipy-openblas, which prefixes them too. */
+static const struct naming {
+    const char *prefix, *suffix;
+    bool ilp64;
+} namings[] = {
+    {"", "", false},
+    {"", "64_", true},
+    {"scipy_", "64_", true},
+    {"scipy_", "", false},
+};
+
+static void *find(const struct fpd_cblas *lib, const char *name)
+{
+    char full[96];
+    snprintf(full, sizeof full, "%s%s%s", lib->symbol_prefix, name, lib->symbol_suffix);
+    return dlsym(lib->handle, full);
+}
+
+/* OpenBLAS: "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH …", its core, its thread count. */
+static void describe_openblas(struct fpd_cblas *lib)
+{
+    const char *(*config)(void) = (const char *(*)(void))find(lib, "openblas_get_config");
+    const char *(*corename)(void) = (const char *(*)(void))find(lib, "openblas_get_corename");
+    int (*threads)(void) = (int (*)(void))find(lib, "openblas_get_num_threads");
+    if (!config)
+        return;
+    char version[32] = "unknown";
+    snprintf(lib->config, sizeof lib->config, "%s", config());
+    sscanf(lib->config, "OpenBLAS %31s", version);
+    snprintf(lib->library, sizeof lib->library, "OpenBLAS");
+    snprintf(lib->version, sizeof lib->version, "%s", version);
+    if (corename)
+        snprintf(lib->kernel_set, sizeof lib->kernel_set, "%s", corename());
+    if (threads)
+        lib->default_threads = threads();
+    lib->set_threads_int = (void (*)(int))find(lib, "openblas_set_num_threads");
+}
+
+/* oneMKL: "Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build …". */
+static void describe_mkl(struct fpd_cblas *lib)
+{
+    void (*version_string)(char *, int) = (void (*)(char *, int))find(lib, "MKL_Get_Version_String");
+    int (*threads)(void) = (int (*)(void))find(lib, "MKL_Get_Max_Threads");
+    if (!version_string)
+        return;
+    version_string(lib->config, (int)sizeof lib->config);
+    lib->config[sizeof lib->config - 1] = '\0';
+    const char *v = strstr(lib->config, "Version ");
+    char version[32] = "unknown";
+    if (v)
+        sscanf(v, "Version %31[0-9.]", version);
+    snprintf(lib->library, sizeof lib->library, "oneMKL");
+    snprintf(lib->version, sizeof lib->version, "%s", version);
+    if (threads)
+        lib->default_threads = threads();
+    lib->set_threads_int = (void (*)(int))find(lib, "MKL_Set_Num_Threads");
+}
+
+/* BLIS: its version, and the configuration (kernel set) it chose for the CPU. */
+static void describe_blis(struct fpd_cblas *lib)
+{
+    const char *(*version)(void) = (const char *(*)(void))find(lib, "bli_info_get_version_str");
+    int (*arch_id)(void) = (int (*)(void))find(lib, "bli_arch_query_id");
+    const char *(*arch_name)(int) = (const char *(*)(int))find(lib, "bli_arch_string");
+    int64_t (*threads)(void) = (int64_t (*)(void))find(lib, "bli_thread_get_num_threads");
+    if (!version)
+        return;
+    snprintf(lib->library, sizeof lib->library, "BLIS");
+    snprintf(lib->version, sizeof lib->version, "%s", version());
+    if (arch_id && arch_name)
+        snprintf(lib->kernel_set, sizeof lib->kernel_set, "%s", arch_name(arch_id()));
+    if (threads) /* -1 when no count is set: BLIS then runs one thread (BLIS_NUM_THREADS sets one) */
+        lib->default_threads = threads() > 0 ? (int)threads() : 1;
+    lib->set_threads_long = (void (*)(int64_t))find(lib, "bli_thread_set_num_threads");
+}
+
+/* A library that does not say its version (the reference BLAS) may carry it in its file's name:
+ * libblas.so.3.11.0. */
+static void version_of_file(struct fpd_cblas *lib)
+{
+    const char *so = strstr(lib->path, ".so.");
+    if (so && strchr(so + 4, '.') && strspn(so + 4, "0123456789.") == strlen(so + 4))
+        snprintf(lib->version, sizeof lib->version, "%.63s", so + 4);
+}
+
+/* The names through which a BLAS reaches its own code, which another library's could answer for. */
+static const char *const blas_names[] = {"sgemm_", "dgemm_", "cblas_sgemm", "cblas_dgemm", "sgemv_", "sdot_"};
+
+bool fpd_cblas_global_names(char *owner, size_t owner_size)
+{
+    for (size_t i = 0; i < sizeof blas_names / sizeof blas_names[0]; i++) {
+        void *p = dlsym(RTLD_DEFAULT, blas_names[i]);
+        Dl_info info;
+        if (!p)
+            continue;
+        snprintf(owner, owner_size, "%s (%s)", blas_names[i],
+                 dladdr(p, &info) && info.dli_fname ? info.dli_fname : "a library of this process");
+        return true;
+    }
+    return false;
+}
+
+static int load_handle(const char *path, struct fpd_cblas *lib, char *why, size_t why_size)
+{
+    /* RTLD_LOCAL: its names stay out of the global scope, where they could answer for another's;
+     * RTLD_NOW: its own calls are bound now, to itself, before anything can make names global */
+    lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib->handle) {
+        const char *e = dlerror();
+        snprintf(why, why_size, "cannot load %s: %s", path, e ? e : "unknown error");
+        return FPD_ERR_UNAVAILABLE;
+    }
+    return FPD_OK;
+}
+
+int fpd_cblas_load(const char *path, struct fpd_cblas *lib, char *why, size_t why_size)
+{
+    *lib = (struct fpd_cblas){0};
+    snprintf(lib->path, sizeof lib->path, "%s", path);
+    if (load_handle(path, lib, why, why_size) != FPD_OK)
+        return FPD_ERR_UNAVAILABLE;
+    /* the file the loader found for a name alone, and where symbolic links (alternatives) lead */
+    struct link_map *map = NULL;
+    char *real = NULL;
+    if (dlinfo(lib->handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0])
+        real = realpath(map->l_name, NULL);
+    if (real) {
+        snprintf(lib->path, sizeof lib->path, "%s", real);
+        free(real);
+    }
+    for (size_t i = 0; i < sizeof namings / sizeof namings[0] && !lib->sgemm; i++) {
+        snprintf(lib->symbol_prefix, sizeof lib->symbol_prefix, "%s", namings[i].prefix);
+        snprintf(lib->symbol_suffix, sizeof lib->symbol_suffix, "%s", namings[i].suffix);
+        lib->ilp64 = namings[i].ilp64;
+        lib->sgemm = find(lib, "cblas_sgemm");
+    }
+    lib->dgemm = lib->sgemm ? find(lib, "cblas_dgemm") : NULL;
+    if (!lib->sgemm || !lib->dgemm) {
+        snprintf(why, why_size, "%s exports no %s: not a CBLAS library", path,
+                 lib->sgemm ? "cblas_dgemm" : "cblas_sgemm (nor an ILP64 or scipy-openblas name of it)");
+        fpd_cblas_unload(lib);
+        return FPD_ERR_UNAVAILABLE;
+    }
+    lib->sbgemm = find(lib, "cblas_sbgemm");
+    lib->gemm_bf16 = find(lib, "cblas_gemm_bf16bf16f32");
+    lib->gemm_f16 = find(lib, "cblas_gemm_f16f16f32");
+    lib->default_threads = 1;
+    describe_openblas(lib);
+    describe_mkl(lib);
+    describe_blis(lib);
+    if (!lib->version[0])
+        version_of_file(lib);
+    return FPD_OK;
+}
+
+void fpd_cblas_unload(struct fpd_cblas *lib)
+{
+    /* a library's threads may still be parked in its code: unloading it could pull the code from
+     * under them, so its namespace stays for the life of the process */
+    lib->handle = NULL;
+}
+
+void fpd_cblas_set_threads(const struct fpd_cblas *lib, int threads)
+{
+    if (threads <= 0)
+        return;
+    if (lib->set_threads_int)
+        lib->set_threads_int(threads);
+    else if (lib->set_threads_long)
+        lib->set_threads_long(threads);
+}
+
+bool fpd_cblas_fits(const struct fpd_cblas *lib, const size_t *dims, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (dims[i] > (lib->ilp64 ? (size_t)INT64_MAX : (size_t)INT_MAX))
+            return false;
+    return true;
+}
+
+typedef void (*gemm32_fn)(int, int, int, int32_t, int32_t, int32_t, float, const void *, int32_t, const void *,
+                          int32_t, float, float *, int32_t);
+typedef void (*gemm64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const void *, int64_t, const void *,
+                          int64_t, float, float *, int64_t);
+typedef void (*dgemm32_fn)(int, int, int, int32_t, int32_t, int32_t, double, const double *, int32_t, const double *,
+                           int32_t, double, double *, int32_t);
+typedef void (*dgemm64_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *, int64_t, const double *,
+                           int64_t, double, double *, int64_t);
+
+static int transpose(bool t) { return t ? FPD_CBLAS_TRANS : FPD_CBLAS_NO_TRANS; }
+
+void fpd_cblas_gemm_f32(const struct fpd_cblas *lib, const void *fn, bool trans_a, bool trans_b, size_t m, size_t n,
+                        size_t k, float alpha, const void *a, size_t lda, const void *b, size_t ldb, float beta,
+                        float *c, size_t ldc)
+{
+    if (lib->ilp64)
+        ((gemm64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int64_t)m, (int64_t)n,
+                                   (int64_t)k, alpha, a, (int64_t)lda, b, (int64_t)ldb, beta, c, (int64_t)ldc);
+    else
+        ((gemm32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int32_t)m, (int32_t)n,
+                                   (int32_t)k, alpha, a, (int32_t)lda, b, (int32_t)ldb, beta, c, (int32_t)ldc);
+}
+
+void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
+                     double alpha, const double *a, size_t lda, const double *b, size_t ldb, double beta, double *c,
+                     size_t ldc)
+{
+    if (lib->ilp64)
+        ((dgemm64_fn)(uintptr_t)lib->dgemm)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int64_t)m,
+                                            (int64_t)n, (int64_t)k, alpha, a, (int64_t)lda, b, (int64_t)ldb, beta, c,
+                                            (int64_t)ldc);
+    else
+        ((dgemm32_fn)(uintptr_t)lib->dgemm)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int32_t)m,
+                                            (int32_t)n, (int32_t)k, alpha, a, (int32_t)lda, b, (int32_t)ldb, beta, c,
+                                            (int32_t)ldc);
+}

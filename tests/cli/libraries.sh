@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The BLAS libraries suite (issue 33): libraries loaded at run time, each answering for itself;
+# --blas NAME=PATH; libraries that fail to load, are no CBLAS, or crash; the reference BLAS's
+# order against fpdiv's own; oneMKL from the project's Python environment.
+# Usage: FPDIV=build/fpdiv tests/cli/libraries.sh   (after scripts/install-deps.sh: nothing skips)
+set -u
+FPDIV=${FPDIV:-build/fpdiv}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+build=$(dirname "$FPDIV")
+fwd=$build/blas/libclash_forward.so bwd=$build/blas/libclash_backward.so glob=$build/blas/libclash_global.so
+for f in $fwd $bwd $glob $build/plugins/reverse.so; do [ -f $f ] || { echo "libraries.sh: $f is missing (make test builds it)"; exit 1; }; done
+verdict() { grep -m1 -oE '^  verdict  [a-z]+' <<<"$1" | awk '{print $2}'; }
+# vendor NAME WANT BACKENDS [OPTIONS...]: the vendor relation between two backends gives WANT
+vendor() {
+    local name=$1 want=$2 backends=$3
+    shift 3
+    run "$name" 0 $FPDIV --plugin $build/plugins/reverse.so --blas fwd=$fwd --blas bwd=$bwd --blas glob=$glob \
+        check --relation vendor --backend $backends --shape 3x5x40 --dtype f32 --bias "$@" &&
+        { [ "$(verdict "$out")" = "$want" ] && pass "$name" || fail "$name" "verdict $(verdict "$out"), want $want"; }
+}
+
+# --- two libraries exporting the same names, side by side: each gives its own answers ---
+vendor "the forward library sums in seq's order" same seq,fwd
+vendor "the backward library in the reverse plugin's" same reverse,bwd
+vendor "side by side, each answers for itself" reorder fwd,bwd
+vendor "in the other order too" reorder bwd,fwd
+# a library that made the forward names global (as oneMKL does with its parts): a library loaded
+# after it runs in a host process of its own, and still answers for itself
+vendor "beside a library that made its names global, the backward one answers for itself" reorder glob,bwd
+expect "and runs in a host process of its own" "$out" "process=a host process of its own: sgemm_ \(.*libclash_forward.so\) is global"
+# a campaign that opens them in that order: pairs within one order are always same (the hosted
+# backward library is the reverse plugin, bit for bit), pairs across them differ
+run "a campaign over both orders" 0 $FPDIV --plugin $build/plugins/reverse.so --blas glob=$glob --blas bwd=$bwd fuzz \
+    --backends glob,bwd,seq,reverse --relations vendor --dtypes f32,f64 --max-dim 24 --cases 300 --seed 5 --no-corpus \
+    --json &&
+    expect "the hosted backward library gives the reverse plugin's answers, and no other's" \
+        "$(python3 -c '
+import collections, json, sys
+order = {"glob": "forward", "seq": "forward", "bwd": "backward", "reverse": "backward"}
+seen = collections.defaultdict(collections.Counter)
+for l in map(json.loads, sys.stdin):
+    if l.get("type") == "check":
+        seen[len({order[b] for b in l["backends"]}) == 1][l["verdict"]] += 1
+print("within an order: %s; across: %s" % (sorted(seen[True]), "differ" if seen[False]["reorder"] else "never differ"))
+' <<<"$out")" "^within an order: \['same'\]; across: differ$"
+
+# --- the rerun line names the libraries it needs, quoted for the shell, and reruns the check ---
+odd="$tmp/it's a dir"
+mkdir -p "$odd" && cp $fwd "$odd/libclash_forward.so"
+run "a check on a --blas library" 0 $FPDIV --blas "fwd=$odd/libclash_forward.so" check --relation vendor --backend seq,fwd \
+    --shape 4x3x33 --dtype f32 --bias --seed 9
+rerun=$(sed -n 's/^  rerun    //p' <<<"$out") hashes=$(grep '^  hashes' <<<"$out")
+expect "the rerun line carries --blas, quoted for the shell" "$rerun" "^fpdiv --blas 'fwd=/[^ ]*/it'.''s a dir/libclash_forward.so' check "
+run "which reruns it" 0 bash -c "${rerun/fpdiv/$FPDIV}" &&
+    { [[ "$out" == *"$hashes"* ]] && pass "to the same hashes" || fail "rerun hashes" "want $hashes in: ${out:0:300}"; }
+
+# --- what --blas refuses, and libraries that cannot serve ---
+bad "--blas without a path" "--blas 'x': expected NAME=PATH" --blas x list
+bad "--blas with a name of another backend" "a backend named 'seq' is already registered" --blas seq=$fwd list
+bad "--blas twice for one name" "--blas: fwd given twice" --blas fwd=$fwd --blas fwd=$bwd list
+printf 'void cblas_sgemm(void) { *(volatile int *)0 = 1; }\nvoid cblas_dgemm(void) {}\n' >$tmp/crash.c
+printf 'int answer(void) { return 42; }\n' >$tmp/other.c
+cc -shared -fPIC -o $tmp/libcrash.so $tmp/crash.c && cc -shared -fPIC -o $tmp/libother.so $tmp/other.c
+run "libraries that cannot serve are listed" 0 $FPDIV --blas crash=$tmp/libcrash.so --blas other=$tmp/libother.so \
+    --blas gone=$tmp/nothere.so list &&
+    expect "one that crashes is unavailable, with the signal" "$out" "why: loading and running the library: killed by signal 11" &&
+    expect "one that is no CBLAS, with the symbol it lacks" "$out" "libother.so exports no cblas_sgemm" &&
+    expect "a file that is not there, with the loader's message" "$out" "cannot load .*nothere.so: .*No such file"
+run "a check on a library that crashes exits 2, naming it" 2 $FPDIV --blas crash=$tmp/libcrash.so check \
+    --relation repeat --backend crash --shape 2x2x2 && expect "check names the crash" "$err" "crash is unavailable: .*signal 11"
+
+# --- the reference BLAS: the textbook loop, sequential over k from C, a multiply and an add per
+# term. Products of 16-bit inputs are exact in f32, so there its sums are seq's FMA sums exactly;
+# with a bias, transposed layouts start from 0 and add the bias last, so only without one.
+for dt in bf16 f16; do
+    for layout in "" "--trans-a" "--trans-b" "--trans-a --trans-b"; do
+        run "refblas $dt $layout" 0 $FPDIV check --relation vendor --backend seq,refblas --shape 7x9x300 --dtype $dt $layout &&
+            { [ "$(verdict "$out")" = same ] && pass "refblas is seq, $dt ${layout:-untransposed}" ||
+                fail "refblas $dt $layout" "$(verdict "$out")"; }
+    done
+done
+run "refblas f32" 0 $FPDIV check --relation vendor --backend seq,refblas --shape 7x9x300 --dtype f32 &&
+    expect "in f32 the two roundings of a product and an add differ from one FMA" "$out" "^  verdict  reorder"
+expect "refblas names its library and version" "$out" "refblas +reference BLAS \(Netlib\) [0-9]+\.[0-9]+"
+
+# --- the libraries the install step gives: each available, with a version ---
+run "fpdiv list" 0 $FPDIV list
+for b in openblas refblas blis mkl; do
+    expect "$b is available" "$out" "^  $b +cpu available"
+done
+expect "mkl is oneMKL 2024.2, from the project's environment" "$out" "oneMKL 2024\.2.*path=.*/\.venv/lib/libmkl_rt\.so\.2"
+expect "mkl's bf16 and f16 GEMMs are its own" "$out" "bf16=cblas_gemm_bf16bf16f32; f16=cblas_gemm_f16f16f32"
+expect "blis names its version and configuration" "$out" "BLIS [0-9.]+, kernel set [a-z0-9]+"
+
+echo "libraries: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
