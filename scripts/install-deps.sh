@@ -51,8 +51,10 @@ else
 fi
 
 # oneMKL, the library PyTorch's CPU matmul runs, in the version the torch 2.x wheels link (2024.2:
-# their results and MKL's own agree bit for bit). Pinned, so that a finding names one MKL.
-python_packages=(mkl==2024.2.0)
+# their results and MKL's own agree bit for bit), and the OpenBLAS numpy 2.x wheels bundle
+# (scipy-openblas64 0.3.31, 64-bit integers): the library upgrade the tests replay the corpus
+# against. Pinned, so that a finding names one version.
+python_packages=(mkl==2024.2.0 scipy-openblas64==0.3.31.188.0)
 venv=$root/.venv
 if [ ! -x "$venv/bin/python" ]; then
     echo "install-deps: making the Python environment $venv"

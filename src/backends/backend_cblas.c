@@ -421,6 +421,10 @@ int fpd_cblas_give(const char *spec, char *why, size_t why_size)
         *g->backend = any;
         g->backend->name = g->name;
         g->backend->summary = copy;
+        if (fpd_cblas_file_is_openblas(g->path)) { /* its kernel sets are pinned as Debian's are */
+            g->backend->kernel_set_env = "OPENBLAS_CORETYPE";
+            g->backend->kernel_sets = openblas_cores;
+        }
         rc = fpd_registry_add(g->backend, why, why_size); /* refused: a name another backend has */
     } else {
         snprintf(why, why_size, "out of memory");

@@ -3,8 +3,13 @@
 #include "backends/cblas_library.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,53 @@ static const struct naming {
     {"scipy_", "64_", true},
     {"scipy_", "", false},
 };
+
+/* Whether the ELF file at path exports a symbol whose name starts with `prefix` and contains
+ * `part`, read from its dynamic symbol table without loading it (no code of it runs). */
+static bool elf_exports(const char *path, const char *prefix, const char *part)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    size_t size = (size_t)st.st_size;
+    const unsigned char *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (file == MAP_FAILED)
+        return false;
+    bool found = false;
+    const Elf64_Ehdr *eh = (const void *)file;
+    bool elf64 = memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64;
+    for (size_t i = 0; elf64 && !found && eh->e_shoff < size && i < eh->e_shnum; i++) {
+        const Elf64_Shdr *sh = (const void *)(file + eh->e_shoff + i * sizeof *sh);
+        if ((const unsigned char *)(sh + 1) > file + size || sh->sh_type != SHT_DYNSYM || sh->sh_link >= eh->e_shnum)
+            continue;
+        const Elf64_Shdr *strtab = (const void *)(file + eh->e_shoff + sh->sh_link * sizeof *sh);
+        if ((const unsigned char *)(strtab + 1) > file + size || sh->sh_offset > size ||
+            sh->sh_size > size - sh->sh_offset || strtab->sh_offset > size || strtab->sh_size > size - strtab->sh_offset)
+            continue;
+        const Elf64_Sym *syms = (const void *)(file + sh->sh_offset);
+        const char *names = (const char *)file + strtab->sh_offset;
+        for (size_t s = 0; !found && s < sh->sh_size / sizeof *syms; s++) {
+            if (syms[s].st_shndx == SHN_UNDEF || syms[s].st_name >= strtab->sh_size)
+                continue;
+            const char *name = names + syms[s].st_name;
+            size_t room = strtab->sh_size - syms[s].st_name;
+            if (memchr(name, '\0', room) && strncmp(name, prefix, strlen(prefix)) == 0 && strstr(name, part))
+                found = true;
+        }
+    }
+    munmap((void *)file, size);
+    return found;
+}
+
+bool fpd_cblas_file_is_openblas(const char *path)
+{
+    return elf_exports(path, "openblas_get_corename", "") || elf_exports(path, "scipy_openblas_get_corename", "");
+}
 
 static void *find(const struct fpd_cblas *lib, const char *name)
 {

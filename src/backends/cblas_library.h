@@ -55,6 +55,10 @@ void fpd_cblas_unload(struct fpd_cblas *lib);
  * answer for a library loaded now; owner gets the name and the library it comes from. */
 bool fpd_cblas_global_names(char *owner, size_t owner_size);
 
+/* Whether the file is an OpenBLAS (it exports openblas_get_corename, under any of the names
+ * builds give it), read from its symbol table without loading it. */
+bool fpd_cblas_file_is_openblas(const char *path);
+
 /* The library's threads: `threads` (> 0), where it can be told. */
 void fpd_cblas_set_threads(const struct fpd_cblas *lib, int threads);
 

@@ -94,5 +94,22 @@ expect "mkl is oneMKL 2024.2, from the project's environment" "$out" "oneMKL 202
 expect "mkl's bf16 and f16 GEMMs are its own" "$out" "bf16=cblas_gemm_bf16bf16f32; f16=cblas_gemm_f16f16f32"
 expect "blis names its version and configuration" "$out" "BLIS [0-9.]+, kernel set [a-z0-9]+"
 
+# --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
+numpy_openblas=$(ls .venv/lib/python3*/site-packages/scipy_openblas64/lib/libscipy_openblas64_.so 2>/dev/null | head -1)
+if [ -n "$numpy_openblas" ]; then
+    run "numpy's OpenBLAS as a backend of its own" 0 $FPDIV --blas numpy-openblas=$numpy_openblas list &&
+        expect "with its version and 64-bit integers" "$out" "OpenBLAS 0\.3\.31.*integers=64-bit"
+    run "vendor between two OpenBLAS versions" 0 $FPDIV --blas numpy-openblas=$numpy_openblas check --relation vendor \
+        --backend openblas,numpy-openblas --core Haswell --shape 5x40x300 --dtype f64 &&
+        expect "runs, each named with its kernel set" "$out" "^check vendor on openblas@Haswell,numpy-openblas@Haswell: "
+    run "replay the corpus against the new OpenBLAS" 0 $FPDIV --blas openblas=$numpy_openblas replay corpus &&
+        expect "every case is classified" "$out" "^91 cases: reproduced [0-9]+, changed [0-9]+, fixed [0-9]+, worse [0-9]+, elsewhere [0-9]+, skipped 0$" &&
+        expect "a reproduced case names both versions" "$out" "OpenBLAS 0\.3\.31\.188\.0 here, 0\.3\.21 recorded" &&
+        expect "a kernel set the new build lacks is elsewhere, with the reason" "$out" \
+            "^elsewhere .*openblas cannot pin Prescott here: OPENBLAS_CORETYPE=Prescott selects "
+else
+    fail "numpy's OpenBLAS" "not in .venv: run scripts/install-deps.sh"
+fi
+
 echo "libraries: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
