@@ -344,6 +344,8 @@ static void cblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
         emit(ctx, "kernel_set", s->lib.kernel_set);
     if (s->lib.config[0])
         emit(ctx, "config", s->lib.config);
+    if (s->lib.settings[0])
+        emit(ctx, "code_path", s->lib.settings);
     emit(ctx, "path", s->lib.path);
     emit(ctx, "default_threads", threads);
     emit(ctx, "integers", s->lib.ilp64 ? "64-bit" : "32-bit");

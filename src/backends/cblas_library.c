@@ -120,6 +120,15 @@ static void describe_mkl(struct fpd_cblas *lib)
     if (threads)
         lib->default_threads = threads();
     lib->set_threads_int = (void (*)(int))find(lib, "MKL_Set_Num_Threads");
+    /* the code path: the CPU's, or what these chose (MKL_CBWR makes results the same on every CPU
+     * that has the named instructions) */
+    static const char *const chooser[] = {"MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS"};
+    for (size_t i = 0; i < sizeof chooser / sizeof chooser[0]; i++) {
+        const char *v = getenv(chooser[i]);
+        size_t used = strlen(lib->settings);
+        if (v && *v)
+            snprintf(lib->settings + used, sizeof lib->settings - used, "%s%s=%.60s", used ? " " : "", chooser[i], v);
+    }
 }
 
 /* BLIS: its version, and the configuration (kernel set) it chose for the CPU. */

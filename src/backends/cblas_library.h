@@ -44,6 +44,7 @@ struct fpd_cblas {
     char version[64];    /* "0.3.21", "2024.2.0", "0.9.0" */
     char kernel_set[48]; /* the kernels it picked: OpenBLAS's core, BLIS's configuration */
     char config[256];    /* OpenBLAS's configuration string, oneMKL's version string */
+    char settings[160];  /* the variables that chose its code path, as set: "MKL_CBWR=AVX2" */
 };
 
 /* Loads the library at `path` (a file name alone is searched for as dlopen searches) and resolves

@@ -94,6 +94,14 @@ expect "mkl is oneMKL 2024.2, from the project's environment" "$out" "oneMKL 202
 expect "mkl's bf16 and f16 GEMMs are its own" "$out" "bf16=cblas_gemm_bf16bf16f32; f16=cblas_gemm_f16f16f32"
 expect "blis names its version and configuration" "$out" "BLIS [0-9.]+, kernel set [a-z0-9]+"
 
+# --- oneMKL's k blocking: addmm (mm + bias against the fused form) first differs at k = 193, as
+# in torch (m = 4, n = 256); MKL_CBWR=AVX2 gives the same bits on every CPU with AVX2 ---
+run "bisect mkl's addmm over k" 0 env MKL_CBWR=AVX2 $FPDIV bisect --relation addmm --backend mkl --good 4x256x1 \
+    --bad 4x256x400 --dim k --dtype f32 &&
+    expect "the boundary is k = 192/193" "$out" "^boundary: k=192 gives same; k=193 gives reorder$"
+run "check at k = 193" 0 env MKL_CBWR=AVX2 $FPDIV check --relation addmm --backend mkl --shape 4x256x193 --dtype f32 &&
+    expect "names the code path it ran" "$out" "code_path=MKL_CBWR=AVX2"
+
 # --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
 numpy_openblas=$(ls .venv/lib/python3*/site-packages/scipy_openblas64/lib/libscipy_openblas64_.so 2>/dev/null | head -1)
 if [ -n "$numpy_openblas" ]; then
