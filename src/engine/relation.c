@@ -129,7 +129,7 @@ const struct fpd_relation fpd_relation_table[] = {
         .backends = 1, .needs_16bit_in = true, .needs_wider_out = true, .build = build_cast_out),
     ROW(.name = "layout", .doc = "transpose flags vs the same operands materialized in the other storage order",
         .backends = 1, .default_campaign = true, .build = build_layout),
-    ROW(.name = "vendor", .doc = "one gemm on two backends of one device (own kernel vs vendor library)",
+    ROW(.name = "vendor", .doc = "one gemm on two backends of one device (own kernel vs library, or two libraries)",
         .backends = 2, .pairing = FPD_PAIR_SAME_DEVICE, .default_campaign = true, .build = build_two_backends),
     ROW(.name = "device", .doc = "one gemm on the CPU and on the GPU (an own kernel and its twin, or two vendors)",
         .backends = 2, .pairing = FPD_PAIR_CROSS_DEVICE, .default_campaign = true, .build = build_two_backends),
@@ -265,7 +265,18 @@ bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_bac
     case FPD_PAIR_KERNEL_SETS: /* each pair once: the campaign offers it in its list's order */
         return fpd_backend_pinned_parts(a, &base_a, NULL) && fpd_backend_pinned_parts(b, &base_b, NULL) &&
                base_a == base_b && a != b;
-    case FPD_PAIR_SAME_DEVICE: return a->device == b->device && a->kind == FPD_KIND_OWN && b->kind != FPD_KIND_OWN;
+    case FPD_PAIR_SAME_DEVICE:
+        if (a->device != b->device)
+            return false;
+        if (a->kind == FPD_KIND_OWN)
+            return b->kind != FPD_KIND_OWN;
+        /* two libraries, each pair once (in name order), and never two kernel sets of one library:
+         * that is the core relation's */
+        base_a = base_b = NULL;
+        fpd_backend_pinned_parts(a, &base_a, NULL);
+        fpd_backend_pinned_parts(b, &base_b, NULL);
+        return a->kind == FPD_KIND_VENDOR && b->kind == FPD_KIND_VENDOR && strcmp(a->name, b->name) < 0 &&
+               (!base_a || base_a != base_b);
     case FPD_PAIR_CROSS_DEVICE:
         return a->device == FPD_DEVICE_CPU && b->device == FPD_DEVICE_GPU &&
                ((b->twin && strcmp(b->twin, a->name) == 0) || (a->kind == FPD_KIND_VENDOR && b->kind == FPD_KIND_VENDOR));

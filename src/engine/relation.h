@@ -53,7 +53,7 @@ struct fpd_relation_params {
 /* Which two backends a two-backend relation compares. */
 enum fpd_pairing {
     FPD_PAIR_NONE,        /* one backend */
-    FPD_PAIR_SAME_DEVICE, /* vendor: one own kernel against one vendor library, one device */
+    FPD_PAIR_SAME_DEVICE, /* vendor: an own kernel against a library, or two libraries, one device */
     FPD_PAIR_CROSS_DEVICE, /* device: a CPU backend against a GPU one (twins, or two vendors) */
     FPD_PAIR_KERNEL_SETS   /* core: one library pinned to two of its kernel sets (backend_pinned.h) */
 };

@@ -94,6 +94,15 @@ expect "mkl is oneMKL 2024.2, from the project's environment" "$out" "oneMKL 202
 expect "mkl's bf16 and f16 GEMMs are its own" "$out" "bf16=cblas_gemm_bf16bf16f32; f16=cblas_gemm_f16f16f32"
 expect "blis names its version and configuration" "$out" "BLIS [0-9.]+, kernel set [a-z0-9]+"
 
+# --- vendor between every two of the libraries and an own kernel: each pair diverges somewhere ---
+run "a vendor campaign over openblas, mkl, blis, refblas and seq" 0 $FPDIV fuzz --relations vendor \
+    --backends openblas,mkl,blis,refblas,seq --cases 1500 --max-dim 64 --no-corpus --seed 3 --json &&
+    expect "every one of the 10 pairs has checks that differ, and none is an error" "$(python3 -c '
+import collections, json, sys
+rows = [r for l in map(json.loads, sys.stdin) if l.get("type") == "summary" for r in l["rows"]]
+print("pairs %d, diverging %d, errors %d" % (len(rows), sum(r["verdicts"]["reorder"] + r["verdicts"]["bound"] > 0 for r in rows),
+      sum(r["verdicts"]["error"] for r in rows)))' <<<"$out")" "^pairs 10, diverging 10, errors 0$"
+
 # --- oneMKL's k blocking: addmm (mm + bias against the fused form) first differs at k = 193, as
 # in torch (m = 4, n = 256); MKL_CBWR=AVX2 gives the same bits on every CPU with AVX2 ---
 run "bisect mkl's addmm over k" 0 env MKL_CBWR=AVX2 $FPDIV bisect --relation addmm --backend mkl --good 4x256x1 \
