@@ -41,6 +41,11 @@
 /* The x86-64 cores of OpenBLAS's DYNAMIC_ARCH list, by the names openblas_get_corename() gives
  * them (the 32-bit ones, Katmai to Athlon, become Prescott on x86-64). A build or a CPU that cannot
  * run one is found out by probing it, not assumed. */
+/* oneMKL's code paths, as MKL_CBWR names them: each gives the same bits on every CPU that runs
+ * it (AUTO, the default, is the CPU's own path, and not reproducible elsewhere). */
+static const char *const mkl_branches[] = {"COMPATIBLE", "SSE2", "SSSE3", "SSE4_1", "SSE4_2", "AVX", "AVX2",
+                                           "AVX512", "AVX512_E1", "AUTO", NULL};
+
 static const char *const openblas_cores[] = {
 #if defined(__x86_64__)
     "Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Nano", "Opteron", "Opteron_SSE3", "Barcelona",
@@ -346,6 +351,8 @@ static void cblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
         emit(ctx, "config", s->lib.config);
     if (s->lib.settings[0])
         emit(ctx, "code_path", s->lib.settings);
+    if (s->lib.native_branch[0])
+        emit(ctx, "cpu_code_path", s->lib.native_branch);
     emit(ctx, "path", s->lib.path);
     emit(ctx, "default_threads", threads);
     emit(ctx, "integers", s->lib.ilp64 ? "64-bit" : "32-bit");
@@ -378,7 +385,8 @@ const struct fpd_backend fpd_backend_refblas =
 const struct fpd_backend fpd_backend_blis =
     CBLAS_BACKEND("blis", "BLIS through its CBLAS layer; f16/bf16 upcast exactly");
 const struct fpd_backend fpd_backend_mkl = CBLAS_BACKEND(
-    "mkl", "Intel oneMKL (PyTorch's CPU matmul); native bf16 and f16 GEMMs (cblas_gemm_bf16bf16f32, _f16f16f32)");
+    "mkl", "Intel oneMKL (PyTorch's CPU matmul); native bf16 and f16 GEMMs (cblas_gemm_bf16bf16f32, _f16f16f32)",
+    .kernel_set_env = "MKL_CBWR", .kernel_sets = mkl_branches);
 
 int fpd_cblas_give(const char *spec, char *why, size_t why_size)
 {

@@ -102,7 +102,26 @@ static void describe_openblas(struct fpd_cblas *lib)
     lib->set_threads_int = (void (*)(int))find(lib, "openblas_set_num_threads");
 }
 
-/* oneMKL: "Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build …". */
+/* oneMKL's code paths, by their MKL_CBWR names and mkl_cbwr.h's numbers (AVX512_MIC ones are
+ * obsolete aliases of AVX2). */
+static const struct {
+    int branch;
+    const char *name;
+} mkl_branches[] = {
+    {3, "COMPATIBLE"}, {4, "SSE2"}, {6, "SSSE3"}, {7, "SSE4_1"}, {8, "SSE4_2"}, {9, "AVX"}, {10, "AVX2"},
+    {12, "AVX512"}, {14, "AVX512_E1"},
+};
+
+static const char *mkl_branch_name(int branch)
+{
+    for (size_t i = 0; i < sizeof mkl_branches / sizeof mkl_branches[0]; i++)
+        if (mkl_branches[i].branch == (branch & 0xffff)) /* without MKL_CBWR_STRICT */
+            return mkl_branches[i].name;
+    return NULL;
+}
+
+/* oneMKL: "Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build …", and its code path:
+ * the branch MKL_CBWR set (the same bits on every CPU that runs it), else AUTO, the CPU's own. */
 static void describe_mkl(struct fpd_cblas *lib)
 {
     void (*version_string)(char *, int) = (void (*)(char *, int))find(lib, "MKL_Get_Version_String");
@@ -120,6 +139,13 @@ static void describe_mkl(struct fpd_cblas *lib)
     if (threads)
         lib->default_threads = threads();
     lib->set_threads_int = (void (*)(int))find(lib, "MKL_Set_Num_Threads");
+    /* the C entry points: in the single dynamic library, mkl_cbwr_get is the Fortran one (by reference) */
+    int (*cbwr_get)(int) = (int (*)(int))find(lib, "MKL_CBWR_Get");
+    int (*auto_branch)(void) = (int (*)(void))find(lib, "MKL_CBWR_Get_Auto_Branch");
+    const char *set = cbwr_get ? mkl_branch_name(cbwr_get(1 /* MKL_CBWR_BRANCH */)) : NULL;
+    snprintf(lib->kernel_set, sizeof lib->kernel_set, "%s", set ? set : "AUTO");
+    if (auto_branch && mkl_branch_name(auto_branch()))
+        snprintf(lib->native_branch, sizeof lib->native_branch, "%s", mkl_branch_name(auto_branch()));
     /* the code path: the CPU's, or what these chose (MKL_CBWR makes results the same on every CPU
      * that has the named instructions) */
     static const char *const chooser[] = {"MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS"};

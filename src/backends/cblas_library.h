@@ -45,6 +45,7 @@ struct fpd_cblas {
     char kernel_set[48]; /* the kernels it picked: OpenBLAS's core, BLIS's configuration */
     char config[256];    /* OpenBLAS's configuration string, oneMKL's version string */
     char settings[160];  /* the variables that chose its code path, as set: "MKL_CBWR=AVX2" */
+    char native_branch[16]; /* oneMKL: the code path it picks for this CPU (mkl_cbwr_get_auto_branch) */
 };
 
 /* Loads the library at `path` (a file name alone is searched for as dlopen searches) and resolves

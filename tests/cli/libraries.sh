@@ -103,13 +103,26 @@ rows = [r for l in map(json.loads, sys.stdin) if l.get("type") == "summary" for 
 print("pairs %d, diverging %d, errors %d" % (len(rows), sum(r["verdicts"]["reorder"] + r["verdicts"]["bound"] > 0 for r in rows),
       sum(r["verdicts"]["error"] for r in rows)))' <<<"$out")" "^pairs 10, diverging 10, errors 0$"
 
-# --- oneMKL's k blocking: addmm (mm + bias against the fused form) first differs at k = 193, as
-# in torch (m = 4, n = 256); MKL_CBWR=AVX2 gives the same bits on every CPU with AVX2 ---
-run "bisect mkl's addmm over k" 0 env MKL_CBWR=AVX2 $FPDIV bisect --relation addmm --backend mkl --good 4x256x1 \
-    --bad 4x256x400 --dim k --dtype f32 &&
-    expect "the boundary is k = 192/193" "$out" "^boundary: k=192 gives same; k=193 gives reorder$"
-run "check at k = 193" 0 env MKL_CBWR=AVX2 $FPDIV check --relation addmm --backend mkl --shape 4x256x193 --dtype f32 &&
-    expect "names the code path it ran" "$out" "code_path=MKL_CBWR=AVX2"
+# --- oneMKL's code paths as kernel sets (MKL_CBWR): COMPATIBLE gives the same bits on every CPU,
+# AUTO is the CPU's own path; the core relation compares them ---
+run "mkl's kernel sets" 0 $FPDIV env
+expect "COMPATIBLE and AUTO run on every CPU" "$out" "kernel sets this CPU runs \(--core SET, or mkl@SET\): .*COMPATIBLE.*AUTO"
+run "core between two of mkl's code paths" 0 $FPDIV check --relation core --backend mkl --core AUTO,COMPATIBLE \
+    --shape 4x256x300 --dtype f32 && expect "names both" "$out" "^check core on mkl@AUTO,mkl@COMPATIBLE: (same|reorder)"
+run "bisect mkl's addmm over k on its COMPATIBLE path" 0 $FPDIV bisect --relation addmm --backend mkl@COMPATIBLE \
+    --good 4x256x1 --bad 4x256x400 --dim k --dtype f32 &&
+    expect "the fused and unfused forms part at once there" "$out" "^boundary: k=1 gives same; k=2 gives reorder$"
+run "check on mkl@COMPATIBLE" 0 $FPDIV check --relation addmm --backend mkl@COMPATIBLE --shape 4x256x3 --dtype f32 &&
+    expect "names the code path it ran" "$out" "kernel set COMPATIBLE, .*code_path=MKL_CBWR=COMPATIBLE"
+# On AMD CPUs (every machine here) MKL's AUTO path blocks k by 192, as torch's MKL does: addmm first
+# differs at k = 193 (m = 4, n = 256). On Intel CPUs AUTO is another path, whose blocking is unmeasured.
+if grep -q AuthenticAMD /proc/cpuinfo; then
+    run "bisect mkl's addmm over k on this AMD CPU's own path" 0 $FPDIV bisect --relation addmm --backend mkl@AUTO \
+        --good 4x256x1 --bad 4x256x400 --dim k --dtype f32 &&
+        expect "the boundary is k = 192/193, as in torch" "$out" "^boundary: k=192 gives same; k=193 gives reorder$"
+else
+    echo "SKIP mkl's k = 192/193 boundary: measured on AMD CPUs only, and this one is $(grep -m1 vendor_id /proc/cpuinfo)"
+fi
 
 # --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
 numpy_openblas=$(ls .venv/lib/python3*/site-packages/scipy_openblas64/lib/libscipy_openblas64_.so 2>/dev/null | head -1)
