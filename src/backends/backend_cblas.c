@@ -41,10 +41,11 @@
 /* The x86-64 cores of OpenBLAS's DYNAMIC_ARCH list, by the names openblas_get_corename() gives
  * them (the 32-bit ones, Katmai to Athlon, become Prescott on x86-64). A build or a CPU that cannot
  * run one is found out by probing it, not assumed. */
-/* oneMKL's code paths, as MKL_CBWR names them: each gives the same bits on every CPU that runs
- * it (AUTO, the default, is the CPU's own path, and not reproducible elsewhere). */
-static const char *const mkl_branches[] = {"COMPATIBLE", "SSE2", "SSSE3", "SSE4_1", "SSE4_2", "AVX", "AVX2",
-                                           "AVX512", "AVX512_E1", "AUTO", NULL};
+/* oneMKL's code paths, as MKL_CBWR names them: each of COMPATIBLE to AVX512_E1 gives the same bits
+ * on every CPU that runs it; AUTO is the CPU's own reproducible path; OFF, MKL's default (MKL_CBWR
+ * unset), its fastest, reproducible nowhere else. */
+static const char *const mkl_branches[] = {"OFF",    "AUTO", "COMPATIBLE", "SSE2",   "SSSE3",     "SSE4_1",
+                                           "SSE4_2", "AVX",  "AVX2",       "AVX512", "AVX512_E1", NULL};
 
 static const char *const openblas_cores[] = {
 #if defined(__x86_64__)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fpdiv_backend.h"
 
@@ -103,12 +104,13 @@ static void describe_openblas(struct fpd_cblas *lib)
 }
 
 /* oneMKL's code paths, by their MKL_CBWR names and mkl_cbwr.h's numbers (AVX512_MIC ones are
- * obsolete aliases of AVX2). */
+ * obsolete aliases of AVX2). OFF is MKL's default, without conditional numerical reproducibility:
+ * MKL_CBWR unset (set to anything, OFF included, MKL takes AUTO, whose bits differ from OFF's). */
 static const struct {
     int branch;
     const char *name;
 } mkl_branches[] = {
-    {3, "COMPATIBLE"}, {4, "SSE2"}, {6, "SSSE3"}, {7, "SSE4_1"}, {8, "SSE4_2"}, {9, "AVX"}, {10, "AVX2"},
+    {1, "OFF"}, {2, "AUTO"}, {3, "COMPATIBLE"}, {4, "SSE2"}, {6, "SSSE3"}, {7, "SSE4_1"}, {8, "SSE4_2"}, {9, "AVX"}, {10, "AVX2"},
     {12, "AVX512"}, {14, "AVX512_E1"},
 };
 
@@ -128,6 +130,11 @@ static void describe_mkl(struct fpd_cblas *lib)
     int (*threads)(void) = (int (*)(void))find(lib, "MKL_Get_Max_Threads");
     if (!version_string)
         return;
+    /* OFF, the default, is the variable unset: oneMKL reads any value, OFF included, as AUTO. It
+     * reads the variable at its first call, which is the next line's */
+    const char *cbwr = getenv("MKL_CBWR");
+    if (cbwr && strcasecmp(cbwr, "OFF") == 0)
+        unsetenv("MKL_CBWR");
     version_string(lib->config, (int)sizeof lib->config);
     lib->config[sizeof lib->config - 1] = '\0';
     const char *v = strstr(lib->config, "Version ");
@@ -143,7 +150,7 @@ static void describe_mkl(struct fpd_cblas *lib)
     int (*cbwr_get)(int) = (int (*)(int))find(lib, "MKL_CBWR_Get");
     int (*auto_branch)(void) = (int (*)(void))find(lib, "MKL_CBWR_Get_Auto_Branch");
     const char *set = cbwr_get ? mkl_branch_name(cbwr_get(1 /* MKL_CBWR_BRANCH */)) : NULL;
-    snprintf(lib->kernel_set, sizeof lib->kernel_set, "%s", set ? set : "AUTO");
+    snprintf(lib->kernel_set, sizeof lib->kernel_set, "%s", set ? set : "unknown");
     if (auto_branch && mkl_branch_name(auto_branch()))
         snprintf(lib->native_branch, sizeof lib->native_branch, "%s", mkl_branch_name(auto_branch()));
     /* the code path: the CPU's, or what these chose (MKL_CBWR makes results the same on every CPU

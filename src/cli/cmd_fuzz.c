@@ -444,10 +444,19 @@ int fpd_cmd_fuzz(int argc, char **argv)
     struct fuzz_options o;
     struct fpd_shard shard;
     char why[512];
+    /* from the start: setting up (libraries probed, kernel sets surveyed) takes a second or more,
+     * and a Ctrl-C then must still stop the campaign, with its summary (a shell's background job
+     * would otherwise ignore it until the handler came) */
+    struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     int rc = set_up(argc, argv, &run, &o, &shard, why, sizeof why);
-    if (rc < 0)
-        return FPD_EXIT_OK;
     if (rc != FPD_OK) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        if (rc < 0)
+            return FPD_EXIT_OK;
         fpd_cli_error("fuzz", "%s", why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
@@ -458,11 +467,6 @@ int fpd_cmd_fuzz(int argc, char **argv)
     struct fpd_fuzz_report r = {.json = o.json, .corpus = o.corpus, .fail_on = o.fail_on, .junit = o.junit,
                                 .ci_wanted = o.junit || fpd_ci_github()};
     fpd_fuzz_report_start(&r, &run.cp, &shard, rerun);
-
-    struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     struct fpd_stats st = {0};
     uint64_t gemm_ticks = 0;
     bool stopping = false;

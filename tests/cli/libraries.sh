@@ -105,8 +105,9 @@ print("pairs %d, diverging %d, errors %d" % (len(rows), sum(r["verdicts"]["reord
 
 # --- oneMKL's code paths as kernel sets (MKL_CBWR): COMPATIBLE gives the same bits on every CPU,
 # AUTO is the CPU's own path; the core relation compares them ---
-run "mkl's kernel sets" 0 $FPDIV env
-expect "COMPATIBLE and AUTO run on every CPU" "$out" "kernel sets this CPU runs \(--core SET, or mkl@SET\): .*COMPATIBLE.*AUTO"
+run "mkl's kernel sets" 0 $FPDIV list
+expect "OFF (MKL's default, torch's), AUTO and COMPATIBLE run on every CPU" "$out" \
+    "kernel sets this CPU runs \(--core SET, or mkl@SET\): OFF \(native\) AUTO COMPATIBLE"
 run "core between two of mkl's code paths" 0 $FPDIV check --relation core --backend mkl --core AUTO,COMPATIBLE \
     --shape 4x256x300 --dtype f32 && expect "names both" "$out" "^check core on mkl@AUTO,mkl@COMPATIBLE: (same|reorder)"
 run "bisect mkl's addmm over k on its COMPATIBLE path" 0 $FPDIV bisect --relation addmm --backend mkl@COMPATIBLE \
@@ -114,10 +115,10 @@ run "bisect mkl's addmm over k on its COMPATIBLE path" 0 $FPDIV bisect --relatio
     expect "the fused and unfused forms part at once there" "$out" "^boundary: k=1 gives same; k=2 gives reorder$"
 run "check on mkl@COMPATIBLE" 0 $FPDIV check --relation addmm --backend mkl@COMPATIBLE --shape 4x256x3 --dtype f32 &&
     expect "names the code path it ran" "$out" "kernel set COMPATIBLE, .*code_path=MKL_CBWR=COMPATIBLE"
-# On AMD CPUs (every machine here) MKL's AUTO path blocks k by 192, as torch's MKL does: addmm first
-# differs at k = 193 (m = 4, n = 256). On Intel CPUs AUTO is another path, whose blocking is unmeasured.
+# On AMD CPUs (every machine here) MKL's default path (OFF, torch's) blocks k by 192: addmm first
+# differs at k = 193 (m = 4, n = 256), as in torch. On Intel CPUs it is another path, unmeasured.
 if grep -q AuthenticAMD /proc/cpuinfo; then
-    run "bisect mkl's addmm over k on this AMD CPU's own path" 0 $FPDIV bisect --relation addmm --backend mkl@AUTO \
+    run "bisect mkl's addmm over k on its default path" 0 $FPDIV bisect --relation addmm --backend mkl@OFF \
         --good 4x256x1 --bad 4x256x400 --dim k --dtype f32 &&
         expect "the boundary is k = 192/193, as in torch" "$out" "^boundary: k=192 gives same; k=193 gives reorder$"
 else
