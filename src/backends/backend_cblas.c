@@ -171,6 +171,10 @@ static int load(const struct fpd_backend *self, struct fpd_cblas *lib, char *why
 {
     long k = FPD_TABLE_FIND(known_libraries, sizeof known_libraries / sizeof known_libraries[0], self->name);
     const char *path = given_path(self->name);
+    if (!path && k < 0) { /* a backend of this family is a known library or one --blas gave */
+        snprintf(why, why_size, "no library is known as %s", self->name);
+        return FPD_ERR_UNAVAILABLE;
+    }
     return path ? fpd_cblas_load(path, lib, why, why_size) : load_known(&known_libraries[k], lib, why, why_size);
 }
 

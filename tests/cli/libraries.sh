@@ -62,9 +62,12 @@ bad "--blas with a name of another backend" "a backend named 'seq' is already re
 bad "--blas twice for one name" "--blas: fwd given twice" --blas fwd=$fwd --blas fwd=$bwd list
 printf 'void cblas_sgemm(void) { *(volatile int *)0 = 1; }\nvoid cblas_dgemm(void) {}\n' >$tmp/crash.c
 printf 'int answer(void) { return 42; }\n' >$tmp/other.c
-cc -shared -fPIC -o $tmp/libcrash.so $tmp/crash.c && cc -shared -fPIC -o $tmp/libother.so $tmp/other.c
+printf 'void cblas_sgemm(void) {}\nvoid cblas_dgemm(void) {}\n' >$tmp/idle.c
+cc -shared -fPIC -o $tmp/libcrash.so $tmp/crash.c && cc -shared -fPIC -o $tmp/libother.so $tmp/other.c &&
+    cc -shared -fPIC -o $tmp/libidle.so $tmp/idle.c
 run "libraries that cannot serve are listed" 0 $FPDIV --blas crash=$tmp/libcrash.so --blas other=$tmp/libother.so \
-    --blas gone=$tmp/nothere.so list &&
+    --blas gone=$tmp/nothere.so --blas idle=$tmp/libidle.so list &&
+    expect "one that answers wrongly is unavailable, saying so" "$out" "why: the library gives wrong answers to a 2x2x3 sgemm or dgemm" &&
     expect "one that crashes is unavailable, with the signal" "$out" "why: loading and running the library: killed by signal 11" &&
     expect "one that is no CBLAS, with the symbol it lacks" "$out" "libother.so exports no cblas_sgemm" &&
     expect "a file that is not there, with the loader's message" "$out" "cannot load .*nothere.so: .*No such file"
