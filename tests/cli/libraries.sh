@@ -124,8 +124,11 @@ if grep -q AuthenticAMD /proc/cpuinfo; then
     run "bisect mkl's addmm over k on its default path" 0 $FPDIV bisect --relation addmm --backend mkl@OFF \
         --good 4x256x1 --bad 4x256x400 --dim k --dtype f32 &&
         expect "the boundary is k = 192/193, as in torch" "$out" "^boundary: k=192 gives same; k=193 gives reorder$"
+    run "explain mkl's order at k = 400" 0 $FPDIV explain --backend mkl@OFF --shape 4x256x400 --dtype f32 &&
+        expect "k in blocks of 192, the blocks then summed in order" "$out" \
+            "order: 3 blocks of 192 \(the last 16\), each sequential; then the 3 blocks: sequential"
 else
-    echo "SKIP mkl's k = 192/193 boundary: measured on AMD CPUs only, and this one is $(grep -m1 vendor_id /proc/cpuinfo)"
+    echo "SKIP mkl's k = 192/193 boundary and its blocks of 192: measured on AMD CPUs only, and this one is $(grep -m1 vendor_id /proc/cpuinfo)"
 fi
 
 # --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
