@@ -1,4 +1,4 @@
-/* cblas_library.c — loading a CBLAS library in a namespace of its own, and calling it. */
+/* cblas_library.c — loading a CBLAS library so that its names answer for it alone, and calling it. */
 #define _GNU_SOURCE /* dladdr, dlinfo */
 #include "backends/cblas_library.h"
 
@@ -7,13 +7,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fpdiv_backend.h"
 
@@ -29,11 +29,11 @@ static const struct naming {
     {"scipy_", "", false},
 };
 
-/* Whether the ELF file at path exports a symbol whose name starts with `prefix` and contains
- * `part`, read from its dynamic symbol table without loading it (no code of it runs). */
-static bool elf_exports(const char *path, const char *prefix, const char *part)
+/* Whether the ELF file at path exports a symbol whose name starts with `prefix`, read from its
+ * dynamic symbol table without loading it (no code of it runs; a FIFO is not waited on). */
+static bool elf_exports(const char *path, const char *prefix)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
         if (fd >= 0)
@@ -63,7 +63,7 @@ static bool elf_exports(const char *path, const char *prefix, const char *part)
                 continue;
             const char *name = names + syms[s].st_name;
             size_t room = strtab->sh_size - syms[s].st_name;
-            if (memchr(name, '\0', room) && strncmp(name, prefix, strlen(prefix)) == 0 && strstr(name, part))
+            if (memchr(name, '\0', room) && strncmp(name, prefix, strlen(prefix)) == 0)
                 found = true;
         }
     }
@@ -73,7 +73,7 @@ static bool elf_exports(const char *path, const char *prefix, const char *part)
 
 bool fpd_cblas_file_is_openblas(const char *path)
 {
-    return elf_exports(path, "openblas_get_corename", "") || elf_exports(path, "scipy_openblas_get_corename", "");
+    return elf_exports(path, "openblas_get_corename") || elf_exports(path, "scipy_openblas_get_corename");
 }
 
 static void *find(const struct fpd_cblas *lib, const char *name)
@@ -210,6 +210,11 @@ bool fpd_cblas_global_names(char *owner, size_t owner_size)
 
 static int load_handle(const char *path, struct fpd_cblas *lib, char *why, size_t why_size)
 {
+    struct stat st; /* a FIFO or a device would block the loader, or feed it what it pleases */
+    if (strchr(path, '/') && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "cannot load %s: not a regular file", path);
+        return FPD_ERR_UNAVAILABLE;
+    }
     /* RTLD_LOCAL: its names stay out of the global scope, where they could answer for another's;
      * RTLD_NOW: its own calls are bound now, to itself, before anything can make names global */
     lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);

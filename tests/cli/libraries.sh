@@ -65,8 +65,10 @@ printf 'int answer(void) { return 42; }\n' >$tmp/other.c
 printf 'void cblas_sgemm(void) {}\nvoid cblas_dgemm(void) {}\n' >$tmp/idle.c
 cc -shared -fPIC -o $tmp/libcrash.so $tmp/crash.c && cc -shared -fPIC -o $tmp/libother.so $tmp/other.c &&
     cc -shared -fPIC -o $tmp/libidle.so $tmp/idle.c
-run "libraries that cannot serve are listed" 0 $FPDIV --blas crash=$tmp/libcrash.so --blas other=$tmp/libother.so \
-    --blas gone=$tmp/nothere.so --blas idle=$tmp/libidle.so list &&
+mkfifo $tmp/fifo.so
+run "libraries that cannot serve are listed" 0 timeout -k 5 60 $FPDIV --blas crash=$tmp/libcrash.so \
+    --blas other=$tmp/libother.so --blas gone=$tmp/nothere.so --blas idle=$tmp/libidle.so --blas fifo=$tmp/fifo.so list &&
+    expect "a FIFO is refused, not waited on" "$out" "cannot load .*fifo.so: not a regular file" &&
     expect "one that answers wrongly is unavailable, saying so" "$out" "why: the library gives wrong answers to a 2x2x3 sgemm or dgemm" &&
     expect "one that crashes is unavailable, with the signal" "$out" "why: loading and running the library: killed by signal 11" &&
     expect "one that is no CBLAS, with the symbol it lacks" "$out" "libother.so exports no cblas_sgemm" &&
