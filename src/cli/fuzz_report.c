@@ -25,18 +25,18 @@ static const char *combo_backends(const struct fpd_campaign *cp, const uint16_t 
     return buf;
 }
 
-void fpd_fuzz_report_progress(struct fpd_fuzz_report *p, const struct fpd_stats *st, bool final)
+void fpd_fuzz_report_progress(struct fpd_fuzz_report *r, const struct fpd_stats *st, bool final)
 {
     double t = fpd_now();
-    if (!final && t - p->last < (p->tty ? 0.25 : 10))
+    if (!final && t - r->last < (r->tty ? 0.25 : 10))
         return;
-    if (final && !p->tty)
+    if (final && !r->tty)
         return;
-    p->last = t;
-    double rate = st->checks / (t - p->start > 0 ? t - p->start : 1e-9);
-    fprintf(stderr, "%s%zu checks, %.0f/s; reorder %zu, bound %zu, nonfinite %zu, error %zu%s", p->tty ? "\r\033[K" : "",
+    r->last = t;
+    double rate = st->checks / (t - r->start > 0 ? t - r->start : 1e-9);
+    fprintf(stderr, "%s%zu checks, %.0f/s; reorder %zu, bound %zu, nonfinite %zu, error %zu%s", r->tty ? "\r\033[K" : "",
             st->checks, rate, st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
-            st->by_verdict[FPD_ERROR], p->tty && !final ? "" : "\n");
+            st->by_verdict[FPD_ERROR], r->tty && !final ? "" : "\n");
     fflush(stderr);
 }
 
@@ -156,22 +156,22 @@ void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool fir
                 cp->cfg.seed, index, why, shared);
 }
 
-void fpd_fuzz_report_saved(struct fpd_fuzz_report *o, json_t *line)
+void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line)
 {
     const char *type = json_string_value(json_object_get(line, "type"));
     if (type && strcmp(type, "save_failed") == 0) {
-        o->save_failures++;
+        r->save_failures++;
         fpd_cli_error("fuzz", "cannot save a finding: %s", json_string_value(json_object_get(line, "reason")));
-        if (o->json)
+        if (r->json)
             fpd_fuzz_print_json(line);
         else
             json_decref(line);
         return;
     }
-    o->saved++;
+    r->saved++;
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", o->corpus, json_string_value(json_object_get(line, "name")));
-    if (o->json) {
+    snprintf(path, sizeof path, "%s/%s", r->corpus, json_string_value(json_object_get(line, "name")));
+    if (r->json) {
         fpd_fuzz_print_json(json_pack("{s:s,s:o,s:O,s:O,s:O,s:O}", "type", "saved", "path", fpd_json_text(path), "before",
                              json_object_get(line, "before"), "after", json_object_get(line, "after"),
                              "minimizing_checks", json_object_get(line, "minimizing_checks"), "time_cap_reached",

@@ -99,7 +99,8 @@ static int load_plugins(int argc, char **argv, int *exit_code)
         rc = fpd_host_add_global_option(g->name, value); /* a backend's host process knows the same backends */
         if (rc != FPD_OK) {
             fprintf(stderr, "fpdiv: %s %s: %s\n", g->name, value,
-                    rc == FPD_ERR_NOMEM ? "out of memory" : "more than 32 of --plugin and --blas (a host process takes 32)");
+                    rc == FPD_ERR_NOMEM ? "out of memory"
+                                        : "more than 32 of --plugin and --blas (a host process takes 32)");
             *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
             return -1;
         }
