@@ -258,6 +258,7 @@ $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/squa
 bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
+	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh
 
 # The man page is the binary's own --help texts, typeset: it is rebuilt whenever they may change.
 man: $(BUILD)/fpdiv.1
