@@ -25,6 +25,9 @@ void fpd_cli_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    /* where stdout and stderr share a pipe, a message lands between stdout's lines, never inside
+     * one (a JSON line cut by it is two lines that do not parse) */
+    fflush(stdout);
     fprintf(stderr, "fpdiv %s: ", cmd);
     fpd_put_printable(stderr, message);
     fputc('\n', stderr);

@@ -413,6 +413,7 @@ static int run_pool(struct fpd_campaign_run *run, const struct fuzz_options *o, 
         }
         if (interrupts == 1 && !*stopping) {
             *stopping = true;
+            fflush(stdout);
             fprintf(stderr, "\nfpdiv fuzz: interrupted; finishing the checks under way (Ctrl-C again to stop now)\n");
             fpd_pool_stop(pool);
         }
@@ -481,9 +482,9 @@ int fpd_cmd_fuzz(int argc, char **argv)
     } else {
         exit_code = run_pool(&run, &o, &pool, &st, &r, &gemm_ticks, &stopping);
         if (pool.cut_short)
-            fprintf(stderr, "fpdiv fuzz: %zu check%s still running %.0f s after --time ran out %s stopped unfinished\n",
-                    pool.cut_short, pool.cut_short == 1 ? "" : "s", FPD_POOL_OVERRUN,
-                    pool.cut_short == 1 ? "was" : "were");
+            fpd_cli_error("fuzz", "%zu check%s still running %.0f s after --time ran out %s stopped unfinished",
+                          pool.cut_short, pool.cut_short == 1 ? "" : "s", FPD_POOL_OVERRUN,
+                          pool.cut_short == 1 ? "was" : "were");
         fpd_pool_free(&pool);
     }
     sigaction(SIGINT, &old_int, NULL);

@@ -34,6 +34,7 @@ void fpd_fuzz_report_progress(struct fpd_fuzz_report *r, const struct fpd_stats 
         return;
     r->last = t;
     double rate = st->checks / (t - r->start > 0 ? t - r->start : 1e-9);
+    fflush(stdout); /* between stdout's lines (fpd_cli_error says why) */
     fprintf(stderr, "%s%zu checks, %.0f/s; reorder %zu, bound %zu, nonfinite %zu, error %zu%s", r->tty ? "\r\033[K" : "",
             st->checks, rate, st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
             st->by_verdict[FPD_ERROR], r->tty && !final ? "" : "\n");
@@ -152,8 +153,8 @@ void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool fir
                              (json_int_t)index, "reason", why, shared, "reproduce",
                              fpd_reproduce_command(&chk, cmd, sizeof cmd)));
     else
-        fprintf(stderr, "fpdiv fuzz: skipped seed %" PRIu64 " index %" PRIu32 ": %s%s; the summary counts any more\n",
-                cp->cfg.seed, index, why, shared);
+        fpd_cli_error("fuzz", "skipped seed %" PRIu64 " index %" PRIu32 ": %s%s; the summary counts any more",
+                      cp->cfg.seed, index, why, shared);
 }
 
 void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line)

@@ -128,6 +128,17 @@ expect "the summary says findings were not saved" "$(cat $tmp/t5/out)" "SOME FIN
 limited $tmp/t5/json 1 $FPDIV fuzz --seed 11 --cases 120 --max-dim 24 --relations addmm --backends seq,blocked --corpus $tmp/t5/c --json
 saved_json=$(grep '"type":"summary"' $tmp/t5/json)
 expect "the JSON summary counts the failures" "$saved_json" '"saved":0,"save_failures":[1-9]'
+# stdout and stderr in one pipe: each message lands between JSON lines, never inside one
+expect "every line is a JSON line or a message, whole" "$(python3 -c '
+import json, sys
+cut = 0
+for line in open(sys.argv[1]):
+    if not line.startswith("fpdiv fuzz: "):
+        try:
+            json.loads(line)
+        except ValueError:
+            cut += 1
+print("cut lines: %d" % cut)' $tmp/t5/json)" '^cut lines: 0$'
 if [ "$(id -u)" != 0 ]; then
     mkdir -p $tmp/t5/ro && chmod 555 $tmp/t5/ro
     run "fuzz into a read-only corpus fails the run" 3 $FPDIV fuzz --seed 11 --cases 60 --max-dim 16 --relations addmm --backends seq --corpus $tmp/t5/ro
