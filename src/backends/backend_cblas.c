@@ -91,21 +91,8 @@ struct cblas_state {
     struct fpd_batch_staging batch;
     /* or, where another library's names are global, the library in a process of its own */
     struct fpd_host *host;
-    const char *name;
     char hosted_because[1200];
 };
-
-/* Starts (again) the host that runs the library, where nothing else is loaded. */
-static int start_host(struct cblas_state *s, char *why, size_t why_size)
-{
-    struct fpd_host *fresh;
-    int rc = fpd_host_start(s->name, s->name, NULL, NULL, 60, &fresh, why, why_size);
-    if (rc != FPD_OK)
-        return rc;
-    fpd_host_stop(s->host);
-    s->host = fresh;
-    return FPD_OK;
-}
 
 /* Another library made BLAS names global in this process (oneMKL does): loaded here, this one's
  * calls to its own sgemm_ could reach that library's. It runs in a host process instead, where
@@ -118,11 +105,10 @@ static int open_hosted(const struct fpd_backend *self, struct cblas_state *s, co
                                 "itself", owner, self->name);
         return FPD_ERR_UNAVAILABLE;
     }
-    s->name = self->name;
     s->library = self->name;
     snprintf(s->hosted_because, sizeof s->hosted_because, "a host process of its own: %s is global in fpdiv's",
              owner);
-    int rc = start_host(s, why, why_size);
+    int rc = fpd_host_start(self->name, self->name, NULL, NULL, 60, &s->host, why, why_size);
     return rc == FPD_ERR_NOMEM ? rc : rc == FPD_OK ? FPD_OK : FPD_ERR_UNAVAILABLE;
 }
 
@@ -296,7 +282,7 @@ static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
 {
     struct cblas_state *s = state;
     if (s->host) { /* a host is its starter's: one forked from it (a worker) starts its own */
-        int rc = fpd_host_usable(s->host) ? FPD_OK : start_host(s, why, why_size);
+        int rc = fpd_host_renew(&s->host, why, why_size);
         if (rc != FPD_OK)
             return rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
         return fpd_host_gemm(s->host, g, 0, why, why_size);

@@ -155,10 +155,10 @@ static int start_host(const struct pinned *p, struct fpd_host **h, char *why, si
     return rc == FPD_OK ? FPD_OK : rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_UNAVAILABLE;
 }
 
-static bool listed(const struct fpd_backend *b, const char *set)
+bool fpd_backend_lists_kernel_set(const struct fpd_backend *b, const char *set)
 {
-    for (const char *const *s = b->kernel_sets; *s; s++)
-        if (strcmp(*s, set) == 0)
+    for (const char *const *s = b->kernel_sets; s && *s; s++)
+        if (strcasecmp(*s, set) == 0)
             return true;
     return false;
 }
@@ -196,7 +196,7 @@ static int pinned_open(const struct fpd_backend *self, void **state, char *why, 
     if (strcasecmp(selected, p->kernel_set) != 0) {
         snprintf(why, why_size, "%s cannot pin %s here: %s=%s selects %s%s", p->base->impl->name, p->kernel_set, env,
                  p->kernel_set, selected[0] ? selected : "a kernel set it does not name",
-                 listed(p->base->impl, p->kernel_set) ? "" : " (not a kernel set fpdiv knows it by: fpdiv env lists them)");
+                 fpd_backend_lists_kernel_set(p->base->impl, p->kernel_set) ? "" : " (not a kernel set fpdiv knows it by: fpdiv env lists them)");
         rc = FPD_ERR_UNAVAILABLE;
     } else if ((rc = probe(p->base, s->host, reason, sizeof reason)) != FPD_OK) {
         const char *death = fpd_host_death(s->host);
@@ -234,14 +234,9 @@ static int pinned_gemm(void *state, const struct fpd_gemm_args *g, char *why, si
     struct fpd_backend_slot *base = s->p->base;
     if (s->in_process)
         return base->impl->gemm(base->handle, g, why, why_size);
-    if (!fpd_host_usable(s->host)) { /* retired, dead, or started by the process this one forked from */
-        struct fpd_host *fresh;
-        int rc = start_host(s->p, &fresh, why, why_size);
-        if (rc != FPD_OK)
-            return rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
-        fpd_host_stop(s->host);
-        s->host = fresh;
-    }
+    int rc = fpd_host_renew(&s->host, why, why_size); /* retired, dead, or its parent's: started again */
+    if (rc != FPD_OK)
+        return rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
     return fpd_host_gemm(s->host, g, 0, why, why_size);
 }
 

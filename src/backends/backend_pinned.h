@@ -20,6 +20,8 @@
 
 /* Whether the backend names kernel sets to pin (it has kernel_set_env and a candidate list). */
 bool fpd_backend_pinnable(const struct fpd_backend *b);
+/* Whether `set` is one of the kernel sets the backend names (any case). */
+bool fpd_backend_lists_kernel_set(const struct fpd_backend *b, const char *set);
 
 /* A backend by the name users give: NAME, or NAME@SET for a kernel set of a pinnable backend (in
  * any letter case; a name from the backend's list is spelled as the list spells it). A pinnable

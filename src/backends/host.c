@@ -59,6 +59,10 @@ struct host_reply {
 
 struct fpd_host {
     char label[160]; /* in messages: "openblas@Haswell" */
+    /* what it was started with, to start it again (fpd_host_renew) */
+    char name[160], env_name[64], env_value[64];
+    bool has_env;
+    double timeout;
     pid_t pid, owner;
     int sock, memory;
     int err;          /* the read end of the host's stderr */
@@ -281,6 +285,11 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
         goto done;
     }
     snprintf(h->label, sizeof h->label, "%s", label);
+    snprintf(h->name, sizeof h->name, "%s", name);
+    h->has_env = env_name != NULL;
+    snprintf(h->env_name, sizeof h->env_name, "%s", env_name ? env_name : "");
+    snprintf(h->env_value, sizeof h->env_value, "%s", env_value ? env_value : "");
+    h->timeout = timeout;
     if (exe_len <= 0 || (size_t)exe_len >= sizeof exe) {
         snprintf(why, why_size, "the fpdiv executable's name is too long to start a host process");
         goto done;
@@ -391,6 +400,20 @@ static void follow(struct fpd_host *h)
     CPU_SET(cpu, &one);
     if (sched_setaffinity(h->pid, sizeof one, &one) == 0)
         h->cpu = cpu;
+}
+
+int fpd_host_renew(struct fpd_host **h, char *why, size_t why_size)
+{
+    if (fpd_host_usable(*h))
+        return FPD_OK;
+    struct fpd_host *old = *h, *fresh;
+    int rc = fpd_host_start(old->label, old->name, old->has_env ? old->env_name : NULL, old->env_value, old->timeout,
+                            &fresh, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
+    fpd_host_stop(old);
+    *h = fresh;
+    return FPD_OK;
 }
 
 int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double timeout, char *why, size_t why_size)

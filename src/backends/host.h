@@ -35,6 +35,10 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
  * (the checker's own isolation bounds a check). FPD_ERR_BACKEND with why on any failure, the
  * host's death and a write outside C included. */
 int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double timeout, char *why, size_t why_size);
+/* Starts *h again, as it was started, when this process may not use it (retired, dead, or started
+ * by the process this one forked from: a worker starts its own). FPD_OK when it is usable, else
+ * fpd_host_start's status with why; *h is then as it was. */
+int fpd_host_renew(struct fpd_host **h, char *why, size_t why_size);
 /* The backend's provenance in the host, as the host reported it when it started. */
 void fpd_host_provenance(const struct fpd_host *h, fpd_provenance_fn emit, void *ctx);
 /* Whether this process may use the host: it started it, and the host has not died. */

@@ -246,14 +246,6 @@ static int append_name(char *out, size_t size, const char *name, const char *set
     return n >= 0 && (size_t)n < size - used ? FPD_OK : FPD_ERR_INPUT;
 }
 
-static bool lists_kernel_set(const struct fpd_backend *b, const char *set)
-{
-    for (const char *const *s = b->kernel_sets; s && *s; s++)
-        if (strcasecmp(*s, set) == 0)
-            return true;
-    return false;
-}
-
 int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *out, size_t out_size, char *why,
                          size_t why_size)
 {
@@ -278,14 +270,19 @@ int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *
     }
     /* a set goes to the libraries that list it (OpenBLAS's Haswell is no oneMKL path); a set no
      * library lists goes to every one, whose probe then says why it does not pin */
-    struct fpd_backend_slot *slots[64];
+    struct fpd_backend_slot *slots[FPD_MAX_BACKENDS];
     size_t n_names = 0;
-    for (char *p = name_list, *name; (name = strsep(&p, ",")) != NULL && n_names < 64; n_names++)
+    for (char *p = name_list, *name; (name = strsep(&p, ",")) != NULL; n_names++) {
+        if (n_names == FPD_MAX_BACKENDS) {
+            snprintf(why, why_size, "--core: too many backends");
+            return FPD_ERR_INPUT;
+        }
         slots[n_names] = strchr(name, '@') ? NULL : fpd_registry_find(name);
+    }
     bool listed_somewhere[64] = {false};
     for (size_t i = 0; i < n_sets; i++)
         for (size_t j = 0; j < n_names; j++)
-            listed_somewhere[i] |= slots[j] && lists_kernel_set(slots[j]->impl, sets[i]);
+            listed_somewhere[i] |= slots[j] && fpd_backend_lists_kernel_set(slots[j]->impl, sets[i]);
     out[0] = '\0';
     size_t pinned = 0;
     const char *name = name_list;
@@ -293,7 +290,7 @@ int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *
         bool pinnable = slots[j] && fpd_backend_pinnable(slots[j]->impl), pins = false;
         int rc = FPD_OK;
         for (size_t i = 0; pinnable && i < n_sets && rc == FPD_OK; i++)
-            if (lists_kernel_set(slots[j]->impl, sets[i]) || !listed_somewhere[i]) {
+            if (fpd_backend_lists_kernel_set(slots[j]->impl, sets[i]) || !listed_somewhere[i]) {
                 pins = true;
                 rc = append_name(out, out_size, name, sets[i]);
             }

@@ -93,13 +93,13 @@ good=$(find $tmp/t4/out -name '*.json')
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-stub = {k: d[k] for k in ("schema", "check", "outcome")}
-stub["check"] = {k: d["check"][k] for k in ("relation", "backends")}
-stub["check"]["case"] = {"dtype": d["check"]["case"]["dtype"], "batch": 1, "m": 1, "n": 1, "k": 1}  # the smallest
-stub["count"] = 99
-json.dump(stub, open(sys.argv[2], "w"))' $seq_case $tmp/t4/in/stub.json
-run "merge refuses a stub of the same signature" 2 $FPDIV merge $tmp/t4/out $tmp/t4/in/stub.json &&
-    expect "merge names the stub" "$err" "stub.json"
+partial = {k: d[k] for k in ("schema", "check", "outcome")}
+partial["check"] = {k: d["check"][k] for k in ("relation", "backends")}
+partial["check"]["case"] = {"dtype": d["check"]["case"]["dtype"], "batch": 1, "m": 1, "n": 1, "k": 1}  # the smallest
+partial["count"] = 99
+json.dump(partial, open(sys.argv[2], "w"))' $seq_case $tmp/t4/in/partial.json
+run "merge refuses a partial case file of the same signature" 2 $FPDIV merge $tmp/t4/out $tmp/t4/in/partial.json &&
+    expect "merge names the partial case file" "$err" "partial.json"
 [ -n "$good" ] && cmp -s "$good" "$(find $tmp/t4/out -name '*.json')" && pass "the valid case is still there, unchanged" ||
     fail "merge lost a case" "$(find $tmp/t4/out)"
 long=$(printf 'n%.0s' $(seq 1 250))
@@ -232,7 +232,7 @@ mkdir -p $tmp/tm/files $tmp/tm/work
 edited $seq_case $tmp/tm/files/relation-path.json 'd["check"]["relation"] = "../victim"'
 edited $seq_case $tmp/tm/files/backend-path.json 'd["check"]["backends"] = ["../../victim/x"]'
 edited $seq_case $tmp/tm/files/kernel-set-path.json 'd["check"]["backends"] = ["openblas@../../x"]'
-cp $tmp/t4/in/stub.json $tmp/tm/files/stub.json
+cp $tmp/t4/in/partial.json $tmp/tm/files/partial.json
 mkfifo $tmp/tm/files/fifo.json
 mkdir $tmp/tm/files/directory.json # replay and merge take directories: for them it is an empty corpus
 printf '{"schema": 2, "check": {"relation": "\033]0;x\007"}}' >$tmp/tm/files/escape.json
