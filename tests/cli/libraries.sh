@@ -133,6 +133,32 @@ else
     echo "SKIP mkl's k = 192/193 boundary and its blocks of 192: measured on AMD CPUs only, and this one is $(grep -m1 vendor_id /proc/cpuinfo)"
 fi
 
+# --- mkl is PyTorch's CPU matmul: its outputs hash as torch.mm / torch.addmm / F.linear's did,
+# recorded by tests/cli/torch_mkl.py with a real torch. COMPATIBLE rows hold on every CPU; AUTO and
+# OFF rows (the CPU's own paths) on the CPU class they were recorded on ---
+torch_table=$(dirname "$0")/data/torch_mkl.tsv cpu_class=$(python3 $(dirname "$0")/torch_mkl.py cpu)
+compared=0
+while IFS=$'\t' read -r -u 3 op dtype shape trans_b code_path cpu hash; do
+    [[ $op == \#* ]] && continue
+    [ "$cpu" = any ] || [ "$cpu" = "$cpu_class" ] || continue
+    flags=()
+    [ "$op" = mm ] || flags+=(--bias)
+    [ "$trans_b" = 1 ] && flags+=(--trans-b)
+    name="mkl@$code_path gives torch's $op at $dtype $shape${flags[*]:+ (${flags[*]})}"
+    run "$name" 0 $FPDIV check --relation repeat --backend mkl@$code_path --shape $shape --dtype $dtype --seed 1 \
+        --generator 3 "${flags[@]}" --json &&
+        expect "$name" "$out" "\"hash_a\": ?\"$hash\""
+    compared=$((compared + 1))
+done 3<"$torch_table"
+[ $compared -ge 10 ] && pass "compared $compared torch hashes ($cpu_class)" || fail "torch hashes" "only $compared rows compared"
+missing=$(for m in torch xxhash; do .venv/bin/python -c "import $m" 2>/dev/null || echo -n "$m "; done)
+if [ -z "$missing" ]; then
+    run "torch here, live, against the table" 0 .venv/bin/python $(dirname "$0")/torch_mkl.py compare \
+        "$(realpath $FPDIV)" "$torch_table" && pass "torch here, live, gives the table's hashes"
+else
+    echo "NOTE torch was not run live (not in .venv: ${missing% }); fpdiv's mkl was compared with the recorded table"
+fi
+
 # --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
 numpy_openblas=$(ls .venv/lib/python3*/site-packages/scipy_openblas64/lib/libscipy_openblas64_.so 2>/dev/null | head -1)
 if [ -n "$numpy_openblas" ]; then
