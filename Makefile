@@ -150,10 +150,11 @@ $(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
 
 # Test plugins: built exactly as a user would build one, against include/fpdiv_backend.h alone (and
 # never with the sanitizers: they stand for the library under test, whose crashes are the point).
-$(BUILD)/plugins/%.so: tests/plugins/%.c include/fpdiv_backend.h tests/plugins/abi1/fpdiv_backend.h
+$(BUILD)/plugins/%.so: tests/plugins/%.c include/fpdiv_backend.h $(wildcard tests/plugins/abi*/fpdiv_backend.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Iinclude -o $@ $< -lm
+$(BUILD)/plugins/old_abi2.so: tests/plugins/old_abi.c
 
 # Two CBLAS libraries exporting the same names, summing in opposite orders (tests/blas/clash.c): each
 # must give its own answers beside the other.

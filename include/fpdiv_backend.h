@@ -12,9 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 2
-/* ABI 1 is ABI 2 without the kernel-set fields at the end of struct fpd_backend: fpdiv still loads
- * plugins built for it (their backends cannot be pinned to a kernel set). */
+#define FPDIV_BACKEND_ABI 3
+/* ABI 2 is ABI 3 without routes (args->route, FPD_FEAT_ROUTES); ABI 1 is ABI 2 without the
+ * kernel-set fields at the end of struct fpd_backend. fpdiv still loads plugins built for either
+ * (theirs take every product as one GEMM, and cannot be pinned to a kernel set before ABI 2). */
 #define FPDIV_BACKEND_ABI_OLDEST 1
 
 /* Status codes shared by the whole library. Core code returns these; only the CLI prints. */
@@ -44,6 +45,20 @@ enum fpd_feature {
     FPD_FEAT_FUSED_BIAS = 1u << 0, /* gemm() honours args->bias in its own fused form */
     FPD_FEAT_THREADS = 1u << 1,    /* gemm() honours args->threads */
     FPD_FEAT_ALGOS = 1u << 2,      /* gemm() honours args->algo: the library's algorithm choice */
+    FPD_FEAT_ROUTES = 1u << 3,     /* gemm() honours args->route where in = out = acc is f32 or f64 (ABI 3) */
+};
+
+/*
+ * How a library is asked for the product. Frameworks send a product with one row, one column or
+ * one element to BLAS's matrix-vector and dot routines (numpy: (1,k)@(k,n) to gemv, (k,)@(k,) to
+ * dot), which add the k terms in orders of their own, unlike the library's gemm.
+ */
+enum fpd_route {
+    FPD_ROUTE_GEMM,      /* the whole product in one gemm call */
+    FPD_ROUTE_GEMV_ROWS, /* each row of C by one gemv: C[i,:] = op(A)[i,:] op(B), a vector times a matrix */
+    FPD_ROUTE_GEMV_COLS, /* each column by one gemv: C[:,j] = op(A) op(B)[:,j], a matrix times a vector */
+    FPD_ROUTE_DOT,       /* each element by one dot: C[i,j] = op(A)[i,:] . op(B)[:,j] (bias is then NULL) */
+    FPD_ROUTE_COUNT
 };
 
 /*
@@ -67,6 +82,7 @@ struct fpd_gemm_args {
     const void *bias; /* n values of dt.out, or NULL; added in the backend's fused form */
     int threads;      /* 0: the backend's default; else the thread count to use (FPD_FEAT_THREADS) */
     int algo;         /* 0: the library's first choice; i: its i-th candidate (FPD_FEAT_ALGOS) */
+    enum fpd_route route; /* ABI 3: FPD_ROUTE_GEMM unless the backend has FPD_FEAT_ROUTES */
 };
 
 /*

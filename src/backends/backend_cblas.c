@@ -11,6 +11,9 @@
  * output type: the documented upcast route. Provenance says which route ran. The fused form of
  * addmm is BLAS's own: C prefilled with the bias, beta = 1.
  *
+ * f32 and f64 also take the routes frameworks take for a product with one row, one column or one
+ * element (fpdiv_backend.h): the library's gemv and dot, called with numpy's arguments.
+ *
  * A DYNAMIC_ARCH OpenBLAS (Debian's) picks one of its cores (kernel sets) for the CPU when it
  * initialises, or the one OPENBLAS_CORETYPE names: read once, at load. So fpdiv pins a core by
  * serving this backend from a process started with that variable (fpdiv_backend.h). OpenBLAS
@@ -278,6 +281,79 @@ static void prefill_bias(const struct fpd_gemm_args *g, enum fpd_dtype ct, void 
     }
 }
 
+/* A gemv as numpy's matmul calls it: the matrix is out_len x k with element strides s_out and s_k,
+ * handed over column-major when its k axis is contiguous, else row-major, and transposed. */
+static void numpy_gemv(const struct fpd_cblas *lib, bool f64, const char *matrix, size_t out_len, size_t k,
+                       size_t s_out, size_t s_k, const char *x, size_t incx, double beta, char *y, size_t incy)
+{
+    bool col_major = s_k == 1 && s_out >= k;
+    fpd_cblas_gemv(lib, f64, col_major ? FPD_CBLAS_COL_MAJOR : FPD_CBLAS_ROW_MAJOR, true, k, out_len, matrix,
+                   col_major ? s_out : s_k, x, incx, beta, y, incy);
+}
+
+/* One batch entry through the library's gemv (a call per row or per column of C) or its dot (a
+ * call per element), with the arguments numpy passes: (1,k)@(k,n), (m,k)@(k,1) and (k,)@(k,). */
+static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g, const struct fpd_batch_entry *e)
+{
+    bool f64 = g->dt.acc == FPD_F64;
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    ptrdiff_t a_row, a_col, b_row, b_col; /* element strides of op(A) (m x k) and op(B) (k x n) */
+    fpd_op_strides(g->trans_a, e->lda, &a_row, &a_col);
+    fpd_op_strides(g->trans_b, e->ldb, &b_row, &b_col);
+    const char *a = e->a, *b = e->b;
+    char *c = e->c;
+    double beta = g->bias ? 1 : 0; /* C holds the bias */
+    switch (g->route) {
+    case FPD_ROUTE_GEMV_ROWS: /* row i: op(B) as n x k, times A's row i */
+        for (size_t i = 0; i < g->m; i++)
+            numpy_gemv(&s->lib, f64, b, g->n, g->k, (size_t)b_col, (size_t)b_row, a + i * a_row * es, (size_t)a_col,
+                       beta, c + i * e->ldc * es, 1);
+        break;
+    case FPD_ROUTE_GEMV_COLS: /* column j: op(A), times B's column j */
+        for (size_t j = 0; j < g->n; j++)
+            numpy_gemv(&s->lib, f64, a, g->m, g->k, (size_t)a_row, (size_t)a_col, b + j * b_col * es, (size_t)b_row,
+                       beta, c + j * es, e->ldc);
+        break;
+    case FPD_ROUTE_DOT:
+        for (size_t i = 0; i < g->m; i++)
+            for (size_t j = 0; j < g->n; j++) {
+                double v = fpd_cblas_dot(&s->lib, f64, g->k, a + i * a_row * es, (size_t)a_col, b + j * b_col * es,
+                                         (size_t)b_row);
+                fpd_store(g->dt.acc, c, i * e->ldc + j, v);
+            }
+        break;
+    default: break;
+    }
+}
+
+/* Whether the route can run: BLAS's gemv and dot take one type throughout, and the library must
+ * export them. */
+static bool route_runs(const struct cblas_state *s, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    static const char *const routines[FPD_ROUTE_COUNT][2] = {
+        [FPD_ROUTE_GEMV_ROWS] = {"cblas_sgemv", "cblas_dgemv"},
+        [FPD_ROUTE_GEMV_COLS] = {"cblas_sgemv", "cblas_dgemv"},
+        [FPD_ROUTE_DOT] = {"cblas_sdot", "cblas_ddot"},
+    };
+    if (g->route == FPD_ROUTE_GEMM)
+        return true;
+    bool f64 = g->dt.acc == FPD_F64;
+    if (g->route >= FPD_ROUTE_COUNT || g->dt.in != g->dt.acc || g->dt.out != g->dt.acc ||
+        (g->dt.acc != FPD_F32 && g->dt.acc != FPD_F64)) {
+        snprintf(why, why_size, "%s: gemv and dot routes take f32 or f64 throughout", s->library);
+        return false;
+    }
+    if ((g->route == FPD_ROUTE_DOT ? s->lib.dot : s->lib.gemv)[f64] == NULL) {
+        snprintf(why, why_size, "%s exports no %s", s->library, routines[g->route][f64]);
+        return false;
+    }
+    if (g->route == FPD_ROUTE_DOT && g->bias) {
+        snprintf(why, why_size, "a dot has no fused bias");
+        return false;
+    }
+    return true;
+}
+
 static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     struct cblas_state *s = state;
@@ -292,6 +368,8 @@ static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
         snprintf(why, why_size, "a dimension exceeds %s's %d-bit integers", s->library, s->lib.ilp64 ? 64 : 32);
         return FPD_ERR_BACKEND;
     }
+    if (!route_runs(s, g, why, why_size))
+        return FPD_ERR_BACKEND;
     set_threads(s, g->threads);
     enum fpd_dtype ct = g->dt.acc;
     const void *native = native_16bit(s, &g->dt);
@@ -304,7 +382,9 @@ static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
         }
         if (g->bias)
             prefill_bias(g, ct, e.c, e.ldc);
-        if (ct == FPD_F64)
+        if (g->route != FPD_ROUTE_GEMM)
+            run_route(s, g, &e);
+        else if (ct == FPD_F64)
             fpd_cblas_dgemm(&s->lib, g->trans_a, g->trans_b, g->m, g->n, g->k, 1.0, e.a, e.lda, e.b, e.ldb,
                             g->bias ? 1.0 : 0.0, e.c, e.ldc);
         else
@@ -363,8 +443,9 @@ static void cblas_close(void *state)
 #define CBLAS_BACKEND(backend_name, text, ...)                                                                       \
     {                                                                                                                \
         .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                  \
-        .kind = FPD_KIND_VENDOR, .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS, .open = cblas_open,             \
-        .supports = cblas_supports, .gemm = cblas_gemm, .provenance = cblas_provenance, .close = cblas_close,        \
+        .kind = FPD_KIND_VENDOR, .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES,              \
+        .open = cblas_open, .supports = cblas_supports, .gemm = cblas_gemm, .provenance = cblas_provenance,          \
+        .close = cblas_close,                                                                                        \
         __VA_ARGS__                                                                                                  \
     }
 

@@ -257,6 +257,8 @@ int fpd_cblas_load(const char *path, struct fpd_cblas *lib, char *why, size_t wh
     lib->sbgemm = find(lib, "cblas_sbgemm");
     lib->gemm_bf16 = find(lib, "cblas_gemm_bf16bf16f32");
     lib->gemm_f16 = find(lib, "cblas_gemm_f16f16f32");
+    lib->gemv[0] = find(lib, "cblas_sgemv"), lib->gemv[1] = find(lib, "cblas_dgemv");
+    lib->dot[0] = find(lib, "cblas_sdot"), lib->dot[1] = find(lib, "cblas_ddot");
     lib->default_threads = 1;
     describe_openblas(lib);
     describe_mkl(lib);
@@ -326,4 +328,48 @@ void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool trans_a, bool trans_b, si
         ((dgemm32_fn)(uintptr_t)lib->dgemm)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int32_t)m,
                                             (int32_t)n, (int32_t)k, alpha, a, (int32_t)lda, b, (int32_t)ldb, beta, c,
                                             (int32_t)ldc);
+}
+
+/* The level-2 and level-1 entry points, by precision and integer width. */
+typedef void (*sgemv32_fn)(int, int, int32_t, int32_t, float, const void *, int32_t, const void *, int32_t, float,
+                           void *, int32_t);
+typedef void (*sgemv64_fn)(int, int, int64_t, int64_t, float, const void *, int64_t, const void *, int64_t, float,
+                           void *, int64_t);
+typedef void (*dgemv32_fn)(int, int, int32_t, int32_t, double, const void *, int32_t, const void *, int32_t, double,
+                           void *, int32_t);
+typedef void (*dgemv64_fn)(int, int, int64_t, int64_t, double, const void *, int64_t, const void *, int64_t, double,
+                           void *, int64_t);
+typedef float (*sdot32_fn)(int32_t, const void *, int32_t, const void *, int32_t);
+typedef float (*sdot64_fn)(int64_t, const void *, int64_t, const void *, int64_t);
+typedef double (*ddot32_fn)(int32_t, const void *, int32_t, const void *, int32_t);
+typedef double (*ddot64_fn)(int64_t, const void *, int64_t, const void *, int64_t);
+
+void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans, size_t rows, size_t cols,
+                    const void *a, size_t lda, const void *x, size_t incx, double beta, void *y, size_t incy)
+{
+    void *fn = lib->gemv[f64];
+    int t = transpose(trans);
+    if (f64 && lib->ilp64)
+        ((dgemv64_fn)(uintptr_t)fn)(order, t, (int64_t)rows, (int64_t)cols, 1.0, a, (int64_t)lda, x, (int64_t)incx,
+                                    beta, y, (int64_t)incy);
+    else if (f64)
+        ((dgemv32_fn)(uintptr_t)fn)(order, t, (int32_t)rows, (int32_t)cols, 1.0, a, (int32_t)lda, x, (int32_t)incx,
+                                    beta, y, (int32_t)incy);
+    else if (lib->ilp64)
+        ((sgemv64_fn)(uintptr_t)fn)(order, t, (int64_t)rows, (int64_t)cols, 1.0f, a, (int64_t)lda, x, (int64_t)incx,
+                                    (float)beta, y, (int64_t)incy);
+    else
+        ((sgemv32_fn)(uintptr_t)fn)(order, t, (int32_t)rows, (int32_t)cols, 1.0f, a, (int32_t)lda, x, (int32_t)incx,
+                                    (float)beta, y, (int32_t)incy);
+}
+
+double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, size_t incx, const void *y,
+                     size_t incy)
+{
+    void *fn = lib->dot[f64];
+    if (f64)
+        return lib->ilp64 ? ((ddot64_fn)(uintptr_t)fn)((int64_t)n, x, (int64_t)incx, y, (int64_t)incy)
+                          : ((ddot32_fn)(uintptr_t)fn)((int32_t)n, x, (int32_t)incx, y, (int32_t)incy);
+    return lib->ilp64 ? ((sdot64_fn)(uintptr_t)fn)((int64_t)n, x, (int64_t)incx, y, (int64_t)incy)
+                      : ((sdot32_fn)(uintptr_t)fn)((int32_t)n, x, (int32_t)incx, y, (int32_t)incy);
 }

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* CBLAS's enumerations, as every CBLAS numbers them. */
-enum { FPD_CBLAS_ROW_MAJOR = 101, FPD_CBLAS_NO_TRANS = 111, FPD_CBLAS_TRANS = 112 };
+enum { FPD_CBLAS_ROW_MAJOR = 101, FPD_CBLAS_COL_MAJOR = 102, FPD_CBLAS_NO_TRANS = 111, FPD_CBLAS_TRANS = 112 };
 
 struct fpd_cblas {
     void *handle;
@@ -36,6 +36,7 @@ struct fpd_cblas {
     void *sbgemm;    /* OpenBLAS's bf16 x bf16 -> f32 (cblas_sbgemm) */
     void *gemm_bf16; /* oneMKL's cblas_gemm_bf16bf16f32 */
     void *gemm_f16;  /* oneMKL's cblas_gemm_f16f16f32 */
+    void *gemv[2], *dot[2]; /* the routes frameworks take (fpdiv_backend.h): cblas_sgemv, cblas_dgemv; cblas_sdot, cblas_ddot */
     void (*set_threads_int)(int);     /* openblas_set_num_threads, MKL_Set_Num_Threads */
     void (*set_threads_long)(int64_t); /* bli_thread_set_num_threads (BLIS's dim_t) */
     int default_threads;               /* the library's own count when loaded (0: unknown, 1 for a serial one) */
@@ -73,6 +74,13 @@ void fpd_cblas_gemm_f32(const struct fpd_cblas *lib, const void *fn, bool trans_
 void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
                      double alpha, const double *a, size_t lda, const double *b, size_t ldb, double beta, double *c,
                      size_t ldc);
+/* y = A x + beta y through cblas_sgemv (f64 false) or cblas_dgemv, with A of rows x cols stored in
+ * `order` with leading dimension lda, transposed first when trans. Call only when lib->gemv[f64]. */
+void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans, size_t rows, size_t cols,
+                    const void *a, size_t lda, const void *x, size_t incx, double beta, void *y, size_t incy);
+/* x . y through cblas_sdot or cblas_ddot (an sdot's float widened exactly). Call only when lib->dot[f64]. */
+double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, size_t incx, const void *y,
+                     size_t incy);
 bool fpd_cblas_fits(const struct fpd_cblas *lib, const size_t *dims, size_t count);
 
 #endif

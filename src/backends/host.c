@@ -37,7 +37,7 @@ struct host_gemm {
     uint64_t batch, m, n, k, lda, ldb, ldc, stride_a, stride_b, stride_c;
     uint64_t a, b, c, bias; /* offsets; bias NO_BIAS when there is none */
     uint8_t trans_a, trans_b;
-    int32_t threads, algo;
+    int32_t threads, algo, route;
 };
 #define NO_BIAS UINT64_MAX
 
@@ -432,7 +432,7 @@ int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double time
     *hg = (struct host_gemm){
         .dt = g->dt, .batch = g->batch, .m = g->m, .n = g->n, .k = g->k, .lda = g->lda, .ldb = g->ldb,
         .ldc = g->ldc, .stride_a = g->stride_a, .stride_b = g->stride_b, .stride_c = g->stride_c,
-        .trans_a = g->trans_a, .trans_b = g->trans_b, .threads = g->threads, .algo = g->algo,
+        .trans_a = g->trans_a, .trans_b = g->trans_b, .threads = g->threads, .algo = g->algo, .route = (int32_t)g->route,
     };
     hg->a = 0;
     hg->b = align64(a_bytes);
@@ -605,6 +605,7 @@ int fpd_host_serve(struct fpd_backend_slot *slot, const char *why_unavailable)
                 .trans_b = g->trans_b, .a = map + g->a, .lda = g->lda, .stride_a = g->stride_a, .b = map + g->b,
                 .ldb = g->ldb, .stride_b = g->stride_b, .c = map + g->c, .ldc = g->ldc, .stride_c = g->stride_c,
                 .bias = g->bias == NO_BIAS ? NULL : map + g->bias, .threads = g->threads, .algo = g->algo,
+                .route = (enum fpd_route)g->route,
             };
             r->status = fpd_backend_gemm(slot, &args, r->why, sizeof r->why);
         }

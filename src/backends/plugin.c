@@ -31,15 +31,20 @@ static void restore_fpenv(const char *path)
     fpd_fpenv_restore_noting(who, "a library built with -ffast-math does this");
 }
 
-/* An ABI-1 backend as ABI 2 sees it: its fields are ABI 2's first ones; the kernel-set fields it
- * lacks stay NULL. Kept for the life of the process, like the plugin. */
-static const struct fpd_backend *upgraded(const struct fpd_backend *old)
+/* An older ABI's backend as this one sees it: ABI 1's fields are the first ones of ABI 2, whose
+ * kernel-set fields it lacks (they stay NULL); ABI 2's struct is ABI 3's, and its feature bits are
+ * those it knew (a backend of ABI 2 never reads args->route). Kept for the life of the process,
+ * like the plugin. */
+static const struct fpd_backend *upgraded(const struct fpd_backend *old, int abi)
 {
+    static const unsigned features_known[] = {[1] = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS,
+                                              [2] = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS};
     struct fpd_backend *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    memcpy(b, old, offsetof(struct fpd_backend, kernel_set_env));
+    memcpy(b, old, abi == 1 ? offsetof(struct fpd_backend, kernel_set_env) : sizeof *b);
     b->abi = FPDIV_BACKEND_ABI;
+    b->features &= features_known[abi];
     return b;
 }
 
@@ -89,7 +94,7 @@ int fpd_plugin_load(const char *path, char *why, size_t why_size)
     }
     for (size_t i = 0; i < count; i++) {
         char msg[256];
-        const struct fpd_backend *b = abi == FPDIV_BACKEND_ABI ? backends[i] : upgraded(backends[i]);
+        const struct fpd_backend *b = abi == FPDIV_BACKEND_ABI ? backends[i] : upgraded(backends[i], abi);
         if (!b) {
             snprintf(why, why_size, "plugin %s: out of memory", path);
             return FPD_ERR_NOMEM;

@@ -32,6 +32,9 @@ static const char help[] =
     "  --bias               the backend's fused bias is one more term\n"
     "  --threads N          threads the backend runs with (default 1, as a check's)\n"
     "  --algo J             the library's J-th algorithm (default 0)\n"
+    "  --route R            how a BLAS library is asked: gemm (default); gemv-rows (a gemv per row,\n"
+    "                       numpy's (1,k)@(k,n)), gemv-cols (per column, (m,k)@(k,1)) or dot (per\n"
+    "                       element, (k,)@(k,))\n"
     "  --alone              ask every query in its own call at the element itself; by default the\n"
     "                       n columns of B carry n queries per call, and random pairs asked alone\n"
     "                       check the result (a mismatch redoes everything alone)\n"
@@ -45,7 +48,7 @@ static const char help[] =
     "tree, 2 bad usage or input.\n";
 
 enum { OPT_BACKEND = 1, OPT_SHAPE, OPT_DTYPE, OPT_ELEMENT, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_THREADS,
-       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG, OPT_TIMEOUT, OPT_CORE };
+       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG, OPT_TIMEOUT, OPT_CORE, OPT_ROUTE };
 
 struct explain_options {
     const char *backend, *core, *shape, *dtype, *dot, *svg;
@@ -91,7 +94,8 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         {"algo", required_argument, NULL, OPT_ALGO},       {"alone", no_argument, NULL, OPT_ALONE},
         {"dot", required_argument, NULL, OPT_DOT},         {"svg", required_argument, NULL, OPT_SVG},
         {"timeout", required_argument, NULL, OPT_TIMEOUT}, {"core", required_argument, NULL, OPT_CORE},
-        {"help", no_argument, NULL, 'h'},                  {NULL, 0, NULL, 0},
+        {"route", required_argument, NULL, OPT_ROUTE},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int opt, rc = FPD_OK;
     uint64_t value;
@@ -116,6 +120,13 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         case OPT_ALGO:
             rc = fpd_cli_u64("--algo", optarg, 1000, &value, why, why_size);
             o->target.algo = (int)value;
+            break;
+        case OPT_ROUTE:
+            o->target.route = fpd_route_find(optarg);
+            if (o->target.route == FPD_ROUTE_COUNT) {
+                snprintf(why, why_size, "--route '%s': expected gemm, gemv-rows, gemv-cols or dot", optarg);
+                rc = FPD_ERR_INPUT;
+            }
             break;
         case OPT_ALONE: o->alone = true; break;
         case OPT_DOT: o->dot = optarg; break;
@@ -212,9 +223,11 @@ static void report(const char *label, const struct fpd_probe_target *t, const st
     char batch[32] = "";
     if (t->batch > 1)
         snprintf(batch, sizeof batch, "%zux", t->batch);
-    char how[64] = "";
+    char how[96] = "";
+    if (t->route != FPD_ROUTE_GEMM) /* the library's gemv or dot, not its gemm */
+        snprintf(how, sizeof how, ", %s route", fpd_route_names[t->route]);
     if (t->threads > 0)
-        snprintf(how, sizeof how, ", %d thread%s", t->threads, t->threads == 1 ? "" : "s");
+        snprintf(how + strlen(how), sizeof how - strlen(how), ", %d thread%s", t->threads, t->threads == 1 ? "" : "s");
     if (t->algo > 0)
         snprintf(how + strlen(how), sizeof how - strlen(how), ", algorithm %d", t->algo);
     printf("%s%s %s %s%zux%zux%zu%s%s%s, element (%zu,%zu):\n", label, t->backend->impl->name, dts, batch, t->m, t->n,
@@ -315,7 +328,7 @@ static struct fpd_probe_target path_target(const struct fpd_check *chk, const st
         .batch = p->gemm.batch.len, .m = p->gemm.rows.len, .n = p->gemm.cols.len, .k = c->k,
         .trans_a = c->trans_a ^ p->flip_layout, .trans_b = c->trans_b ^ p->flip_layout,
         .bias = p->bias == FPD_BIAS_FUSED, .threads = p->threads ? p->threads : chk->default_threads,
-        .algo = p->algo,
+        .algo = p->algo, .route = p->route,
         .at_batch = batch - p->gemm.batch.start, .at_row = row - p->gemm.rows.start, .at_col = col - p->gemm.cols.start,
     };
 }

@@ -84,7 +84,7 @@ struct framework {
     const char *bias_cast;          /* a format taking that name */
     const char *setup;              /* after loading: device placement, helpers */
     const char *to_float64;         /* p and q as float64 NumPy arrays */
-    const char *paths[16][2];
+    const char *paths[24][2];
 };
 
 static const struct framework frameworks[] = {
@@ -106,6 +106,13 @@ static const struct framework frameworks[] = {
      {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
       {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
       {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
+      {"gemv-rows", "mm(a, b)[:, s0:s1]"},
+      {"gemv-rows", "np.concatenate([mm(a[:, i:i + 1], b) for i in range(s0, s1)], 1)"},
+      {"gemv-cols", "mm(a, b)[:, :, s0:s1]"},
+      {"gemv-cols", "np.concatenate([mm(a, b[:, :, j:j + 1], bias[j:j + 1]) for j in range(s0, s1)], 2)"},
+      {"dot", "mm(a, b)[:, s0:s1]"},
+      {"dot", "np.stack([np.stack([np.stack([a[e, i] @ b[e, :, j] for j in range(b.shape[2])]) for i in range(s0, s1)]) "
+              "for e in range(a.shape[0])]) + (bias if HAS_BIAS else 0)"},
       {"addmm", "a @ b + bias"},
       {"addmm", "np.concatenate([a, np.ones(a.shape[:-1] + (1,), a.dtype)], -1) @ np.concatenate([b, np.broadcast_to(bias, (b.shape[0], 1, b.shape[2]))], 1)"},
       {"layout", "mm(a, b)"}, {"layout", "mm(np.asfortranarray(a), np.asfortranarray(b))"},
@@ -125,6 +132,13 @@ static const struct framework frameworks[] = {
      {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
       {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
       {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
+      {"gemv-rows", "mm(a, b)[:, s0:s1]"},
+      {"gemv-rows", "torch.cat([mm(a[:, i:i + 1], b) for i in range(s0, s1)], 1)"},
+      {"gemv-cols", "mm(a, b)[:, :, s0:s1]"},
+      {"gemv-cols", "torch.cat([mm(a, b[:, :, j:j + 1], bias[j:j + 1]) for j in range(s0, s1)], 2)"},
+      {"dot", "mm(a, b)[:, s0:s1]"},
+      {"dot", "torch.stack([torch.stack([torch.stack([a[e, i] @ b[e, :, j] for j in range(b.shape[2])]) for i in range(s0, s1)]) "
+              "for e in range(a.shape[0])]) + (bias if HAS_BIAS else 0)"},
       {"addmm", "a @ b + bias"}, {"addmm", "torch.baddbmm(bias.expand(a.shape[0], a.shape[1], -1), a, b)"},
       {"layout", "mm(a, b)"},
       {"layout", "mm(a.transpose(1, 2).contiguous().transpose(1, 2), b.transpose(1, 2).contiguous().transpose(1, 2))"},
@@ -144,6 +158,13 @@ static const struct framework frameworks[] = {
      {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
       {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
       {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
+      {"gemv-rows", "mm(a, b)[:, s0:s1]"},
+      {"gemv-rows", "jnp.concatenate([mm(a[:, i:i + 1], b) for i in range(s0, s1)], 1)"},
+      {"gemv-cols", "mm(a, b)[:, :, s0:s1]"},
+      {"gemv-cols", "jnp.concatenate([mm(a, b[:, :, j:j + 1], bias[j:j + 1]) for j in range(s0, s1)], 2)"},
+      {"dot", "mm(a, b)[:, s0:s1]"},
+      {"dot", "jnp.stack([jnp.stack([jnp.stack([a[e, i] @ b[e, :, j] for j in range(b.shape[2])]) for i in range(s0, s1)]) "
+              "for e in range(a.shape[0])]) + (bias if HAS_BIAS else 0)"},
       {"addmm", "a @ b + bias"}, {"addmm", "jax.jit(lambda x, y, z: x @ y + z)(a, b, bias)"},
       {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
       {"cast-in", "mm(a, b, bias.astype(jnp.float32), preferred_element_type=jnp.float32)"},

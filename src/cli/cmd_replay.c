@@ -271,7 +271,7 @@ int fpd_cmd_replay(int argc, char **argv)
                 fpd_check_answer_read(&ev.msg, &a);
                 res = a.res;
             }
-            cls = fpd_replay_classify(f, &res);
+            cls = fpd_replay_classify(f, &res, why, sizeof why);
         }
         cases++;
         counts[cls]++;

@@ -111,7 +111,7 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
     struct fpd_case sub = chk->c;
     sub.batch = g->batch.len, sub.m = g->rows.len, sub.n = g->cols.len;
     char shape[64];
-    fprintf(f, "  path %s   %s: gemm %s", label, chk->backends[p->backend]->impl->name,
+    fprintf(f, "  path %s   %s: %s %s", label, chk->backends[p->backend]->impl->name, fpd_route_words[p->route],
             fpd_shape_format(&sub, shape, sizeof shape));
     if (g->batch.start || g->rows.start || g->cols.start)
         fprintf(f, " at batch %u, row %u, col %u", g->batch.start, g->rows.start, g->cols.start);

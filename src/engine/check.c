@@ -192,7 +192,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         .c = out, .ldc = ldc, .stride_c = m * ldc,
         .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
         .threads = p->threads ? p->threads : chk->default_threads,
-        .algo = p->algo,
+        .algo = p->algo, .route = p->route,
     };
     struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (fpd_backend_acquire(slot) != FPD_OK) {

@@ -36,12 +36,19 @@ static void whole_case(const struct fpd_case *c, struct fpd_paths *out)
     *out = (struct fpd_paths){.a = p, .b = p, .compare = all};
 }
 
+/* Path B computes only the slice, with the relation's route; dot has no fused bias: a framework
+ * adds it afterwards. */
 static void build_slice(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                         struct fpd_paths *out)
 {
     whole_case(c, out);
     *region_dim(&out->b.gemm, r->slice) = p->slice;
     *region_dim(&out->compare, r->slice) = p->slice;
+    out->b.route = r->route;
+    if (r->route == FPD_ROUTE_DOT && c->has_bias) {
+        out->b.bias = FPD_BIAS_AFTER;
+        out->extra_out_roundings = 1;
+    }
 }
 
 static void build_addmm(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
@@ -111,12 +118,38 @@ static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c,
     whole_case(c, out);
 }
 
+const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
+    [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
+    [FPD_ROUTE_DOT] = "dot"};
+const char *const fpd_route_words[FPD_ROUTE_COUNT] = {
+    [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "a gemv for each row of",
+    [FPD_ROUTE_GEMV_COLS] = "a gemv for each column of", [FPD_ROUTE_DOT] = "a dot for each element of"};
+
+enum fpd_route fpd_route_find(const char *name)
+{
+    int r = 0;
+    while (r < FPD_ROUTE_COUNT && strcmp(fpd_route_names[r], name) != 0)
+        r++;
+    return (enum fpd_route)r;
+}
+
 #define ROW(...) {__VA_ARGS__}
 const struct fpd_relation fpd_relation_table[] = {
     ROW(.name = "slice-rows", .doc = "(A·B)[rows] vs A[rows]·B: slice after vs before the gemm",
         .backends = 1, .default_campaign = true, .slice = FPD_SLICE_ROWS, .build = build_slice),
     ROW(.name = "slice-cols", .doc = "(A·B)[:, cols] vs A·B[:, cols]: slice after vs before the gemm",
         .backends = 1, .default_campaign = true, .slice = FPD_SLICE_COLS, .build = build_slice),
+    ROW(.name = "gemv-rows",
+        .doc = "(A·B)[rows] vs each row by the library's gemv, as numpy computes (1,k)@(k,n)",
+        .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true,
+        .slice = FPD_SLICE_ROWS, .route = FPD_ROUTE_GEMV_ROWS, .build = build_slice),
+    ROW(.name = "gemv-cols",
+        .doc = "(A·B)[:, cols] vs each column by the library's gemv, as numpy computes (m,k)@(k,1)",
+        .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true,
+        .slice = FPD_SLICE_COLS, .route = FPD_ROUTE_GEMV_COLS, .build = build_slice),
+    ROW(.name = "dot", .doc = "(A·B)[rows] vs each element by the library's dot, as numpy computes (k,)@(k,)",
+        .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true,
+        .slice = FPD_SLICE_ROWS, .route = FPD_ROUTE_DOT, .build = build_slice),
     ROW(.name = "slice-batch", .doc = "batched gemm, then take entries vs the gemm on those entries only",
         .backends = 1, .default_campaign = true, .slice = FPD_SLICE_BATCH, .build = build_slice),
     ROW(.name = "addmm", .doc = "gemm, then + bias in the output type vs the backend's fused form",
@@ -171,19 +204,31 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
                  fpd_dtype_info(dt->in)->name);
         return false;
     }
+    if (r->needs_blas_types && !(dt->in == dt->out && dt->out == dt->acc && (dt->in == FPD_F32 || dt->in == FPD_F64))) {
+        snprintf(why, why_size, "%s runs BLAS's gemv and dot, which take f32 or f64 throughout (--dtype f32 or f64)",
+                 r->name);
+        return false;
+    }
+    static const struct {
+        unsigned feature;
+        const char *words;
+    } feature_words[] = {
+        {FPD_FEAT_FUSED_BIAS, "a fused bias"},
+        {FPD_FEAT_THREADS, "a thread count"},
+        {FPD_FEAT_ALGOS, "a choice of algorithms"},
+        {FPD_FEAT_ROUTES, "routes to gemv and dot (a BLAS library's)"},
+    };
     for (int i = 0; i < r->backends; i++) {
         if (!backends[i]) {
             snprintf(why, why_size, "%s compares two backends: give --backend B1,B2", r->name);
             return false;
         }
-        if ((backends[i]->features & r->needs) != r->needs) {
-            snprintf(why, why_size, "%s needs a backend with %s; %s has none", r->name,
-                     r->needs & FPD_FEAT_THREADS  ? "a thread count"
-                     : r->needs & FPD_FEAT_ALGOS ? "a choice of algorithms"
-                                                 : "a fused bias",
-                     backends[i]->name);
-            return false;
-        }
+        for (size_t f = 0; f < sizeof feature_words / sizeof feature_words[0]; f++)
+            if ((r->needs & feature_words[f].feature) && !(backends[i]->features & feature_words[f].feature)) {
+                snprintf(why, why_size, "%s needs a backend with %s; %s has none", r->name, feature_words[f].words,
+                         backends[i]->name);
+                return false;
+            }
     }
     if (r->pairing == FPD_PAIR_SAME_DEVICE && backends[0]->device != backends[1]->device) {
         snprintf(why, why_size, "%s compares two backends of one device; %s and %s differ", r->name,
@@ -210,7 +255,8 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
 
 uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim dim)
 {
-    return r->slice == dim ? 2 : 1; /* slicing one entry out of one is the identity */
+    /* slicing one entry out of one is the identity, but a gemv or dot of all of it is not */
+    return r->slice == dim && r->route == FPD_ROUTE_GEMM ? 2 : 1;
 }
 
 int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_case *c,

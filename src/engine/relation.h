@@ -35,6 +35,7 @@ struct fpd_path {
     enum fpd_bias_mode bias;
     int threads;             /* 0: backend default */
     int algo;                /* 0: the library's first choice */
+    enum fpd_route route;    /* how the backend is asked: one gemm, or gemv / dot calls (fpdiv_backend.h) */
 };
 
 struct fpd_paths {
@@ -70,10 +71,18 @@ struct fpd_relation {
     bool needs_16bit_in;       /* only meaningful for f16/bf16 inputs */
     bool needs_wider_out;      /* only meaningful when the output is wider than the input */
     bool needs_bias;
+    bool needs_blas_types;     /* only for BLAS's own types: inputs, output and accumulator all f32 or all f64 */
     enum fpd_slice_dim slice;
+    enum fpd_route route;      /* path B's, on the slice: the library's gemv or dot instead of its gemm */
     void (*build)(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                   struct fpd_paths *out);
 };
+
+/* The routes by name ("gemm", "gemv-rows", "gemv-cols", "dot"), and in words for a path ("gemv for
+ * each row of"); fpd_route_find gives FPD_ROUTE_COUNT for a name that is none. */
+extern const char *const fpd_route_names[FPD_ROUTE_COUNT];
+extern const char *const fpd_route_words[FPD_ROUTE_COUNT];
+enum fpd_route fpd_route_find(const char *name);
 
 extern const struct fpd_relation fpd_relation_table[];
 extern const size_t fpd_relation_count;

@@ -1,6 +1,7 @@
 /* replay.c — classify a re-run against the recorded outcome. */
 #include "engine/replay.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +12,29 @@ const char *const fpd_replay_class_names[FPD_REPLAY_CLASS_COUNT] = {
     [FPD_WORSE] = "worse",           [FPD_ELSEWHERE] = "elsewhere", [FPD_SKIPPED] = "skipped",
 };
 
-enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const struct fpd_check_result *res)
+/* Where a backend's kernels here are not those the case was recorded on, and nothing pins them
+ * back: a library that picked another kernel set (BLIS's configuration cannot be pinned), or one
+ * whose pinned name runs this CPU's own code path (oneMKL's default, OFF). */
+static bool environment_moved(const struct fpd_case_file *f, char *why, size_t why_size)
+{
+    static const char *const keys[] = {"kernel_set", "cpu_code_path"};
+    for (int i = 0; i < f->chk.relation->backends; i++) {
+        json_t *recorded = json_object_get(json_object_get(f->environment, "backends"), f->backend_names[i]);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            const char *was = json_string_value(json_object_get(recorded, keys[k]));
+            char buf[96];
+            const char *now = fpd_backend_provenance_value(f->chk.backends[i], keys[k], buf, sizeof buf);
+            if (was && now && strcmp(was, now) != 0) {
+                snprintf(why, why_size, "recorded where %s's %s was %s; here it is %s, and cannot be pinned back",
+                         f->backend_names[i], keys[k], was, now);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static enum fpd_replay_class compare_outcome(const struct fpd_case_file *f, const struct fpd_check_result *res)
 {
     /* The verdict first: the same bits judged more severely (a corrected bound, say) are worse too. */
     if (res->verdict > f->recorded.verdict)
@@ -24,6 +47,13 @@ enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const s
     if (res->verdict == FPD_SAME && f->recorded.verdict != FPD_SAME)
         return FPD_FIXED;
     return FPD_CHANGED;
+}
+
+enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const struct fpd_check_result *res,
+                                          char *why, size_t why_size)
+{
+    enum fpd_replay_class cls = compare_outcome(f, res);
+    return cls != FPD_REPRODUCED && environment_moved(f, why, why_size) ? FPD_ELSEWHERE : cls;
 }
 
 /* "Prescott, Core2, …": the kernel sets of base this CPU runs (each probed once: the registry
@@ -92,6 +122,6 @@ int fpd_replay_case(struct fpd_checker *ck, struct fpd_case_file *f, struct fpd_
     int rc = fpd_check_run(ck, &f->chk, res);
     if (rc != FPD_OK)
         return rc;
-    *cls = fpd_replay_classify(f, res);
+    *cls = fpd_replay_classify(f, res, why, why_size);
     return FPD_OK;
 }

@@ -9,15 +9,17 @@ enum fpd_replay_class {
     FPD_CHANGED,    /* different bits, verdict not worse (and not now `same` when it was not) */
     FPD_FIXED,      /* now `same` */
     FPD_WORSE,      /* a higher verdict than recorded */
-    FPD_ELSEWHERE,  /* not comparable here: recorded on a kernel set this CPU cannot run */
+    FPD_ELSEWHERE,  /* not comparable here: recorded on kernels this CPU cannot run, or does not pick */
     FPD_SKIPPED,    /* cannot run here: a backend is unavailable or lacks the dtypes */
     FPD_REPLAY_CLASS_COUNT,
 };
 
 extern const char *const fpd_replay_class_names[FPD_REPLAY_CLASS_COUNT];
 
-/* How a result compares with the recorded outcome. */
-enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const struct fpd_check_result *res);
+/* How a result compares with the recorded outcome: FPD_ELSEWHERE, with why, for a result that
+ * differs where the backend's kernels are not the recorded ones and cannot be pinned back. */
+enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const struct fpd_check_result *res,
+                                          char *why, size_t why_size);
 /* Whether the case can run here as it was recorded (each library on its recorded kernel set,
  * with its recorded thread count); when not, *cls is FPD_ELSEWHERE or FPD_SKIPPED and why says
  * what differs ("recorded on openblas@Cooperlake, which this CPU cannot run: …; it runs …"). */

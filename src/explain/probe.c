@@ -107,6 +107,19 @@ int fpd_probe_open(struct fpd_probe *p, const struct fpd_probe_target *t, char *
         snprintf(why, why_size, "%s: %.200s", s->impl->name, reason);
         return FPD_ERR_UNAVAILABLE;
     }
+    if (t->route != FPD_ROUTE_GEMM && !(s->impl->features & FPD_FEAT_ROUTES)) {
+        snprintf(why, why_size, "%s has no gemv or dot of its own (only a BLAS library's backend has)", s->impl->name);
+        return FPD_ERR_INPUT;
+    }
+    if (t->route != FPD_ROUTE_GEMM &&
+        !(t->dt.in == t->dt.out && t->dt.out == t->dt.acc && (t->dt.acc == FPD_F32 || t->dt.acc == FPD_F64))) {
+        snprintf(why, why_size, "BLAS's gemv and dot take f32 or f64 throughout (--dtype f32 or f64)");
+        return FPD_ERR_INPUT;
+    }
+    if (t->route == FPD_ROUTE_DOT && t->bias) {
+        snprintf(why, why_size, "a dot has no fused bias to explain");
+        return FPD_ERR_INPUT;
+    }
     if (t->bias && !(s->impl->features & FPD_FEAT_FUSED_BIAS)) {
         snprintf(why, why_size, "%s has no fused bias to explain", s->impl->name);
         return FPD_ERR_INPUT;
@@ -168,7 +181,7 @@ static int ask(struct fpd_probe *p, const uint32_t *pairs, size_t count, const s
         .a = p->a, .lda = p->lda, .stride_a = t->m * t->k,
         .b = p->b, .ldb = p->ldb, .stride_b = t->k * t->n,
         .c = p->c, .ldc = p->ldc, .stride_c = t->m * t->n,
-        .bias = t->bias ? p->bias : NULL, .threads = t->threads, .algo = t->algo,
+        .bias = t->bias ? p->bias : NULL, .threads = t->threads, .algo = t->algo, .route = t->route,
     };
     const struct fpd_backend_slot *s = t->backend;
     int rc = fpd_backend_gemm(s, &args, why, why_size);

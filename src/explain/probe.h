@@ -20,6 +20,7 @@ struct fpd_probe_target {
     bool trans_a, trans_b;
     bool bias; /* the backend's fused bias is a term (leaf k) */
     int threads, algo;
+    enum fpd_route route; /* the library's gemm, or its gemv or dot (fpdiv_backend.h) */
     size_t at_batch, at_row, at_col; /* the element explained */
 };
 

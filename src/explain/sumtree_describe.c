@@ -223,10 +223,25 @@ static bool balanced(const struct fpd_sumtree *t)
     return true;
 }
 
+/* Whether the parts are interleaved lanes inside each block of consecutive terms, as a vector
+ * kernel that adds a block's terms in its registers' lanes makes them: parts of one size and one
+ * stride (the lane count). Partitioning consecutive terms, such parts can be nothing else. */
+static bool lanes_in_blocks(const struct part *parts, uint32_t count, uint32_t *lanes, uint32_t *block)
+{
+    uint32_t stride = parts[0].stride, size = parts[0].size;
+    if (stride < 2 || size < 2)
+        return false;
+    for (uint32_t i = 0; i < count; i++)
+        if (parts[i].stride != stride || parts[i].size != size)
+            return false;
+    *lanes = stride, *block = stride * size;
+    return true;
+}
+
 static void name_partition(struct text *out, const struct part *parts, uint32_t count, const char **unit_word)
 {
     bool contiguous = true, lanes = true;
-    uint32_t multi = 0, stride = 0, singles = 0;
+    uint32_t multi = 0, stride = 0, singles = 0, width_of_block = 0;
     uint64_t residues = 0; /* lanes: each a distinct residue mod the stride (for strides up to 64) */
     for (uint32_t i = 0; i < count; i++) {
         const struct part *p = &parts[i];
@@ -263,6 +278,10 @@ static void name_partition(struct text *out, const struct part *parts, uint32_t 
         if (count > multi)
             say(out, " and %u single terms", count - multi);
         *unit_word = count > multi ? "parts" : "lanes";
+    } else if (lanes_in_blocks(parts, count, &stride, &width_of_block)) {
+        say(out, "%u interleaved lanes in each of %u blocks of %u consecutive terms", stride, count / stride,
+            width_of_block);
+        *unit_word = "lanes";
     } else {
         say(out, "%u groups", count);
         *unit_word = "groups";

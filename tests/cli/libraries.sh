@@ -159,8 +159,84 @@ else
     echo "NOTE torch was not run live (not in .venv: ${missing% }); fpdiv's mkl was compared with the recorded table"
 fi
 
-# --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
 numpy_openblas=$(ls .venv/lib/python3*/site-packages/scipy_openblas64/lib/libscipy_openblas64_.so 2>/dev/null | head -1)
+
+# --- the routes frameworks take: a library's gemv (a row, a column) and dot (an element), called
+# as numpy calls them. On integer data every order gives the same sums, so anything but `same`
+# between the gemm and a route is a wrong argument: a stride, a storage order, the bias ---
+routes_wrong=""
+for lib in openblas mkl blis refblas numpy-openblas; do
+    for r in gemv-rows gemv-cols dot; do
+        for layout in "" "--trans-a" "--trans-b" "--trans-a --trans-b"; do
+            for dt in f32 f64; do
+                $FPDIV --blas numpy-openblas=$numpy_openblas check --relation $r --backend $lib --shape 2x6x9x70 \
+                    --slice 1:4 --dtype $dt --dist int --bias --pad 3 $layout --json >"$tmp/route" 2>&1 ||
+                    routes_wrong+=" $lib/$r/$dt/${layout:-plain}(exit $?)"
+                grep -q '"verdict":"same"' "$tmp/route" || routes_wrong+=" $lib/$r/$dt/${layout:-plain}"
+            done
+        done
+    done
+done
+[ -z "$routes_wrong" ] && pass "gemv and dot on 5 libraries, 4 layouts, f32 and f64: the gemm's sums on integers" ||
+    fail "routes on integer data" "not same:$routes_wrong"
+run "a gemv route is named in its path" 0 $FPDIV check --relation gemv-rows --backend openblas@Haswell --shape 4x300x300 \
+    --dtype f32 &&
+    expect "path B is a gemv for each row" "$out" "^  path B   openblas@Haswell: a gemv for each row of 1x300x300, f32 in" &&
+    expect "and on OpenBLAS it differs from the gemm's row" "$out" "^check gemv-rows on openblas@Haswell: reorder"
+bad "a route on a kernel of fpdiv's own" "gemv-cols needs a backend with routes to gemv and dot .*; seq has none" \
+    check --relation gemv-cols --backend seq --shape 4x5x6
+bad "a route in bf16" "dot runs BLAS's gemv and dot, which take f32 or f64 throughout" \
+    check --relation dot --backend openblas --shape 4x5x6 --dtype bf16
+# OpenBLAS's orders, pinned to its Haswell kernels (every machine here runs them): sdot adds 32
+# interleaved lanes (4 registers of 8), then combines them pairwise; sgemv with numpy's arguments
+# for (1,k)@(k,n) adds blocks of 8 consecutive terms to y in turn, each block in 2 lanes
+run "explain OpenBLAS's sdot" 0 $FPDIV explain --backend openblas --core Haswell --route dot --trans-b --shape 1x8x256 &&
+    expect "32 interleaved lanes, combined pairwise" "$out" \
+        "order: 32 interleaved lanes \(term p in lane p mod 32\), each sequential; then the 32 lanes: pairwise$"
+run "explain OpenBLAS's sgemv" 0 $FPDIV explain --backend openblas --core Haswell --route gemv-rows --shape 1x8x256 &&
+    expect "blocks of 8 consecutive terms, added in turn" "$out" \
+        "order: 2 interleaved lanes in each of 32 blocks of 8 consecutive terms, each sequential; then the 64 lanes: 32 blocks of 2, each sequential; then the 32 blocks: sequential$"
+bad "explain a route on seq" "seq has no gemv or dot of its own" explain --backend seq --route dot --shape 1x2x3
+bad "explain an unknown route" "--route 'gemvv': expected gemm, gemv-rows, gemv-cols or dot" \
+    explain --route gemvv --shape 1x2x3
+# exported, each route is what numpy does with one row, one column, one element: on integers its
+# two paths agree everywhere, so the script's slicing, concatenation and bias are the case's
+numpy_python=$(for p in python3 /usr/bin/python3; do $p -c 'import numpy' 2>/dev/null && echo $p && break; done)
+for r in gemv-rows gemv-cols dot; do
+    run "a $r case" 0 $FPDIV check --relation $r --backend openblas --shape 2x5x6x30 --slice 1:3 --dtype f64 \
+        --dist int --bias --save $tmp/routes-$r && $FPDIV export $tmp/routes-$r/$r/*.json --to numpy -o $tmp/np-$r >/dev/null &&
+        run "its NumPy script" 0 $numpy_python $tmp/np-$r/repro_numpy.py &&
+        expect "$r in NumPy: one element each for the 3 rows or columns, all equal" "$out" "^0 of (36|30) elements differ"
+done
+run "a campaign on a library runs the routes" 0 $FPDIV fuzz --backends openblas,mkl --dtypes f32,f64 --cases 400 \
+    --max-dim 48 --no-corpus --seed 4 --json &&
+    expect "gemv-rows, gemv-cols and dot, each with checks that differ" "$(python3 -c '
+import json, sys
+rows = [r for l in map(json.loads, sys.stdin) if l.get("type") == "summary" for r in l["rows"]]
+seen = {r["relation"] for r in rows if r["relation"] in ("gemv-rows", "gemv-cols", "dot") and r["verdicts"]["reorder"] > 0}
+print("routes diverging:", " ".join(sorted(seen)), "errors:", sum(r["verdicts"]["error"] for r in rows))' <<<"$out")" \
+        "^routes diverging: dot gemv-cols gemv-rows errors: 0$"
+
+# --- BLIS picks its configuration for the CPU and cannot be pinned (Debian's 0.9.0 aborts on
+# every BLIS_ARCH_TYPE): a case whose bits differ where BLIS picked another one is elsewhere, one
+# recorded on the configuration it picks here is changed ---
+run "a case on blis" 0 $FPDIV check --relation gemv-rows --backend blis --shape 3x40x200 --dtype f32 --save $tmp/blis
+blis_case=$(ls $tmp/blis/gemv-rows/*.json)
+mkdir -p $tmp/moved/gemv-rows
+python3 - "$blis_case" "$tmp/moved/gemv-rows" <<'EOF'
+import json, sys
+case = json.load(open(sys.argv[1]))
+case["outcome"]["hash_b"] = "0000000000000001"  # other bits than these
+json.dump(case, open(sys.argv[2] + "/here.json", "w"))
+case["environment"]["backends"]["blis"]["kernel_set"] = "a-configuration-not-here"
+json.dump(case, open(sys.argv[2] + "/moved.json", "w"))
+EOF
+run "replay them" 0 $FPDIV replay $tmp/moved &&
+    expect "other bits on the configuration recorded: changed" "$out" "^changed .*here.json  gemv-rows on blis" &&
+    expect "other bits on another configuration: elsewhere, saying which" "$out" \
+        "^elsewhere .*moved.json .*recorded where blis's kernel_set was a-configuration-not-here; here it is [a-z0-9]+, and cannot be pinned back"
+
+# --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
 if [ -n "$numpy_openblas" ]; then
     run "numpy's OpenBLAS as a backend of its own" 0 $FPDIV --blas numpy-openblas=$numpy_openblas list &&
         expect "with its version and 64-bit integers" "$out" "OpenBLAS 0\.3\.31.*integers=64-bit"

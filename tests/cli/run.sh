@@ -203,6 +203,10 @@ if run "threads are pinned" 0 $FPDIV check --relation slice-rows --core Prescott
 fi
 run "the plugin of ABI 1 loads" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/old_abi.so check --relation vendor \
     --backend seq,old-abi --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
+run "the plugin of ABI 2 loads" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/old_abi2.so check --relation vendor \
+    --backend seq,old-abi2 --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
+bad "a plugin of ABI 2 takes no routes, whatever bits it sets" "dot needs a backend with routes to gemv and dot .*; old-abi2 has none" \
+    --plugin $(dirname "$FPDIV")/plugins/old_abi2.so check --relation dot --backend old-abi2 --shape 3x4x50 --dtype f64
 
 # Every finding's rerun line reproduces both output hashes, whatever kernel set the library picks
 # here: a campaign up to max-dim 512, the findings on OpenBLAS rerun alone.
@@ -529,7 +533,7 @@ run "plugin refuses bf16" 2 $FPDIV --plugin $P/reverse.so check --relation repea
     expect "and says why" "$err" 'reverse kernel computes f32 or f64 only'
 FPDIV_PLUGIN_PATH=$P/reverse.so run "FPDIV_PLUGIN_PATH" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --backends reverse,openblas --dtypes f32,f64 &&
     expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas@'
-bad "plugin with another ABI" "was built for backend ABI 3; this fpdiv speaks ABI 2 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+bad "plugin with another ABI" "was built for backend ABI 4; this fpdiv speaks ABI 3 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 

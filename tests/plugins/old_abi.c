@@ -6,7 +6,12 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "abi1/fpdiv_backend.h"
+#ifndef OLD_ABI_HEADER /* old_abi2.c builds this plugin against ABI 2 */
+#define OLD_ABI_HEADER "abi1/fpdiv_backend.h"
+#define OLD_ABI_NAME "old-abi"
+#define OLD_ABI_FEATURES FPD_FEAT_FUSED_BIAS
+#endif
+#include OLD_ABI_HEADER
 
 static int old_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
 {
@@ -20,7 +25,7 @@ static bool old_supports(void *state, const struct fpd_dtypes *dt, char *why, si
     (void)state;
     if (dt->in == FPD_F64 && dt->out == FPD_F64 && dt->acc == FPD_F64)
         return true;
-    snprintf(why, why_size, "the ABI 1 plugin computes f64 only");
+    snprintf(why, why_size, "the old ABI's plugin computes f64 only");
     return false;
 }
 
@@ -45,11 +50,11 @@ static int old_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_
 
 static const struct fpd_backend old = {
     .abi = FPDIV_BACKEND_ABI,
-    .name = "old-abi",
-    .summary = "test plugin built for backend ABI 1: seq's order, f64",
+    .name = OLD_ABI_NAME,
+    .summary = "test plugin built for an older backend ABI: seq's order, f64",
     .device = FPD_DEVICE_CPU,
     .kind = FPD_KIND_VENDOR,
-    .features = FPD_FEAT_FUSED_BIAS,
+    .features = OLD_ABI_FEATURES,
     .open = old_open,
     .supports = old_supports,
     .gemm = old_gemm,

@@ -447,9 +447,19 @@ Test(explain, words_for_unusual_trees)
     expect_words("(((b 0) 1) 2)", 3, true, "sequential over k; the sum starts from the bias");
     expect_words("(((0 1) 2) b)", 3, true, "sequential over k; the bias added last");
     expect_words("((0 1 b) 2)", 3, true, "sequential over k; the bias in a fused add with 2 other operands");
-    /* two chains over even terms are no lanes: lanes are distinct residues */
+    /* two chains over even terms are no lanes across k (lanes are distinct residues), but they are
+     * lanes within blocks: what a vector kernel makes of each block of terms it loads */
     expect_words("(((0 2) (4 6)) ((1 3) (5 7)))", 8, false,
-                 "4 groups, each sequential; then the 4 groups: pairwise");
+                 "2 interleaved lanes in each of 2 blocks of 4 consecutive terms, each sequential; then the 4 lanes: "
+                 "pairwise");
+    /* OpenBLAS's sgemv (Haswell kernels): each block of 8 in 2 lanes of 4, the blocks added in turn */
+    expect_words("((((((0 2) 4) 6) (((1 3) 5) 7)) ((((8 10) 12) 14) (((9 11) 13) 15))) ((((16 18) 20) 22) (((17 19) 21) 23)))",
+                 24, false,
+                 "2 interleaved lanes in each of 3 blocks of 8 consecutive terms, each sequential; then the 6 lanes: "
+                 "3 blocks of 2, each sequential; then the 3 blocks: sequential");
+    /* one stride, parts of two sizes: groups */
+    expect_words("((((0 2) 4) (1 3)) (5 6))", 7, false,
+                 "3 groups, each sequential; then the 3 groups: sequential");
     /* 2 lanes over 0..7, then a tail of single terms */
     expect_words("((((((0 2) 4) 6) (((1 3) 5) 7)) 8) 9)", 10, false,
                  "2 interleaved lanes (term p in lane p mod 2) and 2 single terms, each sequential; then the 4 parts: "

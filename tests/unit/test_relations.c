@@ -17,7 +17,7 @@
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,
-               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0 };
+               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0, ROUTED };
 
 static enum trigger trigger;
 static double nudge; /* 0: one ulp; else multiply by (1 + nudge); NAN: write a NaN */
@@ -38,6 +38,7 @@ static bool triggered(const struct fpd_gemm_args *g)
     case THREADS_ABOVE_1: return g->threads > 1;
     case EVEN_CALL: return calls % 2 == 0;
     case ALGO_ABOVE_0: return g->algo > 0;
+    case ROUTED: return g->route != FPD_ROUTE_GEMM;
     default: return false;
     }
 }
@@ -101,7 +102,7 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident = fpd_backend_seq;                                                                   \
         ident.name = nm;                                                                           \
         ident.kind = FPD_KIND_TEST;                                                                \
-        ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS;                  \
+        ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES; \
         ident.gemm = gemm_fn;                                                                      \
         ident.open = open_fn;                                                                      \
     }
@@ -190,6 +191,13 @@ static const struct scenario scenarios[] = {
     {"repeat", {"openblas"}, "f32", "30x20x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     {"device", {"seq", "gpu-twin"}, "bf16", "2x7x9x300", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
     {"algo", {"perturbed"}, "f32", "7x9x30", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
+    /* a library's gemv and dot: on int data every order agrees, so any other answer is a wrong
+     * argument (a stride, an order, the bias); the reference BLAS adds in gemm's order throughout */
+    {"gemv-rows", {"openblas"}, "f32", "2x5x40x300", FPD_DIST_INT, true, true, NEVER, FPD_SAME},
+    {"gemv-cols", {"openblas"}, "f64", "6x7x200", FPD_DIST_INT, true, false, NEVER, FPD_SAME},
+    {"gemv-cols", {"refblas"}, "f32", "6x7x200", FPD_DIST_NORMAL, false, true, NEVER, FPD_SAME},
+    {"dot", {"openblas"}, "f64", "3x9x100", FPD_DIST_INT, true, true, NEVER, FPD_SAME},
+    {"dot", {"refblas"}, "f32", "2x3x9x100", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
     /* two kernel sets, each in a host of its own: on int data every order agrees */
     {"core", {"openblas@Prescott", "openblas@Nehalem"}, "f32", "3x40x50x600", FPD_DIST_INT, true, true, NEVER,
      FPD_SAME},
@@ -208,6 +216,9 @@ static const struct scenario scenarios[] = {
     {"repeat", {"perturbed"}, "f16:f16", "5x6x7", FPD_DIST_NORMAL, false, false, EVEN_CALL, FPD_REORDER},
     {"device", {"seq", "gpu-perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
     {"algo", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, ALGO_ABOVE_0, FPD_REORDER},
+    {"gemv-rows", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
+    {"gemv-cols", {"perturbed"}, "f64", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
+    {"dot", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"core", {"ksets@forward", "ksets@nudged"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, NEVER, FPD_REORDER},
 };
 
@@ -340,6 +351,17 @@ Test(relations, applicability, .init = setup, .fini = teardown)
     cr_expect(!fpd_relation_applies(fpd_relation_find("threads"), &f32, seq, why, sizeof why), "seq has no threads");
     cr_expect(!fpd_relation_applies(fpd_relation_find("vendor"), &f32, seq, why, sizeof why), "vendor needs two");
     cr_expect(fpd_relation_applies(fpd_relation_find("vendor"), &f32, pair, why, sizeof why));
+    const struct fpd_backend *library[2] = {&fpd_backend_openblas, NULL};
+    struct fpd_dtypes f32_f64 = {FPD_F32, FPD_F64, FPD_F64};
+    for (const char *const *r = (const char *const[]){"gemv-rows", "gemv-cols", "dot", NULL}; *r; r++) {
+        const struct fpd_relation *rel = fpd_relation_find(*r);
+        cr_expect(fpd_relation_applies(rel, &f32, library, why, sizeof why), "%s: %s", *r, why);
+        cr_expect(!fpd_relation_applies(rel, &f32, seq, why, sizeof why), "%s: seq has no gemv or dot", *r);
+        cr_expect(!fpd_relation_applies(rel, &bf16, library, why, sizeof why), "%s: BLAS types only", *r);
+        cr_expect(!fpd_relation_applies(rel, &f32_f64, library, why, sizeof why), "%s: one type throughout", *r);
+        cr_expect_eq(fpd_relation_min_dim(rel, rel->slice), 1, "%s: a gemv of all rows says something", *r);
+    }
+    cr_expect_eq(fpd_relation_min_dim(fpd_relation_find("slice-rows"), FPD_SLICE_ROWS), 2);
     struct fpd_case c;
     fpd_case_defaults(&c);
     c.m = 4;
