@@ -109,8 +109,11 @@ $(BUILD)/obj/src/backends/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
 # scripts/install-deps.sh makes (oneMKL from PyPI is found there).
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 VENV      ?= $(CURDIR)/.venv
-$(BUILD)/obj/src/backends/backend_cblas.o: CFLAGS += $(if $(MULTIARCH),-DFPD_MULTIARCH='"$(MULTIARCH)"') \
-                                                     -DFPD_VENV='"$(VENV)"'
+$(BUILD)/obj/src/backends/backend_cblas.o: CFLAGS += $(if $(MULTIARCH),-DFPD_MULTIARCH='"$(MULTIARCH)"')
+$(BUILD)/obj/src/backends/backend_util.o: CFLAGS += -DFPD_VENV='"$(VENV)"'
+# The bridge's server, in the source tree and where `make install` puts it.
+$(BUILD)/obj/src/backends/backend_framework.o: CFLAGS += -DFPD_BRIDGE_DIR='"$(CURDIR)/scripts/bridge"' \
+                                                         -DFPD_BRIDGE_INSTALLED='"$(PREFIX)/share/fpdiv/bridge"'
 $(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -222,6 +225,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN)
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh || status=1; \
 	$(BUILD)/fpdiv replay corpus || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
 	exit $$status
@@ -244,7 +248,7 @@ unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS)
 
 cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh && FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh && \
-	    FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh
+	    FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh && FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)
@@ -260,6 +264,7 @@ bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh
+	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_bridge.sh
 
 # The man page is the binary's own --help texts, typeset: it is rebuilt whenever they may change.
 man: $(BUILD)/fpdiv.1
@@ -272,10 +277,13 @@ install: $(BUILD)/fpdiv $(CUDA_PLUGIN) $(BUILD)/fpdiv.1
 	install -D -m 644 $(BUILD)/fpdiv.1 $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
 	$(if $(CUDA_PLUGIN),install -D -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(LIBDIR)/fpdiv-cuda.so)
 	install -D -m 644 include/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/fpdiv/bridge scripts/bridge/fpdiv_bridge.py
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/fpdiv/bridge/frameworks scripts/bridge/frameworks/*.py
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/fpdiv $(DESTDIR)$(LIBDIR)/fpdiv-cuda.so $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/fpdiv/bridge
 
 clean:
 	rm -rf $(BUILD)

@@ -13,9 +13,10 @@
 #include <stdint.h>
 
 #define FPDIV_BACKEND_ABI 3
-/* ABI 2 is ABI 3 without routes (args->route, FPD_FEAT_ROUTES); ABI 1 is ABI 2 without the
- * kernel-set fields at the end of struct fpd_backend. fpdiv still loads plugins built for either
- * (theirs take every product as one GEMM, and cannot be pinned to a kernel set before ABI 2). */
+/* ABI 2 is ABI 3 without routes and executions (args->route, args->execution and the features
+ * that go with them); ABI 1 is ABI 2 without the kernel-set fields at the end of struct
+ * fpd_backend. fpdiv still loads plugins built for either (theirs take every product as one GEMM,
+ * and cannot be pinned to a kernel set before ABI 2). */
 #define FPDIV_BACKEND_ABI_OLDEST 1
 
 /* Status codes shared by the whole library. Core code returns these; only the CLI prints. */
@@ -39,13 +40,21 @@ struct fpd_dtypes {
 enum fpd_device { FPD_DEVICE_CPU, FPD_DEVICE_GPU };
 
 /* Who wrote the arithmetic: relations such as `vendor` pair one own kernel with one vendor library. */
-enum fpd_backend_kind { FPD_KIND_OWN, FPD_KIND_VENDOR, FPD_KIND_TEST };
+enum fpd_backend_kind {
+    FPD_KIND_OWN,
+    FPD_KIND_VENDOR,
+    FPD_KIND_TEST,
+    FPD_KIND_FRAMEWORK, /* ABI 3: a framework's operations (NumPy, PyTorch, JAX), run as its users run them */
+};
 
 enum fpd_feature {
     FPD_FEAT_FUSED_BIAS = 1u << 0, /* gemm() honours args->bias in its own fused form */
     FPD_FEAT_THREADS = 1u << 1,    /* gemm() honours args->threads */
     FPD_FEAT_ALGOS = 1u << 2,      /* gemm() honours args->algo: the library's algorithm choice */
     FPD_FEAT_ROUTES = 1u << 3,     /* gemm() honours args->route where in = out = acc is f32 or f64 (ABI 3) */
+    FPD_FEAT_VMAP = 1u << 4,       /* gemm() honours FPD_ROUTE_VMAP_ROWS (a framework's vmap; ABI 3) */
+    FPD_FEAT_COMPILE = 1u << 5,    /* gemm() honours args->execution: eager or compiled (ABI 3) */
+    FPD_FEAT_BIAS_ADDED = 1u << 6, /* args->bias is added to the rounded product: one more rounding (ABI 3) */
 };
 
 /*
@@ -58,8 +67,14 @@ enum fpd_route {
     FPD_ROUTE_GEMV_ROWS, /* each row of C by one gemv: C[i,:] = op(A)[i,:] op(B), a vector times a matrix */
     FPD_ROUTE_GEMV_COLS, /* each column by one gemv: C[:,j] = op(A) op(B)[:,j], a matrix times a vector */
     FPD_ROUTE_DOT,       /* each element by one dot: C[i,j] = op(A)[i,:] . op(B)[:,j] (bias is then NULL) */
+    FPD_ROUTE_VMAP_ROWS, /* a framework's vmap over the rows of A of (row . op(B)): what a per-row function
+                            becomes when it is vectorized (FPD_FEAT_VMAP) */
     FPD_ROUTE_COUNT
 };
+
+/* How a framework runs the operation (FPD_FEAT_COMPILE): as it does by default, op by op, or
+ * compiled (torch.compile, jax.jit). */
+enum fpd_execution { FPD_EXEC_DEFAULT, FPD_EXEC_EAGER, FPD_EXEC_COMPILED };
 
 /*
  * One batched GEMM on host memory, row-major:
@@ -83,6 +98,7 @@ struct fpd_gemm_args {
     int threads;      /* 0: the backend's default; else the thread count to use (FPD_FEAT_THREADS) */
     int algo;         /* 0: the library's first choice; i: its i-th candidate (FPD_FEAT_ALGOS) */
     enum fpd_route route; /* ABI 3: FPD_ROUTE_GEMM unless the backend has FPD_FEAT_ROUTES */
+    enum fpd_execution execution; /* ABI 3: FPD_EXEC_DEFAULT unless the backend has FPD_FEAT_COMPILE */
 };
 
 /*

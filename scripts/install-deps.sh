@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install what fpdiv needs to build and test: Debian packages (apt), and the Python packages Debian
-# does not have (oneMKL) into a virtual environment of the project's own, .venv beside this
-# directory, where fpdiv finds them. Idempotent: packages already present are left alone and apt
-# is not even asked. Works as root or via sudo (apt only; the environment is the user's).
+# does not have (oneMKL, the frameworks) into a virtual environment of the project's own, .venv
+# beside this directory, where fpdiv finds them. Idempotent: packages already present are left
+# alone and apt is not even asked. Works as root or via sudo (apt only; the environment is the
+# user's).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -53,8 +54,12 @@ fi
 # oneMKL, the library PyTorch's CPU matmul runs, in the version the torch 2.x wheels link (2024.2:
 # their results and MKL's own agree bit for bit), and the OpenBLAS numpy 2.x wheels bundle
 # (scipy-openblas64 0.3.31, 64-bit integers): the library upgrade the tests replay the corpus
-# against. Pinned, so that a finding names one version.
-python_packages=(mkl==2024.2.0 scipy-openblas64==0.3.31.188.0)
+# against. The frameworks the bridge serves (scripts/bridge): NumPy, JAX on the CPU, and PyTorch
+# 2.5.1, the torch whose oneMKL is 2024.2 (PyPI's wheel brings the CUDA libraries it imports: about
+# 3 GB, 3 minutes here). xxhash lets tests hash a framework's outputs as fpdiv does. Pinned, so
+# that a finding names one version.
+python_packages=(mkl==2024.2.0 scipy-openblas64==0.3.31.188.0 numpy==2.4.6 jax==0.10.2 jaxlib==0.10.2
+                 torch==2.5.1 xxhash==4.1.0)
 venv=$root/.venv
 if [ ! -x "$venv/bin/python" ]; then
     echo "install-deps: making the Python environment $venv"

@@ -16,6 +16,10 @@ static const struct fpd_backend *const builtin_backends[] = {
     &fpd_backend_refblas,
     &fpd_backend_blis,
     &fpd_backend_mkl,
+    &fpd_backend_numpy,
+    &fpd_backend_torch,
+    &fpd_backend_torch_compile,
+    &fpd_backend_jax,
 };
 
 static struct fpd_backend_slot slots[FPD_MAX_BACKENDS];

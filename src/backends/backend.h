@@ -41,13 +41,19 @@ void fpd_registry_close_all(void);
  * a trap: fpenv.h). Either way IEEE's default environment is back afterwards. */
 int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size);
 
-/* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_cblas.c). */
+/* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_cblas.c,
+ * backend_framework.c). */
 extern const struct fpd_backend fpd_backend_seq, fpd_backend_pairwise, fpd_backend_splitk, fpd_backend_blocked,
-    fpd_backend_exact, fpd_backend_openblas, fpd_backend_refblas, fpd_backend_blis, fpd_backend_mkl;
+    fpd_backend_exact, fpd_backend_openblas, fpd_backend_refblas, fpd_backend_blis, fpd_backend_mkl,
+    fpd_backend_numpy, fpd_backend_torch, fpd_backend_torch_compile, fpd_backend_jax;
 
 /* --blas NAME=PATH: the CBLAS library in PATH, as backend NAME (a new one, or a library fpdiv knows
  * by that name, loaded from PATH instead). FPD_ERR_INPUT with why for a malformed spec, a name
  * given twice or another backend's. */
 int fpd_cblas_give(const char *spec, char *why, size_t why_size);
+/* --framework NAME=FILE.py: the framework module in FILE (scripts/bridge/fpdiv_bridge.py says what
+ * it holds), served by the bridge as backend NAME. FPD_ERR_INPUT with why for a malformed spec, a
+ * file that is not there, or another backend's name. */
+int fpd_framework_give(const char *spec, char *why, size_t why_size);
 
 #endif

@@ -37,9 +37,6 @@
 #ifndef FPD_MULTIARCH
 #define FPD_MULTIARCH "x86_64-linux-gnu"
 #endif
-#ifndef FPD_VENV
-#define FPD_VENV "" /* the virtual environment scripts/install-deps.sh made (the Makefile says where) */
-#endif
 
 /* The x86-64 cores of OpenBLAS's DYNAMIC_ARCH list, by the names openblas_get_corename() gives
  * them (the 32-bit ones, Katmai to Athlon, become Prescott on x86-64). A build or a CPU that cannot
@@ -123,13 +120,6 @@ static const char *given_path(const char *name)
     return NULL;
 }
 
-/* The virtual environment: $VIRTUAL_ENV, then the one the install step made. */
-static const char *venv(void)
-{
-    const char *v = getenv("VIRTUAL_ENV");
-    return v && *v ? v : FPD_VENV;
-}
-
 /* Tries the known library's places in order; the first that loads is it. why keeps the first
  * failure's reason (the most specific place's). */
 static int load_known(const struct known_library *k, struct fpd_cblas *lib, char *why, size_t why_size)
@@ -140,9 +130,9 @@ static int load_known(const struct known_library *k, struct fpd_cblas *lib, char
     char first[512] = "", reason[512], path[1100];
     for (size_t i = 0; i < sizeof k->paths / sizeof k->paths[0] && k->paths[i]; i++) {
         if (strncmp(k->paths[i], "VENV/", 5) == 0) {
-            if (!*venv())
+            if (!*fpd_python_environment())
                 continue;
-            snprintf(path, sizeof path, "%s/%s", venv(), k->paths[i] + 5);
+            snprintf(path, sizeof path, "%s/%s", fpd_python_environment(), k->paths[i] + 5);
         } else {
             snprintf(path, sizeof path, "%s", k->paths[i]);
         }

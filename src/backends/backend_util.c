@@ -61,3 +61,13 @@ void fpd_staging_free(struct fpd_staging *s)
 {
     fpd_release(&s->buf, &s->cap);
 }
+
+#ifndef FPD_VENV
+#define FPD_VENV ""
+#endif
+
+const char *fpd_python_environment(void)
+{
+    const char *v = getenv("VIRTUAL_ENV");
+    return v && *v ? v : FPD_VENV;
+}

@@ -45,5 +45,9 @@ void fpd_batch_staging_free(struct fpd_batch_staging *s);
 
 void fpd_staging_free(struct fpd_staging *s);
 
+/* The Python environment fpdiv's libraries and frameworks come from: $VIRTUAL_ENV, else the one
+ * scripts/install-deps.sh made (the Makefile says where), else "". */
+const char *fpd_python_environment(void);
+
 
 #endif

@@ -33,7 +33,7 @@ static void restore_fpenv(const char *path)
 
 /* An older ABI's backend as this one sees it: ABI 1's fields are the first ones of ABI 2, whose
  * kernel-set fields it lacks (they stay NULL); ABI 2's struct is ABI 3's, and its feature bits are
- * those it knew (a backend of ABI 2 never reads args->route). Kept for the life of the process,
+ * those it knew (a backend of ABI 2 never reads args->route or args->execution). Kept for the life of the process,
  * like the plugin. */
 static const struct fpd_backend *upgraded(const struct fpd_backend *old, int abi)
 {

@@ -104,7 +104,8 @@ int fpd_cmd_env(int argc, char **argv)
     size_t n = fpd_registry_count();
     for (size_t i = 0; i < n; i++) {
         struct fpd_backend_slot *s = fpd_registry_at(i);
-        if (s->impl->kind != FPD_KIND_VENDOR || fpd_backend_pinned_parts(s->impl, NULL, NULL) ||
+        if ((s->impl->kind != FPD_KIND_VENDOR && s->impl->kind != FPD_KIND_FRAMEWORK) ||
+            fpd_backend_pinned_parts(s->impl, NULL, NULL) ||
             fpd_backend_acquire(s) != FPD_OK)
             continue;
         json_t *b = fpd_backend_environment_json(s);

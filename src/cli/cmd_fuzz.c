@@ -30,7 +30,8 @@ static const char help[] =
     "  --time SEC          stop after SEC seconds (with --cases: whichever comes first); with\n"
     "                      --timeout 0, a check still running 10 s later is stopped unfinished\n"
     "  --relations L       comma list (default: every relation but cast-out)\n"
-    "  --backends L        comma list (default: every available backend); B@SET runs library B on\n"
+    "  --backends L        comma list (default: every available backend but the frameworks, numpy,\n"
+    "                      torch, torch-compile and jax, which run when named); B@SET runs library B on\n"
     "                      its kernel set SET, B alone on the one it picks here\n"
     "  --core L            comma list of kernel sets (OpenBLAS's cores): each library backend runs\n"
     "                      on each, and the core relation pairs them. Default: the one it picks here,\n"
@@ -137,16 +138,18 @@ static void set_defaults(struct fpd_campaign_config *cfg)
         cfg->dists[cfg->n_dists++] = dists[i];
 }
 
-/* Every backend that opens, but for test backends, as a comma list of names. Chosen only when
- * --backends is not given: opening them all loads the CUDA plugin and its libraries (0.1 s here)
- * and makes a GPU context. */
+/* Every backend that opens, but for test backends and frameworks, as a comma list of names.
+ * Chosen only when --backends is not given: opening them all loads the CUDA plugin and its
+ * libraries (0.1 s here) and makes a GPU context. A framework is named to be fuzzed: each worker
+ * starts a Python server for it (seconds, for torch), and torch.compile compiles every shape anew. */
 static void default_backends(char *names, size_t size)
 {
     names[0] = '\0';
     size_t used = 0, n = fpd_registry_count();
     for (size_t i = 0; i < n; i++) {
         struct fpd_backend_slot *s = fpd_registry_at(i);
-        if (s->impl->kind == FPD_KIND_TEST || fpd_backend_pinned_parts(s->impl, NULL, NULL) ||
+        if (s->impl->kind == FPD_KIND_TEST || s->impl->kind == FPD_KIND_FRAMEWORK ||
+            fpd_backend_pinned_parts(s->impl, NULL, NULL) ||
             fpd_backend_acquire(s) != FPD_OK)
             continue;
         int w = snprintf(names + used, size - used, "%s%s", used ? "," : "", s->impl->name);

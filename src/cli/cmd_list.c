@@ -48,7 +48,7 @@ int fpd_cmd_list(int argc, char **argv)
         char line[1024];
         if (!ok)
             printf("  %-12s     why: %s\n", "", s->why);
-        else if (s->impl->kind == FPD_KIND_VENDOR)
+        else if (s->impl->kind == FPD_KIND_VENDOR || s->impl->kind == FPD_KIND_FRAMEWORK)
             printf("  %-12s     %s\n", "", fpd_backend_environment_line(s, 0, line, sizeof line));
         if (ok && fpd_backend_pinnable(s->impl))
             list_kernel_sets(s);

@@ -35,7 +35,8 @@ static const struct fpd_command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: fpdiv [--plugin PATH.so]... [--blas NAME=PATH.so]... <command> [options]\n"
+    fprintf(f, "usage: fpdiv [--plugin PATH.so]... [--blas NAME=PATH.so]... [--framework NAME=FILE.py]...\n"
+               "             <command> [options]\n"
                "       fpdiv --version | --help\n\n"
                "fpdiv finds GEMM computations that are equal in exact arithmetic but differ in their bits,\n"
                "and tells whether the difference is expected from rounding or beyond its bound.\n\ncommands:\n");
@@ -46,7 +47,8 @@ static void usage(FILE *f)
                "FPDIV_PLUGIN_PATH (colon-separated) load backends from shared objects; fpdiv-cuda.so is\n"
                "loaded from beside the binary when present. --blas NAME=PATH.so (repeatable) adds backend\n"
                "NAME from any CBLAS library, or loads a library fpdiv knows (openblas, refblas, blis, mkl)\n"
-               "from PATH instead: a library upgrade replayed against a corpus.\n"
+               "from PATH instead: a library upgrade replayed against a corpus. --framework NAME=FILE.py\n"
+               "(repeatable) adds backend NAME from a framework module in Python, served by the bridge.\n"
                "exit status: 0 nothing failed the policy, 1 findings failed it, 2 usage or input error,\n"
                "3 internal error.\n");
 }
@@ -59,6 +61,7 @@ static const struct global_option {
 } global_options[] = {
     {"--plugin", "a path to a shared object", fpd_plugin_load},
     {"--blas", "NAME=PATH (a CBLAS library's file)", fpd_cblas_give},
+    {"--framework", "NAME=FILE.py (a framework module for the bridge)", fpd_framework_give},
 };
 
 /* The global option argv[*i] names (its value taken, *i moved past it), or NULL when it is none. */
@@ -100,7 +103,7 @@ static int load_plugins(int argc, char **argv, int *exit_code)
         if (rc != FPD_OK) {
             fprintf(stderr, "fpdiv: %s %s: %s\n", g->name, value,
                     rc == FPD_ERR_NOMEM ? "out of memory"
-                                        : "more than 32 of --plugin and --blas (a host process takes 32)");
+                                        : "more than 32 of --plugin, --blas and --framework (a host process takes 32)");
             *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
             return -1;
         }

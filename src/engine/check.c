@@ -192,7 +192,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         .c = out, .ldc = ldc, .stride_c = m * ldc,
         .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
         .threads = p->threads ? p->threads : chk->default_threads,
-        .algo = p->algo, .route = p->route,
+        .algo = p->algo, .route = p->route, .execution = p->execution,
     };
     struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (fpd_backend_acquire(slot) != FPD_OK) {
@@ -412,11 +412,23 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     return FPD_OK;
 }
 
+/* A backend that adds the bias to its rounded product (a framework's `x @ W + b`) rounds once more
+ * than a fused form: the bound counts it. */
+static void note_added_bias(const struct fpd_check *chk, struct fpd_paths *paths)
+{
+    const struct fpd_path *both[] = {&paths->a, &paths->b};
+    for (int w = 0; w < 2; w++)
+        if (both[w]->bias == FPD_BIAS_FUSED && (chk->backends[both[w]->backend]->impl->features & FPD_FEAT_BIAS_ADDED) &&
+            paths->extra_out_roundings < 1)
+            paths->extra_out_roundings = 1;
+}
+
 static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
     *res = (struct fpd_check_result){.failed_path = -1};
     fpd_relation_build(chk->relation, c, &chk->params, &res->paths);
+    note_added_bias(chk, &res->paths);
     int rc = fpd_gen_materialize(c, &ck->tensors);
     if (rc != FPD_OK)
         return rc;

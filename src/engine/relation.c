@@ -36,8 +36,17 @@ static void whole_case(const struct fpd_case *c, struct fpd_paths *out)
     *out = (struct fpd_paths){.a = p, .b = p, .compare = all};
 }
 
-/* Path B computes only the slice, with the relation's route; dot has no fused bias: a framework
- * adds it afterwards. */
+/* A product of vectors has no fused bias: code that computes one adds the bias afterwards (as
+ * torch's linear does for a vector, and a dot cannot do otherwise). */
+static void bias_after_vectors(struct fpd_path *p, struct fpd_paths *out)
+{
+    if (p->route != FPD_ROUTE_GEMM && p->bias == FPD_BIAS_FUSED) {
+        p->bias = FPD_BIAS_AFTER;
+        out->extra_out_roundings = 1;
+    }
+}
+
+/* Path B computes only the slice, with the relation's route. */
 static void build_slice(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                         struct fpd_paths *out)
 {
@@ -45,10 +54,26 @@ static void build_slice(const struct fpd_relation *r, const struct fpd_case *c, 
     *region_dim(&out->b.gemm, r->slice) = p->slice;
     *region_dim(&out->compare, r->slice) = p->slice;
     out->b.route = r->route;
-    if (r->route == FPD_ROUTE_DOT && c->has_bias) {
-        out->b.bias = FPD_BIAS_AFTER;
-        out->extra_out_roundings = 1;
-    }
+    bias_after_vectors(&out->b, out);
+}
+
+/* vmap(f)(A)[rows] vs f(A[i]) for each row i, f(row) = row · B: the framework's vectorized map
+ * against the function alone (path B's rows are each a vector-matrix product). */
+static void build_vmap(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                       struct fpd_paths *out)
+{
+    build_slice(r, c, p, out);
+    out->a.route = FPD_ROUTE_VMAP_ROWS;
+    bias_after_vectors(&out->a, out);
+}
+
+static void build_compile(const struct fpd_relation *r, const struct fpd_case *c,
+                          const struct fpd_relation_params *p, struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->a.execution = FPD_EXEC_EAGER;
+    out->b.execution = FPD_EXEC_COMPILED;
 }
 
 static void build_addmm(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
@@ -120,10 +145,11 @@ static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c,
 
 const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
-    [FPD_ROUTE_DOT] = "dot"};
+    [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows"};
 const char *const fpd_route_words[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "a gemv for each row of",
-    [FPD_ROUTE_GEMV_COLS] = "a gemv for each column of", [FPD_ROUTE_DOT] = "a dot for each element of"};
+    [FPD_ROUTE_GEMV_COLS] = "a gemv for each column of", [FPD_ROUTE_DOT] = "a dot for each element of",
+    [FPD_ROUTE_VMAP_ROWS] = "a vmap over the rows of"};
 
 enum fpd_route fpd_route_find(const char *name)
 {
@@ -150,6 +176,11 @@ const struct fpd_relation fpd_relation_table[] = {
     ROW(.name = "dot", .doc = "(A·B)[rows] vs each element by the library's dot, as numpy computes (k,)@(k,)",
         .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true,
         .slice = FPD_SLICE_ROWS, .route = FPD_ROUTE_DOT, .build = build_slice),
+    ROW(.name = "vmap", .doc = "vmap(f)(A)[rows] vs f(A[i]) for each row, f(row) = row·B (jax.vmap, torch.func.vmap)",
+        .backends = 1, .needs = FPD_FEAT_VMAP | FPD_FEAT_ROUTES, .default_campaign = true, .slice = FPD_SLICE_ROWS,
+        .route = FPD_ROUTE_GEMV_ROWS, .build = build_vmap),
+    ROW(.name = "compile", .doc = "the framework's eager operation vs the same compiled (torch.compile, jax.jit)",
+        .backends = 1, .needs = FPD_FEAT_COMPILE, .default_campaign = true, .build = build_compile),
     ROW(.name = "slice-batch", .doc = "batched gemm, then take entries vs the gemm on those entries only",
         .backends = 1, .default_campaign = true, .slice = FPD_SLICE_BATCH, .build = build_slice),
     ROW(.name = "addmm", .doc = "gemm, then + bias in the output type vs the backend's fused form",
@@ -216,7 +247,9 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
         {FPD_FEAT_FUSED_BIAS, "a fused bias"},
         {FPD_FEAT_THREADS, "a thread count"},
         {FPD_FEAT_ALGOS, "a choice of algorithms"},
-        {FPD_FEAT_ROUTES, "routes to gemv and dot (a BLAS library's)"},
+        {FPD_FEAT_ROUTES, "routes to gemv and dot (a BLAS library's or a framework's)"},
+        {FPD_FEAT_VMAP, "a vmap (a framework's: jax, torch)"},
+        {FPD_FEAT_COMPILE, "a compiler (a framework's: torch.compile, jax.jit)"},
     };
     for (int i = 0; i < r->backends; i++) {
         if (!backends[i]) {
@@ -304,6 +337,9 @@ void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
     r->build(r, c, p, out);
 }
 
+/* Arithmetic of someone else's: a library's, or a framework's as its users run it. */
+static bool vendors(const struct fpd_backend *b) { return b->kind == FPD_KIND_VENDOR || b->kind == FPD_KIND_FRAMEWORK; }
+
 bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_backend *a, const struct fpd_backend *b)
 {
     struct fpd_backend_slot *base_a, *base_b;
@@ -321,11 +357,11 @@ bool fpd_relation_pair_wanted(const struct fpd_relation *r, const struct fpd_bac
         base_a = base_b = NULL;
         fpd_backend_pinned_parts(a, &base_a, NULL);
         fpd_backend_pinned_parts(b, &base_b, NULL);
-        return a->kind == FPD_KIND_VENDOR && b->kind == FPD_KIND_VENDOR && strcmp(a->name, b->name) < 0 &&
+        return vendors(a) && vendors(b) && strcmp(a->name, b->name) < 0 &&
                (!base_a || base_a != base_b);
     case FPD_PAIR_CROSS_DEVICE:
         return a->device == FPD_DEVICE_CPU && b->device == FPD_DEVICE_GPU &&
-               ((b->twin && strcmp(b->twin, a->name) == 0) || (a->kind == FPD_KIND_VENDOR && b->kind == FPD_KIND_VENDOR));
+               ((b->twin && strcmp(b->twin, a->name) == 0) || (vendors(a) && vendors(b)));
     default: return false;
     }
 }

@@ -36,6 +36,7 @@ struct fpd_path {
     int threads;             /* 0: backend default */
     int algo;                /* 0: the library's first choice */
     enum fpd_route route;    /* how the backend is asked: one gemm, or gemv / dot calls (fpdiv_backend.h) */
+    enum fpd_execution execution; /* a framework's: as it runs by default, eager, or compiled */
 };
 
 struct fpd_paths {

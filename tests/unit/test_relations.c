@@ -17,7 +17,7 @@
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,
-               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0, ROUTED };
+               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0, ROUTED, VMAPPED, COMPILED };
 
 static enum trigger trigger;
 static double nudge; /* 0: one ulp; else multiply by (1 + nudge); NAN: write a NaN */
@@ -39,6 +39,8 @@ static bool triggered(const struct fpd_gemm_args *g)
     case EVEN_CALL: return calls % 2 == 0;
     case ALGO_ABOVE_0: return g->algo > 0;
     case ROUTED: return g->route != FPD_ROUTE_GEMM;
+    case VMAPPED: return g->route == FPD_ROUTE_VMAP_ROWS;
+    case COMPILED: return g->execution == FPD_EXEC_COMPILED;
     default: return false;
     }
 }
@@ -102,7 +104,8 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident = fpd_backend_seq;                                                                   \
         ident.name = nm;                                                                           \
         ident.kind = FPD_KIND_TEST;                                                                \
-        ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES; \
+        ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES |  \
+                         FPD_FEAT_VMAP | FPD_FEAT_COMPILE;                                           \
         ident.gemm = gemm_fn;                                                                      \
         ident.open = open_fn;                                                                      \
     }
@@ -198,6 +201,9 @@ static const struct scenario scenarios[] = {
     {"gemv-cols", {"refblas"}, "f32", "6x7x200", FPD_DIST_NORMAL, false, true, NEVER, FPD_SAME},
     {"dot", {"openblas"}, "f64", "3x9x100", FPD_DIST_INT, true, true, NEVER, FPD_SAME},
     {"dot", {"refblas"}, "f32", "2x3x9x100", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
+    /* a framework's vmap and compiler, stood in for by seq's arithmetic */
+    {"vmap", {"perturbed"}, "f32", "2x5x6x70", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"compile", {"perturbed"}, "bf16", "5x6x70", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
     /* two kernel sets, each in a host of its own: on int data every order agrees */
     {"core", {"openblas@Prescott", "openblas@Nehalem"}, "f32", "3x40x50x600", FPD_DIST_INT, true, true, NEVER,
      FPD_SAME},
@@ -219,6 +225,8 @@ static const struct scenario scenarios[] = {
     {"gemv-rows", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"gemv-cols", {"perturbed"}, "f64", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"dot", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
+    {"vmap", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, VMAPPED, FPD_REORDER},
+    {"compile", {"perturbed"}, "f64", "4x5x6", FPD_DIST_NORMAL, false, false, COMPILED, FPD_REORDER},
     {"core", {"ksets@forward", "ksets@nudged"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, NEVER, FPD_REORDER},
 };
 

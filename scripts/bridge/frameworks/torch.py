@@ -1,0 +1,84 @@
+"""PyTorch on the CPU (CUDA where a device is present): torch.mm / torch.bmm, the fused
+torch.addmm / torch.baddbmm (F.linear when B is stored as a Linear layer's weight, n x k), one row,
+column or element as a 1-D product, torch.func.vmap over rows, and torch.compile (inductor)."""
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+NAME = "torch"
+DEVICE = os.environ.get("FPDIV_TORCH_DEVICE", "cuda" if torch.cuda.is_available() else "cpu")
+DTYPES = [("f64", "f64", "f64"), ("f32", "f32", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f32")]
+FEATURES = {"fused_bias", "routes", "vmap", "compile", "threads"}
+TYPES = {"f64": torch.float64, "f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+
+torch._dynamo.config.cache_size_limit = 4096  # a new shape recompiles; never fall back to eager
+
+
+def PROVENANCE():
+    blas = "oneMKL (linked into the wheel)" if torch.backends.mkl.is_available() else "unknown"
+    return {"library": "PyTorch", "version": torch.__version__, "blas": blas, "device": DEVICE,
+            "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+
+
+def product(a, b, bias, route, trans_b):
+    """The path's operation on one batch entry (2-D a and b) or a stack of them (3-D): a matrix
+    product with its fused bias, or products of vectors with the bias added after, as torch's
+    linear does for a vector."""
+    if route == "gemm" and a.dim() == 2:
+        if bias is None:
+            return torch.mm(a, b)
+        return F.linear(a, b.t(), bias) if trans_b else torch.addmm(bias, a, b)
+    if route == "gemm":
+        return torch.bmm(a, b) if bias is None else torch.baddbmm(bias, a, b)
+    p = vectors(a, b, route)
+    return p if bias is None else p + bias
+
+
+def vectors(a, b, route):
+    if route == "vmap-rows":  # each row a vector, vmapped: what a per-example function becomes
+        return torch.func.vmap(lambda row: row @ b)(a)
+    if route == "gemv-rows":
+        return torch.stack([a[i] @ b for i in range(a.shape[0])])
+    if route == "gemv-cols":
+        return torch.stack([a @ b[:, j] for j in range(b.shape[1])], 1)
+    if route == "dot":
+        return torch.stack([torch.stack([a[i] @ b[:, j] for j in range(b.shape[1])]) for i in range(a.shape[0])])
+    raise ValueError(f"torch has no route {route}")
+
+
+_compiled = {}
+
+
+def compiled(route, trans_b, with_bias):
+    key = (route, trans_b, with_bias)
+    if key not in _compiled:
+        _compiled[key] = torch.compile(lambda a, b, bias: product(a, b, bias, route, trans_b), fullgraph=True,
+                                       dynamic=False)
+    return _compiled[key]
+
+
+def tensor(x, dtype):
+    """The operand as a tensor of the path's type, over the shared memory where the types agree
+    (with the stored layout: a transposed operand is a transposed view, as in user code)."""
+    return torch.from_numpy(x).to(device=DEVICE, dtype=dtype)
+
+
+def matmul(a, b, bias, route, execution, dtypes, threads):
+    torch.set_num_threads(threads if threads > 0 else 1)
+    dt_in, dt_out = TYPES[dtypes[0]], TYPES[dtypes[1]]
+    trans_b = b.strides[1] < b.strides[2]  # B stored n x k: a Linear layer's weight
+    ta, tb = tensor(a, dt_in), tensor(b, dt_in)
+    tbias = None if bias is None else tensor(bias, dt_in)
+    run = compiled(route, trans_b, tbias is not None) if execution == "compiled" else \
+        (lambda x, y, z: product(x, y, z, route, trans_b))
+    with torch.no_grad():
+        if ta.shape[0] == 1:  # one entry: the 2-D operation user code calls
+            out = run(ta[0], tb[0], tbias)[None]
+        elif route == "gemm":  # a stack: bmm / baddbmm
+            out = run(ta, tb, tbias)
+        else:
+            out = torch.stack([run(ta[e], tb[e], tbias) for e in range(ta.shape[0])])
+    out = out.to(dt_out).cpu()
+    return out.float().numpy() if dt_out == torch.bfloat16 else out.numpy()

@@ -1,0 +1,276 @@
+/*
+ * backend_framework.c — frameworks as backends, each served by a Python process of its own
+ * (bridge.h): numpy, torch, torch-compile and jax, and any framework a user writes as a page of
+ * Python (--framework NAME=FILE.py, the interface in scripts/bridge/fpdiv_bridge.py).
+ *
+ * The interpreter is $FPDIV_PYTHON, else the project's Python environment (where
+ * scripts/install-deps.sh installs NumPy, JAX and PyTorch), else python3; a framework missing
+ * there is `unavailable`, with the server's reason. Each path's operation is the framework's own
+ * (torch.addmm for a fused bias, numpy.matmul's gemv for one row), so that a verdict on a framework
+ * is what its users see. A server is started when the backend is first used, by each process that
+ * uses it (a campaign's workers start their own).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "backends/backend_util.h"
+#include "backends/bridge.h"
+#include "common/dtype.h"
+#include "common/table.h"
+
+#ifndef FPD_BRIDGE_DIR
+#define FPD_BRIDGE_DIR "scripts/bridge"
+#endif
+#ifndef FPD_BRIDGE_INSTALLED
+#define FPD_BRIDGE_INSTALLED "/usr/local/share/fpdiv/bridge"
+#endif
+
+/* A framework's backend: which module of the bridge serves it, and how it runs an operation a
+ * path leaves to it (torch-compile compiles; its server is torch's). */
+struct framework {
+    const char *module; /* scripts/bridge/frameworks/<module>.py, or a file */
+    enum fpd_execution by_default;
+    const char *execution; /* in provenance */
+    bool given;            /* --framework: its features are what its server says */
+};
+
+/* One server per module in a process: torch and torch-compile share one. */
+struct shared_server {
+    const char *module;
+    struct fpd_bridge *bridge;
+    int users;
+};
+static struct shared_server servers[8];
+
+/* The features a server must say it has for a backend to claim them. */
+static const struct {
+    unsigned feature;
+    const char *name;
+} feature_names[] = {
+    {FPD_FEAT_FUSED_BIAS, "fused_bias"}, {FPD_FEAT_THREADS, "threads"}, {FPD_FEAT_ROUTES, "routes"},
+    {FPD_FEAT_VMAP, "vmap"},             {FPD_FEAT_COMPILE, "compile"}, {FPD_FEAT_BIAS_ADDED, "bias_added"},
+};
+
+/* The interpreter: $FPDIV_PYTHON, the project's environment's, or python3 from PATH. */
+static void find_python(char *buf, size_t size)
+{
+    const char *env = getenv("FPDIV_PYTHON");
+    if (env && *env) {
+        snprintf(buf, size, "%s", env);
+        return;
+    }
+    snprintf(buf, size, "%s/bin/python", fpd_python_environment());
+    if (fpd_python_environment()[0] && access(buf, X_OK) == 0)
+        return;
+    snprintf(buf, size, "/usr/bin/python3");
+}
+
+/* fpdiv_bridge.py: in $FPDIV_BRIDGE_DIR, the source tree, or where `make install` put it. */
+static bool find_server(char *buf, size_t size)
+{
+    const char *dirs[] = {getenv("FPDIV_BRIDGE_DIR"), FPD_BRIDGE_DIR, FPD_BRIDGE_INSTALLED};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i] || !*dirs[i])
+            continue;
+        snprintf(buf, size, "%s/fpdiv_bridge.py", dirs[i]);
+        if (access(buf, R_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Seconds a server has for its hello and for each answer: $FPDIV_BRIDGE_TIMEOUT, or 600 (the
+ * first torch.compile of a shape takes tens of seconds). */
+static double answer_timeout(void)
+{
+    const char *env = getenv("FPDIV_BRIDGE_TIMEOUT");
+    double t = env && *env ? strtod(env, NULL) : 600;
+    return t >= 0 ? t : 600;
+}
+
+struct framework_state {
+    struct shared_server *server;
+    const struct framework *fw;
+    char interpreter[1024];
+};
+
+/* The module's server in this process: started now, or the one another backend started. */
+static int share_server(const struct fpd_backend *self, struct framework_state *s, char *why, size_t why_size)
+{
+    const struct framework *fw = self->data;
+    struct shared_server *free_slot = NULL;
+    for (size_t i = 0; i < sizeof servers / sizeof servers[0]; i++) {
+        if (servers[i].users > 0 && strcmp(servers[i].module, fw->module) == 0) {
+            servers[i].users++;
+            s->server = &servers[i];
+            return FPD_OK;
+        }
+        if (servers[i].users == 0 && !free_slot)
+            free_slot = &servers[i];
+    }
+    char server[1100];
+    if (!free_slot) {
+        snprintf(why, why_size, "too many frameworks in one process");
+        return FPD_ERR_UNAVAILABLE;
+    }
+    if (!find_server(server, sizeof server)) {
+        snprintf(why, why_size, "the bridge's server (fpdiv_bridge.py) is in none of $FPDIV_BRIDGE_DIR, %s, %s",
+                 FPD_BRIDGE_DIR, FPD_BRIDGE_INSTALLED);
+        return FPD_ERR_UNAVAILABLE;
+    }
+    struct fpd_bridge_spec spec = {self->name, s->interpreter, server, fw->module, answer_timeout()};
+    int rc = fpd_bridge_start(&spec, &free_slot->bridge, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
+    *free_slot = (struct shared_server){fw->module, free_slot->bridge, 1};
+    s->server = free_slot;
+    return FPD_OK;
+}
+
+static void unshare_server(struct shared_server *server)
+{
+    if (server && --server->users == 0) {
+        fpd_bridge_stop(server->bridge);
+        server->bridge = NULL;
+    }
+}
+
+static int framework_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
+{
+    struct framework_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    s->fw = self->data;
+    find_python(s->interpreter, sizeof s->interpreter);
+    int rc = share_server(self, s, why, why_size);
+    if (rc == FPD_OK && s->fw->given) { /* a backend --framework made: its server says what it does */
+        unsigned features = 0;
+        for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
+            if (fpd_bridge_has_feature(s->server->bridge, feature_names[i].name))
+                features |= feature_names[i].feature;
+        ((struct fpd_backend *)self)->features = features; /* fpd_framework_give's own copy */
+    }
+    for (size_t i = 0; rc == FPD_OK && i < sizeof feature_names / sizeof feature_names[0]; i++)
+        if ((self->features & feature_names[i].feature) &&
+            !fpd_bridge_has_feature(s->server->bridge, feature_names[i].name)) {
+            snprintf(why, why_size, "its bridge server lacks the feature \"%s\" %s has", feature_names[i].name,
+                     self->name);
+            rc = FPD_ERR_UNAVAILABLE;
+        }
+    if (rc != FPD_OK) {
+        if (s->server)
+            unshare_server(s->server);
+        free(s);
+        return rc == FPD_ERR_NOMEM ? rc : FPD_ERR_UNAVAILABLE;
+    }
+    *state = s;
+    return FPD_OK;
+}
+
+static bool framework_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    struct framework_state *s = state;
+    if (!fpd_dtypes_valid(dt, why, why_size))
+        return false;
+    if (fpd_bridge_supports(s->server->bridge, dt))
+        return true;
+    char name[32];
+    snprintf(why, why_size, "the framework does not compute %s", fpd_dtypes_format(dt, name, sizeof name));
+    return false;
+}
+
+static int framework_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    struct framework_state *s = state;
+    int rc = fpd_bridge_renew(&s->server->bridge, why, why_size); /* a worker's own, or one after a death */
+    if (rc != FPD_OK)
+        return rc == FPD_ERR_NOMEM ? rc : FPD_ERR_BACKEND;
+    struct fpd_gemm_args run = *g;
+    if (run.execution == FPD_EXEC_DEFAULT)
+        run.execution = s->fw->by_default;
+    return fpd_bridge_gemm(s->server->bridge, &run, why, why_size);
+}
+
+static void framework_provenance(void *state, fpd_provenance_fn emit, void *ctx)
+{
+    struct framework_state *s = state;
+    fpd_bridge_provenance(s->server->bridge, emit, ctx);
+    emit(ctx, "execution", s->fw->execution);
+    emit(ctx, "process", "a bridge server (scripts/bridge/fpdiv_bridge.py)");
+    emit(ctx, "python", s->interpreter);
+}
+
+static void framework_close(void *state)
+{
+    struct framework_state *s = state;
+    unshare_server(s->server);
+    free(s);
+}
+
+#define FRAMEWORK_BACKEND(backend_name, text, feats, fw)                                                          \
+    {                                                                                                              \
+        .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                \
+        .kind = FPD_KIND_FRAMEWORK, .features = feats, .data = fw, .open = framework_open,                        \
+        .supports = framework_supports, .gemm = framework_gemm, .provenance = framework_provenance,               \
+        .close = framework_close,                                                                                  \
+    }
+
+static const struct framework numpy_fw = {"numpy", FPD_EXEC_EAGER, "eager", false},
+                              torch_fw = {"torch", FPD_EXEC_EAGER, "eager", false},
+                              torch_compile_fw = {"torch", FPD_EXEC_COMPILED, "torch.compile (inductor)", false},
+                              jax_fw = {"jax", FPD_EXEC_COMPILED, "jax.jit (XLA)", false};
+
+const struct fpd_backend fpd_backend_numpy = FRAMEWORK_BACKEND(
+    "numpy", "NumPy's matmul as NumPy routes it (gemv for one row, dot for one element); bias added after",
+    FPD_FEAT_ROUTES | FPD_FEAT_BIAS_ADDED, &numpy_fw);
+const struct fpd_backend fpd_backend_torch = FRAMEWORK_BACKEND(
+    "torch", "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm; torch.func.vmap; torch.compile",
+    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE, &torch_fw);
+const struct fpd_backend fpd_backend_torch_compile = FRAMEWORK_BACKEND(
+    "torch-compile", "PyTorch under torch.compile (inductor): the same operations, compiled",
+    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP, &torch_compile_fw);
+const struct fpd_backend fpd_backend_jax = FRAMEWORK_BACKEND(
+    "jax", "JAX under jax.jit (XLA); jax.vmap; 16-bit inputs with a wide output; bias added after",
+    FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED, &jax_fw);
+
+int fpd_framework_give(const char *spec, char *why, size_t why_size)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || !eq[1]) {
+        snprintf(why, why_size, "--framework '%s': expected NAME=FILE.py (a framework module: see the README)", spec);
+        return FPD_ERR_INPUT;
+    }
+    for (const char *c = spec; c < eq; c++)
+        if (!(*c == '-' || *c == '_' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z'))) {
+            snprintf(why, why_size, "--framework '%s': a name of lower-case letters, digits, '-' and '_'", spec);
+            return FPD_ERR_INPUT;
+        }
+    struct fpd_backend *b = malloc(sizeof *b);
+    struct framework *fw = malloc(sizeof *fw);
+    char *name = strndup(spec, (size_t)(eq - spec)), *path = realpath(eq + 1, NULL), summary[1200];
+    if (!path) {
+        snprintf(why, why_size, "--framework %s: %s: %s", name ? name : spec, eq + 1, strerror(errno));
+        free(b), free(fw), free(name);
+        return FPD_ERR_INPUT;
+    }
+    snprintf(summary, sizeof summary, "the framework in %s (--framework)", path);
+    char *text = strdup(summary);
+    if (!b || !fw || !name || !text) {
+        free(b), free(fw), free(name), free(path), free(text);
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    *fw = (struct framework){path, FPD_EXEC_DEFAULT, "its own", true};
+    *b = (struct fpd_backend)FRAMEWORK_BACKEND(name, text, 0, fw);
+    int rc = fpd_registry_add(b, why, why_size); /* refused: a name another backend has */
+    if (rc != FPD_OK)
+        free(b), free(fw), free(name), free(path), free(text);
+    return rc;
+}

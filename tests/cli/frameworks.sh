@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The frameworks suite (issue 34): NumPy, PyTorch and JAX served by the bridge, each path the
+# framework's own operation, every count checked against the framework run directly here (the
+# boundaries depend on the CPU: the test finds them in the framework itself, then asks fpdiv);
+# frameworks that crash, hang or answer nonsense; a framework a user writes in a page of Python.
+# Usage: FPDIV=build/fpdiv tests/cli/frameworks.sh   (after scripts/install-deps.sh: nothing skips)
+set -u
+FPDIV=${FPDIV:-build/fpdiv}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")/../bridge" && pwd)
+python=.venv/bin/python
+diff_count() { grep -m1 -oE '"diff":[0-9]+' <<<"$1" | cut -d: -f2; }
+
+run "fpdiv list" 0 $FPDIV list
+for b in numpy torch torch-compile jax; do
+    expect "$b is available, with its version" "$out" "^  $b +cpu available"
+done
+expect "numpy names its BLAS" "$out" "NumPy 2\.4\.6; blas=scipy-openblas 0\.3\.31"
+expect "torch names its oneMKL and runs eager; torch-compile compiles" "$out" \
+    "PyTorch 2\.5\.1.*execution=eager"
+expect "torch-compile compiles" "$out" "PyTorch 2\.5\.1.*execution=torch\.compile \(inductor\)"
+expect "jax runs jitted" "$out" "JAX 0\.10\.2.*execution=jax\.jit \(XLA\)"
+
+# direct RELATION FRAMEWORK SHAPE DTYPE: the number of elements that differ between the relation's
+# two paths, computed in the framework itself on the inputs fpdiv generates (seed 1)
+direct() {
+    local relation=$1 framework=$2 shape=$3 dtype=$4 d=$tmp/direct-$1-$2-$3-$4
+    $FPDIV check --relation repeat --backend seq --shape $shape --dtype $dtype --seed 1 --save $d/corpus \
+        --fail-on never >/dev/null 2>&1 && $FPDIV export $d/corpus/repeat/*.json --to numpy -o $d/npy >/dev/null &&
+        $python - $relation $framework $d/npy <<'EOF'
+import sys
+import numpy as np
+relation, framework, d = sys.argv[1:]
+a, b = np.load(f"{d}/A.npy")[0], np.load(f"{d}/B.npy")[0]
+bias = np.load(f"{d}/bias.npy")
+if a.dtype == np.uint16:  # bf16 bits
+    a, b = [(x.astype(np.uint32) << 16).view(np.float32) for x in (a, b)]
+if framework == "numpy":
+    p, q = (a @ b)[0], a[0] @ b  # slice-rows, one row: numpy's gemm, then its gemv
+elif framework == "torch":
+    import torch
+    torch.set_num_threads(1)
+    ta, tb, tbias = map(torch.from_numpy, (a, b, bias))
+    if relation == "slice-rows":
+        p, q = torch.mm(ta, tb)[0], torch.mm(ta[:1], tb)[0]
+    else:  # addmm: mm, then + bias, against torch.addmm
+        p, q = torch.mm(ta, tb) + tbias, torch.addmm(tbias, ta, tb)
+    p, q = p.numpy(), q.numpy()
+else:
+    import jax
+    import jax.numpy as jnp
+    if relation == "vmap":
+        f = jax.jit(lambda x, y: x @ y)
+        p = np.asarray(jax.jit(jax.vmap(lambda r, y: r @ y, in_axes=(0, None)))(a, b)[0])
+        q = np.asarray(f(a[0], b))
+    else:  # cast-in: bf16 x bf16 with an f32 product, against the inputs upcast first
+        x, y = jnp.asarray(a, jnp.bfloat16), jnp.asarray(b, jnp.bfloat16)
+        p = np.asarray(jax.jit(lambda u, v: jnp.matmul(u, v, preferred_element_type=jnp.float32))(x, y))
+        q = np.asarray(jax.jit(lambda u, v: u @ v)(x.astype(jnp.float32), y.astype(jnp.float32)))
+print(int(np.sum(p != q)))
+EOF
+}
+
+# check_counts NAME RELATION BACKEND FRAMEWORK SHAPE DTYPE WANT: fpdiv's verdict is WANT, and its
+# count of differing elements is the framework's own
+check_counts() {
+    local name=$1 relation=$2 backend=$3 framework=$4 shape=$5 dtype=$6 want=$7
+    run "$name" 0 $FPDIV check --relation $relation --backend $backend --shape $shape --dtype $dtype --seed 1 \
+        --fail-on never --json || return
+    local got=$(diff_count "$out") theirs=$(direct $relation $framework $shape $dtype)
+    grep -q "\"verdict\":\"$want\"" <<<"$out" && [ -n "$got" ] && [ "$got" = "$theirs" ] &&
+        pass "$name: $want, $got elements differ, as in $framework itself" ||
+        fail "$name" "fpdiv: $(grep -oE '"verdict":"[a-z]+"' <<<"$out") with $got differing; $framework itself: $theirs"
+}
+
+# --- the reported cases, each counted as the framework counts them ---
+check_counts "torch: (A@B)[0] vs A[0:1]@B at 2 rows" slice-rows torch torch 2x1000x1000 f32 same
+check_counts "torch: at 4 rows they part" slice-rows torch torch 4x1000x1000 f32 reorder
+check_counts "numpy: one row is a gemv, two rows a gemm" slice-rows numpy numpy 2x1000x1000 f32 reorder
+check_counts "torch: addmm against mm + bias" addmm torch torch 32x512x300 f32 reorder
+check_counts "jax: bf16 inputs, an f32 product, against the inputs upcast" cast-in jax jax 16x64x256 bf16 reorder
+check_counts "jax: vmap over 8 rows against one row alone" vmap jax jax 8x256x256 f32 reorder
+run "torch is mkl" 0 $FPDIV check --relation vendor --backend mkl,torch --shape 13x1000x1000 --bias &&
+    expect "torch.addmm and oneMKL's sgemm agree bit for bit" "$out" "^check vendor on mkl@OFF,torch: same"
+
+# --- bisect finds the boundaries the frameworks have here (found first in the framework itself) ---
+boundary=$($python - <<'EOF'
+import numpy as np, torch
+torch.set_num_threads(1)
+rng = np.random.default_rng(0)
+a, b, bias = (torch.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in ((4, 400), (400, 256), (256,)))
+for k in range(1, 401):
+    if (torch.mm(a[:, :k], b[:k]) + bias != torch.addmm(bias, a[:, :k], b[:k])).any():
+        print(f"k={k - 1} gives same; k={k} gives reorder"); break
+EOF
+)
+run "bisect torch's addmm over k" 0 $FPDIV bisect --relation addmm --backend torch --good 4x256x1 --bad 4x256x400 \
+    --dim k --dtype f32 && expect "at torch's own boundary ($boundary)" "$out" "^boundary: $boundary$"
+boundary=$($python - <<'EOF'
+import jax, numpy as np
+rng = np.random.default_rng(0)
+w = rng.standard_normal((256, 256)).astype(np.float32)
+f, vf = jax.jit(lambda x, y: x @ y), jax.jit(jax.vmap(lambda r, y: r @ y, in_axes=(0, None)))
+differ = [m for m in range(2, 101) if (np.asarray(vf(x := rng.standard_normal((m, 256)).astype(np.float32), w)[0])
+                                        != np.asarray(f(x[0], w))).any()]
+print(f"m={max(differ)} gives reorder; m={max(differ) + 1} gives same")
+EOF
+)
+run "bisect jax's vmap over the batch" 0 $FPDIV bisect --relation vmap --backend jax --good 100x256x256 \
+    --bad 2x256x256 --dim m --dtype f32 && expect "at jax's own boundary ($boundary)" "$out" "^boundary: $boundary$"
+
+# --- the framework relations, and what does not apply ---
+run "compile on torch" 0 $FPDIV check --relation compile --backend torch --shape 8x64x300 --bias &&
+    expect "eager against torch.compile, each named" "$out" \
+        "path B   torch: gemm 8x64x300, f32 in, f32 out, fused bias, compiled"
+bad "numpy has no fused bias" "addmm needs a backend with a fused bias; numpy has none" \
+    check --relation addmm --backend numpy --shape 4x5x6
+bad "numpy has no vmap" "vmap needs a backend with a vmap" check --relation vmap --backend numpy --shape 4x5x6
+run "a fuzz campaign on the frameworks" 0 $FPDIV fuzz --backends numpy,torch,jax --dtypes f32,bf16 --cases 150 \
+    --max-dim 24 --seed 3 --no-corpus --fail-on never --json &&
+    expect "runs every framework's relations, with no error and nothing beyond its bound" "$($python -c '
+import json, sys
+rows = [r for l in map(json.loads, sys.stdin) if l.get("type") == "summary" for r in l["rows"]]
+print("backends", " ".join(sorted({b for r in rows for b in r["backends"].split(",")})), "errors",
+      sum(r["verdicts"]["error"] for r in rows), "bound", sum(r["verdicts"]["bound"] for r in rows))' <<<"$out")" \
+        "^backends jax numpy torch errors 0 bound 0$"
+
+# --- a framework of the user's, in a page of Python: seq's order, so vendor against seq is same ---
+run "a framework from a file" 0 $FPDIV --framework mine=$here/sequential.py check --relation vendor \
+    --backend seq,mine --shape 2x3x4x20 --dtype f64 --bias &&
+    expect "computes seq's order" "$out" "^check vendor on seq,mine: same"
+bad "--framework without a file" "--framework nothing: .*nothing.py: No such file" \
+    --framework nothing=$tmp/nothing.py list
+
+# --- servers that crash, hang or answer nonsense: an error verdict with the reason, and the
+# campaign goes on (the server is started afresh) ---
+for how in "crash:was killed by signal 11" "hang:did not answer within 3 s \(killed\)" \
+    "garbage:sent a line that is no JSON object \(killed\)" "shape:the framework returned shape"; do
+    MISBEHAVE=${how%%:*} FPDIV_BRIDGE_TIMEOUT=3 run "a server that misbehaves: ${how%%:*}" 0 \
+        $FPDIV --framework bad=$here/misbehaving.py check --relation vendor --backend seq,bad --shape 2x3x7 \
+        --dtype f64 --fail-on never &&
+        expect "is an error verdict, saying why" "$out" "^  error    path B: .*${how#*:}"
+done
+MISBEHAVE=crash run "a campaign over a server that crashes" 0 $FPDIV --framework bad=$here/misbehaving.py fuzz \
+    --backends seq,bad --relations vendor --dtypes f64 --max-dim 8 --cases 120 --seed 2 --no-corpus --fail-on never \
+    --json &&
+    expect "errors where it crashed (k = 7), same everywhere else" "$($python -c '
+import collections, json, sys
+seen = collections.Counter((l["verdict"], l["shape"].endswith("x7")) for l in map(json.loads, sys.stdin)
+                           if l.get("type") == "check")
+print("k=7:", sorted({v for v, k7 in seen if k7}), "others:", sorted({v for v, k7 in seen if not k7}))' <<<"$out")" \
+        "^k=7: \['error'\] others: \['same'\]$"
+
+echo "frameworks: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
