@@ -225,7 +225,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN)
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
-	FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh || status=1; \
+	FRAMEWORKS_FEW=$(SANITIZE) FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh || status=1; \
 	$(BUILD)/fpdiv replay corpus || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
 	exit $$status

@@ -2,6 +2,7 @@
 #include "backends/backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/fpenv.h"
@@ -173,4 +174,46 @@ const char *fpd_backend_provenance_value(const struct fpd_backend_slot *s, const
     if (s->state == FPD_SLOT_OPEN && s->impl->provenance)
         s->impl->provenance(s->handle, look_up, &l);
     return l.found ? buf : NULL;
+}
+
+static int placeholder_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
+{
+    (void)state;
+    snprintf(why, why_size, "%s is not loaded here (a plugin's backend? give --plugin)", self->name);
+    return FPD_ERR_UNAVAILABLE;
+}
+
+static bool placeholder_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
+{
+    (void)state, (void)dt;
+    snprintf(why, why_size, "not loaded here");
+    return false;
+}
+
+static int placeholder_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    (void)state, (void)g;
+    snprintf(why, why_size, "not loaded here");
+    return FPD_ERR_UNAVAILABLE;
+}
+
+struct fpd_backend_slot *fpd_registry_placeholder(const char *name)
+{
+    struct fpd_backend_slot *s = fpd_registry_find_loaded(name);
+    if (s)
+        return s;
+    struct fpd_backend *b = calloc(1, sizeof *b);
+    char *copy = strdup(name), why[256];
+    if (!b || !copy) {
+        free(b), free(copy);
+        return NULL;
+    }
+    *b = (struct fpd_backend){.abi = FPDIV_BACKEND_ABI, .name = copy, .summary = "a backend not loaded here",
+                              .kind = FPD_KIND_TEST, .open = placeholder_open, .supports = placeholder_supports,
+                              .gemm = placeholder_gemm};
+    if (fpd_registry_add(b, why, sizeof why) != FPD_OK) {
+        free(b), free(copy);
+        return NULL;
+    }
+    return fpd_registry_find_loaded(name);
 }

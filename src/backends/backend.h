@@ -28,6 +28,9 @@ struct fpd_backend_slot *fpd_registry_at(size_t i);
 struct fpd_backend_slot *fpd_registry_find(const char *name);
 /* The same among the backends registered so far, without loading the deferred ones. */
 struct fpd_backend_slot *fpd_registry_find_loaded(const char *name);
+/* A stand-in for a backend this process has not loaded (a plugin's, named in a case file that is
+ * only read): listed under that name, always unavailable. NULL when out of memory. */
+struct fpd_backend_slot *fpd_registry_placeholder(const char *name);
 /* Opens the backend if it is not yet; FPD_OK, or FPD_ERR_UNAVAILABLE with slot->why set. */
 int fpd_backend_acquire(struct fpd_backend_slot *s);
 /* Whether the backend can compute these dtypes here; when not, why says so. */
@@ -55,5 +58,8 @@ int fpd_cblas_give(const char *spec, char *why, size_t why_size);
  * it holds), served by the bridge as backend NAME. FPD_ERR_INPUT with why for a malformed spec, a
  * file that is not there, or another backend's name. */
 int fpd_framework_give(const char *spec, char *why, size_t why_size);
+/* A file of the bridge's (scripts/bridge/NAME): in $FPDIV_BRIDGE_DIR, the source tree, or where
+ * `make install` put it; false when none has it. */
+bool fpd_bridge_file(const char *name, char *buf, size_t size);
 
 #endif

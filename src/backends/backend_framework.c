@@ -70,14 +70,13 @@ static void find_python(char *buf, size_t size)
     snprintf(buf, size, "/usr/bin/python3");
 }
 
-/* fpdiv_bridge.py: in $FPDIV_BRIDGE_DIR, the source tree, or where `make install` put it. */
-static bool find_server(char *buf, size_t size)
+bool fpd_bridge_file(const char *name, char *buf, size_t size)
 {
     const char *dirs[] = {getenv("FPDIV_BRIDGE_DIR"), FPD_BRIDGE_DIR, FPD_BRIDGE_INSTALLED};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         if (!dirs[i] || !*dirs[i])
             continue;
-        snprintf(buf, size, "%s/fpdiv_bridge.py", dirs[i]);
+        snprintf(buf, size, "%s/%s", dirs[i], name);
         if (access(buf, R_OK) == 0)
             return true;
     }
@@ -118,7 +117,7 @@ static int share_server(const struct fpd_backend *self, struct framework_state *
         snprintf(why, why_size, "too many frameworks in one process");
         return FPD_ERR_UNAVAILABLE;
     }
-    if (!find_server(server, sizeof server)) {
+    if (!fpd_bridge_file("fpdiv_bridge.py", server, sizeof server)) {
         snprintf(why, why_size, "the bridge's server (fpdiv_bridge.py) is in none of $FPDIV_BRIDGE_DIR, %s, %s",
                  FPD_BRIDGE_DIR, FPD_BRIDGE_INSTALLED);
         return FPD_ERR_UNAVAILABLE;

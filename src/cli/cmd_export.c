@@ -10,20 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "backends/backend_pinned.h"
 #include "cli/cmd.h"
 #include "common/dtype.h"
 #include "common/table.h"
 #include "common/text.h"
+#include "engine/check.h"
 #include "store/corpus.h"
 
 static const char help[] =
     "usage: fpdiv export CASE.json --to numpy|torch|jax [-o DIR]\n\n"
     "Writes the case's inputs as A.npy (batch x m x k), B.npy (batch x k x n) and bias.npy (n), and\n"
-    "repro_<framework>.py, which runs the relation's two paths in that framework and prints the\n"
-    "number of differing elements and the largest difference, with the environment fpdiv recorded.\n"
-    "bf16 arrays are stored as their uint16 bits (NumPy has no bfloat16); the scripts turn them\n"
-    "into bfloat16 (torch, jax) or into the float32 values they stand for (numpy).\n\n"
+    "repro_<framework>.py, which runs the relation's two paths with the operations fpdiv's bridge\n"
+    "runs for that framework (its code is in the script), on operands stored as fpdiv stored them\n"
+    "(transposed, padded), and prints the number of differing elements and the largest difference,\n"
+    "with the environment fpdiv recorded. For a case fpdiv ran on that framework it says\n"
+    "\"reproduced\" only for the same count (exit 0; else 1); for another backend's it says whether\n"
+    "the framework diverges too. bf16 arrays are stored as their uint16 bits (NumPy has no bfloat16).\n"
+    "A relation the framework has no counterpart for (between backends, a fused bias NumPy lacks)\n"
+    "is refused, and nothing is written.\n\n"
     "  --to FRAMEWORK  numpy, torch or jax\n"
     "  -o, --output DIR  where to write (default: export-<case hash>)\n";
 
@@ -69,108 +75,18 @@ static int write_npy(const char *dir, const char *name, const char *descr, const
 /* NumPy's name for each storage type (bf16 as its bits). */
 static const char *const npy_descr[FPD_DTYPE_COUNT] = {[FPD_F64] = "<f8", [FPD_F32] = "<f4", [FPD_F16] = "<f2",
                                                        [FPD_BF16] = "<u2"};
-static const char *const torch_dtype[FPD_DTYPE_COUNT] = {
-    [FPD_F64] = "torch.float64", [FPD_F32] = "torch.float32", [FPD_F16] = "torch.float16", [FPD_BF16] = "torch.bfloat16"};
-static const char *const jax_dtype[FPD_DTYPE_COUNT] = {
-    [FPD_F64] = "jnp.float64", [FPD_F32] = "jnp.float32", [FPD_F16] = "jnp.float16", [FPD_BF16] = "jnp.bfloat16"};
-static const char *const np_dtype[FPD_DTYPE_COUNT] = {
-    [FPD_F64] = "np.float64", [FPD_F32] = "np.float32", [FPD_F16] = "np.float16", [FPD_BF16] = "np.float32"};
-
-/* The two paths of a relation in one framework: Python expressions over a, b, bias (already
- * tensors of the input type), s0:s1 the slice. NULL: not expressible there. */
+/* A framework to export to: the bridge's module that runs its operations, and the backends that
+ * are it (a case fpdiv ran on one of them reproduces with the same count). */
 struct framework {
-    const char *name, *module, *matmul, *load, *matmul_note;
-    const char *const *dtype_names; /* the framework's name of each input type, for the bias */
-    const char *bias_cast;          /* a format taking that name */
-    const char *setup;              /* after loading: device placement, helpers */
-    const char *to_float64;         /* p and q as float64 NumPy arrays */
-    const char *paths[24][2];
+    const char *name;
+    const struct fpd_backend *backend; /* its features say which relations it has */
+    const char *runs_as[2];            /* fpdiv's backends that are this framework */
 };
 
 static const struct framework frameworks[] = {
-    {"numpy", "np", "np.matmul",
-     "import numpy as np\n"
-     "def load(name, bf16):\n"
-     "    x = np.load(name)\n"
-     "    # bf16 bits -> the float32 values they stand for (NumPy has no bfloat16)\n"
-     "    return (x.astype(np.uint32) << 16).view(np.float32) if bf16 else x\n",
-     "NumPy computes 16-bit inputs in their own type or after an explicit upcast; it has no fused addmm, so\n"
-     "# addmm's second path adds the bias as one more term of the product ([A, 1] @ [B; bias]). NumPy may\n"
-     "# call gemv instead of gemm when an operand is a single row or column.",
-     np_dtype, "bias = bias.astype(%s)\n",
-     "def to_bf16(x):  # round float32 to bfloat16 (nearest even) and back\n"
-     "    u = x.view(np.uint32).astype(np.uint64)\n"
-     "    u = (u + 0x7fff + ((u >> 16) & 1)) >> 16 << 16\n"
-     "    return u.astype(np.uint32).view(np.float32)\n",
-     "p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)\n",
-     {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
-      {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
-      {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
-      {"gemv-rows", "mm(a, b)[:, s0:s1]"},
-      {"gemv-rows", "np.concatenate([mm(a[:, i:i + 1], b) for i in range(s0, s1)], 1)"},
-      {"gemv-cols", "mm(a, b)[:, :, s0:s1]"},
-      {"gemv-cols", "np.concatenate([mm(a, b[:, :, j:j + 1], bias[j:j + 1]) for j in range(s0, s1)], 2)"},
-      {"dot", "mm(a, b)[:, s0:s1]"},
-      {"dot", "np.stack([np.stack([np.stack([a[e, i] @ b[e, :, j] for j in range(b.shape[2])]) for i in range(s0, s1)]) "
-              "for e in range(a.shape[0])]) + (bias if HAS_BIAS else 0)"},
-      {"addmm", "a @ b + bias"},
-      {"addmm", "np.concatenate([a, np.ones(a.shape[:-1] + (1,), a.dtype)], -1) @ np.concatenate([b, np.broadcast_to(bias, (b.shape[0], 1, b.shape[2]))], 1)"},
-      {"layout", "mm(a, b)"}, {"layout", "mm(np.asfortranarray(a), np.asfortranarray(b))"},
-      {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
-      {"cast-out", "mm(a, b).astype(np.float32)"}, {"cast-out", "to_bf16(mm(a, b).astype(np.float32))"}}},
-    {"torch", "torch", "torch.matmul",
-     "import numpy as np\nimport torch\n"
-     "def load(name, bf16):\n"
-     "    x = np.load(name)\n"
-     "    # bf16 bits: int16 (which every torch reads from NumPy) reinterpreted as bfloat16\n"
-     "    return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16) if bf16 else torch.from_numpy(x)\n",
-     "PyTorch on the CPU (DEVICE=cuda for the GPU). Its 16-bit GEMMs return 16-bit results, so a case with a\n"
-     "# wide output compares PyTorch's own rounding, not fpdiv's output type; the bias is cast to the input type.",
-     torch_dtype, "bias = bias.to(%s)\n",
-     "DEVICE = os.environ.get('DEVICE', 'cpu')\na, b, bias = a.to(DEVICE), b.to(DEVICE), bias.to(DEVICE)\n",
-     "p, q = p.double().cpu().numpy(), q.double().cpu().numpy()\n",
-     {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
-      {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
-      {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
-      {"gemv-rows", "mm(a, b)[:, s0:s1]"},
-      {"gemv-rows", "torch.cat([mm(a[:, i:i + 1], b) for i in range(s0, s1)], 1)"},
-      {"gemv-cols", "mm(a, b)[:, :, s0:s1]"},
-      {"gemv-cols", "torch.cat([mm(a, b[:, :, j:j + 1], bias[j:j + 1]) for j in range(s0, s1)], 2)"},
-      {"dot", "mm(a, b)[:, s0:s1]"},
-      {"dot", "torch.stack([torch.stack([torch.stack([a[e, i] @ b[e, :, j] for j in range(b.shape[2])]) for i in range(s0, s1)]) "
-              "for e in range(a.shape[0])]) + (bias if HAS_BIAS else 0)"},
-      {"addmm", "a @ b + bias"}, {"addmm", "torch.baddbmm(bias.expand(a.shape[0], a.shape[1], -1), a, b)"},
-      {"layout", "mm(a, b)"},
-      {"layout", "mm(a.transpose(1, 2).contiguous().transpose(1, 2), b.transpose(1, 2).contiguous().transpose(1, 2))"},
-      {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
-      {"cast-in", "mm(a, b)"}, {"cast-in", "mm(a.float(), b.float(), bias.float())"},
-      {"cast-out", "mm(a.float(), b.float(), bias.float())"}, {"cast-out", "mm(a, b).float()"}}},
-    {"jax", "jax", "jnp.matmul",
-     "import numpy as np\nimport jax\nimport jax.numpy as jnp\n"
-     "jax.config.update('jax_enable_x64', True)\n"
-     "def load(name, bf16):\n"
-     "    x = jnp.asarray(np.load(name))\n"
-     "    return jax.lax.bitcast_convert_type(x, jnp.bfloat16) if bf16 else x\n",
-     "XLA on the default device; the second addmm path is jit-compiled, where XLA may fuse the bias. 16-bit\n"
-     "# products are 16-bit unless preferred_element_type asks for float32 (the cast-* paths do).",
-     jax_dtype, "bias = bias.astype(%s)\n", "",
-     "p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)\n",
-     {{"slice-rows", "mm(a, b)[:, s0:s1]"}, {"slice-rows", "mm(a[:, s0:s1], b)"},
-      {"slice-cols", "mm(a, b)[:, :, s0:s1]"}, {"slice-cols", "mm(a, b[:, :, s0:s1], bias[s0:s1])"},
-      {"slice-batch", "mm(a, b)[s0:s1]"}, {"slice-batch", "mm(a[s0:s1], b[s0:s1])"},
-      {"gemv-rows", "mm(a, b)[:, s0:s1]"},
-      {"gemv-rows", "jnp.concatenate([mm(a[:, i:i + 1], b) for i in range(s0, s1)], 1)"},
-      {"gemv-cols", "mm(a, b)[:, :, s0:s1]"},
-      {"gemv-cols", "jnp.concatenate([mm(a, b[:, :, j:j + 1], bias[j:j + 1]) for j in range(s0, s1)], 2)"},
-      {"dot", "mm(a, b)[:, s0:s1]"},
-      {"dot", "jnp.stack([jnp.stack([jnp.stack([a[e, i] @ b[e, :, j] for j in range(b.shape[2])]) for i in range(s0, s1)]) "
-              "for e in range(a.shape[0])]) + (bias if HAS_BIAS else 0)"},
-      {"addmm", "a @ b + bias"}, {"addmm", "jax.jit(lambda x, y, z: x @ y + z)(a, b, bias)"},
-      {"repeat", "mm(a, b)"}, {"repeat", "mm(a, b)"},
-      {"cast-in", "mm(a, b, bias.astype(jnp.float32), preferred_element_type=jnp.float32)"},
-      {"cast-in", "mm(a.astype(jnp.float32), b.astype(jnp.float32), bias.astype(jnp.float32))"},
-      {"cast-out", "mm(a, b, bias.astype(jnp.float32), preferred_element_type=jnp.float32)"},
-      {"cast-out", "mm(a, b).astype(jnp.float32)"}}},
+    {"numpy", &fpd_backend_numpy, {"numpy"}},
+    {"torch", &fpd_backend_torch, {"torch", "torch-compile"}},
+    {"jax", &fpd_backend_jax, {"jax"}},
 };
 
 static const struct framework *find_framework(const char *name)
@@ -179,95 +95,123 @@ static const struct framework *find_framework(const char *name)
     return i < 0 ? NULL : &frameworks[i];
 }
 
-/* The framework's two expressions for the relation, or false when it has none. */
-static bool find_paths(const struct framework *fw, const struct fpd_relation *relation, const char **path_a,
-                       const char **path_b)
+/* Whether fpdiv ran the case on this framework itself. */
+static bool ran_on(const struct framework *fw, const char *backend)
 {
-    for (size_t i = 0; i + 1 < sizeof fw->paths / sizeof fw->paths[0] && fw->paths[i][0]; i += 2)
-        if (strcmp(fw->paths[i][0], relation->name) == 0) {
-            *path_a = fw->paths[i][1], *path_b = fw->paths[i + 1][1];
+    for (size_t i = 0; i < sizeof fw->runs_as / sizeof fw->runs_as[0] && fw->runs_as[i]; i++)
+        if (strcmp(fw->runs_as[i], backend) == 0)
             return true;
-        }
     return false;
 }
 
-static int write_script(const char *dir, const struct framework *fw, const struct fpd_case_file *f,
-                        const char *path_a, const char *path_b, char *why, size_t why_size)
+static json_t *range(struct fpd_range r) { return json_pack("[I,I]", (json_int_t)r.start, (json_int_t)(r.start + r.len)); }
+
+/* One path as the export driver reads it (scripts/bridge/export_driver.py). `compiled_by_default`:
+ * the case ran on torch-compile, whose operations are compiled unless a path says otherwise. */
+static json_t *path_json(const struct fpd_path *p, bool compiled_by_default)
+{
+    static const char *const bias_names[] = {[FPD_BIAS_NONE] = "none", [FPD_BIAS_FUSED] = "fused",
+                                             [FPD_BIAS_AFTER] = "after"};
+    static const char *const execution_names[] = {[FPD_EXEC_DEFAULT] = "default", [FPD_EXEC_EAGER] = "eager",
+                                                  [FPD_EXEC_COMPILED] = "compiled"};
+    enum fpd_execution e = p->execution == FPD_EXEC_DEFAULT && compiled_by_default ? FPD_EXEC_COMPILED : p->execution;
+    return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i}", "batch", range(p->gemm.batch), "rows",
+                     range(p->gemm.rows), "cols", range(p->gemm.cols), "flip_layout", p->flip_layout, "in",
+                     fpd_dtype_info(p->in)->name, "out", fpd_dtype_info(p->out)->name, "bias", bias_names[p->bias],
+                     "route", fpd_route_names[p->route], "execution", execution_names[e], "threads", p->threads);
+}
+
+/* What the driver needs of the case: types, layout, the two paths, the compared region, and what
+ * fpdiv saw. */
+static json_t *case_json(const struct framework *fw, const struct fpd_case_file *f)
 {
     const struct fpd_check *chk = &f->chk;
+    struct fpd_paths paths;
+    fpd_relation_build(chk->relation, &chk->c, &chk->params, &paths);
+    bool compiled = strcmp(f->backend_names[0], "torch-compile") == 0;
+    const struct fpd_region *cmp = &paths.compare;
+    return json_pack("{s:[s,s,s],s:b,s:b,s:I,s:i,s:[o,o],s:{s:o,s:o,s:o},s:{s:I,s:I,s:s,s:s},s:b}", "dtype",
+                     fpd_dtype_info(chk->c.dt.in)->name, fpd_dtype_info(chk->c.dt.out)->name,
+                     fpd_dtype_info(chk->c.dt.acc)->name, "trans_a", chk->c.trans_a, "trans_b", chk->c.trans_b, "pad",
+                     (json_int_t)chk->c.pad, "threads", fpd_check_threads(chk), "paths", path_json(&paths.a, compiled),
+                     path_json(&paths.b, compiled), "compare", "batch", range(cmp->batch), "rows", range(cmp->rows),
+                     "cols", range(cmp->cols), "recorded", "diff", (json_int_t)f->recorded.diff, "count",
+                     (json_int_t)f->recorded.count, "verdict", fpd_verdict_table[f->recorded.verdict].name, "backends",
+                     f->backend_names[0], "matching", ran_on(fw, f->backend_names[0]));
+}
+
+/* Copies a file of the bridge's into the script: the operations are the bridge's own. */
+static int append_bridge_file(FILE *s, const char *name, char *why, size_t why_size)
+{
     char path[4200];
+    if (!fpd_bridge_file(name, path, sizeof path)) {
+        snprintf(why, why_size, "the bridge's %s is in none of $FPDIV_BRIDGE_DIR and the places fpdiv knows", name);
+        return FPD_ERR_INPUT;
+    }
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        snprintf(why, why_size, "cannot read %.900s: %s", path, strerror(errno));
+        return FPD_ERR_INPUT;
+    }
+    char buf[8192];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, got, s);
+    fclose(in);
+    return FPD_OK;
+}
+
+static int write_script(const char *dir, const struct framework *fw, const struct fpd_case_file *f, char *why,
+                        size_t why_size)
+{
+    const struct fpd_check *chk = &f->chk;
+    char path[4200], module[64];
     snprintf(path, sizeof path, "%.4000s/repro_%.16s.py", dir, fw->name);
-    FILE *s = fopen(path, "w");
+    snprintf(module, sizeof module, "frameworks/%s.py", fw->name);
+    json_t *case_data = case_json(fw, f);
+    char *case_text = case_data ? json_dumps(case_data, JSON_COMPACT) : NULL;
+    json_decref(case_data);
+    FILE *s = case_text ? fopen(path, "w") : NULL;
     if (!s) {
-        snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s%.900s%s%s", case_text ? "cannot write " : "out of memory", case_text ? path : "",
+                 case_text ? ": " : "", case_text ? strerror(errno) : "");
+        free(case_text);
         return FPD_ERR_INPUT;
     }
     char dt[32], shape[64], *env = json_dumps(f->environment, JSON_COMPACT);
-    bool bf16_in = chk->c.dt.in == FPD_BF16, bf16_out = chk->c.dt.out == FPD_BF16;
-    fprintf(s, "#!/usr/bin/env python3\n# Reproduces an fpdiv finding in %s.\n", fw->name);
+    fprintf(s, "#!/usr/bin/env python3\n# Reproduces an fpdiv finding in %s: the relation's two paths, each the\n"
+               "# operations fpdiv's bridge runs for %s, on the inputs beside this file.\n", fw->name, fw->name);
     fprintf(s, "# relation %s: %s\n", chk->relation->name, chk->relation->doc);
-    fprintf(s, "# case: --shape %s (batch %u, m %u, n %u, k %u), dtype %s, recorded by fpdiv: %s, %zu of %zu elements differ\n",
+    fprintf(s, "# case: --shape %s (batch %u, m %u, n %u, k %u), dtype %s%s%s, pad %u, recorded by fpdiv: %s, %zu of "
+               "%zu elements differ\n",
             fpd_shape_format(&chk->c, shape, sizeof shape), chk->c.batch, chk->c.m, chk->c.n, chk->c.k,
-            fpd_dtypes_format(&chk->c.dt, dt, sizeof dt),
-            fpd_verdict_table[f->recorded.verdict].name, f->recorded.diff, f->recorded.count);
-    fprintf(s, "# backends in fpdiv: %s%s%s\n# environment: %s\n# %s\n", f->backend_names[0],
-            f->backend_names[1][0] ? "," : "", f->backend_names[1], env ? env : "{}", fw->matmul_note);
+            fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.trans_a ? ", A transposed" : "",
+            chk->c.trans_b ? ", B transposed" : "", chk->c.pad, fpd_verdict_table[f->recorded.verdict].name,
+            f->recorded.diff, f->recorded.count);
+    fprintf(s, "# backends in fpdiv: %s\n# environment: %s\n", f->backend_names[0], env ? env : "{}");
     free(env);
     fprintf(s, "import os\n");
-    /* the kernel sets and thread count fpdiv ran, for a framework on the same library: set before
+    /* the kernel set and thread count fpdiv ran, for a framework on the same library: set before
      * the framework loads it (a library reads them once, then), over any of the caller's, which
      * would run other kernels and give other bits */
-    for (int i = 0; i < chk->relation->backends; i++) {
-        struct fpd_backend_slot *base;
-        const char *set;
-        if (fpd_backend_pinned_parts(chk->backends[i]->impl, &base, &set) && (i == 0 || chk->backends[1] != chk->backends[0]))
-            fprintf(s, "os.environ['%s'] = '%s'  # fpdiv ran %s\n", base->impl->kernel_set_env, set,
-                    chk->backends[i]->impl->name);
-    }
+    struct fpd_backend_slot *base;
+    const char *set;
+    if (fpd_backend_pinned_parts(chk->backends[0]->impl, &base, &set))
+        fprintf(s, "os.environ['%s'] = '%s'  # fpdiv ran %s\n", base->impl->kernel_set_env, set,
+                chk->backends[0]->impl->name);
     if (fpd_check_threads(chk) > 0)
         fprintf(s, "for v in ('OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS'):\n"
                    "    os.environ[v] = '%d'  # fpdiv's thread count\n",
                 fpd_check_threads(chk));
-    fputs(fw->load, s);
-    fprintf(s, "here = os.path.dirname(os.path.abspath(__file__))\n");
-    fprintf(s, "a = load(os.path.join(here, 'A.npy'), %s)\nb = load(os.path.join(here, 'B.npy'), %s)\n",
-            bf16_in ? "True" : "False", bf16_in ? "True" : "False");
-    fprintf(s, "bias = load(os.path.join(here, 'bias.npy'), %s)\n", bf16_out ? "True" : "False");
-    fputs(fw->setup, s);
-    fprintf(s, fw->bias_cast, fw->dtype_names[chk->c.dt.in]);
-    /* The product as fpdiv forms it: with the bias row added when the case has one. */
-    fprintf(s, "HAS_BIAS = %s\n"
-               "def mm(x, y, bias=bias, **kw):\n"
-               "    p = %s(x, y, **kw)\n"
-               "    return p + bias if HAS_BIAS else p\n",
-            chk->c.has_bias ? "True" : "False", fw->matmul);
-    fprintf(s, "s0, s1 = %u, %u\n", chk->params.slice.start, chk->params.slice.start + chk->params.slice.len);
-    /* A framework that lacks the operation for this dtype or device says so, not with a traceback. */
-    fprintf(s, "try:\n    p = %s\n    q = %s\n"
-               "except (RuntimeError, TypeError, NotImplementedError) as e:\n"
-               "    import sys\n"
-               "    print(f'%s {%s.__version__} cannot run this case here: {e}')\n"
-               "    sys.exit(2)\n",
-            path_a, path_b, fw->name, fw->module);
-    fputs(fw->to_float64, s);
-    fprintf(s, "differ = int(np.sum(~((p == q) | (np.isnan(p) & np.isnan(q)))))\n"
-               "print(f'{differ} of {p.size} elements differ; largest difference "
-               "{np.nanmax(np.abs(p - q)) if differ else 0:.3g}')\n");
-    /* Say whether the framework shows what fpdiv saw, and when not, which BLAS it ran instead. */
-    fprintf(s, "print('fpdiv saw %zu of %zu differ (%s) on %s%s%s')\n", f->recorded.diff, f->recorded.count,
-            fpd_verdict_table[f->recorded.verdict].name, f->backend_names[0], f->backend_names[1][0] ? " vs " : "",
-            f->backend_names[1]);
-    fprintf(s, "if %s:\n"
-               "    print('reproduced in %s')\n"
-               "else:\n"
-               "    maps = open('/proc/self/maps').read().splitlines() if os.path.exists('/proc/self/maps') else []\n"
-               "    libs = sorted({l.split()[-1] for l in maps if 'blas' in l.lower() or 'mkl' in l.lower()})\n"
-               "    print('not reproduced in %s, which ran ' + (', '.join(libs) or 'its own kernels') + '. Where that is'\n"
-               "          ' the BLAS in the environment above, the framework called it differently (gemv for a single row'\n"
-               "          ' or column, a copy of a strided operand, its own loop for 16-bit types); otherwise the two'\n"
-               "          ' libraries (or cores) order the sums differently.')\n",
-            f->recorded.diff > 0 ? "differ > 0" : "differ == 0", fw->name, fw->name);
-    return close_written(s, path, why, why_size);
+    fprintf(s, "\n# ---- the operations, as fpdiv's bridge runs them (scripts/bridge/%s) ----\n", module);
+    int rc = append_bridge_file(s, module, why, why_size);
+    if (rc == FPD_OK) {
+        fprintf(s, "\nCASE = __import__('json').loads(r'%s')\n\n", case_text);
+        rc = append_bridge_file(s, "export_driver.py", why, why_size);
+    }
+    free(case_text);
+    int closed = close_written(s, path, why, why_size);
+    return rc != FPD_OK ? rc : closed;
 }
 
 int fpd_cmd_export(int argc, char **argv)
@@ -294,17 +238,16 @@ int fpd_cmd_export(int argc, char **argv)
     }
     struct fpd_case_file f;
     char why[1024], dir[4200];
-    if (fpd_case_file_load(argv[optind], &f, why, sizeof why) != FPD_OK) {
+    if (fpd_case_file_load_any(argv[optind], &f, why, sizeof why) != FPD_OK) { /* it runs nothing */
         fpd_cli_error("export", "%s", why);
         return FPD_EXIT_USAGE;
     }
-    const char *path_a, *path_b;
-    if (!find_paths(fw, f.chk.relation, &path_a, &path_b)) {
-        char known[256] = "";
-        for (size_t i = 0; i < sizeof fw->paths / sizeof fw->paths[0] && fw->paths[i][0]; i += 2)
-            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", fw->paths[i][0]);
-        fpd_cli_error("export", "%s: %s has no counterpart in %s (it compares what %s does not expose); %s can show %s",
-                      argv[optind], f.chk.relation->name, fw->name, fw->name, fw->name, known);
+    const struct fpd_backend *impls[2] = {fw->backend, NULL};
+    if (f.chk.relation->backends != 1 || !fpd_relation_applies(f.chk.relation, &f.chk.c.dt, impls, why, sizeof why)) {
+        if (f.chk.relation->backends != 1)
+            snprintf(why, sizeof why, "%s compares two backends, which one framework cannot", f.chk.relation->name);
+        fpd_cli_error("export", "%s: %s has no counterpart in %s: %s", argv[optind], f.chk.relation->name, fw->name,
+                      why);
         fpd_case_file_free(&f);
         return FPD_EXIT_USAGE;
     }
@@ -329,7 +272,7 @@ int fpd_cmd_export(int argc, char **argv)
     if (rc == FPD_OK)
         rc = write_npy(dir, "bias.npy", npy_descr[c->dt.out], sbias, 1, data.bias, c->n * outsz, why, sizeof why);
     if (rc == FPD_OK)
-        rc = write_script(dir, fw, &f, path_a, path_b, why, sizeof why);
+        rc = write_script(dir, fw, &f, why, sizeof why);
     fpd_case_data_free(&data);
     fpd_case_file_free(&f);
     if (rc != FPD_OK) {

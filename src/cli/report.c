@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/host.h"
@@ -92,10 +93,15 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
     char pad[32] = "", generator[32];
     if (c->pad)
         snprintf(pad, sizeof pad, " --pad %u", c->pad);
-    char global[2048];
-    snprintf(buf, size, "fpdiv%s check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
+    /* plugins loaded from FPDIV_PLUGIN_PATH come back the same way: given again as --plugin,
+     * with the variable still set, they would load twice */
+    char global[2048], plugin_path[2100] = "", word[2100];
+    const char *env = getenv("FPDIV_PLUGIN_PATH");
+    if (env && *env)
+        snprintf(plugin_path, sizeof plugin_path, "FPDIV_PLUGIN_PATH=%s ", shell_word(env, word, sizeof word));
+    snprintf(buf, size, "%sfpdiv%s check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
              " --index %" PRIu32 "%s",
-             global_options(global, sizeof global), chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
+             plugin_path, global_options(global, sizeof global), chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
              fpd_dtypes_format(&c->dt, dt, sizeof dt), c->trans_a ? " --trans-a" : "", c->trans_b ? " --trans-b" : "",
              c->has_bias ? " --bias" : "", pad, fpd_dist_table[c->recipe.dist].name, specials, extra, c->recipe.seed,
              c->recipe.index, fpd_generator_option(c->recipe.generator, generator));

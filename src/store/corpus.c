@@ -227,6 +227,7 @@ struct reader {
     double max_mem;    /* a case needing more is refused before its data is generated */
     bool schema1;      /* a file of schema 1: its provenance (if any) in legacy */
     json_t *legacy;    /* names a library backend's kernel set, as "core" */
+    bool any_backend;  /* a backend not loaded here stands in as a placeholder (fpd_case_file_load_any) */
 };
 
 static int bad(struct reader *r, const char *field, const char *expected)
@@ -420,7 +421,8 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
             return bad(r, "check.backends", "expected backend names");
         char spec[64], msg[384];
         backend_spec(r->legacy, json_string_value(name), spec, sizeof spec);
-        if (fpd_backend_resolve(spec, &chk->backends[i], msg, sizeof msg) != FPD_OK)
+        if (fpd_backend_resolve(spec, &chk->backends[i], msg, sizeof msg) != FPD_OK &&
+            !(r->any_backend && (chk->backends[i] = fpd_registry_placeholder(spec)) != NULL))
             return bad(r, "check.backends", msg);
         snprintf(f->backend_names[i], sizeof f->backend_names[i], "%s", chk->backends[i]->impl->name);
     }
@@ -583,10 +585,10 @@ static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f
 }
 
 /* Takes over root. */
-static int read_case_file(const char *path, json_t *root, double max_mem, struct fpd_case_file *f, char *why,
-                          size_t why_size)
+static int read_case_file(const char *path, json_t *root, double max_mem, bool any_backend, struct fpd_case_file *f,
+                          char *why, size_t why_size)
 {
-    struct reader r = {path, why, why_size, max_mem, false, NULL};
+    struct reader r = {path, why, why_size, max_mem, false, NULL, any_backend};
     int rc = FPD_OK;
     uint64_t schema = get_uint(&r, root, "schema", "schema", 0, INT32_MAX, &rc);
     if (rc == FPD_OK && schema != FPD_CASE_SCHEMA && schema != 1) {
@@ -659,13 +661,23 @@ static json_t *load_json(const char *path, size_t flags, char *why, size_t why_s
     return root;
 }
 
-int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
+static int load_case_file(const char *path, bool any_backend, struct fpd_case_file *f, char *why, size_t why_size)
 {
     *f = (struct fpd_case_file){0};
     json_t *root = load_json(path, JSON_REJECT_DUPLICATES, why, why_size);
     if (!root)
         return FPD_ERR_INPUT;
-    return read_case_file(path, root, fpd_case_default_max_mem(), f, why, why_size);
+    return read_case_file(path, root, fpd_case_default_max_mem(), any_backend, f, why, why_size);
+}
+
+int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
+{
+    return load_case_file(path, false, f, why, why_size);
+}
+
+int fpd_case_file_load_any(const char *path, struct fpd_case_file *f, char *why, size_t why_size)
+{
+    return load_case_file(path, true, f, why, why_size);
 }
 
 int fpd_case_file_parse(const char *name, const char *text, size_t len, double max_mem, struct fpd_case_file *f,
@@ -678,7 +690,7 @@ int fpd_case_file_parse(const char *name, const char *text, size_t len, double m
         json_error_why(name, &err, why, why_size);
         return FPD_ERR_INPUT;
     }
-    return read_case_file(name, root, max_mem, f, why, why_size);
+    return read_case_file(name, root, max_mem, false, f, why, why_size);
 }
 
 /* ---- signatures ------------------------------------------------------------------------------ */
@@ -704,7 +716,7 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
         return FPD_ERR_INPUT;
     json_t *schema = json_object_get(root, "schema"), *prov = json_object_get(root, "provenance");
     bool schema1 = json_is_integer(schema) && json_integer_value(schema) == 1;
-    struct reader r = {path, why, why_size, fpd_case_default_max_mem(), schema1, schema1 ? prov : NULL};
+    struct reader r = {path, why, why_size, fpd_case_default_max_mem(), schema1, schema1 ? prov : NULL, false};
     int rc = FPD_OK;
     *key = (struct fpd_signature_key){0};
     json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);

@@ -56,6 +56,9 @@ int fpd_make_dirs(const char *path, char *why, size_t why_size);
 /* Reads and validates a case file. Errors name the file, and line and column for JSON syntax, or
  * the offending field. A backend that is known but unavailable here loads fine (replay skips it). */
 int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, size_t why_size);
+/* The same for a command that does not run the case (export): a backend not loaded here (a
+ * plugin's) stands in as a placeholder that is unavailable, named as the file names it. */
+int fpd_case_file_load_any(const char *path, struct fpd_case_file *f, char *why, size_t why_size);
 /* The same from memory: name stands for the file in errors; a case needing more than max_mem
  * bytes is refused before its data is generated. */
 int fpd_case_file_parse(const char *name, const char *text, size_t len, double max_mem, struct fpd_case_file *f,

@@ -127,6 +127,42 @@ print("backends", " ".join(sorted({b for r in rows for b in r["backends"].split(
       sum(r["verdicts"]["error"] for r in rows), "bound", sum(r["verdicts"]["bound"] for r in rows))' <<<"$out")" \
         "^backends jax numpy torch errors 0 bound 0$"
 
+# --- export: every relation a framework has, on a case fpdiv ran on that framework (transposed,
+# padded, batched, with a bias), exported to it: the script runs the same operations and counts
+# what fpdiv counted ---
+# (torch-compile compiles every path anew: a few of its relations; under the sanitizers, which
+# change nothing in Python, a few of each framework's)
+every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat"
+few="slice-rows addmm layout"
+exported=0 wrong=""
+for fw in numpy torch torch-compile jax; do
+    to=${fw%-compile}
+    relations=$([ $fw = torch-compile ] || [ -n "${FRAMEWORKS_FEW:-}" ] && echo $few || echo $every)
+    for relation in $relations; do
+        dtype=f32
+        case $relation in cast-in) dtype=$([ $fw = numpy ] && echo f16:f16 || echo bf16:bf16) ;; cast-out) dtype=bf16:f32 ;; esac
+        d=$tmp/export-$fw-$relation
+        $FPDIV check --relation $relation --backend $fw --shape 2x5x6x40 --slice 1:3 --dtype $dtype --trans-a --pad 2 \
+            --bias --save $d/corpus --fail-on never >$d.check 2>&1
+        status=$?
+        [ $status -eq 2 ] && continue # the framework has no such relation or types: check says so
+        [ $status -eq 0 ] || { wrong+=" $fw/$relation(check exit $status)"; continue; }
+        $FPDIV export $d/corpus/$relation/*.json --to $to -o $d/script >/dev/null 2>&1 || { wrong+=" $fw/$relation(export)"; continue; }
+        $python $d/script/repro_$to.py >$d.out 2>&1
+        grep -q "^reproduced in $to: the same count$" $d.out || wrong+=" $fw/$relation($(tail -1 $d.out))"
+        exported=$((exported + 1))
+    done
+done
+[ -z "$wrong" ] && [ $exported -ge $([ -n "${FRAMEWORKS_FEW:-}" ] && echo 8 || echo 30) ] && pass "export: $exported cases on numpy, torch, torch-compile and jax reproduce with fpdiv's count" ||
+    fail "export to the frameworks" "$exported exported; not reproduced:$wrong"
+bad "export refuses what a framework lacks" "addmm has no counterpart in numpy: addmm needs a backend with a fused bias" \
+    export $(ls $tmp/export-torch-addmm/corpus/addmm/*.json) --to numpy
+run "an openblas case exported to numpy" 0 $FPDIV check --relation slice-rows --backend openblas --core Haswell \
+    --shape 4x1000x1000 --save $tmp/ob --fail-on never &&
+    $FPDIV export $tmp/ob/slice-rows/*.json --to numpy -o $tmp/ob-np >/dev/null && run "its script" 0 $python $tmp/ob-np/repro_numpy.py &&
+    expect "says numpy diverges too, and that the counts of two backends need not agree" "$out" \
+        "^diverges in numpy too; openblas@Haswell is another backend, so the counts need not agree$"
+
 # --- a framework of the user's, in a page of Python: seq's order, so vendor against seq is same ---
 run "a framework from a file" 0 $FPDIV --framework mine=$here/sequential.py check --relation vendor \
     --backend seq,mine --shape 2x3x4x20 --dtype f64 --bias &&

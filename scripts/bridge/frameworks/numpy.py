@@ -10,13 +10,17 @@ TYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
 
 
 def PROVENANCE():
-    config = np.show_config(mode="dicts")
-    blas = config.get("Build Dependencies", {}).get("blas", {})
+    try:
+        blas = np.show_config(mode="dicts").get("Build Dependencies", {}).get("blas", {})
+    except TypeError:  # NumPy before 1.25 only prints its configuration
+        blas = {}
     return {"library": "NumPy", "version": np.__version__,
             "blas": f"{blas.get('name', 'unknown')} {blas.get('version', '')}".strip(), "device": "cpu"}
 
 
 def matmul(a, b, bias, route, execution, dtypes, threads):
+    if dtypes[0] not in TYPES or dtypes[1] not in TYPES:
+        raise ValueError(f"NumPy has no {dtypes[0] if dtypes[0] not in TYPES else dtypes[1]} matmul")
     out = product(a.astype(TYPES[dtypes[0]], copy=False), b.astype(TYPES[dtypes[0]], copy=False), route)
     out = out.astype(TYPES[dtypes[1]], copy=False)
     return out if bias is None else out + bias.astype(TYPES[dtypes[1]], copy=False)

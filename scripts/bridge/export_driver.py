@@ -1,0 +1,103 @@
+# ---- fpdiv's two paths, run with the operations above (scripts/bridge/export_driver.py) ----
+# Each path as fpdiv ran it: its part of the case (batch entries, rows, columns), the operands in
+# fpdiv's storage (transposed, padded: views, as the bridge hands them over), its types, its route,
+# its execution and its bias (the framework's own fused form, or added afterwards and rounded as
+# fpdiv does); then the two compared on the relation's region, in the case's output type.
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NUMPY_TYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
+
+
+def load(name, dtype):
+    """An input as its values: bf16 bits become the float32 values they stand for (exactly)."""
+    x = np.load(os.path.join(HERE, name))
+    return (x.astype(np.uint32) << 16).view(np.float32) if dtype == "bf16" else x
+
+
+def round_to(dtype, x):
+    """Binary64 values rounded once to dtype, to nearest even (bf16 directly, not through f32)."""
+    x = np.asarray(x, dtype=np.float64)
+    if dtype != "bf16":
+        return x.astype(NUMPY_TYPES[dtype]).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mantissa, exponent = np.frexp(x)
+        exponent = np.maximum(exponent, -125)  # below 2^-126 bf16 steps are 2^-133 apart
+        step = np.ldexp(1.0, exponent - 8)
+        rounded = np.rint(x / step) * step  # rint: ties to even
+        return np.where(np.isfinite(x), np.where(np.abs(rounded) >= 2.0 ** 128, np.copysign(np.inf, x), rounded), x)
+
+
+def stored(x, trans, pad):
+    """The logical operand (batch x rows x cols) as a view of fpdiv's storage of it."""
+    batch, rows, cols = x.shape
+    if trans:  # stored as its transpose: cols rows of rows + pad
+        storage = np.zeros((batch, cols, rows + pad), dtype=x.dtype)
+        storage[:, :, :rows] = x.transpose(0, 2, 1)
+        return storage[:, :, :rows].transpose(0, 2, 1)
+    storage = np.zeros((batch, rows, cols + pad), dtype=x.dtype)
+    storage[:, :, :cols] = x
+    return storage[:, :, :cols]
+
+
+def other_order(x, pad):
+    """The same operand materialized in the other storage order, rows padded as fpdiv pads them
+    (the layout relation's path B): a compiler specializes on the strides too."""
+    return stored(np.array(x), x.strides[1] >= x.strides[2], pad)
+
+
+def run_path(path, a, b, bias):
+    (b0, b1), (r0, r1), (c0, c1) = path["batch"], path["rows"], path["cols"]
+    x, y = a[b0:b1, r0:r1], b[b0:b1, :, c0:c1]
+    if path["flip_layout"]:
+        x, y = other_order(x, CASE["pad"]), other_order(y, CASE["pad"])
+    z = bias[c0:c1]
+    fused = path["bias"] == "fused"
+    out = np.asarray(matmul(x, y, z if fused else None, path["route"], path["execution"],
+                            [path["in"], path["out"], CASE["dtype"][2]], path["threads"] or CASE["threads"]),
+                     dtype=np.float64)
+    if path["bias"] == "after":  # fpdiv's own add: the correctly rounded sum in the path's output type
+        out = round_to(path["out"], out + z)
+    return round_to(CASE["dtype"][1], out)
+
+
+def main():
+    dt_in, dt_out, _ = CASE["dtype"]
+    a = stored(load("A.npy", dt_in), CASE["trans_a"], CASE["pad"])
+    b = stored(load("B.npy", dt_in), CASE["trans_b"], CASE["pad"])
+    bias = load("bias.npy", dt_out).astype(np.float64)
+    try:
+        outputs = [run_path(path, a, b, bias) for path in CASE["paths"]]
+    except (RuntimeError, TypeError, NotImplementedError, ValueError) as e:
+        print(f"{NAME} cannot run this case here: {type(e).__name__}: {e}")
+        sys.exit(2)
+    (b0, b1), (r0, r1), (c0, c1) = CASE["compare"]["batch"], CASE["compare"]["rows"], CASE["compare"]["cols"]
+    p, q = [out[b0 - path["batch"][0]:b1 - path["batch"][0], r0 - path["rows"][0]:r1 - path["rows"][0],
+                c0 - path["cols"][0]:c1 - path["cols"][0]] for out, path in zip(outputs, CASE["paths"])]
+    differ = int(np.sum(~((p == q) | (np.isnan(p) & np.isnan(q)))))
+    print(f"{differ} of {p.size} elements differ; largest difference {np.nanmax(np.abs(p - q)) if differ else 0:.3g}")
+    print(f"{NAME} ran it: " + ", ".join(f"{key} {value}" for key, value in PROVENANCE().items()))
+    saw = CASE["recorded"]
+    print(f"fpdiv saw {saw['diff']} of {saw['count']} differ ({saw['verdict']}) on {saw['backends']}")
+    if CASE["matching"]:  # fpdiv ran this framework: the same operations, so the same count
+        if differ == saw["diff"]:
+            print(f"reproduced in {NAME}: the same count")
+            return 0
+        print(f"not reproduced in {NAME}: {differ} differ here, not {saw['diff']} (another version or CPU?)")
+        return 1
+    other = f"{saw['backends']} is another backend, so the counts need not agree"
+    if differ and saw["diff"]:
+        print(f"diverges in {NAME} too; {other}")
+    elif differ:
+        print(f"diverges in {NAME}, where fpdiv saw no difference; {other}")
+    else:
+        print(f"does not diverge in {NAME}{' either' if not saw['diff'] else ''}; {other}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
