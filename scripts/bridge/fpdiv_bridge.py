@@ -115,12 +115,10 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: fpdiv_bridge.py FRAMEWORK (fpdiv starts it; see the README)")
     channel = socket.socket(fileno=SOCKET_FD)
-    writer = channel.makefile("w", encoding="utf-8", newline="\n")
-    reader = channel.makefile("r", encoding="utf-8", newline="\n")
+    reader = channel.makefile("rb")  # bytes: json reads UTF-8 itself
 
     def send(obj):
-        writer.write(json.dumps(obj) + "\n")
-        writer.flush()
+        channel.sendall((json.dumps(obj) + "\n").encode())
 
     try:
         framework = load_framework(sys.argv[1])

@@ -188,6 +188,7 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     argv[argc] = NULL;
     if ((rc = fpd_server_start(&h->server, "host", label, argv, env, SOCK_SEQPACKET, why, why_size)) != FPD_OK)
         goto done;
+    h->server.follows = true;
     struct host_reply *hello = &h->reply;
     rc = receive(h, 0, timeout, hello, why, why_size);
     if (rc == FPD_OK && hello->status != FPD_OK) {

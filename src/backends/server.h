@@ -31,7 +31,8 @@ struct fpd_server {
     size_t said_len;
     unsigned char *map;
     size_t map_size;
-    int cpu; /* the CPU the server's thread is placed on; -1: not yet */
+    bool follows; /* placed on its client's CPU before each request (see fpd_server_stage) */
+    int cpu;      /* the CPU the server's thread is placed on; -1: not yet */
     bool dead;
     char death[320]; /* how it ended: "was killed by signal 4 (Illegal instruction)" */
 };
@@ -59,7 +60,8 @@ struct fpd_server_layout {
     size_t a_bytes, b_bytes, bias_bytes, c_bytes;
 };
 /* Puts A, B, the bias and C (whole, with its row padding) into the shared memory, grown as
- * needed, with a guard after C, and places the server's thread on this CPU. FPD_ERR_NOMEM. */
+ * needed, with a guard after C, and, for a server that `follows`, places its thread on this CPU.
+ * FPD_ERR_NOMEM. */
 int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, struct fpd_server_layout *l);
 /* After the answer: C back into the caller's, or FPD_ERR_BACKEND when the server wrote past it. */
 int fpd_server_unstage(struct fpd_server *s, const struct fpd_gemm_args *g, const struct fpd_server_layout *l,
