@@ -23,6 +23,20 @@ static const struct fpd_backend *const builtin_backends[] = {
     &fpd_backend_jax,
 };
 
+const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
+    [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
+    [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows"};
+const char *const fpd_execution_names[FPD_EXEC_COMPILED + 1] = {
+    [FPD_EXEC_DEFAULT] = "default", [FPD_EXEC_EAGER] = "eager", [FPD_EXEC_COMPILED] = "compiled"};
+
+enum fpd_route fpd_route_find(const char *name)
+{
+    int r = 0;
+    while (r < FPD_ROUTE_COUNT && strcmp(fpd_route_names[r], name) != 0)
+        r++;
+    return (enum fpd_route)r;
+}
+
 static struct fpd_backend_slot slots[FPD_MAX_BACKENDS];
 static size_t slot_count;
 static bool initialized;

@@ -28,6 +28,13 @@ struct fpd_backend_slot *fpd_registry_at(size_t i);
 struct fpd_backend_slot *fpd_registry_find(const char *name);
 /* The same among the backends registered so far, without loading the deferred ones. */
 struct fpd_backend_slot *fpd_registry_find_loaded(const char *name);
+/* The routes and executions of fpdiv_backend.h by name ("gemv-rows", "compiled"), as options,
+ * case files and the bridge's protocol spell them; fpd_route_find gives FPD_ROUTE_COUNT for a
+ * name that is none. */
+extern const char *const fpd_route_names[FPD_ROUTE_COUNT];
+extern const char *const fpd_execution_names[FPD_EXEC_COMPILED + 1];
+enum fpd_route fpd_route_find(const char *name);
+
 /* A stand-in for a backend this process has not loaded (a plugin's, named in a case file that is
  * only read): listed under that name, always unavailable. NULL when out of memory. */
 struct fpd_backend_slot *fpd_registry_placeholder(const char *name);

@@ -328,8 +328,11 @@ static bool route_runs(const struct cblas_state *s, const struct fpd_gemm_args *
     if (g->route == FPD_ROUTE_GEMM)
         return true;
     bool f64 = g->dt.acc == FPD_F64;
-    if (g->route >= FPD_ROUTE_COUNT || g->dt.in != g->dt.acc || g->dt.out != g->dt.acc ||
-        (g->dt.acc != FPD_F32 && g->dt.acc != FPD_F64)) {
+    if (g->route >= FPD_ROUTE_COUNT || !routines[g->route][0]) { /* a framework's (vmap): not a library's */
+        snprintf(why, why_size, "%s has no route %d, only gemv and dot", s->library, (int)g->route);
+        return false;
+    }
+    if (g->dt.in != g->dt.acc || g->dt.out != g->dt.acc || (g->dt.acc != FPD_F32 && g->dt.acc != FPD_F64)) {
         snprintf(why, why_size, "%s: gemv and dot routes take f32 or f64 throughout", s->library);
         return false;
     }

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "backends/backend.h"
 #include "backends/server.h"
 #include "common/clock.h"
 #include "common/dtype.h"
@@ -30,11 +31,6 @@ struct fpd_bridge {
     size_t line_len;
 };
 
-static const char *const route_names[FPD_ROUTE_COUNT] = {
-    [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
-    [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows"};
-static const char *const execution_names[] = {[FPD_EXEC_DEFAULT] = "default", [FPD_EXEC_EAGER] = "eager",
-                                              [FPD_EXEC_COMPILED] = "compiled"};
 
 /* The next line from the server, parsed: FPD_OK, or FPD_ERR_BACKEND with why (then reaped). */
 static int receive(struct fpd_bridge *b, json_t **out, char *why, size_t why_size)
@@ -198,8 +194,8 @@ static json_t *request(struct fpd_bridge *b, const struct fpd_gemm_args *g, cons
                      (json_int_t)++b->seq, "memory", (json_int_t)b->server.map_size, "dtype",
                      fpd_dtype_info(dt->in)->name, fpd_dtype_info(dt->out)->name, fpd_dtype_info(dt->acc)->name,
                      "batch", (json_int_t)g->batch, "m", (json_int_t)g->m, "n", (json_int_t)g->n, "k",
-                     (json_int_t)g->k, "threads", g->threads, "route", route_names[g->route], "execution",
-                     execution_names[g->execution], "a", operand(l->a, g->trans_a, g->lda, g->stride_a), "b",
+                     (json_int_t)g->k, "threads", g->threads, "route", fpd_route_names[g->route], "execution",
+                     fpd_execution_names[g->execution], "a", operand(l->a, g->trans_a, g->lda, g->stride_a), "b",
                      operand(l->b, g->trans_b, g->ldb, g->stride_b), "c", operand(l->c, false, g->ldc, g->stride_c),
                      "bias", g->bias ? json_pack("{s:I}", "offset", (json_int_t)l->bias) : json_null());
 }

@@ -112,13 +112,11 @@ static json_t *path_json(const struct fpd_path *p, bool compiled_by_default)
 {
     static const char *const bias_names[] = {[FPD_BIAS_NONE] = "none", [FPD_BIAS_FUSED] = "fused",
                                              [FPD_BIAS_AFTER] = "after"};
-    static const char *const execution_names[] = {[FPD_EXEC_DEFAULT] = "default", [FPD_EXEC_EAGER] = "eager",
-                                                  [FPD_EXEC_COMPILED] = "compiled"};
     enum fpd_execution e = p->execution == FPD_EXEC_DEFAULT && compiled_by_default ? FPD_EXEC_COMPILED : p->execution;
     return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i}", "batch", range(p->gemm.batch), "rows",
                      range(p->gemm.rows), "cols", range(p->gemm.cols), "flip_layout", p->flip_layout, "in",
                      fpd_dtype_info(p->in)->name, "out", fpd_dtype_info(p->out)->name, "bias", bias_names[p->bias],
-                     "route", fpd_route_names[p->route], "execution", execution_names[e], "threads", p->threads);
+                     "route", fpd_route_names[p->route], "execution", fpd_execution_names[e], "threads", p->threads);
 }
 
 /* What the driver needs of the case: types, layout, the two paths, the compared region, and what

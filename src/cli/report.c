@@ -124,9 +124,8 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
     fprintf(f, ", %s in, %s out%s", fpd_dtype_info(p->in)->name, fpd_dtype_info(p->out)->name, bias_words[p->bias]);
     if (p->flip_layout)
         fprintf(f, ", operands re-stored in the other order");
-    static const char *const execution_words[] = {[FPD_EXEC_DEFAULT] = "", [FPD_EXEC_EAGER] = ", eager",
-                                                  [FPD_EXEC_COMPILED] = ", compiled"};
-    fputs(execution_words[p->execution], f);
+    if (p->execution != FPD_EXEC_DEFAULT)
+        fprintf(f, ", %s", fpd_execution_names[p->execution]);
     if (p->threads)
         fprintf(f, ", %d thread%s", p->threads, p->threads == 1 ? "" : "s");
     if (chk->relation->needs & FPD_FEAT_ALGOS)

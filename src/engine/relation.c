@@ -143,21 +143,10 @@ static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c,
     whole_case(c, out);
 }
 
-const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
-    [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
-    [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows"};
 const char *const fpd_route_words[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "a gemv for each row of",
     [FPD_ROUTE_GEMV_COLS] = "a gemv for each column of", [FPD_ROUTE_DOT] = "a dot for each element of",
     [FPD_ROUTE_VMAP_ROWS] = "a vmap over the rows of"};
-
-enum fpd_route fpd_route_find(const char *name)
-{
-    int r = 0;
-    while (r < FPD_ROUTE_COUNT && strcmp(fpd_route_names[r], name) != 0)
-        r++;
-    return (enum fpd_route)r;
-}
 
 #define ROW(...) {__VA_ARGS__}
 const struct fpd_relation fpd_relation_table[] = {

@@ -79,11 +79,8 @@ struct fpd_relation {
                   struct fpd_paths *out);
 };
 
-/* The routes by name ("gemm", "gemv-rows", "gemv-cols", "dot"), and in words for a path ("gemv for
- * each row of"); fpd_route_find gives FPD_ROUTE_COUNT for a name that is none. */
-extern const char *const fpd_route_names[FPD_ROUTE_COUNT];
+/* The routes in words for a path ("a gemv for each row of"); their names are backend.h's. */
 extern const char *const fpd_route_words[FPD_ROUTE_COUNT];
-enum fpd_route fpd_route_find(const char *name);
 
 extern const struct fpd_relation fpd_relation_table[];
 extern const size_t fpd_relation_count;

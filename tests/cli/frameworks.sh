@@ -23,13 +23,20 @@ expect "torch names its oneMKL and runs eager; torch-compile compiles" "$out" \
 expect "torch-compile compiles" "$out" "PyTorch 2\.5\.1.*execution=torch\.compile \(inductor\)"
 expect "jax runs jitted" "$out" "JAX 0\.10\.2.*execution=jax\.jit \(XLA\)"
 
+# inputs SHAPE DTYPE: a directory holding the inputs fpdiv generates for that case (seed 1) as
+# A.npy, B.npy and bias.npy, written once
+inputs() {
+    local d=$tmp/inputs-$1-$2
+    [ -d $d/npy ] || { $FPDIV check --relation repeat --backend seq --shape $1 --dtype $2 --seed 1 --save $d/corpus \
+        --fail-on never >/dev/null 2>&1 && $FPDIV export $d/corpus/repeat/*.json --to numpy -o $d/npy >/dev/null; }
+    echo $d/npy
+}
+
 # direct RELATION FRAMEWORK SHAPE DTYPE: the number of elements that differ between the relation's
-# two paths, computed in the framework itself on the inputs fpdiv generates (seed 1)
+# two paths, computed in the framework itself on the inputs fpdiv generates
 direct() {
-    local relation=$1 framework=$2 shape=$3 dtype=$4 d=$tmp/direct-$1-$2-$3-$4
-    $FPDIV check --relation repeat --backend seq --shape $shape --dtype $dtype --seed 1 --save $d/corpus \
-        --fail-on never >/dev/null 2>&1 && $FPDIV export $d/corpus/repeat/*.json --to numpy -o $d/npy >/dev/null &&
-        $python - $relation $framework $d/npy <<'EOF'
+    local relation=$1 framework=$2 d
+    d=$(inputs $3 $4) && $python - $relation $framework $d <<'EOF'
 import sys
 import numpy as np
 relation, framework, d = sys.argv[1:]
@@ -95,10 +102,8 @@ run "torch is mkl" 0 $FPDIV check --relation vendor --backend mkl,torch --shape 
 # in_framework RELATION SHAPE DIM VALUE: the elements that differ in the framework itself, on the
 # inputs of case SHAPE cut to DIM = VALUE
 in_framework() {
-    local d=$tmp/bisect-$1
-    [ -d $d/npy ] || { $FPDIV check --relation repeat --backend seq --shape $2 --seed 1 --save $d/corpus --fail-on never \
-        >/dev/null 2>&1 && $FPDIV export $d/corpus/repeat/*.json --to numpy -o $d/npy >/dev/null; }
-    $python - $1 $d/npy $3 $4 <<'EOF'
+    local d
+    d=$(inputs $2 f32) && $python - $1 $d $3 $4 <<'EOF'
 import sys
 import numpy as np
 relation, d, dim, value = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])

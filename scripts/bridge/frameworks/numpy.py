@@ -27,10 +27,10 @@ def matmul(a, b, bias, route, execution, dtypes, threads):
 
 
 def product(a, b, route):
-    batch, m, n = a.shape[0], a.shape[1], b.shape[2]
-    out = np.empty((batch, m, n), dtype=a.dtype)
     if route == "gemm":
         return a @ b  # a stack of 2-D products: NumPy calls the same BLAS routine for each
+    batch, m, n = a.shape[0], a.shape[1], b.shape[2]
+    out = np.empty((batch, m, n), dtype=a.dtype)
     for e in range(batch):
         if route == "gemv-rows":  # (k,) @ (k, n): NumPy's gemv
             for i in range(m):
