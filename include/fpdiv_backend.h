@@ -12,11 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 3
-/* ABI 2 is ABI 3 without routes and executions (args->route, args->execution and the features
- * that go with them); ABI 1 is ABI 2 without the kernel-set fields at the end of struct
- * fpd_backend. fpdiv still loads plugins built for either (theirs take every product as one GEMM,
- * and cannot be pinned to a kernel set before ABI 2). */
+#define FPDIV_BACKEND_ABI 4
+/* ABI 3 is ABI 4 without gemm_many at the end of struct fpd_backend; ABI 2 is ABI 3 without
+ * routes and executions (args->route, args->execution and the features that go with them); ABI 1
+ * is ABI 2 without the kernel-set fields. fpdiv still loads plugins built for any of them (theirs
+ * get one GEMM per call, take every product as one GEMM before ABI 3, and cannot be pinned to a
+ * kernel set before ABI 2). */
 #define FPDIV_BACKEND_ABI_OLDEST 1
 
 /* Status codes shared by the whole library. Core code returns these; only the CLI prints. */
@@ -137,6 +138,15 @@ struct fpd_backend {
      * when the backend's "kernel_set" provenance then names SET. NULL: not pinnable. */
     const char *kernel_set_env;     /* "OPENBLAS_CORETYPE" */
     const char *const *kernel_sets; /* the names it takes, NULL-terminated: the candidates fpdiv probes */
+
+    /* ABI 4, optional (NULL: fpdiv calls gemm() for each). Several independent GEMMs at once, for a
+     * backend whose every call has a fixed cost of its own, such as a round trip to another
+     * process: fpdiv hands it the small GEMMs of several checks together. GEMM i is args[i]; its
+     * outcome goes in status[i] (FPD_OK, or a failure with its reason in the why_size bytes at
+     * why + i * why_size), as gemm() would have returned it. One GEMM's failure is its own: the
+     * others still run. */
+    void (*gemm_many)(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
+                      size_t why_size);
 };
 
 /*

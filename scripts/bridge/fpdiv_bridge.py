@@ -3,19 +3,24 @@
 
 fpdiv runs `PYTHON fpdiv_bridge.py FRAMEWORK` (a module of frameworks/, or a file NAME.py) with a
 connected socket on descriptor 3 and a shared-memory file on descriptor 4. On the socket each side
-writes JSON objects, one per line (protocol 1):
+writes JSON objects, one per line (protocol 2):
 
-  server -> fpdiv, once:  {"hello": 1, "framework": "torch", "provenance": {"library": "PyTorch",
+  server -> fpdiv, once:  {"hello": 2, "framework": "torch", "provenance": {"library": "PyTorch",
                           "version": "2.5.1", ...}, "dtypes": [["f32", "f32", "f32"], ...],
-                          "features": ["fused_bias", "routes", "vmap", "compile"]}
-                          or {"hello": 1, "error": "why it cannot serve"}
-  fpdiv -> server:        {"op": "gemm", "seq": 7, "memory": BYTES, "dtype": ["bf16", "bf16", "f32"],
-                          "batch": 1, "m": 4, "n": 8, "k": 300, "threads": 1, "route": "gemm",
-                          "execution": "default",
-                          "a": {"offset": 0, "trans": false, "ld": 300, "stride": 1200},
-                          "b": {...}, "c": {"offset": ..., "ld": 8, "stride": 32},
-                          "bias": {"offset": ...} or null}
-  server -> fpdiv:        {"seq": 7, "ok": true}  or  {"seq": 7, "ok": false, "why": "..."}
+                          "features": ["fused_bias", "routes", "vmap", "compile"], "codes": CODES}
+                          or {"hello": 2, "error": "why it cannot serve"}
+  fpdiv -> server:        {"op": "gemm", "seq": 7, "memory": BYTES, "progress": 0, "table": 64, "count": 3}
+  server -> fpdiv:        {"seq": 7, "results": [{"ok": true}, {"ok": false, "why": "..."}, ...]}
+
+A request carries `count` independent GEMMs (the small ones of several checks: a round trip costs
+more than their products), answered in one line, a result for each, in order. They are described
+in the shared memory at `table`: a row of 64-bit integers each, FIELDS below (offsets in bytes,
+the rest in elements; a type, route or execution by its place in DTYPE, ROUTE, EXECUTION; bias -1
+when there is none). The hello's "codes" names them all in order, and fpdiv refuses a server that
+reads them otherwise. As it goes the server writes one byte for each GEMM at `progress` in the
+shared memory: 1 when it begins, 2 when it is done, 3 when the framework raised. If the server
+dies or hangs, fpdiv reads them: the GEMMs done stand, the one it was at fails with the reason,
+the others go to a new server.
 
 A, B and bias are in the input and output types ("in", "out" of "dtype"), stored row-major: A is
 m x k in rows of `ld` elements (k x m when `trans`: the operand is its transpose), B is k x n (n x k
@@ -45,7 +50,13 @@ import traceback
 
 import numpy as np
 
-PROTOCOL = 1
+PROTOCOL = 2
+RUNNING, DONE, RAISED = 1, 2, 3  # the progress bytes
+FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
+          "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias")
+DTYPE = ("f64", "f32", "f16", "bf16")
+ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows")
+EXECUTION = ("default", "eager", "compiled")
 SOCKET_FD, MEMORY_FD = 3, 4
 STORAGE = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": np.uint16}
 
@@ -74,41 +85,42 @@ def load_framework(name):
     return module
 
 
-def operand(memory, spec, dtype, batch, rows, cols):
+def operand(memory, offset, trans, ld, stride, dtype, batch, rows, cols):
     """The logical rows x cols operand of every batch entry, as a view of the shared memory."""
     storage = np.dtype(STORAGE[dtype])
     size = storage.itemsize
-    stored_rows, stored_cols = (cols, rows) if spec["trans"] else (rows, cols)
-    view = np.ndarray((batch, stored_rows, stored_cols), dtype=storage, buffer=memory, offset=spec["offset"],
-                      strides=(spec["stride"] * size, spec["ld"] * size, size))
-    if spec["trans"]:
+    stored_rows, stored_cols = (cols, rows) if trans else (rows, cols)
+    view = np.ndarray((batch, stored_rows, stored_cols), dtype=storage, buffer=memory, offset=offset,
+                      strides=(stride * size, ld * size, size))
+    if trans:
         view = view.transpose(0, 2, 1)
     return bf16_bits_to_f32(view) if dtype == "bf16" else view
 
 
-def store(memory, spec, dtype, result, batch, m, n):
+def store(memory, offset, ld, stride, dtype, result, batch, m, n):
     storage = np.dtype(STORAGE[dtype])
     size = storage.itemsize
-    c = np.ndarray((batch, m, n), dtype=storage, buffer=memory, offset=spec["offset"],
-                   strides=(spec["stride"] * size, spec["ld"] * size, size))
+    c = np.ndarray((batch, m, n), dtype=storage, buffer=memory, offset=offset, strides=(stride * size, ld * size, size))
     values = np.asarray(result)
     if values.shape != (batch, m, n):
         raise ValueError(f"the framework returned shape {values.shape}, not {(batch, m, n)}")
-    c[...] = f32_to_bf16_bits(values.astype(np.float32)) if dtype == "bf16" else values.astype(storage)
+    if dtype == "bf16":
+        c[...] = f32_to_bf16_bits(values.astype(np.float32))
+    else:
+        np.copyto(c, values, casting="unsafe")
 
 
-def gemm(framework, memory, req):
-    dt_in, dt_out, _ = req["dtype"]
-    batch, m, n, k = req["batch"], req["m"], req["n"], req["k"]
-    a = operand(memory, req["a"], dt_in, batch, m, k)
-    b = operand(memory, req["b"], dt_in, batch, k, n)
-    bias = None
-    if req.get("bias") is not None:
-        bias = operand(memory, {"offset": req["bias"]["offset"], "trans": False, "ld": n, "stride": n}, dt_out, 1, 1, n)
-        bias = bias[0, 0]
-    result = framework.matmul(a, b, bias=bias, route=req["route"], execution=req["execution"], dtypes=req["dtype"],
-                              threads=req.get("threads", 0))
-    store(memory, req["c"], dt_out, result, batch, m, n)
+def gemm(framework, memory, row):
+    """One GEMM of a request: `row` is its fields, FIELDS."""
+    (t_in, t_out, t_acc, batch, m, n, k, threads, route, execution, a, a_trans, a_ld, a_stride,
+     b, b_trans, b_ld, b_stride, c, c_ld, c_stride, bias) = row
+    dt_in, dt_out = DTYPE[t_in], DTYPE[t_out]
+    a = operand(memory, a, a_trans, a_ld, a_stride, dt_in, batch, m, k)
+    b = operand(memory, b, b_trans, b_ld, b_stride, dt_in, batch, k, n)
+    bias = None if bias < 0 else operand(memory, bias, False, n, n, dt_out, 1, 1, n)[0, 0]
+    result = framework.matmul(a, b, bias=bias, route=ROUTE[route], execution=EXECUTION[execution],
+                              dtypes=[dt_in, dt_out, DTYPE[t_acc]], threads=threads)
+    store(memory, c, c_ld, c_stride, dt_out, result, batch, m, n)
 
 
 def main():
@@ -123,7 +135,8 @@ def main():
     try:
         framework = load_framework(sys.argv[1])
         send({"hello": PROTOCOL, "framework": framework.NAME, "provenance": framework.PROVENANCE(),
-              "dtypes": [list(d) for d in framework.DTYPES], "features": sorted(framework.FEATURES)})
+              "dtypes": [list(d) for d in framework.DTYPES], "features": sorted(framework.FEATURES),
+              "codes": {"fields": FIELDS, "dtype": DTYPE, "route": ROUTE, "execution": EXECUTION}})
     except Exception as e:  # the framework is not installed, or fails to start: fpdiv says why
         send({"hello": PROTOCOL, "error": f"{type(e).__name__}: {e}"})
         return
@@ -135,12 +148,19 @@ def main():
         if req["memory"] > mapped:
             memory = mmap.mmap(MEMORY_FD, req["memory"])
             mapped = req["memory"]
-        try:
-            gemm(framework, memory, req)
-            send({"seq": req["seq"], "ok": True})
-        except Exception as e:
-            detail = traceback.format_exception_only(type(e), e)[-1].strip()
-            send({"seq": req["seq"], "ok": False, "why": detail[:400]})
+        results, progress, count = [], req["progress"], req["count"]
+        table = np.frombuffer(memory, dtype=np.int64, count=count * len(FIELDS), offset=req["table"])
+        for i, row in enumerate(table.reshape(count, len(FIELDS)).tolist()):
+            memory[progress + i] = RUNNING
+            try:
+                gemm(framework, memory, row)
+                memory[progress + i] = DONE
+                results.append({"ok": True})
+            except Exception as e:
+                memory[progress + i] = RAISED
+                detail = traceback.format_exception_only(type(e), e)[-1].strip()
+                results.append({"ok": False, "why": detail[:400]})
+        send({"seq": req["seq"], "results": results})
 
 
 if __name__ == "__main__":

@@ -128,23 +128,47 @@ int fpd_backend_acquire(struct fpd_backend_slot *s)
     return s->state == FPD_SLOT_OPEN ? FPD_OK : FPD_ERR_UNAVAILABLE;
 }
 
+/* A GEMM's outcome as fpdiv reports it: a failure without a reason gets one, and a backend that
+ * left the floating-point environment changed (`changed` says how; NULL: it did not) failed. */
+static int outcome(const struct fpd_backend_slot *s, int rc, const char *changed, char *why, size_t why_size)
+{
+    if (rc != FPD_OK) {
+        if (why[0] == '\0')
+            snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
+        return FPD_ERR_BACKEND;
+    }
+    if (changed) {
+        snprintf(why, why_size, "%s returned with the floating-point environment changed (%s); fpdiv put IEEE's "
+                                "default back", s->impl->name, changed);
+        return FPD_ERR_BACKEND;
+    }
+    return FPD_OK;
+}
+
 int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size)
 {
     why[0] = '\0';
     int rc = s->impl->gemm(s->handle, args, why, why_size);
     char changed[256];
     bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
-    if (rc != FPD_OK) {
-        if (why[0] == '\0')
-            snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
-        return FPD_ERR_BACKEND;
+    return outcome(s, rc, left_changed ? changed : NULL, why, why_size);
+}
+
+void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const struct fpd_gemm_args *const *args,
+                           int *status, char *why, size_t why_size)
+{
+    if (!s->impl->gemm_many) {
+        for (size_t i = 0; i < count; i++)
+            status[i] = fpd_backend_gemm(s, args[i], why + i * why_size, why_size);
+        return;
     }
-    if (left_changed) {
-        snprintf(why, why_size, "%s returned with the floating-point environment changed (%s); fpdiv put IEEE's "
-                                "default back", s->impl->name, changed);
-        return FPD_ERR_BACKEND;
-    }
-    return FPD_OK;
+    for (size_t i = 0; i < count; i++)
+        why[i * why_size] = '\0';
+    s->impl->gemm_many(s->handle, count, args, status, why, why_size);
+    char changed[256];
+    bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
+    for (size_t i = 0; i < count; i++)
+        status[i] = outcome(s, status[i], left_changed ? changed : NULL, why + i * why_size, why_size);
 }
 
 bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size)

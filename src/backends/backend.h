@@ -50,6 +50,11 @@ void fpd_registry_close_all(void);
  * failed or returned with the floating-point environment changed (a rounding mode, flush-to-zero,
  * a trap: fpenv.h). Either way IEEE's default environment is back afterwards. */
 int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size);
+/* Several GEMMs on an open backend, each with its own outcome as fpd_backend_gemm's (status[i], its
+ * reason in the why_size bytes at why + i * why_size): in one call where the backend has
+ * gemm_many, else one at a time. */
+void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const struct fpd_gemm_args *const *args,
+                           int *status, char *why, size_t why_size);
 
 /* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_cblas.c,
  * backend_framework.c). */

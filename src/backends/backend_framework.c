@@ -83,8 +83,8 @@ bool fpd_bridge_file(const char *name, char *buf, size_t size)
     return false;
 }
 
-/* Seconds a server has for its hello and for each answer: $FPDIV_BRIDGE_TIMEOUT, or 600 (the
- * first torch.compile of a shape takes tens of seconds). */
+/* Seconds a server has for its hello and for each GEMM of a request: $FPDIV_BRIDGE_TIMEOUT, or
+ * 600 (the first torch.compile of a shape takes tens of seconds). */
 static double answer_timeout(void)
 {
     const char *env = getenv("FPDIV_BRIDGE_TIMEOUT");
@@ -185,16 +185,48 @@ static bool framework_supports(void *state, const struct fpd_dtypes *dt, char *w
     return false;
 }
 
-static int framework_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+/* The GEMMs in the backend's server, which is started (a worker's own) or started again (after a
+ * death) as often as it takes: each server settles at least one. */
+static void framework_gemm_many(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
+                                char *why, size_t why_size)
 {
     struct framework_state *s = state;
-    int rc = fpd_bridge_renew(&s->server->bridge, why, why_size); /* a worker's own, or one after a death */
-    if (rc != FPD_OK)
-        return rc == FPD_ERR_NOMEM ? rc : FPD_ERR_BACKEND;
-    struct fpd_gemm_args run = *g;
-    if (run.execution == FPD_EXEC_DEFAULT)
-        run.execution = s->fw->by_default;
-    return fpd_bridge_gemm(s->server->bridge, &run, why, why_size);
+    struct fpd_gemm_args *run = malloc(count * sizeof *run);
+    const struct fpd_gemm_args **given = malloc(count * sizeof *given);
+    for (size_t i = 0; i < count; i++) {
+        status[i] = run && given ? FPD_BRIDGE_UNSETTLED : FPD_ERR_NOMEM;
+        if (!run || !given) {
+            snprintf(why + i * why_size, why_size, "out of memory");
+            continue;
+        }
+        run[i] = *args[i];
+        if (run[i].execution == FPD_EXEC_DEFAULT)
+            run[i].execution = s->fw->by_default;
+        given[i] = &run[i];
+    }
+    for (size_t left = run && given ? count : 0; left > 0;) {
+        char renewal[256];
+        int rc = fpd_bridge_renew(&s->server->bridge, renewal, sizeof renewal);
+        if (rc == FPD_OK)
+            fpd_bridge_gemm_many(s->server->bridge, count, given, status, why, why_size);
+        left = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (status[i] == FPD_BRIDGE_UNSETTLED && rc != FPD_OK) {
+                status[i] = rc == FPD_ERR_NOMEM ? rc : FPD_ERR_BACKEND;
+                snprintf(why + i * why_size, why_size, "%s", renewal);
+            }
+            left += status[i] == FPD_BRIDGE_UNSETTLED;
+        }
+    }
+    free(run);
+    free(given);
+}
+
+static int framework_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    int status;
+    framework_gemm_many(state, 1, &g, &status, why, why_size);
+    return status;
 }
 
 static void framework_provenance(void *state, fpd_provenance_fn emit, void *ctx)
@@ -218,7 +250,7 @@ static void framework_close(void *state)
         .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                \
         .kind = FPD_KIND_FRAMEWORK, .features = feats, .data = fw, .open = framework_open,                        \
         .supports = framework_supports, .gemm = framework_gemm, .provenance = framework_provenance,               \
-        .close = framework_close,                                                                                  \
+        .close = framework_close, .gemm_many = framework_gemm_many,                                                \
     }
 
 static const struct framework numpy_fw = {"numpy", FPD_EXEC_EAGER, "eager", false},

@@ -6,8 +6,9 @@
  * CPython got OpenBLAS's sgemm_ for torch's, and 955 differing elements became 896). So each runs
  * in a server of its own, scripts/bridge/fpdiv_bridge.py, spoken to in JSON lines over a socket,
  * with the operands in shared memory (server.h); the protocol is written out in that file. A
- * server that dies, hangs or answers nonsense makes its GEMM fail with the reason, and is started
- * afresh for the next one.
+ * request carries many GEMMs, since a round trip costs more than a small one. A server that dies,
+ * hangs or answers nonsense makes the GEMM it was at fail with the reason, and is started afresh
+ * for the ones it had not begun.
  */
 #ifndef FPD_BRIDGE_H
 #define FPD_BRIDGE_H
@@ -34,9 +35,14 @@ int fpd_bridge_start(const struct fpd_bridge_spec *spec, struct fpd_bridge **out
 /* Starts *b again when this process may not use it (it died, or this is a worker forked from the
  * process that started it). */
 int fpd_bridge_renew(struct fpd_bridge **b, char *why, size_t why_size);
-/* One GEMM in the server: FPD_OK, or FPD_ERR_BACKEND with why (the framework's error, the server's
- * death, a malformed answer, a write past C). */
-int fpd_bridge_gemm(struct fpd_bridge *b, const struct fpd_gemm_args *g, char *why, size_t why_size);
+/* GEMMs in the server, those whose status[i] is FPD_BRIDGE_UNSETTLED, in as few requests as fit:
+ * each gets its outcome in status[i], FPD_OK or FPD_ERR_BACKEND with the reason at why + i *
+ * why_size (the framework's error, the server's death or hang, a malformed answer, a write past
+ * C); except, when the server dies or hangs, those it had not begun, which stay unsettled for the
+ * next server (fpd_bridge_renew). At least one is settled when the server was usable. */
+#define FPD_BRIDGE_UNSETTLED (-1)
+void fpd_bridge_gemm_many(struct fpd_bridge *b, size_t count, const struct fpd_gemm_args *const *args, int *status,
+                          char *why, size_t why_size);
 /* Whether the server said it computes these dtypes, and has a feature ("fused_bias", "vmap", …). */
 bool fpd_bridge_supports(const struct fpd_bridge *b, const struct fpd_dtypes *dt);
 bool fpd_bridge_has_feature(const struct fpd_bridge *b, const char *feature);

@@ -128,9 +128,9 @@ bool fpd_host_serving(void) { return serving; }
  * once the host is dead or past the deadline (then killed). */
 static int receive(struct fpd_host *h, uint32_t seq, double timeout, struct host_reply *r, char *why, size_t why_size)
 {
-    double deadline = timeout > 0 ? fpd_now() + timeout : 0;
+    struct fpd_server_patience patience = {timeout > 0 ? fpd_now() + timeout : 0, timeout, NULL, NULL};
     for (;;) {
-        int rc = fpd_server_wait(&h->server, deadline, timeout, why, why_size);
+        int rc = fpd_server_wait(&h->server, &patience, why, why_size);
         if (rc != FPD_OK)
             return rc;
         ssize_t got = recv(h->server.sock, r, sizeof *r, 0);
@@ -237,7 +237,7 @@ int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double time
         return FPD_ERR_BACKEND;
     }
     struct fpd_server_layout l;
-    if (fpd_server_stage(&h->server, g, &l) != FPD_OK) {
+    if (fpd_server_stage(&h->server, g, 0, &l) != FPD_OK) {
         snprintf(why, why_size, "out of memory for the operands shared with the host process running %s",
                  h->server.label);
         return FPD_ERR_NOMEM;

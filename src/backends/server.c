@@ -147,15 +147,19 @@ void fpd_server_reap(struct fpd_server *s, const char *killed, char *why, size_t
     snprintf(why, why_size, "the %s process running %s %s", s->role, s->label, s->death);
 }
 
-int fpd_server_wait(struct fpd_server *s, double deadline, double timeout, char *why, size_t why_size)
+int fpd_server_wait(struct fpd_server *s, struct fpd_server_patience *patience, char *why, size_t why_size)
 {
     for (;;) {
         int wait_ms = -1;
-        if (deadline > 0) {
-            double left = deadline - fpd_now();
+        if (patience->deadline > 0) {
+            double left = patience->deadline - fpd_now();
+            if (left <= 0 && patience->moving && patience->moving(patience->ctx)) {
+                patience->deadline = fpd_now() + patience->timeout;
+                continue;
+            }
             if (left <= 0) {
                 char what[96];
-                snprintf(what, sizeof what, "did not answer within %g s (killed)", timeout);
+                snprintf(what, sizeof what, "did not answer within %g s (killed)", patience->timeout);
                 fpd_server_reap(s, what, why, why_size);
                 return FPD_ERR_BACKEND;
             }
@@ -250,7 +254,7 @@ static void follow(struct fpd_server *s)
         s->cpu = cpu;
 }
 
-int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, struct fpd_server_layout *l)
+int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, size_t at, struct fpd_server_layout *l)
 {
     size_t in = fpd_dtype_info(g->dt.in)->size, out = fpd_dtype_info(g->dt.out)->size;
     *l = (struct fpd_server_layout){
@@ -260,7 +264,8 @@ int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, struct
         .bias_bytes = g->bias ? g->n * out : 0,
         .guard = g->ldc * out > 64 ? g->ldc * out : 64,
     };
-    l->b = align64(l->a_bytes);
+    l->a = align64(at);
+    l->b = align64(l->a + l->a_bytes);
     l->bias = align64(l->b + l->b_bytes);
     l->c = align64(l->bias + l->bias_bytes);
     l->end = l->c + l->c_bytes + l->guard;

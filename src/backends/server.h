@@ -42,10 +42,17 @@ struct fpd_server {
  * why. */
 int fpd_server_start(struct fpd_server *s, const char *role, const char *label, char *const argv[], char *const env[],
                      int sock_type, char *why, size_t why_size);
+/* How long a wait may last: until `deadline` (fpd_now() seconds; 0: no limit), and, each time it
+ * comes while `moving` (when given) says the server got on with its work since it was last
+ * asked, `timeout` seconds more. The reason for a server killed at the deadline names `timeout`. */
+struct fpd_server_patience {
+    double deadline, timeout;
+    bool (*moving)(void *ctx);
+    void *ctx;
+};
 /* Waits until the socket has something to read (or its end closed): FPD_OK. FPD_ERR_BACKEND with
- * why once the server has died, or at the deadline (fpd_now() seconds, 0 for none; it is killed
- * then, and `timeout` names the limit in the reason). */
-int fpd_server_wait(struct fpd_server *s, double deadline, double timeout, char *why, size_t why_size);
+ * why once the server has died, or at the deadline (then killed). */
+int fpd_server_wait(struct fpd_server *s, struct fpd_server_patience *patience, char *why, size_t why_size);
 /* Kills the server when `killed` says why ("sent a malformed answer (killed)"), waits for its end,
  * and says how it ended, with the last line it wrote to stderr. */
 void fpd_server_reap(struct fpd_server *s, const char *killed, char *why, size_t why_size);
@@ -59,10 +66,11 @@ struct fpd_server_layout {
     size_t a, b, bias, c, end, guard;
     size_t a_bytes, b_bytes, bias_bytes, c_bytes;
 };
-/* Puts A, B, the bias and C (whole, with its row padding) into the shared memory, grown as
- * needed, with a guard after C, and, for a server that `follows`, places its thread on this CPU.
- * FPD_ERR_NOMEM. */
-int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, struct fpd_server_layout *l);
+/* Puts A, B, the bias and C (whole, with its row padding) into the shared memory from byte `at`
+ * on (several GEMMs go one after the other: the next from l->end), grown as needed and keeping
+ * what is below `at`, with a guard after C, and, for a server that `follows`, places its thread
+ * on this CPU. FPD_ERR_NOMEM. */
+int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, size_t at, struct fpd_server_layout *l);
 /* After the answer: C back into the caller's, or FPD_ERR_BACKEND when the server wrote past it. */
 int fpd_server_unstage(struct fpd_server *s, const struct fpd_gemm_args *g, const struct fpd_server_layout *l,
                        char *why, size_t why_size);

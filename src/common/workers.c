@@ -47,6 +47,7 @@ struct fpd_worker_ring {
     _Atomic uint64_t tail; /* messages taken by the pool */
     _Atomic uint64_t state;
     _Atomic uint64_t started_ns; /* CLOCK_MONOTONIC (coarse: up to a tick early) when the running check started */
+    _Atomic uint32_t items;      /* how many items' work the running one does (fpd_worker_doing_many) */
     struct fpd_worker_msg slot[RING_SLOTS];
 };
 
@@ -57,7 +58,19 @@ struct fpd_worker_channel {
     struct fpd_worker_ring *ring;
     int fd; /* write end of the wake-up pipe */
     double last_wake;
+    uint64_t stride, end; /* between the worker's indices; and the work's end */
 };
+
+uint64_t fpd_worker_later_index(const struct fpd_worker_channel *ch, uint64_t index, unsigned ahead)
+{
+    uint64_t later = index + (uint64_t)ahead * ch->stride;
+    return later < ch->end && later >= index ? later : UINT64_MAX;
+}
+
+void fpd_worker_doing_many(struct fpd_worker_channel *ch, unsigned items)
+{
+    atomic_store_explicit(&ch->ring->items, items > 1 ? items : 1, memory_order_relaxed);
+}
 
 static uint64_t to_ns(double seconds) { return (uint64_t)(seconds * 1e9); }
 
@@ -109,14 +122,15 @@ static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ri
     sigaction(SIGINT, &sa, NULL); /* Ctrl-C reaches the whole process group: finish the check, then go */
     signal(SIGPIPE, SIG_IGN);
     sigprocmask(SIG_SETMASK, parent_mask, NULL); /* a stop request sent since the fork arrives now */
-    struct fpd_worker_channel ch = {.ring = ring, .fd = fd};
-    int status = 0;
     uint64_t stride = (uint64_t)p->jobs * p->step;
+    struct fpd_worker_channel ch = {.ring = ring, .fd = fd, .stride = stride, .end = p->end};
+    int status = 0;
     for (uint64_t i = first; i < p->end && !worker_stop; i += stride) {
         double now = fpd_now_coarse(); /* deadlines and --timeout: a few ms late is soon enough */
         if (p->deadline > 0 && now >= p->deadline)
             break;
         atomic_store_explicit(&ring->started_ns, to_ns(now), memory_order_relaxed);
+        atomic_store_explicit(&ring->items, 1, memory_order_relaxed);
         atomic_store_explicit(&ring->state, running_state(i), memory_order_release);
         if (p->work(p->ctx, (uint32_t)i, &ch) != FPD_OK) {
             status = 3; /* no END, still busy: the pool reports the check as lost */
@@ -280,7 +294,8 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         bool busy = worker_state(w, &index);
         double started = (double)atomic_load(&w->ring->started_ns) * 1e-9;
         bool same_check = worker_state(w, &again) == busy && again == index; /* started is that check's */
-        if (p->timeout > 0 && !w->timed_out && busy && same_check && now - started > p->timeout) {
+        uint32_t items = atomic_load_explicit(&w->ring->items, memory_order_relaxed);
+        if (p->timeout > 0 && !w->timed_out && busy && same_check && now - started > p->timeout * (items ? items : 1)) {
             kill(w->pid, SIGKILL); /* the pipe closes; the next poll reaps it */
             w->timed_out = true;
         }

@@ -104,6 +104,13 @@ void fpd_pool_stop(struct fpd_pool *p);
 void fpd_pool_kill(struct fpd_pool *p);
 void fpd_pool_free(struct fpd_pool *p);
 
+/* In a worker: the index it is given `ahead` items after `index` (its share, above), or
+ * UINT64_MAX when the work ends before. For work that does items ahead of their turn. */
+uint64_t fpd_worker_later_index(const struct fpd_worker_channel *ch, uint64_t index, unsigned ahead);
+/* In a worker: the item under way does the work of `items` items (those ahead of their turn too),
+ * so its timeout is `items` times the one given; until the next item. */
+void fpd_worker_doing_many(struct fpd_worker_channel *ch, unsigned items);
+
 /* In a worker: whether it was asked to stop (checked between checks). */
 bool fpd_worker_should_stop(void);
 

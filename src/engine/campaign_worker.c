@@ -81,18 +81,94 @@ int fpd_campaign_save_finding(struct fpd_campaign_run *run, const struct fpd_che
     return rc;
 }
 
+/* Checks run together, and their answers until their turn: AHEAD_CHECKS at most, their GEMMs
+ * AHEAD_WORK multiply-adds in all (about a millisecond of a framework's time at small shapes),
+ * where one request to a server costs some 60 us (BENCHMARKS.md). */
+enum { AHEAD_CHECKS = 32 };
+#define AHEAD_WORK (4.0 * 1024 * 1024)
+
+struct fpd_campaign_ahead {
+    struct fpd_checker checkers[AHEAD_CHECKS]; /* [0] unused: the first check is run->ck's */
+    struct fpd_check chk[AHEAD_CHECKS];
+    struct fpd_check_answer answer[AHEAD_CHECKS];
+    uint32_t index[AHEAD_CHECKS];
+    size_t count, next; /* answers held, and the next one's turn */
+};
+
+/* Whether a check may run with others: every backend of it takes several GEMMs at once, and it
+ * runs in the worker itself. Its multiply-adds, both paths' at most, in *work. */
+static bool runs_together(const struct fpd_campaign_run *run, const struct fpd_check *chk, double *work)
+{
+    const struct fpd_case *c = &chk->c;
+    *work = 2.0 * c->batch * c->m * c->n * c->k;
+    for (int b = 0; b < chk->relation->backends; b++)
+        if (!chk->backends[b]->impl->gemm_many)
+            return false;
+    return !run->ck.isolate && *work <= AHEAD_WORK;
+}
+
+/* Check `index` and, when it may, the worker's next checks with it; its answer in *a, theirs
+ * held in run->ahead. FPD_ERR_NOMEM, or FPD_OK. */
+static int run_check(struct fpd_campaign_run *run, uint32_t index, struct fpd_check *chk, struct fpd_check_answer *a,
+                     struct fpd_worker_channel *ch)
+{
+    double work, total;
+    uint64_t gemm_before = run->ck.gemm_ticks;
+    if (!runs_together(run, chk, &total) || (!run->ahead && !(run->ahead = calloc(1, sizeof *run->ahead)))) {
+        int rc = fpd_check_run(&run->ck, chk, &a->res);
+        a->gemm_ticks = run->ck.gemm_ticks - gemm_before;
+        return rc;
+    }
+    struct fpd_campaign_ahead *ahead = run->ahead;
+    struct fpd_checker *checkers[AHEAD_CHECKS] = {&run->ck};
+    struct fpd_check_result results[AHEAD_CHECKS];
+    ahead->chk[0] = *chk;
+    size_t count = 1;
+    for (; count < AHEAD_CHECKS; count++) {
+        uint64_t later = fpd_worker_later_index(ch, index, (unsigned)count);
+        if (later == UINT64_MAX || fpd_campaign_plan(&run->cp, (uint32_t)later, &ahead->chk[count]) != FPD_OK ||
+            !runs_together(run, &ahead->chk[count], &work) || total + work > AHEAD_WORK)
+            break; /* a check left out is planned again in its turn */
+        total += work;
+        ahead->index[count] = (uint32_t)later;
+        checkers[count] = &ahead->checkers[count];
+    }
+    fpd_worker_doing_many(ch, (unsigned)count);
+    uint64_t before[AHEAD_CHECKS];
+    for (size_t i = 0; i < count; i++)
+        before[i] = checkers[i]->gemm_ticks;
+    int rc = fpd_check_run_many(checkers, ahead->chk, results, count);
+    for (size_t i = 0; rc == FPD_OK && i < count; i++)
+        ahead->answer[i] = (struct fpd_check_answer){.gemm_ticks = checkers[i]->gemm_ticks - before[i], .res = results[i]};
+    *a = ahead->answer[0];
+    ahead->count = rc == FPD_OK ? count : 0;
+    ahead->next = 1;
+    return rc;
+}
+
+/* Check `index`'s answer held from an earlier run, if there is one (the worker's next in turn). */
+static bool held_answer(struct fpd_campaign_run *run, uint32_t index, struct fpd_check *chk, struct fpd_check_answer *a)
+{
+    struct fpd_campaign_ahead *ahead = run->ahead;
+    if (!ahead || ahead->next >= ahead->count || ahead->index[ahead->next] != index)
+        return false;
+    *chk = ahead->chk[ahead->next];
+    *a = ahead->answer[ahead->next++];
+    return true;
+}
+
 int fpd_campaign_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
 {
     struct fpd_campaign_run *run = ctx;
     struct fpd_check chk;
     struct fpd_check_answer a; /* not zeroed first: fpd_check_run writes the whole result */
-    a.skipped = fpd_campaign_plan(&run->cp, index, &chk) != FPD_OK; /* over the budget even at its smallest shape */
-    if (a.skipped)
-        return fpd_check_answer_send(ch, index, &a) == FPD_OK ? FPD_OK : FPD_ERR_INTERNAL;
-    uint64_t gemm_before = run->ck.gemm_ticks;
-    if (fpd_check_run(&run->ck, &chk, &a.res) != FPD_OK)
-        return FPD_ERR_INTERNAL;
-    a.gemm_ticks = run->ck.gemm_ticks - gemm_before;
+    if (!held_answer(run, index, &chk, &a)) {
+        a.skipped = fpd_campaign_plan(&run->cp, index, &chk) != FPD_OK; /* over the budget even at its smallest shape */
+        if (a.skipped)
+            return fpd_check_answer_send(ch, index, &a) == FPD_OK ? FPD_OK : FPD_ERR_INTERNAL;
+        if (run_check(run, index, &chk, &a, ch) != FPD_OK)
+            return FPD_ERR_INTERNAL;
+    }
     if (fpd_check_answer_send(ch, index, &a) != FPD_OK)
         return FPD_ERR_INTERNAL;
     if (!run->saving.corpus || a.res.verdict == FPD_SAME)

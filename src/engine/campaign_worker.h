@@ -19,18 +19,24 @@ struct fpd_saving {
     double minimize_seconds, inline_max;
 };
 
+struct fpd_campaign_ahead; /* campaign_worker.c */
+
 struct fpd_campaign_run {
     struct fpd_campaign cp;
     struct fpd_saving saving;
     struct fpd_corpus_index corpus; /* signatures in the corpus when the campaign started */
     struct fpd_checker ck;          /* each worker's own, after the fork */
+    struct fpd_campaign_ahead *ahead; /* a worker's checks run ahead of their turn; NULL until needed */
 };
 
 /* A saved case's line (fpd_campaign_save_finding's), as a worker's note carries it. */
 #define FPD_SAVED_LINE_MAX 512
 
 /* The pool's work (workers.h), ctx a struct fpd_campaign_run: check `index`, its answer, and the
- * finding saved when its signature has a free slot, in a note (a saved case's line). */
+ * finding saved when its signature has a free slot, in a note (a saved case's line). A small check
+ * whose backends all take several GEMMs at once (frameworks, each a round trip to its server) is
+ * run together with the worker's next checks of the kind, up to a few million multiply-adds: their
+ * answers wait for their turn. */
 int fpd_campaign_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch);
 
 /* A finding with a free slot: minimized (errors are saved as they are) and saved. *line gets a JSON

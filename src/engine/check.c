@@ -146,8 +146,10 @@ static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows,
     }
 }
 
-static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_paths *paths, int which,
-                    char *why, size_t why_size)
+/* A path up to its GEMM: its operands staged as it takes them, C filled with the canary, and the
+ * GEMM's arguments in ck->args[which]. */
+static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_paths *paths, int which,
+                        char *why, size_t why_size)
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_path *p = which == 0 ? &paths->a : &paths->b;
@@ -183,7 +185,7 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
     unsigned char *out = ck->out[which].buf;
     memset(out, CANARY_BYTE, out_bytes);
 
-    struct fpd_gemm_args args = {
+    ck->args[which] = (struct fpd_gemm_args){
         .dt = {p->in, p->out, c->dt.acc},
         .batch = batch, .m = m, .n = n, .k = c->k,
         .trans_a = a.transposed, .trans_b = b.transposed,
@@ -194,22 +196,33 @@ static int run_path(struct fpd_checker *ck, const struct fpd_check *chk, const s
         .threads = p->threads ? p->threads : chk->default_threads,
         .algo = p->algo, .route = p->route, .execution = p->execution,
     };
+    ck->bias_after[which] = bias;
     struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (fpd_backend_acquire(slot) != FPD_OK) {
         snprintf(why, why_size, "%s is unavailable: %.200s", slot->impl->name, slot->why);
         return FPD_ERR_UNAVAILABLE;
     }
-    uint64_t t0 = fpd_ticks();
-    int rc = fpd_backend_gemm(slot, &args, why, why_size); /* with its few ns of environment check */
-    ck->gemm_ticks += fpd_ticks() - t0;
-    if (rc != FPD_OK)
-        return rc;
+    return FPD_OK;
+}
+
+/* A path after its GEMM: C checked for writes outside it, the bias added where the path adds it
+ * after, and the compared block found (or converted into the case's output type). */
+static int finish_path(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_paths *paths, int which,
+                       char *why, size_t why_size)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_path *p = which == 0 ? &paths->a : &paths->b;
+    const struct fpd_region *g = &p->gemm;
+    const struct fpd_gemm_args *args = &ck->args[which];
+    size_t m = args->m, n = args->n, batch = args->batch, ldc = args->ldc, es = dsize(p->out);
+    unsigned char *out = args->c;
+    const struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (!canary_intact(out, batch, m, n, ldc, es)) {
         snprintf(why, why_size, "%s wrote outside the m x n block of C (into its row padding or past its end)", slot->impl->name);
         return FPD_ERR_BACKEND;
     }
     if (p->bias == FPD_BIAS_AFTER)
-        add_bias_after(out, p->out, batch, m, n, ldc, bias);
+        add_bias_after(out, p->out, batch, m, n, ldc, ck->bias_after[which]);
 
     /* The compared block in the case's output type: where it is already that, in place, else
      * converted into a packed copy. */
@@ -423,17 +436,20 @@ static void note_added_bias(const struct fpd_check *chk, struct fpd_paths *paths
             paths->extra_out_roundings = 1;
 }
 
-static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+/* A check up to its GEMMs: both paths prepared (ck->args), or the `error` verdict of one that
+ * cannot be (ck->prepared false). FPD_ERR_NOMEM, or FPD_OK. */
+static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
     *res = (struct fpd_check_result){.failed_path = -1};
+    ck->prepared = false;
     fpd_relation_build(chk->relation, c, &chk->params, &res->paths);
     note_added_bias(chk, &res->paths);
     int rc = fpd_gen_materialize(c, &ck->tensors);
     if (rc != FPD_OK)
         return rc;
     for (int which = 0; which < 2; which++) {
-        rc = run_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
+        rc = prepare_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
         if (rc == FPD_ERR_NOMEM)
             return rc;
         if (rc != FPD_OK) {
@@ -442,6 +458,31 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
             return FPD_OK;
         }
     }
+    ck->prepared = true;
+    return FPD_OK;
+}
+
+/* A prepared check after its GEMMs (their outcomes in ck->status, reasons in ck->why): its
+ * outputs compared and classified. */
+static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    if (!ck->prepared)
+        return FPD_OK;
+    for (int which = 0; which < 2; which++) {
+        int rc = ck->status[which];
+        if (rc == FPD_OK)
+            rc = finish_path(ck, chk, &res->paths, which, ck->why[which], sizeof ck->why[which]);
+        if (rc == FPD_ERR_NOMEM)
+            return rc;
+        if (rc != FPD_OK) {
+            res->verdict = FPD_ERROR;
+            res->failed_path = which;
+            snprintf(res->error, sizeof res->error, "%s", ck->why[which]);
+            return FPD_OK;
+        }
+    }
+    int rc;
     const struct fpd_region *cmp = &res->paths.compare;
     struct fpd_comparison outputs = {c->dt.out, cmp->batch.len, cmp->rows.len, cmp->cols.len, ck->compared[0],
                                      ck->compared[1]};
@@ -468,6 +509,81 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
     if (ck->digest)
         res->digest = ck->digest(ck->digest_ctx, ck, res);
     return FPD_OK;
+}
+
+/* One GEMM of a prepared check, as the backends are handed them. */
+struct gemm_job {
+    struct fpd_checker *ck;
+    int which;
+    struct fpd_backend_slot *slot;
+    double work; /* multiply-adds, for its share of the time */
+};
+
+/* The prepared checks' GEMMs, each backend's together (fpd_backend_gemm_many: one request where
+ * the backend is another process), in the order the checks and paths came. */
+static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chks, size_t count)
+{
+    size_t n = 0;
+    struct gemm_job *jobs = malloc(2 * count * sizeof *jobs);
+    const struct fpd_gemm_args **args = malloc(2 * count * sizeof *args);
+    int *status = malloc(2 * count * sizeof *status);
+    char *why = malloc(2 * count * sizeof cks[0]->why[0]);
+    bool *taken = calloc(2 * count, sizeof *taken);
+    size_t *group = malloc(2 * count * sizeof *group); /* the jobs of one backend */
+    if (!jobs || !args || !status || !why || !taken || !group) {
+        free(jobs), free(args), free(status), free(why), free(taken), free(group);
+        return FPD_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < count; i++)
+        for (int w = 0; cks[i]->prepared && w < 2; w++) {
+            const struct fpd_path *p = w == 0 ? &cks[i]->paths->a : &cks[i]->paths->b;
+            const struct fpd_gemm_args *g = &cks[i]->args[w];
+            jobs[n++] = (struct gemm_job){cks[i], w, chks[i].backends[p->backend], (double)g->batch * g->m * g->n * g->k};
+        }
+    for (size_t first = 0; first < n; first++) {
+        if (taken[first])
+            continue;
+        size_t size = 0;
+        double work = 0;
+        for (size_t j = first; j < n; j++)
+            if (!taken[j] && jobs[j].slot == jobs[first].slot) {
+                taken[j] = true;
+                args[size] = &jobs[j].ck->args[jobs[j].which];
+                work += jobs[j].work + 1;
+                group[size++] = j;
+            }
+        uint64_t t0 = fpd_ticks();
+        fpd_backend_gemm_many(jobs[first].slot, size, args, status, why, sizeof cks[0]->why[0]);
+        double ticks = (double)(fpd_ticks() - t0);
+        for (size_t g = 0; g < size; g++) {
+            struct gemm_job *job = &jobs[group[g]];
+            job->ck->status[job->which] = status[g];
+            memcpy(job->ck->why[job->which], why + g * sizeof cks[0]->why[0], sizeof cks[0]->why[0]);
+            job->ck->gemm_ticks += (uint64_t)(ticks * (job->work + 1) / work);
+        }
+    }
+    free(jobs), free(args), free(status), free(why), free(taken), free(group);
+    return FPD_OK;
+}
+
+int fpd_check_run_many(struct fpd_checker *const *cks, const struct fpd_check *chks, struct fpd_check_result *res,
+                       size_t count)
+{
+    int rc = FPD_OK;
+    for (size_t i = 0; rc == FPD_OK && i < count; i++) {
+        rc = prepare_check(cks[i], &chks[i], &res[i]);
+        cks[i]->paths = &res[i].paths;
+    }
+    if (rc == FPD_OK)
+        rc = run_gemms(cks, chks, count);
+    for (size_t i = 0; rc == FPD_OK && i < count; i++)
+        rc = conclude_check(cks[i], &chks[i], &res[i]);
+    return rc;
+}
+
+static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+{
+    return fpd_check_run_many(&ck, chk, res, 1);
 }
 
 int fpd_check_threads(const struct fpd_check *chk)

@@ -56,6 +56,14 @@ struct fpd_checker {
     struct fpd_staging magnitude, abs_bias, values_a, values_b; /* magnitude: one batch entry's g */
     struct fpd_block compared[2]; /* each path's compared block: in `out`, or converted into `result` */
     struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
+    /* The check under way, between its preparation and its conclusion: each path's GEMM, the bias
+     * a path adds after it, and its outcome with the reason. */
+    bool prepared;
+    const struct fpd_paths *paths;
+    struct fpd_gemm_args args[2];
+    const void *bias_after[2];
+    int status[2];
+    char why[2][256];
     struct fpd_superacc *acc; /* allocated on first use */
     uint64_t gemm_ticks; /* fpd_ticks() spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
     /* Each check in a child process of its own (check itself, and the commands that run many
@@ -83,6 +91,11 @@ int fpd_check_threads(const struct fpd_check *chk);
  * memory) return another status.
  */
 int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res);
+/* Checks chks[i] with checkers cks[i] (distinct: each holds its check's buffers until the end), as
+ * fpd_check_run does without isolation, their GEMMs handed to each backend together: a backend in
+ * another process (a framework's bridge server) gets those of all the checks in one request. */
+int fpd_check_run_many(struct fpd_checker *const *cks, const struct fpd_check *chks, struct fpd_check_result *res,
+                       size_t count);
 void fpd_checker_free(struct fpd_checker *ck);
 /* The result of a check whose process died (a crash, a timeout): `error`, no path to blame, why. */
 void fpd_check_result_died(const struct fpd_check *chk, const char *why, struct fpd_check_result *res);

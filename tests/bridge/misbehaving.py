@@ -1,7 +1,7 @@
 """Frameworks for the bridge's tests that misbehave as $MISBEHAVE says, on a product with k = 7:
 "crash" (the server dies of a signal), "hang" (it never answers), "garbage" (it writes a line
-that is no JSON where its answer goes), "shape" (it returns the wrong shape: its own error).
-Every other product is seq's f64 (sequential.py)."""
+that is no JSON where its answer goes), "shape" (it returns the wrong shape: its own error); or
+"slow": every product takes 0.4 s. Every product is otherwise seq's f64 (sequential.py)."""
 import os
 import signal
 import time
@@ -15,6 +15,8 @@ PROVENANCE = sequential.PROVENANCE
 
 
 def matmul(a, b, bias, route, execution, dtypes, threads):
+    if os.environ.get("MISBEHAVE") == "slow":
+        time.sleep(0.4)
     how = os.environ.get("MISBEHAVE", "") if a.shape[2] == 7 else ""
     if how == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)

@@ -217,6 +217,18 @@ seen = collections.Counter((l["verdict"], l["shape"].endswith("x7")) for l in ma
                            if l.get("type") == "check")
 print("k=7:", sorted({v for v, k7 in seen if k7}), "others:", sorted({v for v, k7 in seen if not k7}))' <<<"$out")" \
         "^k=7: \['error'\] others: \['same'\]$"
+# on the framework alone, small checks run many to a request: a server failing in one costs that one
+for how in crash hang garbage; do
+    MISBEHAVE=$how FPDIV_BRIDGE_TIMEOUT=1 run "a campaign in requests of many checks over a server: $how" 0 \
+        $FPDIV --framework bad=$here/misbehaving.py fuzz --backends bad --relations slice-rows,slice-cols --dtypes f64 \
+        --max-dim 8 --cases 40 --seed 2 --jobs 1 --no-corpus --fail-on never --json &&
+        expect "errors where it failed (k = 7, $how), same everywhere else" "$($python -c '
+import collections, json, sys
+seen = collections.Counter((l["verdict"], l["shape"].endswith("x7")) for l in map(json.loads, sys.stdin)
+                           if l.get("type") == "check")
+print("k=7:", sorted({v for v, k7 in seen if k7}), "others:", sorted({v for v, k7 in seen if not k7}))' <<<"$out")" \
+            "^k=7: \['error'\] others: \['same'\]$"
+done
 
 echo "frameworks: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -536,7 +536,7 @@ run "plugin refuses bf16" 2 $FPDIV --plugin $P/reverse.so check --relation repea
     expect "and says why" "$err" 'reverse kernel computes f32 or f64 only'
 FPDIV_PLUGIN_PATH=$P/reverse.so run "FPDIV_PLUGIN_PATH" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --backends reverse,openblas --dtypes f32,f64 &&
     expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas@'
-bad "plugin with another ABI" "was built for backend ABI 4; this fpdiv speaks ABI 3 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+bad "plugin with another ABI" "was built for backend ABI 5; this fpdiv speaks ABI 4 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 
