@@ -183,6 +183,12 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -Wl,--wrap=strdup,--wrap=free -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
 
+# The tensor-core models against the GPUs' own measurements, which fpdiv does not carry:
+# scripts/validate-tensor-cores.sh PATH/TO/MATLAB-tensor-core runs it (README, Tensor cores).
+$(BUILD)/tc-validate: $(BUILD)/obj/tests/tensor_core/validate_hardware.o $(BUILD)/libfpdiv.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # Parser fuzzing: each harness in tests/fuzz/ runs for FUZZ_TIME seconds, starting from its inputs
 # in tests/fuzz/inputs/HARNESS/ (seeds, and every input that once failed: they run first) and, for
 # case files, the starter corpus; tests/fuzz/HARNESS.dict holds the tokens of its grammar. What it finds goes to build-fuzz/found/, out of the tree; a

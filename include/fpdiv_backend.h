@@ -12,8 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 4
-/* ABI 3 is ABI 4 without gemm_many at the end of struct fpd_backend; ABI 2 is ABI 3 without
+#define FPDIV_BACKEND_ABI 5
+/* ABI 4 is ABI 5 without `rounding` at the end of struct fpd_backend, ABI 3 ABI 4 without
+ * gemm_many; ABI 2 is ABI 3 without
  * routes and executions (args->route, args->execution and the features that go with them); ABI 1
  * is ABI 2 without the kernel-set fields. fpdiv still loads plugins built for any of them (theirs
  * get one GEMM per call, take every product as one GEMM before ABI 3, and cannot be pinned to a
@@ -103,6 +104,27 @@ struct fpd_gemm_args {
 };
 
 /*
+ * How a backend's arithmetic rounds, for the rounding-error bound a difference is judged against
+ * (ABI 5). By default every operation is correctly rounded to nearest in the accumulator type.
+ * A tensor core is not: it adds a block of products at once, each truncated to a grid of the
+ * block's largest exponent, and rounds the block's sum once, toward zero for fp32 (see
+ * kernels/cpu/tensor_core.h); a bound built for round-to-nearest would call its correct results
+ * wrong.
+ */
+enum fpd_rounding_kind {
+    FPD_ROUNDING_NEAREST,   /* each operation rounded to nearest in the accumulator type */
+    FPD_ROUNDING_BLOCK_FMA, /* a tensor core's block fused multiply-add, chained through the accumulator */
+};
+
+struct fpd_rounding {
+    enum fpd_rounding_kind kind;
+    unsigned block;   /* BLOCK_FMA: products per block */
+    int extra_bits;   /* BLOCK_FMA: alignment bits beyond the 24 of binary32's significand */
+    int min_exp;      /* BLOCK_FMA: the least exponent of the grid the terms are truncated to, plus 23 + extra_bits */
+    bool toward_zero; /* BLOCK_FMA: each block's sum rounded toward zero (else to nearest even) */
+};
+
+/*
  * Provenance: the backend reports key/value pairs. fpdiv records them with every result as the
  * backend's environment and reads three keys where they are given:
  *   "library"    the library that computes ("OpenBLAS")
@@ -147,6 +169,9 @@ struct fpd_backend {
      * others still run. */
     void (*gemm_many)(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
                       size_t why_size);
+
+    /* ABI 5, optional (NULL: FPD_ROUNDING_NEAREST). How gemm() rounds for these dtypes. */
+    void (*rounding)(void *state, const struct fpd_dtypes *dt, struct fpd_rounding *out);
 };
 
 /*

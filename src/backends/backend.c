@@ -13,6 +13,12 @@ static const struct fpd_backend *const builtin_backends[] = {
     &fpd_backend_splitk,
     &fpd_backend_blocked,
     &fpd_backend_exact,
+    &fpd_backend_tc_v100,
+    &fpd_backend_tc_a100,
+    &fpd_backend_tc_ada,
+    &fpd_backend_tc_h100,
+    &fpd_backend_tc_b200,
+    &fpd_backend_tc_b200rn,
     &fpd_backend_openblas,
     &fpd_backend_refblas,
     &fpd_backend_blis,
@@ -152,6 +158,13 @@ int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_arg
     char changed[256];
     bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
     return outcome(s, rc, left_changed ? changed : NULL, why, why_size);
+}
+
+void fpd_backend_rounding(const struct fpd_backend_slot *s, const struct fpd_dtypes *dt, struct fpd_rounding *out)
+{
+    *out = (struct fpd_rounding){.kind = FPD_ROUNDING_NEAREST};
+    if (s->impl->rounding && s->state == FPD_SLOT_OPEN)
+        s->impl->rounding(s->handle, dt, out);
 }
 
 void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const struct fpd_gemm_args *const *args,

@@ -50,16 +50,20 @@ void fpd_registry_close_all(void);
  * failed or returned with the floating-point environment changed (a rounding mode, flush-to-zero,
  * a trap: fpenv.h). Either way IEEE's default environment is back afterwards. */
 int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size);
+/* How an open backend's GEMM rounds for these dtypes (fpdiv_backend.h): FPD_ROUNDING_NEAREST
+ * unless it says otherwise. */
+void fpd_backend_rounding(const struct fpd_backend_slot *s, const struct fpd_dtypes *dt, struct fpd_rounding *out);
 /* Several GEMMs on an open backend, each with its own outcome as fpd_backend_gemm's (status[i], its
  * reason in the why_size bytes at why + i * why_size): in one call where the backend has
  * gemm_many, else one at a time. */
 void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const struct fpd_gemm_args *const *args,
                            int *status, char *why, size_t why_size);
 
-/* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_cblas.c,
- * backend_framework.c). */
+/* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_tensor_core.c,
+ * backend_cblas.c, backend_framework.c). */
 extern const struct fpd_backend fpd_backend_seq, fpd_backend_pairwise, fpd_backend_splitk, fpd_backend_blocked,
-    fpd_backend_exact, fpd_backend_openblas, fpd_backend_refblas, fpd_backend_blis, fpd_backend_mkl,
+    fpd_backend_exact, fpd_backend_tc_v100, fpd_backend_tc_a100, fpd_backend_tc_ada, fpd_backend_tc_h100, fpd_backend_tc_b200,
+    fpd_backend_tc_b200rn, fpd_backend_openblas, fpd_backend_refblas, fpd_backend_blis, fpd_backend_mkl,
     fpd_backend_numpy, fpd_backend_torch, fpd_backend_torch_compile, fpd_backend_jax;
 
 /* --blas NAME=PATH: the CBLAS library in PATH, as backend NAME (a new one, or a library fpdiv knows

@@ -366,6 +366,16 @@ static bool same_class(double a, double b)
     return true;
 }
 
+/* The bound widened for the rounding of the backend that computed path p (a tensor core's block
+ * FMA), where it is not round-to-nearest. */
+static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_check *chk, const struct fpd_path *p,
+                              const struct fpd_dtypes *dt)
+{
+    struct fpd_rounding r;
+    fpd_backend_rounding(chk->backends[p->backend], dt, &r);
+    fpd_bound_model_widen(bm, &r, dt, chk->c.k);
+}
+
 /* Each path against the correctly rounded result: error in ulps, and against its own bound. */
 static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
                         struct magnitudes *magnitudes, struct fpd_check_result *res)
@@ -382,6 +392,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     for (int w = 0; w < 2; w++) {
         struct fpd_dtypes dt = {paths[w]->in, paths[w]->out, c->dt.acc};
         fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, paths[w]->bias == FPD_BIAS_AFTER);
+        widen_for_backend(&own[w], chk, paths[w], &dt);
     }
     struct fpd_exact_report *x = &res->exact;
     *x = (struct fpd_exact_report){.computed = true};
@@ -489,6 +500,11 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX, false};
     struct fpd_bound_model bm;
     fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
+    const struct fpd_path *both[] = {&res->paths.a, &res->paths.b};
+    for (int w = 0; w < 2; w++) {
+        struct fpd_dtypes dt = {both[w]->in, both[w]->out, c->dt.acc};
+        widen_for_backend(&bm, chk, both[w], &dt);
+    }
     struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
     if ((rc = fpd_compare(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
         return rc;

@@ -40,6 +40,34 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
     bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
 }
 
+void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding *r, const struct fpd_dtypes *dt,
+                           size_t k)
+{
+    if (r->kind != FPD_ROUNDING_BLOCK_FMA || r->block == 0)
+        return;
+    /* A block truncates at most `block` of its terms (the one that sets the grid is exact) to
+     * 2^(emax - 23 - extra_bits) <= 2^(-23 - extra_bits) max|term|, and rounds its sum once: per
+     * block, relative to the magnitudes it adds (|c| and its products), at most
+     * delta = rounding + truncation (1 + rounding). Chained through the accumulator, B blocks are
+     * a recursive sum of B steps of error delta: gamma_B(delta) |bias + products|. Below the
+     * normal range, each block's grid is at least 2^(min_exp - 23 - extra_bits), and its rounding
+     * at most the accumulator's smallest subnormal (twice that toward zero). This assumes normal
+     * 16-bit inputs: a product with a subnormal factor is aligned at the input format's emin,
+     * a grid up to 2^(p - 1) times coarser than its magnitude suggests. */
+    const struct fpd_dtype_info *acc = fpd_dtype_info(dt->acc);
+    double step_rounding = (r->toward_zero ? 2 : 1) * acc->unit_roundoff;
+    double truncation = r->block * ldexp(1, -23 - r->extra_bits);
+    double delta = step_rounding + truncation * (1 + step_rounding);
+    size_t blocks = (k + r->block - 1) / r->block;
+    double gamma = fpd_gamma(blocks, delta);
+    double per_block_underflow = r->block * ldexp(1, r->min_exp - 23 - r->extra_bits) +
+                                 (r->toward_zero ? 2 : 1) * acc->underflow;
+    if (gamma > bm->gamma)
+        bm->gamma = gamma;
+    if (bm->terms > 0 && blocks * per_block_underflow > bm->terms * bm->eta_acc)
+        bm->eta_acc = blocks * per_block_underflow / (double)bm->terms;
+}
+
 /*
  * The per-element loops. Each element's difference is computed without a branch, so that a chunk
  * of them vectorizes: counts are sums, and maxima of non-negative doubles are maxima of their

@@ -536,7 +536,7 @@ run "plugin refuses bf16" 2 $FPDIV --plugin $P/reverse.so check --relation repea
     expect "and says why" "$err" 'reverse kernel computes f32 or f64 only'
 FPDIV_PLUGIN_PATH=$P/reverse.so run "FPDIV_PLUGIN_PATH" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --backends reverse,openblas --dtypes f32,f64 &&
     expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas@'
-bad "plugin with another ABI" "was built for backend ABI 5; this fpdiv speaks ABI 4 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+bad "plugin with another ABI" "was built for backend ABI 6; this fpdiv speaks ABI 5 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 
@@ -843,6 +843,15 @@ PY
 else
     fail "README slurm script" "not found after its marker in README.md"
 fi
+
+# --- tensor cores' arithmetic on the CPU: the models are backends like any other, and the bound
+# knows their rounding, so their correct results are never `bound` ---
+run "fpdiv list shows the tensor-core models" 0 $FPDIV list &&
+    expect "tc-v100, tc-a100, tc-ada, tc-h100, tc-b200 and tc-b200rn, available" \
+        "$(grep -cE '^  tc-(v100|a100|ada|h100|b200|b200rn) +cpu +available' <<<"$out")" "^6$"
+run "2000 checks on the tensor-core models" 0 $FPDIV fuzz --no-corpus --seed 1 --cases 2000 --max-dim 64 \
+    --backends tc-v100,tc-a100,tc-ada,tc-h100,tc-b200,tc-b200rn --dtypes f16,f16:f16:f32,bf16,f16:f16:f16 --fail-on bound &&
+    expect "none of them beyond the bound" "$out" "^2000 checks in .*bound 0, nonfinite 0, error 0"
 
 echo
 echo "cli: $passed passed, $failed failed"

@@ -1,0 +1,186 @@
+/*
+ * The tensor-core models (tc-*) against the published test vectors (tensor-cores.md: Fasi,
+ * Higham, Mikaitis, Pranesh 2021; Khattak, Mikaitis 2025): d = c + sum a_i b_i with fp16 inputs
+ * and an fp32 accumulator, run through each backend as a 1 x 1 x k GEMM whose fused bias is c.
+ * Where a paper gives a value for some GPUs only, the others' follow from the model's parameters
+ * (marked "model"). Then the parts the vectors leave alone: fp16 accumulation, bf16 inputs,
+ * subnormals, NaN and Inf, and the chaining of blocks.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "common/dtype.h"
+#include "engine/check.h"
+
+enum { V100, A100, ADA, H100, B200, B200RN, MODELS };
+static const char *const model_names[MODELS] = {"tc-v100", "tc-a100", "tc-ada", "tc-h100", "tc-b200", "tc-b200rn"};
+
+/* Bit for bit, sign included. */
+static bool identical(double x, double y) { return memcmp(&x, &y, sizeof x) == 0; }
+
+/* d = c + sum a_i b_i on backend `name`, with these dtypes (a and b in dt.in, c and d in dt.out). */
+static double run(const char *name, struct fpd_dtypes dt, const double *a, const double *b, size_t k, double c)
+{
+    struct fpd_backend_slot *slot = fpd_registry_find(name);
+    cr_assert_not_null(slot, "%s", name);
+    cr_assert_eq(fpd_backend_acquire(slot), FPD_OK, "%s", slot->why);
+    char why[256];
+    cr_assert(fpd_backend_supports(slot, &dt, why, sizeof why), "%s: %s", name, why);
+    unsigned char ab[2][64 * 8], cb[16], biasb[16];
+    for (size_t p = 0; p < k; p++) {
+        fpd_store(dt.in, ab[0], p, a[p]);
+        fpd_store(dt.in, ab[1], p, b[p]);
+        cr_assert(identical(fpd_load(dt.in, ab[0], p), a[p]) && identical(fpd_load(dt.in, ab[1], p), b[p]),
+                  "input %zu is not a value of the input type", p);
+    }
+    fpd_store(dt.out, biasb, 0, c);
+    cr_assert(identical(fpd_load(dt.out, biasb, 0), c) || isnan(c), "c is not a value of the output type");
+    struct fpd_gemm_args g = {.dt = dt, .batch = 1, .m = 1, .n = 1, .k = k, .a = ab[0], .lda = k, .stride_a = k,
+                              .b = ab[1], .ldb = 1, .stride_b = k, .c = cb, .ldc = 1, .stride_c = 1, .bias = biasb};
+    cr_assert_eq(fpd_backend_gemm(slot, &g, why, sizeof why), FPD_OK, "%s", why);
+    return fpd_load(dt.out, cb, 0);
+}
+
+static const struct fpd_dtypes f16_f32 = {FPD_F16, FPD_F32, FPD_F32};
+
+struct vector {
+    const char *name;
+    double a[17], b[17];
+    size_t k;
+    double c;
+    double want[MODELS];
+};
+
+#define E(x) ldexp(1, x)
+#define ALL(x) {x, x, x, x, x, x}
+/* want: V100, A100, Ada, H100, B200, B200's round-to-nearest variant. Ada's values are A100's
+ * (the same parameters); tc-b200rn's are the model's, as rounding to nearest makes them. */
+static const struct vector vectors[] = {
+    /* Fasi et al. */
+    {"D1 (V100 and A100 published)", {1}, {1}, 1, -(1 - E(-24)), {E(-23), E(-24), E(-24), E(-24), E(-24), E(-24)}},
+    {"D3 (V100 and A100 published)", {1, 1}, {1, -E(-24)}, 2, -1 + E(-24), {E(-23), 0, 0, 0, 0, 0}},
+    {"rounding", {1, 1}, {2, E(-23) + E(-24)}, 2, 0, {2, 2, 2, 2, 2, 2 + E(-22)}},
+    {"rounding, negated", {1, 1}, {-2, -(E(-23) + E(-24))}, 2, 0, {-2, -2, -2, -2, -2, -2 - E(-22)}},
+    {"carry bits", {1, 1, 1, 1}, {1, 1, 1, 1}, 4, 1 + E(-22) + E(-23), {5, 5, 5, 5, 5, 5 + E(-21)}},
+    {"carry bits, second", {1, 1, 1, 1}, {1, 1.5, 1.75, 1.875}, 4, 1.875, ALL(8)},
+    {"exact products", {1 - E(-11)}, {1 - E(-11)}, 1, 0, ALL(1 - E(-10) + E(-22))},
+    {"non-monotonicity, c = 1 - 2^-24", {1, 1, 1, 1}, {E(-24), E(-24), E(-24), E(-24)}, 4, 1 - E(-24),
+     {1 + E(-23), 1 + E(-23), 1 + E(-23), 1 + E(-23), 1 + E(-23), 1 + E(-22)}},
+    {"non-monotonicity, c = 1 (V100 published; the others keep the four 2^-24)", {1, 1, 1, 1},
+     {E(-24), E(-24), E(-24), E(-24)}, 4, 1, {1, 1 + E(-22), 1 + E(-22), 1 + E(-22), 1 + E(-22), 1 + E(-22)}},
+    {"A100 accumulation (H100 and B200 keep the 2^-25 products)", {.5, .5, .5, .5}, {E(-24), E(-24), E(-24), E(-24)},
+     4, 1, {1, 1, 1, 1 + E(-23), 1 + E(-23), 1 + E(-23)}},
+    /* Khattak and Mikaitis */
+    {"one extra alignment bit", {E(-24), E(-24)}, {1, 1}, 2, 1, {1, 1 + E(-23), 1 + E(-23), 1 + E(-23), 1 + E(-23),
+                                                                 1 + E(-23)}},
+    {"two extra alignment bits", {E(-24), E(-24), E(-24)}, {1, .5, .5}, 3, 1,
+     {1, 1, 1, 1 + E(-23), 1 + E(-23), 1 + E(-23)}},
+    {"late normalisation", {E(-21) + E(-24), E(-21) + E(-24)}, {1, 1}, 2, 1 - E(-21), ALL(1 + E(-21) + E(-23))},
+    {"round toward zero", {1, 1, 1}, {1, 1, 1}, 3, 1 + E(-23) + E(-22), {4, 4, 4, 4, 4, 4 + E(-21)}},
+};
+
+Test(tensor_core, the_published_vectors)
+{
+    fpd_registry_init();
+    for (size_t v = 0; v < sizeof vectors / sizeof vectors[0]; v++)
+        for (int model = 0; model < MODELS; model++) {
+            const struct vector *x = &vectors[v];
+            double d = run(model_names[model], f16_f32, x->a, x->b, x->k, x->c);
+            cr_expect(identical(d, x->want[model]), "%s on %s: %a, want %a", x->name, model_names[model], d,
+                      x->want[model]);
+        }
+    fpd_registry_close_all();
+}
+
+/* a_0 = b_0 = 1, a_{k-1} = 2^-23, b_{k-1} = 1, c = 1 + 2^-23: 2 + 2^-22 while the last product is
+ * in the first block, 2 once it is in the second; so the boundary is the block size. */
+Test(tensor_core, the_block_size_vector_finds_each_block_size)
+{
+    static const unsigned block[MODELS] = {4, 8, 8, 16, 16, 16};
+    fpd_registry_init();
+    for (int model = 0; model < MODELS; model++)
+        for (size_t k = 2; k <= 17; k++) {
+            double a[17] = {1}, b[17] = {1};
+            a[k - 1] = E(-23), b[k - 1] = 1;
+            double d = run(model_names[model], f16_f32, a, b, k, 1 + E(-23));
+            /* B200's rounding variant rounds 2 + 2^-23 to nearest even: 2 */
+            double want = k <= block[model] ? 2 + E(-22) : 2;
+            cr_expect(identical(d, want), "%s at k = %zu: %a, want %a", model_names[model], k, d, want);
+        }
+    fpd_registry_close_all();
+}
+
+/* The bound knows a tensor core's arithmetic: 64 products 1.875 * 2^-24 and c = 1 on V100, whose
+ * blocks of 4 truncate every one of them away (the grid at c's exponent is 2^-23), so the result
+ * is 1, 120 * 2^-24 below the exact one: more than gamma_65(u) allows a round-to-nearest sum, less
+ * than 16 blocks of V100's arithmetic do. Declared, it is `same` within its own bound; the same
+ * arithmetic undeclared is `bound`; and a planted truncation of the output to 16 bits, with the
+ * arithmetic declared, is `bound` too. */
+static int truncating_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    int rc = fpd_backend_tc_v100.gemm(state, g, why, why_size);
+    for (size_t i = 0; rc == FPD_OK && i < g->m; i++)
+        for (size_t j = 0; j < g->n; j++) {
+            uint32_t bits;
+            memcpy(&bits, (float *)g->c + i * g->ldc + j, sizeof bits);
+            bits &= ~UINT32_C(0xff); /* 16 significant bits, toward zero */
+            memcpy((float *)g->c + i * g->ldc + j, &bits, sizeof bits);
+        }
+    return rc;
+}
+
+static struct fpd_check_result repeat_on(const char *backend, struct fpd_case_data *data)
+{
+    struct fpd_check chk = {.relation = fpd_relation_find("repeat"), .backends = {fpd_registry_find(backend)},
+                            .exact = FPD_EXACT_ALWAYS};
+    cr_assert_not_null(chk.backends[0], "%s", backend);
+    fpd_case_defaults(&chk.c);
+    chk.c.dt = f16_f32;
+    if (data) {
+        chk.c.m = data->m, chk.c.n = data->n, chk.c.k = data->k, chk.c.has_bias = true, chk.c.data = data;
+    } else {
+        chk.c.m = 4, chk.c.n = 4, chk.c.k = 64, chk.c.has_bias = true;
+    }
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    return res;
+}
+
+Test(tensor_core, the_bound_knows_the_block_fma)
+{
+    static struct fpd_backend undeclared, truncating;
+    char why[256];
+    fpd_registry_init();
+    undeclared = fpd_backend_tc_v100;
+    undeclared.name = "tc-v100-undeclared";
+    undeclared.kind = FPD_KIND_TEST;
+    undeclared.rounding = NULL;
+    truncating = fpd_backend_tc_v100;
+    truncating.name = "tc-v100-truncating";
+    truncating.kind = FPD_KIND_TEST;
+    truncating.gemm = truncating_gemm;
+    cr_assert_eq(fpd_registry_add(&undeclared, why, sizeof why), FPD_OK, "%s", why);
+    cr_assert_eq(fpd_registry_add(&truncating, why, sizeof why), FPD_OK, "%s", why);
+
+    uint16_t a[64], b[64];
+    float bias[1] = {1};
+    for (size_t p = 0; p < 64; p++)
+        a[p] = fpd_f16_from_double(1.875), b[p] = fpd_f16_from_double(E(-24));
+    struct fpd_case_data data = {.batch = 1, .m = 1, .n = 1, .k = 64, .a = a, .b = b, .bias = bias};
+    struct fpd_check_result declared = repeat_on("tc-v100", &data), plain = repeat_on("tc-v100-undeclared", &data);
+    cr_expect_eq(declared.verdict, FPD_SAME, "%s", fpd_verdict_table[declared.verdict].name);
+    cr_expect(declared.exact.own_ratio[0] > 0.5 && declared.exact.own_ratio[0] <= 1, "its own bound: ratio %g",
+              declared.exact.own_ratio[0]);
+    cr_expect_eq(plain.verdict, FPD_BOUND, "undeclared: %s (ratio %g)", fpd_verdict_table[plain.verdict].name,
+                 plain.exact.own_ratio[0]);
+
+    struct fpd_check_result honest = repeat_on("tc-v100", NULL), planted = repeat_on("tc-v100-truncating", NULL);
+    cr_expect_eq(honest.verdict, FPD_SAME, "%s", fpd_verdict_table[honest.verdict].name);
+    cr_expect_eq(planted.verdict, FPD_BOUND, "a planted truncation: %s (ratio %g)",
+                 fpd_verdict_table[planted.verdict].name, planted.exact.own_ratio[0]);
+    fpd_registry_close_all();
+}
