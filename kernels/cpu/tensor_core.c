@@ -36,13 +36,12 @@ static double round_to_accumulator(const struct fpd_tc_arith *t, uint64_t n, int
 double fpd_tc_block(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, const float *b, ptrdiff_t bs,
                     size_t count, double c)
 {
-    enum { TERMS_MAX = 64 };
-    uint64_t sig[TERMS_MAX + 1];
-    int exp[TERMS_MAX + 1];
-    bool negative[TERMS_MAX + 1];
+    uint64_t sig[FPD_TC_BLOCK_MAX + 1];
+    int exp[FPD_TC_BLOCK_MAX + 1];
+    bool negative[FPD_TC_BLOCK_MAX + 1];
     size_t terms = 0;
     int emax = t->min_exp;
-    for (size_t i = 0; i < count && i < TERMS_MAX; i++) {
+    for (size_t i = 0; i < count && i < FPD_TC_BLOCK_MAX; i++) { /* count is at most block */
         double x = a[(ptrdiff_t)i * as], y = b[(ptrdiff_t)i * bs];
         if (fpclassify(x) == FP_ZERO || fpclassify(y) == FP_ZERO)
             continue; /* zero products are dropped */

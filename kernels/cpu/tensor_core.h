@@ -27,9 +27,12 @@
 
 #include "cpu/kernels.h"
 
+/* Products per block at most (the models have 4 to 16). */
+#define FPD_TC_BLOCK_MAX 64
+
 /* The block FMA's parameters for one input and accumulator format. */
 struct fpd_tc_arith {
-    unsigned block;    /* products per block */
+    unsigned block;    /* products per block, at most FPD_TC_BLOCK_MAX */
     int extra_bits;    /* alignment bits beyond the 24 of fp32's significand */
     int min_exp;       /* emax is raised to at least this */
     bool toward_zero;  /* the block's result rounded toward zero, else to nearest even */

@@ -179,9 +179,13 @@ void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const
         why[i * why_size] = '\0';
     s->impl->gemm_many(s->handle, count, args, status, why, why_size);
     char changed[256];
-    bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
+    if (!fpd_fpenv_restore_default(changed, sizeof changed)) { /* which GEMM changed it: each again, alone */
+        for (size_t i = 0; i < count; i++)
+            status[i] = fpd_backend_gemm(s, args[i], why + i * why_size, why_size);
+        return;
+    }
     for (size_t i = 0; i < count; i++)
-        status[i] = outcome(s, status[i], left_changed ? changed : NULL, why + i * why_size, why_size);
+        status[i] = outcome(s, status[i], NULL, why + i * why_size, why_size);
 }
 
 bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size)

@@ -27,6 +27,7 @@ struct tensor_core {
     bool bf16;                  /* takes bf16 inputs */
 };
 
+/* The models' blocks fit the kernel's (checked when a backend opens). */
 static const struct tensor_core v100 = {"V100 (Volta)", 4, 0, -1024, -19, true, false},
                                 a100 = {"A100 (Ampere; A2, A30 alike)", 8, 1, -132, -20, true, true},
                                 ada = {"Ada Lovelace (L40S, RTX 40)", 8, 1, -132, -20, true, true},
@@ -49,6 +50,11 @@ static int tc_open(const struct fpd_backend *self, void **state, char *why, size
         return FPD_ERR_NOMEM;
     }
     s->tc = self->data;
+    if (s->tc->block == 0 || s->tc->block > FPD_TC_BLOCK_MAX) {
+        snprintf(why, why_size, "a block of %u products is more than the model takes (%d)", s->tc->block, FPD_TC_BLOCK_MAX);
+        free(s);
+        return FPD_ERR_UNAVAILABLE;
+    }
     *state = s;
     return FPD_OK;
 }

@@ -17,8 +17,10 @@
 
 extern char **environ;
 
-/* MAX_REQUEST_GEMMS: the answer to a request, a reason of up to 400 bytes for each, fits a line */
-enum { BRIDGE_PROTOCOL = 2, MAX_LINE = 1 << 16, MAX_DTYPES = 32, MAX_REQUEST_GEMMS = 64 };
+/* MAX_REQUEST_GEMMS: the answer to a request fits a line, a reason of up to 400 characters for
+ * each, every one of them escaped in JSON (\uXXXX: 6 bytes) */
+enum { BRIDGE_PROTOCOL = 2, MAX_LINE = 1 << 18, MAX_DTYPES = 32, MAX_REQUEST_GEMMS = 64 };
+_Static_assert(MAX_REQUEST_GEMMS * (400 * 6 + 64) < MAX_LINE, "an answer to a request must fit a line");
 
 /* What the server writes of each GEMM of a request as it goes, a byte each at the start of the
  * shared memory: where it died or hung, they say which GEMM it was at. */
@@ -73,7 +75,7 @@ static int receive(struct fpd_bridge *b, json_t **out, bool (*moving)(void *), v
             return FPD_OK;
         }
         if (b->line_len == sizeof b->line) {
-            fpd_server_reap(&b->server, "sent a line longer than 64 KiB (killed)", why, why_size);
+            fpd_server_reap(&b->server, "sent a line longer than 256 KiB (killed)", why, why_size);
             return FPD_ERR_BACKEND;
         }
         int rc = fpd_server_wait(&b->server, &patience, why, why_size);
@@ -275,23 +277,33 @@ static bool getting_on(void *ctx)
 
 /* The server died or hung (and was killed) during the request, `death` saying how: what it
  * finished stands; the GEMM it was at failed with that reason; those it had not begun are left
- * unsettled, for another server. So that every request settles one, a death before any began is
- * the first's. */
+ * unsettled, for another server. So that every request settles one whatever its progress bytes
+ * say, a death with none at work (or bytes that are none of ours) is the first unfinished one's. */
 static void settle_after_death(struct request *r, const struct fpd_gemm_args *const *args, int *status, char *why,
                                size_t why_size, const char *death)
 {
     bool blamed = false;
+    size_t first_unfinished = r->count;
     for (size_t j = 0; j < r->count; j++) {
         size_t i = r->index[j];
-        enum gemm_progress progress = r->b->server.map ? r->b->server.map[j] : GEMM_WAITING;
+        unsigned char progress = r->b->server.map ? r->b->server.map[j] : GEMM_WAITING;
         if (progress == GEMM_DONE) {
             status[i] = fpd_server_unstage(&r->b->server, args[i], &r->layout[j], why + i * why_size, why_size);
-        } else if (progress == GEMM_RUNNING || progress == GEMM_RAISED || (!blamed && progress == GEMM_WAITING)) {
+            continue;
+        }
+        if (first_unfinished == r->count)
+            first_unfinished = j;
+        if (progress == GEMM_RUNNING || progress == GEMM_RAISED) {
             snprintf(why + i * why_size, why_size, "%s%.400s",
                      progress == GEMM_RAISED ? "it raised an exception, whose reason was lost: " : "", death);
             status[i] = FPD_ERR_BACKEND;
             blamed = true;
         }
+    }
+    if (!blamed && first_unfinished < r->count) {
+        size_t i = r->index[first_unfinished];
+        snprintf(why + i * why_size, why_size, "%.400s", death);
+        status[i] = FPD_ERR_BACKEND;
     }
 }
 

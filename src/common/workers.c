@@ -59,6 +59,7 @@ struct fpd_worker_channel {
     int fd; /* write end of the wake-up pipe */
     double last_wake;
     uint64_t stride, end; /* between the worker's indices; and the work's end */
+    unsigned alone;       /* items still to do one at a time (fpd_worker_alone) */
 };
 
 uint64_t fpd_worker_later_index(const struct fpd_worker_channel *ch, uint64_t index, unsigned ahead)
@@ -71,6 +72,8 @@ void fpd_worker_doing_many(struct fpd_worker_channel *ch, unsigned items)
 {
     atomic_store_explicit(&ch->ring->items, items > 1 ? items : 1, memory_order_relaxed);
 }
+
+bool fpd_worker_alone(const struct fpd_worker_channel *ch) { return ch->alone > 0; }
 
 static uint64_t to_ns(double seconds) { return (uint64_t)(seconds * 1e9); }
 
@@ -113,7 +116,7 @@ int fpd_worker_send(struct fpd_worker_channel *ch, enum fpd_worker_msg_type type
 }
 
 /* The worker's life: its share of the indices, then exit. Never returns. */
-static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ring *ring, int fd,
+static void worker_main(struct fpd_pool *p, uint64_t first, unsigned alone, struct fpd_worker_ring *ring, int fd,
                         const sigset_t *parent_mask)
 {
     struct sigaction sa = {.sa_handler = on_stop_request};
@@ -123,7 +126,7 @@ static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ri
     signal(SIGPIPE, SIG_IGN);
     sigprocmask(SIG_SETMASK, parent_mask, NULL); /* a stop request sent since the fork arrives now */
     uint64_t stride = (uint64_t)p->jobs * p->step;
-    struct fpd_worker_channel ch = {.ring = ring, .fd = fd, .stride = stride, .end = p->end};
+    struct fpd_worker_channel ch = {.ring = ring, .fd = fd, .stride = stride, .end = p->end, .alone = alone};
     int status = 0;
     for (uint64_t i = first; i < p->end && !worker_stop; i += stride) {
         double now = fpd_now_coarse(); /* deadlines and --timeout: a few ms late is soon enough */
@@ -137,6 +140,8 @@ static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ri
             break;
         }
         atomic_store_explicit(&ring->state, idle_state(i + stride), memory_order_release);
+        if (ch.alone > 0)
+            ch.alone--;
     }
     if (status == 0)
         fpd_worker_send(&ch, FPD_MSG_END, 0, NULL, 0);
@@ -144,7 +149,7 @@ static void worker_main(struct fpd_pool *p, uint64_t first, struct fpd_worker_ri
     _exit(status);
 }
 
-static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first)
+static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first, unsigned alone)
 {
     struct fpd_worker_ring *ring =
         mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -177,7 +182,7 @@ static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first)
         for (unsigned j = 0; j < p->jobs; j++) /* the other workers' pipes are not this one's business */
             if (p->workers[j].fd >= 0)
                 close(p->workers[j].fd);
-        worker_main(p, first, ring, fds[1], &before);
+        worker_main(p, first, alone, ring, fds[1], &before);
     }
     sigprocmask(SIG_SETMASK, &before, NULL);
     close(fds[1]);
@@ -198,7 +203,7 @@ int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t s
     for (unsigned j = 0; j < jobs; j++) {
         if (first + j * step >= end)
             continue;
-        int rc = spawn(p, &p->workers[j], first + j * step);
+        int rc = spawn(p, &p->workers[j], first + j * step, 0);
         if (rc != FPD_OK)
             return rc;
     }
@@ -225,10 +230,19 @@ static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event 
     bool busy = worker_state(w, &index);
     bool answered = w->have_result && w->last_result == index; /* it may die between the two */
     bool lost = busy && !answered && !w->ended && !w->cut_short;
+    /* A worker that died doing the work of several items at once (fpd_worker_doing_many) leaves
+     * unknown which one killed it: its replacement does them again, one at a time, from the
+     * first, and the one to blame dies alone (a hang costs its time twice). */
+    unsigned items = atomic_load_explicit(&w->ring->items, memory_order_relaxed), alone = 0;
+    bool retried = lost && items > 1;
+    if (retried) {
+        lost = false;
+        alone = items;
+    }
     if (w->cut_short && busy)
         p->cut_short++;
     bool ended = w->ended; /* a worker that left without saying so is replaced, in a check or not */
-    uint64_t resume = busy ? index + (uint64_t)p->jobs * p->step : index;
+    uint64_t resume = busy && !retried ? index + (uint64_t)p->jobs * p->step : index;
     *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = (uint32_t)index};
     if (lost)
         fpd_describe_death(status, w->timed_out, p->timeout, ev->reason, sizeof ev->reason);
@@ -236,7 +250,7 @@ static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event 
     *w = (struct fpd_worker){.pid = -1, .fd = -1};
     bool more_time = p->deadline <= 0 || fpd_now() < p->deadline;
     if (!ended && !p->stopping && more_time && resume < p->end)
-        return spawn(p, w, resume);
+        return spawn(p, w, resume, alone);
     return FPD_OK;
 }
 
@@ -294,8 +308,7 @@ int fpd_pool_next(struct fpd_pool *p, double wait, struct fpd_pool_event *ev)
         bool busy = worker_state(w, &index);
         double started = (double)atomic_load(&w->ring->started_ns) * 1e-9;
         bool same_check = worker_state(w, &again) == busy && again == index; /* started is that check's */
-        uint32_t items = atomic_load_explicit(&w->ring->items, memory_order_relaxed);
-        if (p->timeout > 0 && !w->timed_out && busy && same_check && now - started > p->timeout * (items ? items : 1)) {
+        if (p->timeout > 0 && !w->timed_out && busy && same_check && now - started > p->timeout) {
             kill(w->pid, SIGKILL); /* the pipe closes; the next poll reaps it */
             w->timed_out = true;
         }

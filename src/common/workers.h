@@ -108,8 +108,13 @@ void fpd_pool_free(struct fpd_pool *p);
  * UINT64_MAX when the work ends before. For work that does items ahead of their turn. */
 uint64_t fpd_worker_later_index(const struct fpd_worker_channel *ch, uint64_t index, unsigned ahead);
 /* In a worker: the item under way does the work of `items` items (those ahead of their turn too),
- * so its timeout is `items` times the one given; until the next item. */
+ * within the one item's timeout. A worker that dies or times out then is not blamed on the item:
+ * its replacement starts at that item again, with them to do one at a time (fpd_worker_alone), so
+ * the one to blame dies alone, and a batch slower than the timeout costs its time twice. */
 void fpd_worker_doing_many(struct fpd_worker_channel *ch, unsigned items);
+/* In a worker: whether it must do this item on its own, being the replacement of one that died
+ * doing several at once. */
+bool fpd_worker_alone(const struct fpd_worker_channel *ch);
 
 /* In a worker: whether it was asked to stop (checked between checks). */
 bool fpd_worker_should_stop(void);

@@ -95,16 +95,18 @@ struct fpd_campaign_ahead {
     size_t count, next; /* answers held, and the next one's turn */
 };
 
-/* Whether a check may run with others: every backend of it takes several GEMMs at once, and it
- * runs in the worker itself. Its multiply-adds, both paths' at most, in *work. */
-static bool runs_together(const struct fpd_campaign_run *run, const struct fpd_check *chk, double *work)
+/* Whether a check may run with others: every backend of it takes several GEMMs at once, it runs
+ * in the worker itself, and the worker is not redoing alone what its predecessor died in. Its
+ * multiply-adds, both paths' at most, in *work. */
+static bool runs_together(const struct fpd_campaign_run *run, const struct fpd_check *chk, double *work,
+                          const struct fpd_worker_channel *ch)
 {
     const struct fpd_case *c = &chk->c;
     *work = 2.0 * c->batch * c->m * c->n * c->k;
     for (int b = 0; b < chk->relation->backends; b++)
         if (!chk->backends[b]->impl->gemm_many)
             return false;
-    return !run->ck.isolate && *work <= AHEAD_WORK;
+    return !run->ck.isolate && !fpd_worker_alone(ch) && *work <= AHEAD_WORK;
 }
 
 /* Check `index` and, when it may, the worker's next checks with it; its answer in *a, theirs
@@ -114,7 +116,7 @@ static int run_check(struct fpd_campaign_run *run, uint32_t index, struct fpd_ch
 {
     double work, total;
     uint64_t gemm_before = run->ck.gemm_ticks;
-    if (!runs_together(run, chk, &total) || (!run->ahead && !(run->ahead = calloc(1, sizeof *run->ahead)))) {
+    if (!runs_together(run, chk, &total, ch) || (!run->ahead && !(run->ahead = calloc(1, sizeof *run->ahead)))) {
         int rc = fpd_check_run(&run->ck, chk, &a->res);
         a->gemm_ticks = run->ck.gemm_ticks - gemm_before;
         return rc;
@@ -127,7 +129,7 @@ static int run_check(struct fpd_campaign_run *run, uint32_t index, struct fpd_ch
     for (; count < AHEAD_CHECKS; count++) {
         uint64_t later = fpd_worker_later_index(ch, index, (unsigned)count);
         if (later == UINT64_MAX || fpd_campaign_plan(&run->cp, (uint32_t)later, &ahead->chk[count]) != FPD_OK ||
-            !runs_together(run, &ahead->chk[count], &work) || total + work > AHEAD_WORK)
+            !runs_together(run, &ahead->chk[count], &work, ch) || total + work > AHEAD_WORK)
             break; /* a check left out is planned again in its turn */
         total += work;
         ahead->index[count] = (uint32_t)later;

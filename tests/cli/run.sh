@@ -626,6 +626,18 @@ if run "a crashing, hanging backend" 1 $FPDIV --plugin $P/crashy.so fuzz --seed 
     expect "a hang is an error finding naming the timeout" "$out" '"verdict":"error".*"error":"timed out after 1 s'
     expect "the crashing case is saved" "$out" '"type":"saved","path":"[^"]*/repeat/'
 fi
+# small checks on a backend with gemm_many run many at once: one that crashes, hangs or exits takes
+# the lot down, and is then found alone; no other is blamed
+if run "checks run together on a crashing, hanging backend" 1 $FPDIV --plugin $P/crashy.so fuzz --seed 5 --no-corpus \
+    --backends crashy-many --relations repeat --dtypes f32 --max-dim 40 --cases 300 --timeout 1 --jobs 2 --json; then
+    expect "every check reported; errors exactly at k = 13, 17 and 19" "$(python3 -c '
+import collections, json, sys
+seen = collections.Counter((l["verdict"], l["shape"].split("x")[-1] in ("13", "17", "19"))
+                           for l in map(json.loads, sys.stdin) if l.get("type") == "check")
+print(sum(seen.values()), "at k = 13, 17, 19:", sorted({v for v, bad in seen if bad}),
+      "elsewhere:", sorted({v for v, bad in seen if not bad}))' <"$tmp/out")" \
+        "^300 at k = 13, 17, 19: \['error'\] elsewhere: \['same'\]$"
+fi
 crashfile=$(grep -l '"k": 13,' $(find $tmp/crash -name '*.json') | head -1) # the segfault (k = 13), of the ways crashy fails
 run "replay survives a crashing case" 0 $FPDIV --plugin $P/crashy.so replay "$crashfile" $C &&
     expect "the crash is the case's error, and the replay goes on" "$out" '^reproduced .*error \(recorded error\); killed by signal 11'

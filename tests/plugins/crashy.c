@@ -2,7 +2,8 @@
  * crashy.c — a test plugin whose kernel crashes on some shapes and hangs on others, so the tests
  * can check that a campaign survives them: k = 13 dereferences a null pointer (SIGSEGV), k = 17
  * never returns, k = 19 ends the process with status 0 as if all were well. Every other shape is
- * a plain sequential f32 GEMM.
+ * a plain sequential f32 GEMM. crashy-many is the same, taking several GEMMs at once (gemm_many),
+ * so that a campaign runs its small checks together and one of them kills the lot.
  */
 #include <math.h>
 #include <stdio.h>
@@ -60,13 +61,33 @@ static const struct fpd_backend crashy = {
     .gemm = crashy_gemm,
 };
 
-static const struct fpd_backend *const backends[] = {&crashy};
+static void crashy_gemm_many(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
+                             size_t why_size)
+{
+    for (size_t i = 0; i < count; i++)
+        status[i] = crashy_gemm(state, args[i], why + i * why_size, why_size);
+}
+
+static const struct fpd_backend crashy_many = {
+    .abi = FPDIV_BACKEND_ABI,
+    .name = "crashy-many",
+    .summary = "test plugin: crashy, taking several GEMMs at once",
+    .device = FPD_DEVICE_CPU,
+    .kind = FPD_KIND_TEST,
+    .features = FPD_FEAT_FUSED_BIAS,
+    .open = crashy_open,
+    .supports = crashy_supports,
+    .gemm = crashy_gemm,
+    .gemm_many = crashy_gemm_many,
+};
+
+static const struct fpd_backend *const backends[] = {&crashy, &crashy_many};
 
 const struct fpd_backend *const *fpdiv_plugin_init(int abi, size_t *count, char *why, size_t why_size)
 {
     (void)why, (void)why_size;
     if (abi != FPDIV_BACKEND_ABI)
         return NULL;
-    *count = 1;
+    *count = sizeof backends / sizeof backends[0];
     return backends;
 }
