@@ -210,6 +210,17 @@ run "the plugin of ABI 2 loads" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/ol
     --backend seq,old-abi2 --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
 bad "a plugin of ABI 2 takes no routes, whatever bits it sets" "dot needs a backend with routes to gemv and dot .*; old-abi2 has none" \
     --plugin $(dirname "$FPDIV")/plugins/old_abi2.so check --relation dot --backend old-abi2 --shape 3x4x50 --dtype f64
+# ABI 4's gemm_many survives the upgrade: a campaign runs the small checks together through it (only
+# it fails k = 13, with its own reason), and the GEMMs it fails are those checks' alone
+if run "the plugin of ABI 4 loads, its gemm_many with it" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/old_abi4.so \
+    fuzz --backends old-abi4 --relations repeat,slice-rows --dtypes f64 --max-dim 16 --cases 200 --seed 3 --no-corpus \
+    --fail-on never --json; then
+    expect "errors exactly at k = 13, with gemm_many's reason; same elsewhere" "$(python3 -c '
+import collections, json, sys
+seen = collections.Counter((l["verdict"], l["shape"].endswith("x13"), "gemm_many fails k = 13" in l.get("error", ""))
+                           for l in map(json.loads, sys.stdin) if l.get("type") == "check")
+print(sorted(seen))' <<<"$out")" "^\[\('error', True, True\), \('same', False, False\)\]$"
+fi
 
 # Every finding's rerun line reproduces both output hashes, whatever kernel set the library picks
 # here: a campaign up to max-dim 512, the findings on OpenBLAS rerun alone.

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#ifndef OLD_ABI_HEADER /* old_abi2.c builds this plugin against ABI 2 */
+#ifndef OLD_ABI_HEADER /* old_abi2.c and old_abi4.c build this plugin against ABI 2 and ABI 4 */
 #define OLD_ABI_HEADER "abi1/fpdiv_backend.h"
 #define OLD_ABI_NAME "old-abi"
 #define OLD_ABI_FEATURES FPD_FEAT_FUSED_BIAS
@@ -48,6 +48,20 @@ static int old_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_
     return FPD_OK;
 }
 
+#ifdef OLD_ABI_GEMM_MANY /* old_abi4.c: ABI 4's gemm_many */
+static void old_gemm_many(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
+                          size_t why_size)
+{
+    for (size_t i = 0; i < count; i++) {
+        status[i] = old_gemm(state, args[i], why + i * why_size, why_size);
+        if (args[i]->k == 13) {
+            snprintf(why + i * why_size, why_size, "old-abi4's gemm_many fails k = 13");
+            status[i] = FPD_ERR_BACKEND;
+        }
+    }
+}
+#endif
+
 static const struct fpd_backend old = {
     .abi = FPDIV_BACKEND_ABI,
     .name = OLD_ABI_NAME,
@@ -58,6 +72,9 @@ static const struct fpd_backend old = {
     .open = old_open,
     .supports = old_supports,
     .gemm = old_gemm,
+#ifdef OLD_ABI_GEMM_MANY
+    .gemm_many = old_gemm_many,
+#endif
 };
 
 static const struct fpd_backend *const backends[] = {&old};
