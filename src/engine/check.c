@@ -2,6 +2,7 @@
 #include "engine/check.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,50 +536,77 @@ struct gemm_job {
     double work; /* multiply-adds, for its share of the time */
 };
 
+/* What handing out the GEMMs of `count` checks needs, for 2 * count of them. Up to
+ * JOBS_ON_STACK it is on the stack: a check run alone, the commonest, allocates nothing. */
+enum { JOBS_ON_STACK = 64, WHY_SIZE = sizeof ((struct fpd_checker *)0)->why[0] };
+struct gemm_scratch {
+    struct gemm_job *jobs;
+    const struct fpd_gemm_args **args;
+    int *status;
+    char *why;
+    size_t *group; /* the jobs of one backend */
+    bool *taken;
+};
+
+static int scratch_get(struct gemm_scratch *s, size_t jobs, void *stack)
+{
+    size_t bytes = jobs * (sizeof *s->jobs + sizeof *s->args + sizeof *s->status + WHY_SIZE + sizeof *s->group +
+                           sizeof *s->taken);
+    char *p = jobs <= JOBS_ON_STACK ? stack : malloc(bytes);
+    if (!p)
+        return FPD_ERR_NOMEM;
+    /* the members in order of alignment, widest first */
+    s->jobs = (struct gemm_job *)p, p += jobs * sizeof *s->jobs;
+    s->args = (const struct fpd_gemm_args **)p, p += jobs * sizeof *s->args;
+    s->group = (size_t *)p, p += jobs * sizeof *s->group;
+    s->status = (int *)p, p += jobs * sizeof *s->status;
+    s->why = p, p += jobs * WHY_SIZE;
+    s->taken = (bool *)p;
+    memset(s->taken, 0, jobs * sizeof *s->taken);
+    return FPD_OK;
+}
+
 /* The prepared checks' GEMMs, each backend's together (fpd_backend_gemm_many: one request where
  * the backend is another process), in the order the checks and paths came. */
-static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chks, size_t count)
+static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chks,
+                     const struct fpd_check_result *res, size_t count)
 {
-    size_t n = 0;
-    struct gemm_job *jobs = malloc(2 * count * sizeof *jobs);
-    const struct fpd_gemm_args **args = malloc(2 * count * sizeof *args);
-    int *status = malloc(2 * count * sizeof *status);
-    char *why = malloc(2 * count * sizeof cks[0]->why[0]);
-    bool *taken = calloc(2 * count, sizeof *taken);
-    size_t *group = malloc(2 * count * sizeof *group); /* the jobs of one backend */
-    if (!jobs || !args || !status || !why || !taken || !group) {
-        free(jobs), free(args), free(status), free(why), free(taken), free(group);
+    _Alignas(max_align_t) char stack[JOBS_ON_STACK * (sizeof(struct gemm_job) + sizeof(void *) + sizeof(size_t) +
+                                                      sizeof(int) + WHY_SIZE + sizeof(bool))];
+    struct gemm_scratch s;
+    if (scratch_get(&s, 2 * count, stack) != FPD_OK)
         return FPD_ERR_NOMEM;
-    }
+    size_t n = 0;
     for (size_t i = 0; i < count; i++)
         for (int w = 0; cks[i]->prepared && w < 2; w++) {
-            const struct fpd_path *p = w == 0 ? &cks[i]->paths->a : &cks[i]->paths->b;
+            const struct fpd_path *p = w == 0 ? &res[i].paths.a : &res[i].paths.b;
             const struct fpd_gemm_args *g = &cks[i]->args[w];
-            jobs[n++] = (struct gemm_job){cks[i], w, chks[i].backends[p->backend], (double)g->batch * g->m * g->n * g->k};
+            s.jobs[n++] = (struct gemm_job){cks[i], w, chks[i].backends[p->backend], (double)g->batch * g->m * g->n * g->k};
         }
     for (size_t first = 0; first < n; first++) {
-        if (taken[first])
+        if (s.taken[first])
             continue;
         size_t size = 0;
         double work = 0;
         for (size_t j = first; j < n; j++)
-            if (!taken[j] && jobs[j].slot == jobs[first].slot) {
-                taken[j] = true;
-                args[size] = &jobs[j].ck->args[jobs[j].which];
-                work += jobs[j].work + 1;
-                group[size++] = j;
+            if (!s.taken[j] && s.jobs[j].slot == s.jobs[first].slot) {
+                s.taken[j] = true;
+                s.args[size] = &s.jobs[j].ck->args[s.jobs[j].which];
+                work += s.jobs[j].work + 1;
+                s.group[size++] = j;
             }
         uint64_t t0 = fpd_ticks();
-        fpd_backend_gemm_many(jobs[first].slot, size, args, status, why, sizeof cks[0]->why[0]);
+        fpd_backend_gemm_many(s.jobs[first].slot, size, s.args, s.status, s.why, WHY_SIZE);
         double ticks = (double)(fpd_ticks() - t0);
         for (size_t g = 0; g < size; g++) {
-            struct gemm_job *job = &jobs[group[g]];
-            job->ck->status[job->which] = status[g];
-            memcpy(job->ck->why[job->which], why + g * sizeof cks[0]->why[0], sizeof cks[0]->why[0]);
+            struct gemm_job *job = &s.jobs[s.group[g]];
+            job->ck->status[job->which] = s.status[g];
+            memcpy(job->ck->why[job->which], s.why + g * WHY_SIZE, WHY_SIZE);
             job->ck->gemm_ticks += (uint64_t)(ticks * (job->work + 1) / work);
         }
     }
-    free(jobs), free(args), free(status), free(why), free(taken), free(group);
+    if (2 * count > JOBS_ON_STACK)
+        free(s.jobs);
     return FPD_OK;
 }
 
@@ -586,12 +614,10 @@ int fpd_check_run_many(struct fpd_checker *const *cks, const struct fpd_check *c
                        size_t count)
 {
     int rc = FPD_OK;
-    for (size_t i = 0; rc == FPD_OK && i < count; i++) {
+    for (size_t i = 0; rc == FPD_OK && i < count; i++)
         rc = prepare_check(cks[i], &chks[i], &res[i]);
-        cks[i]->paths = &res[i].paths;
-    }
     if (rc == FPD_OK)
-        rc = run_gemms(cks, chks, count);
+        rc = run_gemms(cks, chks, res, count);
     for (size_t i = 0; rc == FPD_OK && i < count; i++)
         rc = conclude_check(cks[i], &chks[i], &res[i]);
     return rc;

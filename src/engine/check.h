@@ -59,7 +59,6 @@ struct fpd_checker {
     /* The check under way, between its preparation and its conclusion: each path's GEMM, the bias
      * a path adds after it, and its outcome with the reason. */
     bool prepared;
-    const struct fpd_paths *paths;
     struct fpd_gemm_args args[2];
     const void *bias_after[2];
     int status[2];

@@ -49,18 +49,6 @@ static int crashy_gemm(void *state, const struct fpd_gemm_args *g, char *why, si
     return FPD_OK;
 }
 
-static const struct fpd_backend crashy = {
-    .abi = FPDIV_BACKEND_ABI,
-    .name = "crashy",
-    .summary = "test plugin: crashes when k = 13, hangs when k = 17, exits when k = 19",
-    .device = FPD_DEVICE_CPU,
-    .kind = FPD_KIND_TEST,
-    .features = FPD_FEAT_FUSED_BIAS,
-    .open = crashy_open,
-    .supports = crashy_supports,
-    .gemm = crashy_gemm,
-};
-
 static void crashy_gemm_many(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
                              size_t why_size)
 {
@@ -68,18 +56,14 @@ static void crashy_gemm_many(void *state, size_t count, const struct fpd_gemm_ar
         status[i] = crashy_gemm(state, args[i], why + i * why_size, why_size);
 }
 
-static const struct fpd_backend crashy_many = {
-    .abi = FPDIV_BACKEND_ABI,
-    .name = "crashy-many",
-    .summary = "test plugin: crashy, taking several GEMMs at once",
-    .device = FPD_DEVICE_CPU,
-    .kind = FPD_KIND_TEST,
-    .features = FPD_FEAT_FUSED_BIAS,
-    .open = crashy_open,
-    .supports = crashy_supports,
-    .gemm = crashy_gemm,
-    .gemm_many = crashy_gemm_many,
-};
+#define CRASHY_BACKEND(ident, nm, doc, many)                                                         \
+    static const struct fpd_backend ident = {                                                        \
+        .abi = FPDIV_BACKEND_ABI, .name = nm, .summary = doc, .device = FPD_DEVICE_CPU,              \
+        .kind = FPD_KIND_TEST, .features = FPD_FEAT_FUSED_BIAS, .open = crashy_open,                 \
+        .supports = crashy_supports, .gemm = crashy_gemm, .gemm_many = many,                         \
+    };
+CRASHY_BACKEND(crashy, "crashy", "test plugin: crashes when k = 13, hangs when k = 17, exits when k = 19", NULL)
+CRASHY_BACKEND(crashy_many, "crashy-many", "test plugin: crashy, taking several GEMMs at once", crashy_gemm_many)
 
 static const struct fpd_backend *const backends[] = {&crashy, &crashy_many};
 
