@@ -92,16 +92,20 @@ ifneq ($(NVCC),)
 CUDA_ROOT   := $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_ROOT)/lib64 $(CUDA_ROOT)/targets/x86_64-linux/lib) $(CUDA_ROOT)/lib)
 CUDA_PLUGIN := $(BUILD)/fpdiv-cuda.so
-# sm_80 (A100), sm_90 (H100/H200), and PTX for anything newer; FMAs only where written (--fmad=false).
+# Code for sm_70 (V100), sm_75 (T4), sm_80 (A100), sm_90 (H100/H200), those this nvcc still builds
+# (CUDA 13 dropped Volta), and PTX for anything newer. FMAs only where written (--fmad=false), and
+# subnormals kept (--ftz=false, which is nvcc's default; set so that no flag elsewhere changes it).
+NVCC_ARCHS  := $(filter $(addprefix compute_,70 75 80 90),$(shell $(NVCC) --list-gpu-arch 2>/dev/null))
 NVCCFLAGS   ?= -O2 -g
-override NVCCFLAGS += --fmad=false -Ikernels -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
-                      -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+override NVCCFLAGS += --fmad=false --ftz=false -Ikernels -Xcompiler -fPIC \
+                      $(foreach a,$(NVCC_ARCHS),-gencode arch=$(a),code=$(subst compute_,sm_,$(a))) \
+                      -gencode arch=compute_90,code=compute_90
 CUDA_CU_OBJ := $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu))
 CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/backends/cuda/*.c))
 CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o backends/backend_util.o common/isolate.o)
 endif
 
-.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test fuzz-parsers bench clean install uninstall
+.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test cuda-host-test fuzz-parsers bench clean install uninstall
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
 $(BUILD)/obj/src/backends/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
@@ -189,6 +193,35 @@ $(BUILD)/tc-validate: $(BUILD)/obj/tests/tensor_core/validate_hardware.o $(BUILD
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The CUDA kernels' own source on the CPU (tests/gpu/host/): each kernels/cuda/NAME.cu compiled by
+# the host C++ compiler, with the shim's header in front of it and its stand-ins for the toolkit's
+# headers, as an sm_90 build would see it (WMMA takes f16 and bf16). No CUDA toolkit is needed.
+# tests/gpu/host/mutants.sh builds the same tests from copies with planted faults: HOST_KERNELS
+# names their directory, HOST_TESTS the binary.
+CXX ?= g++
+HOST_KERNELS ?= kernels/cuda
+HOST_TESTS   ?= $(BUILD)/cuda-host-tests
+HOST_OBJ_DIR := $(if $(filter kernels/cuda,$(HOST_KERNELS)),$(BUILD)/obj/host,$(HOST_KERNELS))
+HOST_CU_OBJ  := $(patsubst $(HOST_KERNELS)/%.cu,$(HOST_OBJ_DIR)/%.o,$(wildcard $(HOST_KERNELS)/*.cu))
+HOST_CUFLAGS  = -std=c++17 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) \
+                $(SANITIZE_FLAGS) -Itests/gpu/host -Itests/gpu/host/include -Ikernels
+HOST_DEPS    := $(wildcard tests/gpu/host/*.h tests/gpu/host/include/*.h) kernels/cuda/kernels.cuh kernels/cpu/kernels.h
+$(HOST_OBJ_DIR)/%.o: $(HOST_KERNELS)/%.cu $(HOST_DEPS) Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCU  $<")
+	$(Q)$(CXX) $(HOST_CUFLAGS) -include tests/gpu/host/cuda_host.h -D__CUDA_ARCH__=900 -x c++ -c $< -o $@
+$(BUILD)/obj/host/runtime.o: tests/gpu/host/runtime.cc $(HOST_DEPS) Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) $(HOST_CUFLAGS) -c $< -o $@
+$(BUILD)/obj/host/test_twins.o: tests/gpu/host/test_twins.c $(HOST_DEPS) Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -Itests/gpu/host -Itests/gpu/host/include -c $< -o $@
+$(HOST_TESTS): $(BUILD)/obj/host/test_twins.o $(BUILD)/obj/host/runtime.o $(HOST_CU_OBJ) $(BUILD)/libfpdiv.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CXX) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
+
 # Parser fuzzing: each harness in tests/fuzz/ runs for FUZZ_TIME seconds, starting from its inputs
 # in tests/fuzz/inputs/HARNESS/ (seeds, and every input that once failed: they run first) and, for
 # case files, the starter corpus; tests/fuzz/HARNESS.dict holds the tokens of its grammar. What it finds goes to build-fuzz/found/, out of the tree; a
@@ -224,10 +257,11 @@ endif
 # Under the sanitizers a planted segfault must still kill its worker (the tests check the signal),
 # so AddressSanitizer leaves SIGSEGV alone.
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
-test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
 	python3 tests/layout/check.py || status=1; \
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests --jobs 2 || status=1; \
+	$(MAKE) --no-print-directory cuda-host-test || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
@@ -248,6 +282,11 @@ test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVE
 
 layout-test:
 	python3 tests/layout/check.py
+
+# The CUDA kernels on the CPU against their twins, then the planted faults they must catch.
+cuda-host-test: $(BUILD)/cuda-host-tests
+	$(BUILD)/cuda-host-tests --jobs 2
+	BUILD=$(BUILD) tests/gpu/host/mutants.sh
 
 unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS)
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests

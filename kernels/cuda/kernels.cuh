@@ -6,7 +6,14 @@
  *   cuda-seq    one thread per output, sequential over k from the bias — twin of CPU `seq`
  *   cuda-tiled  16x16 shared-memory tiles, the same sequential order — twin of CPU `seq`
  *   cuda-splitk k in 4 contiguous parts on separate threads, reduced in order — twin of `splitk`
- *   cuda-wmma   tensor cores (WMMA 16x16x16, f16/bf16 in, f32 accumulate): no CPU twin
+ *   cuda-wmma   tensor cores (WMMA 16x16x16, f16/bf16 in, f32 accumulate): twin of the GPU's
+ *               tensor-core model (tc-*, kernels/cpu/tensor_core.h)
+ * The same source also runs on the CPU, compiled by the host compiler through tests/gpu/host/
+ * (cuda_host.h), so launches are written FPD_LAUNCH(kernel, grid, block, shared, stream, args...):
+ * nvcc's kernel<<<...>>>(args) is not C++.
+ * A launcher clears the runtime's last error before it launches, so the error it returns is its
+ * own launch's, not one a previous call left behind. Grids are capped at the GPU's limits and the
+ * kernels stride over what does not fit, so any m and n run.
  */
 #ifndef FPD_CUDA_KERNELS_CUH
 #define FPD_CUDA_KERNELS_CUH
@@ -14,6 +21,21 @@
 #include <cuda_runtime_api.h>
 
 #include "cpu/kernels.h"
+
+#ifndef FPD_LAUNCH
+#define FPD_LAUNCH(kernel, grid, block, shared, stream, ...) kernel<<<grid, block, shared, stream>>>(__VA_ARGS__)
+#endif
+
+/* A grid's blocks along y and z at most (x takes 2^31 - 1). */
+#define FPD_CUDA_GRID_YZ_MAX 65535u
+
+/* Blocks along one grid dimension for `count` items, `per_block` to a block: enough for all, or
+ * `limit`, past which the kernels stride. */
+static inline unsigned fpd_cuda_grid_extent(size_t count, unsigned per_block, unsigned limit)
+{
+    size_t blocks = (count + per_block - 1) / per_block;
+    return blocks == 0 ? 1u : blocks < limit ? (unsigned)blocks : limit;
+}
 
 #ifdef __cplusplus
 extern "C" {
