@@ -6,10 +6,11 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib/fpdiv
 CC      ?= cc
 # SANITIZE=1: AddressSanitizer and UndefinedBehaviorSanitizer, in a build directory of its own
-# (the CUDA plugin is left out: nothing of it runs where there is no GPU).
+# (the CUDA plugin is left out: nothing of it runs where there is no GPU; its adapters are tested
+# on the stand-in runtime, tests/gpu/standin/).
 ifeq ($(SANITIZE),1)
 BUILD   := build-sanitize
-CUDA    := 0
+NO_CUDA_PLUGIN := 1
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 else ifeq ($(FUZZ),1)
 # FUZZ=1: clang with libFuzzer's coverage and the sanitizers, for the parser harnesses in tests/fuzz/.
@@ -91,7 +92,7 @@ endif
 ifneq ($(NVCC),)
 CUDA_ROOT   := $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_ROOT)/lib64 $(CUDA_ROOT)/targets/x86_64-linux/lib) $(CUDA_ROOT)/lib)
-CUDA_PLUGIN := $(BUILD)/fpdiv-cuda.so
+CUDA_PLUGIN := $(if $(NO_CUDA_PLUGIN),,$(BUILD)/fpdiv-cuda.so)
 # Code for sm_70 (V100), sm_75 (T4), sm_80 (A100), sm_90 (H100/H200), those this nvcc still builds
 # (CUDA 13 dropped Volta), and PTX for anything newer. FMAs only where written (--fmad=false), and
 # subnormals kept (--ftz=false, which is nvcc's default; set so that no flag elsewhere changes it).
@@ -141,9 +142,10 @@ $(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu kernels/cuda/kernels.cuh kernel
 
 # The CUDA runtime is linked statically, so the plugin loads wherever cuBLAS is, and reports "no
 # device" through its backends rather than failing to load.
-$(CUDA_PLUGIN): $(CUDA_CU_OBJ) $(CUDA_C_OBJ) $(CUDA_CORE)
+$(BUILD)/fpdiv-cuda.so: $(CUDA_CU_OBJ) $(CUDA_C_OBJ) $(CUDA_CORE)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(NVCC) -shared -cudart static -o $@ $^ -L$(CUDA_LIBDIR) -lcublasLt -lcublas -Xlinker -rpath=$(CUDA_LIBDIR)
+
 endif
 
 # Made afresh: `ar r` keeps the members of sources that are gone.
@@ -222,6 +224,22 @@ $(HOST_TESTS): $(BUILD)/obj/host/test_twins.o $(BUILD)/obj/host/runtime.o $(HOST
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CXX) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
 
+ifneq ($(NVCC),)
+# The CUDA adapters (src/backends/cuda/) on the CPU: linked with a stand-in CUDA runtime, cuBLAS and
+# cuBLASLt (tests/gpu/standin/, built against the toolkit's headers) and the kernels through the
+# host shim, instead of the toolkit's libraries.
+STANDIN_OBJ := $(patsubst tests/gpu/standin/%.c,$(BUILD)/obj/standin/%.o,$(wildcard tests/gpu/standin/*.c))
+CUDA_ADAPTER_TESTS := $(BUILD)/cuda-adapter-tests
+$(BUILD)/obj/standin/%.o: tests/gpu/standin/%.c $(wildcard tests/gpu/standin/*.h) tests/gpu/host/host_runtime.h Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -isystem $(CUDA_ROOT)/include -Itests/gpu/host -Itests/gpu/standin -c $< -o $@
+$(CUDA_ADAPTER_TESTS): $(STANDIN_OBJ) $(filter-out %/plugin.o,$(CUDA_C_OBJ)) $(BUILD)/obj/host/runtime.o $(HOST_CU_OBJ) \
+                       $(BUILD)/libfpdiv.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CXX) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
+endif
+
 # Parser fuzzing: each harness in tests/fuzz/ runs for FUZZ_TIME seconds, starting from its inputs
 # in tests/fuzz/inputs/HARNESS/ (seeds, and every input that once failed: they run first) and, for
 # case files, the starter corpus; tests/fuzz/HARNESS.dict holds the tokens of its grammar. What it finds goes to build-fuzz/found/, out of the tree; a
@@ -283,10 +301,12 @@ test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVE
 layout-test:
 	python3 tests/layout/check.py
 
-# The CUDA kernels on the CPU against their twins, then the planted faults they must catch.
-cuda-host-test: $(BUILD)/cuda-host-tests
+# The CUDA kernels on the CPU against their twins, then the planted faults they must catch; then
+# the CUDA adapters on the stand-in runtime, where the toolkit's headers are.
+cuda-host-test: $(BUILD)/cuda-host-tests $(CUDA_ADAPTER_TESTS)
 	$(BUILD)/cuda-host-tests --jobs 2
 	BUILD=$(BUILD) tests/gpu/host/mutants.sh
+	$(if $(CUDA_ADAPTER_TESTS),$(CUDA_ADAPTER_TESTS) --jobs 2,@echo "cuda-adapter-tests: SKIP: no CUDA toolkit (nvcc) found, whose headers the adapters need")
 
 unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS)
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests

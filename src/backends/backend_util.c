@@ -71,3 +71,18 @@ const char *fpd_python_environment(void)
     const char *v = getenv("VIRTUAL_ENV");
     return v && *v ? v : FPD_VENV;
 }
+
+size_t fpd_operand_span(size_t batch, size_t stride, size_t rows, size_t ld, size_t cols)
+{
+    return batch && rows && cols ? (batch - 1) * stride + (rows - 1) * ld + cols : 0;
+}
+
+struct fpd_gemm_extent fpd_gemm_extent(const struct fpd_gemm_args *g)
+{
+    size_t in = fpd_dtype_info(g->dt.in)->size, out = fpd_dtype_info(g->dt.out)->size;
+    return (struct fpd_gemm_extent){
+        .a = fpd_operand_span(g->batch, g->stride_a, g->trans_a ? g->k : g->m, g->lda, g->trans_a ? g->m : g->k) * in,
+        .b = fpd_operand_span(g->batch, g->stride_b, g->trans_b ? g->n : g->k, g->ldb, g->trans_b ? g->k : g->n) * in,
+        .c = fpd_operand_span(g->batch, g->stride_c, g->m, g->ldc, g->n) * out,
+    };
+}

@@ -35,6 +35,16 @@ struct fpd_batch_staging {
     struct fpd_staging a, b, c;
 };
 
+/* The elements an operand spans: batch entries `stride` apart of rows of ld, the last row `cols`
+ * (not a whole ld: a view's last row may end well before its tensor's). */
+size_t fpd_operand_span(size_t batch, size_t stride, size_t rows, size_t ld, size_t cols);
+
+/* The bytes A, B and C of a GEMM span (fpd_operand_span), in their storage types. */
+struct fpd_gemm_extent {
+    size_t a, b, c;
+};
+struct fpd_gemm_extent fpd_gemm_extent(const struct fpd_gemm_args *g);
+
 /* Stages batch entry `index`; FPD_OK or FPD_ERR_NOMEM. */
 int fpd_stage_batch_entry(struct fpd_batch_staging *s, const struct fpd_gemm_args *g, size_t index,
                           enum fpd_dtype operand_t, enum fpd_dtype compute_t, struct fpd_batch_entry *e);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "backends/backend_util.h"
 #include "backends/server.h"
 #include "common/clock.h"
 #include "common/dtype.h"
@@ -318,9 +319,9 @@ static bool inside(const struct host_gemm *g, size_t size)
 {
     size_t in = fpd_dtype_info(g->dt.in)->size, out = fpd_dtype_info(g->dt.out)->size;
     size_t ends[] = {
-        g->a + fpd_server_span(g->batch, g->stride_a, g->trans_a ? g->k : g->m, g->lda, g->trans_a ? g->m : g->k) * in,
-        g->b + fpd_server_span(g->batch, g->stride_b, g->trans_b ? g->n : g->k, g->ldb, g->trans_b ? g->k : g->n) * in,
-        g->c + fpd_server_span(g->batch, g->stride_c, g->m, g->ldc, g->n) * out,
+        g->a + fpd_operand_span(g->batch, g->stride_a, g->trans_a ? g->k : g->m, g->lda, g->trans_a ? g->m : g->k) * in,
+        g->b + fpd_operand_span(g->batch, g->stride_b, g->trans_b ? g->n : g->k, g->ldb, g->trans_b ? g->k : g->n) * in,
+        g->c + fpd_operand_span(g->batch, g->stride_c, g->m, g->ldc, g->n) * out,
         g->bias == NO_BIAS ? 0 : g->bias + g->n * out,
     };
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/backend_util.h"
 #include "common/clock.h"
 #include "common/dtype.h"
 #include "common/isolate.h"
@@ -208,11 +209,6 @@ void fpd_server_retire(struct fpd_server *s)
     s->dead = true;
 }
 
-size_t fpd_server_span(size_t batch, size_t stride, size_t rows, size_t ld, size_t cols)
-{
-    return batch && rows && cols ? (batch - 1) * stride + (rows - 1) * ld + cols : 0;
-}
-
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
 #define GUARD_BYTE 0x5a
@@ -256,11 +252,10 @@ static void follow(struct fpd_server *s)
 
 int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, size_t at, struct fpd_server_layout *l)
 {
-    size_t in = fpd_dtype_info(g->dt.in)->size, out = fpd_dtype_info(g->dt.out)->size;
+    size_t out = fpd_dtype_info(g->dt.out)->size;
+    struct fpd_gemm_extent extent = fpd_gemm_extent(g);
     *l = (struct fpd_server_layout){
-        .a_bytes = fpd_server_span(g->batch, g->stride_a, g->trans_a ? g->k : g->m, g->lda, g->trans_a ? g->m : g->k) * in,
-        .b_bytes = fpd_server_span(g->batch, g->stride_b, g->trans_b ? g->n : g->k, g->ldb, g->trans_b ? g->k : g->n) * in,
-        .c_bytes = fpd_server_span(g->batch, g->stride_c, g->m, g->ldc, g->n) * out,
+        .a_bytes = extent.a, .b_bytes = extent.b, .c_bytes = extent.c,
         .bias_bytes = g->bias ? g->n * out : 0,
         .guard = g->ldc * out > 64 ? g->ldc * out : 64,
     };

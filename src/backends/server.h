@@ -74,7 +74,5 @@ int fpd_server_stage(struct fpd_server *s, const struct fpd_gemm_args *g, size_t
 /* After the answer: C back into the caller's, or FPD_ERR_BACKEND when the server wrote past it. */
 int fpd_server_unstage(struct fpd_server *s, const struct fpd_gemm_args *g, const struct fpd_server_layout *l,
                        char *why, size_t why_size);
-/* The elements an operand spans: batch entries `stride` apart of rows of ld, the last row `cols`. */
-size_t fpd_server_span(size_t batch, size_t stride, size_t rows, size_t ld, size_t cols);
 
 #endif

@@ -67,12 +67,13 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_
     return FPD_OK;
 }
 
-static int save_case(const struct fpd_check *chk, const struct fpd_check_result *res, const char *dir)
+static int save_case(const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment,
+                     const char *dir)
 {
     struct fpd_case_file f;
     char path[4200], why[512];
     bool existed;
-    int rc = fpd_case_file_from_check(&f, chk, res, FPD_INLINE_MAX_DEFAULT, fpd_environment_json(chk));
+    int rc = fpd_case_file_from_check(&f, chk, res, FPD_INLINE_MAX_DEFAULT, environment);
     if (rc == FPD_OK)
         rc = fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why);
     else
@@ -86,19 +87,21 @@ static int save_case(const struct fpd_check *chk, const struct fpd_check_result 
     return rc;
 }
 
-/* Prints the result (report or JSON), saves the case when asked: the exit status. */
-static int finish(struct fpd_check *chk, const struct fpd_check_result *res, const struct check_options *o)
+/* Prints the result (report or JSON), saves the case when asked: the exit status. `environment`
+ * is the one the check ran in (a reference is taken). */
+static int finish(struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment,
+                  const struct check_options *o)
 {
     if (o->json) {
         json_t *j = fpd_check_json(chk, res);
-        json_object_set_new(j, "environment", fpd_environment_json(chk));
+        json_object_set(j, "environment", environment);
         json_dumpf(j, stdout, JSON_COMPACT);
         fputc('\n', stdout);
         json_decref(j);
     } else {
-        fpd_report_check(stdout, chk, res);
+        fpd_report_check(stdout, chk, res, environment);
     }
-    if (o->save && save_case(chk, res, o->save) != FPD_OK)
+    if (o->save && save_case(chk, res, json_incref(environment), o->save) != FPD_OK)
         return FPD_EXIT_USAGE;
     return fpd_fails_policy(res->verdict, o->fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
 }
@@ -120,13 +123,16 @@ int fpd_cmd_check(int argc, char **argv)
     }
     /* in a process of its own (the checker's isolation): a crash, or a hang past --timeout, is an
      * `error` verdict reported like any other */
-    struct fpd_checker ck = {.isolate = true, .isolate_timeout = cf.timeout};
+    struct fpd_checker ck = {.isolate = true, .isolate_timeout = cf.timeout, .environment = fpd_environment_text};
     struct fpd_check_result res;
     rc = fpd_check_run(&ck, &cf.chk, &res);
+    json_t *environment = rc == FPD_OK ? fpd_checker_environment(&ck, &cf.chk) : NULL;
     fpd_checker_free(&ck);
-    if (rc != FPD_OK) {
+    if (rc != FPD_OK || !environment) {
         fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
         return FPD_EXIT_INTERNAL;
     }
-    return finish(&cf.chk, &res, &o);
+    int exit_code = finish(&cf.chk, &res, environment, &o);
+    json_decref(environment);
+    return exit_code;
 }

@@ -91,8 +91,15 @@ int fpd_cmd_minimize(int argc, char **argv)
     printf("minimized %s: %s -> %s in %zu checks%s\n", argv[optind], fpd_shape_format(&mr.before, before, sizeof before),
            fpd_shape_format(&chk.c, after, sizeof after), mr.checks,
            mr.timed_out ? " (time cap reached: the best case so far)" : "");
-    fpd_report_check(stdout, &chk, &mr.final);
-    if (fpd_case_file_from_check(&out, &chk, &mr.final, FPD_INLINE_MAX_DEFAULT, fpd_environment_json(&chk)) != FPD_OK)
+    /* the environment where the final case ran: a backend's provenance can be state of the
+     * process that ran it (fpd_checker.environment), and the minimizer's last check was another */
+    ck.environment = fpd_environment_text;
+    struct fpd_check_result again;
+    if (fpd_check_run(&ck, &chk, &again) != FPD_OK)
+        goto internal;
+    json_t *environment = fpd_checker_environment(&ck, &chk);
+    fpd_report_check(stdout, &chk, &mr.final, environment);
+    if (fpd_case_file_from_check(&out, &chk, &mr.final, FPD_INLINE_MAX_DEFAULT, environment) != FPD_OK)
         goto internal;
     out.origin_seed = f.origin_seed, out.origin_index = f.origin_index, out.origin_generator = f.origin_generator;
     if (fpd_case_file_save(out_dir, &out, path, sizeof path, &existed, why, sizeof why) != FPD_OK) {

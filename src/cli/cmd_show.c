@@ -102,7 +102,7 @@ static int show_now(void *ctx)
     } else {
         if (fpd_replay_environment_changes(f, changes, sizeof changes)[0])
             printf("  changed since it was recorded: %s\n", fpd_printable(changes, shown, sizeof shown));
-        fpd_report_check(stdout, &f->chk, &res);
+        fpd_report_check(stdout, &f->chk, &res, NULL);
     }
     return FPD_EXIT_OK;
 }

@@ -163,7 +163,7 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
     }
 }
 
-void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
+void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment)
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_metrics *m = &res->metrics;
@@ -206,7 +206,7 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
     }
     if (fpd_reproduce_command(chk, cmd, sizeof cmd))
         fprintf(f, "  rerun    %s\n", cmd);
-    fpd_report_environment(f, chk);
+    fpd_report_environment(f, chk, environment);
 }
 
 static json_t *hex64(uint64_t x)
@@ -288,18 +288,22 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     return o;
 }
 
-void fpd_report_environment(FILE *f, const struct fpd_check *chk)
+void fpd_report_environment(FILE *f, const struct fpd_check *chk, json_t *environment)
 {
     char line[1024];
     int width = 10; /* the names' column: as wide as the widest */
     for (int i = 0; i < chk->relation->backends; i++)
         width = (int)strlen(chk->backends[i]->impl->name) > width ? (int)strlen(chk->backends[i]->impl->name) : width;
     fprintf(f, "environment\n  %-*s %s\n", width, "cpu", fpd_cpu_describe(fpd_cpu_this(), line, sizeof line));
+    json_t *made_there = json_object_get(environment, "backends");
     for (int i = 0; i < chk->relation->backends; i++) {
         struct fpd_backend_slot *s = chk->backends[i];
         if (i == 1 && s == chk->backends[0])
             break;
-        fprintf(f, "  %-*s %s\n", width, s->impl->name,
-                fpd_backend_environment_line(s, fpd_check_threads(chk), line, sizeof line));
+        json_t *p = json_object_get(made_there, s->impl->name);
+        const char *text = p ? fpd_provenance_line(p, (int)json_integer_value(json_object_get(p, "threads")), line,
+                                                   sizeof line)
+                             : fpd_backend_environment_line(s, fpd_check_threads(chk), line, sizeof line);
+        fprintf(f, "  %-*s %s\n", width, s->impl->name, text);
     }
 }

@@ -21,14 +21,16 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
 /* " --generator G" for a generator other than the newest (which is the default), else "". */
 const char *fpd_generator_option(unsigned generator, char buf[32]);
 
-/* A full human-readable report of one check. */
-void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res);
+/* A full human-readable report of one check; `environment` is the one it ran in (environment.h),
+ * NULL for this process's backends. */
+void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment);
 
 /* One JSON object per check: relation, backends, verdict, diff, max_ulp, max_abs, max_rel, ratio,
  * hash_a, hash_b, seed, index, and the case and worst element. Caller owns the reference. */
 json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res);
 
-/* The report's environment section: the CPU, and a line per backend. */
-void fpd_report_environment(FILE *f, const struct fpd_check *chk);
+/* The report's environment section: the CPU, and a line per backend, from `environment` where it
+ * has the backend. */
+void fpd_report_environment(FILE *f, const struct fpd_check *chk, json_t *environment);
 
 #endif

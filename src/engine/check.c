@@ -367,14 +367,39 @@ static bool same_class(double a, double b)
     return true;
 }
 
+/* fpd_bound_model_widen's subnormal_reach for the compared block's operands taken as type `in`:
+ * 0 when none of them is a subnormal of it. */
+static double subnormal_reach(const struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_region *cmp,
+                              enum fpd_dtype in)
+{
+    const struct fpd_case *c = &chk->c;
+    double smallest_normal = ldexp(1, fpd_dtype_info(in)->emin), largest = smallest_normal;
+    bool subnormal = false;
+    struct operand ops[2];
+    compared_operands(ck, c, cmp, &ops[0], &ops[1]);
+    size_t rows[2] = {cmp->rows.len, c->k}, cols[2] = {c->k, cmp->cols.len};
+    for (int w = 0; w < 2; w++)
+        for (size_t bi = 0; bi < cmp->batch.len; bi++) {
+            const char *base = (const char *)ops[w].p + bi * ops[w].stride * dsize(ops[w].t);
+            for (size_t i = 0; i < rows[w]; i++)
+                for (size_t j = 0; j < cols[w]; j++) {
+                    double x = fabs(fpd_load(ops[w].t, base, ops[w].transposed ? j * ops[w].ld + i : i * ops[w].ld + j));
+                    subnormal |= x > 0 && x < smallest_normal;
+                    largest = isfinite(x) && x > largest ? x : largest;
+                }
+        }
+    return subnormal ? smallest_normal * largest : 0;
+}
+
 /* The bound widened for the rounding of the backend that computed path p (a tensor core's block
  * FMA), where it is not round-to-nearest. */
-static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_check *chk, const struct fpd_path *p,
-                              const struct fpd_dtypes *dt)
+static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_checker *ck, const struct fpd_check *chk,
+                              const struct fpd_region *cmp, const struct fpd_path *p, const struct fpd_dtypes *dt)
 {
     struct fpd_rounding r;
     fpd_backend_rounding(chk->backends[p->backend], dt, &r);
-    fpd_bound_model_widen(bm, &r, dt, chk->c.k);
+    if (r.kind != FPD_ROUNDING_NEAREST)
+        fpd_bound_model_widen(bm, &r, dt, chk->c.k, subnormal_reach(ck, chk, cmp, dt->in));
 }
 
 /* Each path against the correctly rounded result: error in ulps, and against its own bound. */
@@ -393,7 +418,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     for (int w = 0; w < 2; w++) {
         struct fpd_dtypes dt = {paths[w]->in, paths[w]->out, c->dt.acc};
         fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, paths[w]->bias == FPD_BIAS_AFTER);
-        widen_for_backend(&own[w], chk, paths[w], &dt);
+        widen_for_backend(&own[w], ck, chk, cmp, paths[w], &dt);
     }
     struct fpd_exact_report *x = &res->exact;
     *x = (struct fpd_exact_report){.computed = true};
@@ -504,7 +529,7 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     const struct fpd_path *both[] = {&res->paths.a, &res->paths.b};
     for (int w = 0; w < 2; w++) {
         struct fpd_dtypes dt = {both[w]->in, both[w]->out, c->dt.acc};
-        widen_for_backend(&bm, chk, both[w], &dt);
+        widen_for_backend(&bm, ck, chk, cmp, both[w], &dt);
     }
     struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
     if ((rc = fpd_compare(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
@@ -641,7 +666,19 @@ int fpd_check_threads(const struct fpd_check *chk)
 struct child_answer {
     int status;
     struct fpd_check_result res;
+    char environment[FPD_CHECK_ENVIRONMENT_MAX]; /* "" for none */
 };
+
+/* The checker's environment text of the check just run, made here (checker.environment). */
+static char *environment_here(const struct fpd_checker *ck, const struct fpd_check *chk)
+{
+    char *text = ck->environment ? ck->environment(chk) : NULL;
+    if (text && strlen(text) >= FPD_CHECK_ENVIRONMENT_MAX) {
+        free(text);
+        text = NULL;
+    }
+    return text;
+}
 
 struct isolated_check {
     struct fpd_checker *ck;
@@ -653,13 +690,21 @@ static int check_in_child(void *ctx)
     struct isolated_check *j = ctx;
     struct child_answer *out = j->ck->shared;
     out->status = check_here(j->ck, j->chk, &out->res);
+    char *environment = environment_here(j->ck, j->chk);
+    snprintf(out->environment, sizeof out->environment, "%s", environment ? environment : "");
+    free(environment);
     return 0;
 }
 
 int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
 {
-    if (!ck->isolate)
-        return check_here(ck, chk, res);
+    free(ck->environment_text);
+    ck->environment_text = NULL;
+    if (!ck->isolate) {
+        int rc = check_here(ck, chk, res);
+        ck->environment_text = environment_here(ck, chk);
+        return rc;
+    }
     if (!ck->shared) {
         void *map = mmap(NULL, sizeof(struct child_answer), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (map == MAP_FAILED)
@@ -668,12 +713,15 @@ int fpd_check_run(struct fpd_checker *ck, const struct fpd_check *chk, struct fp
     }
     struct isolated_check job = {ck, chk};
     char why[256];
+    struct child_answer *answer = ck->shared;
+    answer->environment[0] = '\0';
     if (fpd_run_isolated(check_in_child, &job, ck->isolate_timeout, why, sizeof why) < 0) {
         fpd_check_result_died(chk, why, res);
         return FPD_OK;
     }
-    const struct child_answer *answer = ck->shared;
     *res = answer->res;
+    if (answer->environment[0])
+        ck->environment_text = strdup(answer->environment);
     return answer->status;
 }
 
@@ -689,6 +737,8 @@ void fpd_checker_free(struct fpd_checker *ck)
     if (ck->shared)
         munmap(ck->shared, sizeof(struct child_answer));
     ck->shared = NULL;
+    free(ck->environment_text);
+    ck->environment_text = NULL;
     fpd_tensors_free(&ck->tensors);
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],

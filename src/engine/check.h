@@ -77,7 +77,16 @@ struct fpd_checker {
      * every check that ran both paths; its value comes back as res->digest. */
     uint64_t (*digest)(void *ctx, const struct fpd_checker *ck, const struct fpd_check_result *res);
     void *digest_ctx;
+    /* Optional: the environment as the backends saw it where the check ran, JSON text made there
+     * after the check (malloc'd; fpd_environment_text). A backend's provenance can be state of the
+     * process that ran its GEMMs (cuBLASLt's algorithm, a handle's modes), which an isolated
+     * check's parent never had. It comes back in environment_text: NULL when it was not made or
+     * was longer than FPD_CHECK_ENVIRONMENT_MAX. */
+    char *(*environment)(const struct fpd_check *chk);
+    char *environment_text;
 };
+
+#define FPD_CHECK_ENVIRONMENT_MAX 16384
 
 /* The thread count a check pins its library backends to, which is part of what the check is:
  * default_threads, when one of its backends honours a thread count and the relation does not set

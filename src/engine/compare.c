@@ -41,7 +41,7 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
 }
 
 void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding *r, const struct fpd_dtypes *dt,
-                           size_t k)
+                           size_t k, double subnormal_reach)
 {
     if (r->kind != FPD_ROUNDING_BLOCK_FMA || r->block == 0)
         return;
@@ -51,9 +51,11 @@ void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding
      * delta = rounding + truncation (1 + rounding). Chained through the accumulator, B blocks are
      * a recursive sum of B steps of error delta: gamma_B(delta) |bias + products|. Below the
      * normal range, each block's grid is at least 2^(min_exp - 23 - extra_bits), and its rounding
-     * at most the accumulator's smallest subnormal (twice that toward zero). This assumes normal
-     * 16-bit inputs: a product with a subnormal factor is aligned at the input format's emin,
-     * a grid up to 2^(p - 1) times coarser than its magnitude suggests. */
+     * at most the accumulator's smallest subnormal (twice that toward zero). A product with a
+     * subnormal factor is aligned as if the factor were 2^emin: it can set a block's grid up to
+     * 2^(p - 1) times coarser than its magnitude suggests, at most 2^-(23 + extra_bits) of
+     * subnormal_reach, for each of the block's terms; an absolute error per block, allowed as
+     * underflow is. */
     const struct fpd_dtype_info *acc = fpd_dtype_info(dt->acc);
     double step_rounding = (r->toward_zero ? 2 : 1) * acc->unit_roundoff;
     double truncation = r->block * ldexp(1, -23 - r->extra_bits);
@@ -61,7 +63,8 @@ void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding
     size_t blocks = (k + r->block - 1) / r->block;
     double gamma = fpd_gamma(blocks, delta);
     double per_block_underflow = r->block * ldexp(1, r->min_exp - 23 - r->extra_bits) +
-                                 (r->toward_zero ? 2 : 1) * acc->underflow;
+                                 (r->toward_zero ? 2 : 1) * acc->underflow +
+                                 r->block * ldexp(subnormal_reach, -23 - r->extra_bits) * (1 + step_rounding);
     if (gamma > bm->gamma)
         bm->gamma = gamma;
     if (bm->terms > 0 && blocks * per_block_underflow > bm->terms * bm->eta_acc)

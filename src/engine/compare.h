@@ -51,9 +51,12 @@ struct fpd_bound_model {
 void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
                           unsigned extra_out_roundings);
 /* Widens the model to cover a backend's own rounding (fpdiv_backend.h) for these dtypes and k:
- * nothing to do for round-to-nearest, which the model already is. */
+ * nothing to do for round-to-nearest, which the model already is. subnormal_reach is 0 when no
+ * input is a subnormal of dt->in, else 2^emin · max(2^emin, the inputs' largest |x|), with emin
+ * dt->in's smallest normal exponent: at least 2^e for the exponent e a block FMA gives a product
+ * with a subnormal factor (aligned as if it were 2^emin). */
 void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding *r, const struct fpd_dtypes *dt,
-                           size_t k);
+                           size_t k, double subnormal_reach);
 /* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). Inline:
  * comparison calls it for every element that differs. */
 static inline double fpd_bound_element(const struct fpd_bound_model *bm, double g, double c_abs)

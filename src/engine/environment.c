@@ -38,10 +38,24 @@ json_t *fpd_environment_json(const struct fpd_check *chk)
                               chk->c.recipe.generator);
 }
 
-/* The standard keys first, in words; the rest as key=value. */
-const char *fpd_backend_environment_line(struct fpd_backend_slot *slot, int threads, char *buf, size_t size)
+char *fpd_environment_text(const struct fpd_check *chk)
 {
-    json_t *p = fpd_backend_environment_json(slot);
+    json_t *e = fpd_environment_json(chk);
+    char *text = e ? json_dumps(e, JSON_COMPACT) : NULL;
+    json_decref(e);
+    return text;
+}
+
+json_t *fpd_checker_environment(const struct fpd_checker *ck, const struct fpd_check *chk)
+{
+    json_t *made_there = ck->environment_text ? json_loads(ck->environment_text, 0, NULL) : NULL;
+    return made_there ? made_there : fpd_environment_json(chk);
+}
+
+/* The standard keys first, in words; the rest as key=value ("threads", a number, is the thread
+ * count, which `threads` gives). */
+const char *fpd_provenance_line(json_t *p, int threads, char *buf, size_t size)
+{
     const char *library = json_string_value(json_object_get(p, "library"));
     const char *version = json_string_value(json_object_get(p, "version"));
     const char *kernel_set = json_string_value(json_object_get(p, "kernel_set"));
@@ -56,16 +70,24 @@ const char *fpd_backend_environment_line(struct fpd_backend_slot *slot, int thre
         ADD("%s%s%s", library, version ? " " : "", version ? version : "");
     if (kernel_set)
         ADD("%skernel set %s", used ? ", " : "", kernel_set);
-    if (threads > 0 && (slot->impl->features & FPD_FEAT_THREADS))
+    if (threads > 0)
         ADD("%s%d thread%s", used ? ", " : "", threads, threads == 1 ? "" : "s");
     const char *key;
     json_t *value;
     json_object_foreach(p, key, value)
     {
-        if (strcmp(key, "library") != 0 && strcmp(key, "version") != 0 && strcmp(key, "kernel_set") != 0)
+        if (json_is_string(value) && strcmp(key, "library") != 0 && strcmp(key, "version") != 0 &&
+            strcmp(key, "kernel_set") != 0)
             ADD("%s%s=%s", used ? "; " : "", key, json_string_value(value));
     }
 #undef ADD
+    return buf;
+}
+
+const char *fpd_backend_environment_line(struct fpd_backend_slot *slot, int threads, char *buf, size_t size)
+{
+    json_t *p = fpd_backend_environment_json(slot);
+    fpd_provenance_line(p, slot->impl->features & FPD_FEAT_THREADS ? threads : 0, buf, size);
     json_decref(p);
     return buf;
 }

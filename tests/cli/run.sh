@@ -547,6 +547,29 @@ run "plugin refuses bf16" 2 $FPDIV --plugin $P/reverse.so check --relation repea
     expect "and says why" "$err" 'reverse kernel computes f32 or f64 only'
 FPDIV_PLUGIN_PATH=$P/reverse.so run "FPDIV_PLUGIN_PATH" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --backends reverse,openblas --dtypes f32,f64 &&
     expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas@'
+# A backend's provenance can be state of the process that ran its GEMMs (cuBLASLt's algorithm): an
+# isolated check's environment is the one its child saw, in --json, the report, a saved case and a
+# minimized one (the review of the CUDA backends, finding 3).
+ST="--plugin $P/stateful.so --plugin $P/reverse.so"
+run "environment where the check ran: --json" 0 $FPDIV $ST check --relation repeat --backend stateful --shape 2x3x4x5 \
+        --dtype f64 --json &&
+    expect "the child's GEMMs are in it" "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["environment"]["backends"]["stateful"])' "$out")" \
+        "'gemms_in_this_process': '2', 'last_shape': '2x3x4x5'"
+run "environment where the check ran: report" 0 $FPDIV $ST check --relation repeat --backend stateful --shape 3x4x5 --dtype f64 &&
+    expect "the report's too" "$out" '^  stateful +gemms_in_this_process=2; last_shape=1x3x4x5$'
+env_dir=$(mktemp -d)
+run "environment where the check ran: saved" 0 $FPDIV $ST check --relation vendor --backend stateful,reverse --shape 9x17x300 \
+        --dtype f64 --save "$env_dir" &&
+    expect "the saved case's" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["environment"]["backends"]["stateful"])' \
+        "$env_dir"/vendor/*.json)" "'gemms_in_this_process': '1', 'last_shape': '1x9x17x300'"
+run "environment where the check ran: minimized" 0 $FPDIV $ST minimize "$env_dir"/vendor/*.json --out "$env_dir/min" &&
+    expect "the minimized case's is its final check's" "$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["check"]["case"]
+print(j["environment"]["backends"]["stateful"]["last_shape"] == "%dx%dx%dx%d" % (c["batch"], c["m"], c["n"], c["k"]))' \
+        "$env_dir"/min/vendor/*.json)" '^True$'
+rm -rf "$env_dir"
 bad "plugin with another ABI" "was built for backend ABI 6; this fpdiv speaks ABI 5 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list

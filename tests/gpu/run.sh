@@ -40,6 +40,28 @@ for pair in seq,cuda-seq seq,cuda-tiled splitk,cuda-splitk; do
     done
 done
 
+# cuda-wmma against its GPU's tensor-core model, the twin its provenance names by compute
+# capability: bitwise, where a model of that GPU is published (tests/gpu/host/ checks the kernel
+# against every model through the host shim; this is the hardware itself).
+twin=$($FPDIV check --relation repeat --backend cuda-wmma --shape 16x16x16 --dtype f16 --json 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["environment"]["backends"]["cuda-wmma"].get("twin", "none"))' 2>/dev/null)
+case "$twin" in
+tc-*)
+    for dtype in f16 bf16 f16:f32; do
+        for shape in 16x16x16 1x1x1 5x20x37 64x48x1000 3x16x32x64; do
+            for flags in "" "--bias" "--trans-a --trans-b --bias"; do
+                got=$(verdict device $twin,cuda-wmma $shape $dtype $flags)
+                case "$got" in
+                same*) pass "device $twin,cuda-wmma $shape $dtype $flags" ;;
+                *"does not take"*|*"take bf16 from"*) echo "note: $got" ;;
+                *) fail "device $twin,cuda-wmma $shape $dtype $flags" "$got" ;;
+                esac
+            done
+        done
+    done ;;
+*) echo "gpu: cuda-wmma's twin: ${twin:-unknown} (no published tensor-core model of this GPU): not compared" ;;
+esac
+
 # Every GPU relation runs (its verdict is reported; an error fails the test).
 for backend in cublas cublaslt cuda-seq cuda-tiled cuda-splitk cuda-wmma; do
     for relation in slice-rows slice-cols slice-batch addmm cast-in cast-out layout repeat; do

@@ -184,3 +184,23 @@ Test(tensor_core, the_bound_knows_the_block_fma)
                  fpd_verdict_table[planted.verdict].name, planted.exact.own_ratio[0]);
     fpd_registry_close_all();
 }
+
+/* A product with a subnormal factor is aligned as if the factor were 2^-14: 2^-24 · 2^15 is
+ * 2^-9, but sets H100's grid at 2^(1 - 25), where fifteen products of about 2^-11, whose bits
+ * reach 2^-33, lose up to 2^-24 each: 27.6 times what the bound allows a block of normal inputs
+ * (measured without the allowance). The bound allows for the coarser grid. */
+Test(tensor_core, a_subnormal_factor_sets_the_grid)
+{
+    fpd_registry_init();
+    uint16_t a[16], b[16];
+    float bias[1] = {0};
+    a[0] = fpd_f16_from_double(E(-24)), b[0] = fpd_f16_from_double(E(15));
+    for (size_t p = 1; p < 16; p++)
+        a[p] = fpd_f16_from_double(1 + (853.0 - (double)p) / 1024), b[p] = fpd_f16_from_double((1 + 683.0 / 1024) * E(-12));
+    struct fpd_case_data data = {.batch = 1, .m = 1, .n = 1, .k = 16, .a = a, .b = b, .bias = bias};
+    struct fpd_check_result res = repeat_on("tc-h100", &data);
+    cr_expect_eq(res.verdict, FPD_SAME, "%s", fpd_verdict_table[res.verdict].name);
+    cr_expect(res.exact.err_ulp[0] >= 8, "the grid lost little: %g ulps", res.exact.err_ulp[0]);
+    cr_expect(res.exact.own_ratio[0] <= 1, "beyond its own bound: ratio %g", res.exact.own_ratio[0]);
+    fpd_registry_close_all();
+}

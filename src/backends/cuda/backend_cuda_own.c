@@ -34,6 +34,7 @@ struct cuda_state {
     struct fpd_batch_staging host;
     struct fpd_staging bias, padded_a, padded_b, padded_c;
     struct fpd_device_buffer a, b, c, bias_d, partials;
+    int device_resets;
 };
 
 static int cuda_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
@@ -57,6 +58,12 @@ static bool cuda_supports(void *state, const struct fpd_dtypes *dt, char *why, s
     if (!fpd_dtypes_valid(dt, why, why_size))
         return false;
     if (s->kernel->kind == TENSOR_CORES) {
+        int cc = fpd_cuda_compute_capability();
+        if (dt->in == FPD_BF16 && cc < 80) { /* wmma.cu traps there */
+            snprintf(why, why_size, "tensor cores take bf16 from compute capability 8.0; this GPU has %d.%d", cc / 10,
+                     cc % 10);
+            return false;
+        }
         if ((dt->in == FPD_F16 || dt->in == FPD_BF16) && dt->acc == FPD_F32)
             return true;
         snprintf(why, why_size, "tensor cores take f16 or bf16 inputs with f32 accumulation");
@@ -79,8 +86,10 @@ static int run_plain(struct cuda_state *s, const struct fpd_gemm_args *g, size_t
         return FPD_ERR_NOMEM;
     }
     size_t es = fpd_dtype_info(ct)->size;
-    size_t a_rows = g->trans_a ? g->k : g->m, b_rows = g->trans_b ? g->n : g->k;
-    size_t a_bytes = a_rows * e.lda * es, b_bytes = b_rows * e.ldb * es, c_bytes = g->m * g->n * es;
+    /* what the staged operands span: where no conversion was needed they are the caller's views */
+    size_t a_bytes = fpd_operand_span(1, 0, g->trans_a ? g->k : g->m, e.lda, g->trans_a ? g->m : g->k) * es,
+           b_bytes = fpd_operand_span(1, 0, g->trans_b ? g->n : g->k, e.ldb, g->trans_b ? g->k : g->n) * es,
+           c_bytes = g->m * g->n * es;
     int rc;
     if ((rc = fpd_device_grow(&s->a, a_bytes, why, why_size)) != FPD_OK ||
         (rc = fpd_device_grow(&s->b, b_bytes, why, why_size)) != FPD_OK ||
@@ -163,6 +172,22 @@ static int run_tensor_cores(struct cuda_state *s, const struct fpd_gemm_args *g,
     return FPD_OK;
 }
 
+/* The device buffers and the stream, released; `reset` after a fault that left the CUDA context
+ * unusable, when the device is reset too and the next GEMM makes them again. */
+static void release_device(struct cuda_state *s, bool reset)
+{
+    struct fpd_device_buffer *device[] = {&s->a, &s->b, &s->c, &s->bias_d, &s->partials};
+    for (size_t i = 0; i < sizeof device / sizeof device[0]; i++)
+        fpd_device_free(device[i]);
+    if (s->ready)
+        cudaStreamDestroy(s->stream);
+    s->ready = false;
+    if (reset) {
+        cudaDeviceReset();
+        s->device_resets++;
+    }
+}
+
 static int cuda_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     struct cuda_state *s = state;
@@ -181,6 +206,8 @@ static int cuda_gemm(void *state, const struct fpd_gemm_args *g, char *why, size
     for (size_t b = 0; b < g->batch; b++) {
         int rc = s->kernel->kind == TENSOR_CORES ? run_tensor_cores(s, g, b, bias, why, why_size)
                                                  : run_plain(s, g, b, ct, bias, why, why_size);
+        if (rc == FPD_ERR_BACKEND && fpd_cuda_context_lost())
+            release_device(s, true);
         if (rc != FPD_OK)
             return rc;
     }
@@ -189,9 +216,18 @@ static int cuda_gemm(void *state, const struct fpd_gemm_args *g, char *why, size
 
 static void cuda_provenance(void *state, fpd_provenance_fn emit, void *ctx)
 {
-    (void)state;
+    const struct cuda_state *s = state;
     emit(ctx, "implementation", "fpdiv own CUDA kernel");
     fpd_cuda_device_provenance(emit, ctx);
+    if (s->kernel->kind == TENSOR_CORES) { /* make test-gpu runs `device` between the two */
+        const char *model = fpd_cuda_tensor_core_model(fpd_cuda_compute_capability());
+        emit(ctx, "twin", model ? model : "none: no published model of this GPU's tensor cores");
+    }
+    if (s->device_resets) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", s->device_resets);
+        emit(ctx, "device_resets", buf);
+    }
 }
 
 static void cuda_close(void *state)
@@ -202,11 +238,7 @@ static void cuda_close(void *state)
     fpd_staging_free(&s->padded_a);
     fpd_staging_free(&s->padded_b);
     fpd_staging_free(&s->padded_c);
-    struct fpd_device_buffer *device[] = {&s->a, &s->b, &s->c, &s->bias_d, &s->partials};
-    for (size_t i = 0; i < sizeof device / sizeof device[0]; i++)
-        fpd_device_free(device[i]);
-    if (s->ready)
-        cudaStreamDestroy(s->stream);
+    release_device(s, false);
     free(s);
 }
 
@@ -225,4 +257,4 @@ CUDA_BACKEND(fpd_backend_cuda_tiled, "cuda-tiled", kernel_tiled, "seq",
 CUDA_BACKEND(fpd_backend_cuda_splitk, "cuda-splitk", kernel_splitk, "splitk",
              "own CUDA kernel: k in 4 parts on separate threads, reduced in order (twin: splitk)")
 CUDA_BACKEND(fpd_backend_cuda_wmma, "cuda-wmma", kernel_wmma, NULL,
-             "own CUDA kernel: tensor cores (WMMA 16x16x16), f16/bf16 in, f32 accumulate; no CPU twin")
+             "own CUDA kernel: tensor cores (WMMA 16x16x16), f16/bf16 in, f32 accumulate (twin: the GPU's tc-* model)")

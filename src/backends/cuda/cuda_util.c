@@ -145,6 +145,31 @@ int fpd_cublas_check(cublasStatus_t rc, const char *what, char *why, size_t why_
     return FPD_ERR_BACKEND;
 }
 
+bool fpd_cuda_context_lost(void)
+{
+    (void)cudaGetLastError(); /* a launch's own error, which does not outlive it */
+    return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+int fpd_cuda_compute_capability(void)
+{
+    const struct device_probe *d = device_probe();
+    return d->status == FPD_OK ? d->cc_major * 10 + d->cc_minor : 0;
+}
+
+const char *fpd_cuda_tensor_core_model(int compute_capability)
+{
+    /* the GPUs tensor-cores.md models, by compute capability (A2 and A30 behave as A100) */
+    static const struct {
+        int cc;
+        const char *model;
+    } models[] = {{70, "tc-v100"}, {80, "tc-a100"}, {86, "tc-a100"}, {89, "tc-ada"}, {90, "tc-h100"}, {100, "tc-b200"}};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        if (models[i].cc == compute_capability)
+            return models[i].model;
+    return NULL;
+}
+
 void fpd_cuda_device_provenance(fpd_provenance_fn emit, void *ctx)
 {
     const struct device_probe *d = device_probe();

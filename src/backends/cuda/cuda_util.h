@@ -3,6 +3,7 @@
 #define FPD_CUDA_UTIL_H
 
 #include <cublas_v2.h>
+#include <stdbool.h>
 #include <cuda_runtime_api.h>
 
 #include "fpdiv_backend.h"
@@ -29,6 +30,17 @@ int fpd_cuda_require_device(char *why, size_t why_size);
 /* FPD_OK, or FPD_ERR_BACKEND with "what: CUDA error text". */
 int fpd_cuda_check(cudaError_t rc, const char *what, char *why, size_t why_size);
 int fpd_cublas_check(cublasStatus_t rc, const char *what, char *why, size_t why_size);
+
+/* Whether a fault has left this process's CUDA context unusable: a sticky error (an illegal
+ * address, a trap) fails every later call until cudaDeviceReset. */
+bool fpd_cuda_context_lost(void);
+
+/* The device's compute capability as 10·major + minor (90 for an H100), 0 if unknown. */
+int fpd_cuda_compute_capability(void);
+
+/* The tensor-core model (a tc-* backend) of a compute capability's GPU, NULL where none is
+ * published: cuda-wmma's twin on that GPU. */
+const char *fpd_cuda_tensor_core_model(int compute_capability);
 
 /* GPU name, SM count, runtime and driver versions, as the probe found them. */
 void fpd_cuda_device_provenance(fpd_provenance_fn emit, void *ctx);
