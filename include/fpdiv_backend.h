@@ -12,8 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 5
-/* ABI 4 is ABI 5 without `rounding` at the end of struct fpd_backend, ABI 3 ABI 4 without
+#define FPDIV_BACKEND_ABI 6
+/* ABI 5 is ABI 6 without the status FPD_ERR_NOT_APPLICABLE (its structs are ABI 6's);
+ * ABI 4 is ABI 5 without `rounding` at the end of struct fpd_backend, ABI 3 ABI 4 without
  * gemm_many; ABI 2 is ABI 3 without
  * routes and executions (args->route, args->execution and the features that go with them); ABI 1
  * is ABI 2 without the kernel-set fields. fpdiv still loads plugins built for any of them (theirs
@@ -29,6 +30,10 @@ enum fpd_status {
     FPD_ERR_BACKEND,     /* a backend failed while computing */
     FPD_ERR_NOMEM,
     FPD_ERR_INTERNAL,
+    /* ABI 6, from gemm(): the backend takes the GEMM's dtypes but cannot compute this GEMM (a
+     * library offers fewer algorithms for this problem than args->algo asks for), so the check
+     * does not apply: it is passed over, not a finding. Say why. */
+    FPD_ERR_NOT_APPLICABLE,
 };
 
 /* Storage types. Values are stored as IEEE 754 binary64/binary32/binary16 and bfloat16 bits. */

@@ -135,13 +135,15 @@ int fpd_backend_acquire(struct fpd_backend_slot *s)
 }
 
 /* A GEMM's outcome as fpdiv reports it: a failure without a reason gets one, and a backend that
- * left the floating-point environment changed (`changed` says how; NULL: it did not) failed. */
+ * left the floating-point environment changed (`changed` says how; NULL: it did not) failed. A
+ * GEMM that does not apply stays that; every other failure is the backend's. */
 static int outcome(const struct fpd_backend_slot *s, int rc, const char *changed, char *why, size_t why_size)
 {
     if (rc != FPD_OK) {
         if (why[0] == '\0')
-            snprintf(why, why_size, "%s failed (status %d)", s->impl->name, rc);
-        return FPD_ERR_BACKEND;
+            snprintf(why, why_size, "%s %s (status %d)", s->impl->name,
+                     rc == FPD_ERR_NOT_APPLICABLE ? "cannot compute this GEMM" : "failed", rc);
+        return rc == FPD_ERR_NOT_APPLICABLE ? FPD_ERR_NOT_APPLICABLE : FPD_ERR_BACKEND;
     }
     if (changed) {
         snprintf(why, why_size, "%s returned with the floating-point environment changed (%s); fpdiv put IEEE's "

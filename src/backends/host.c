@@ -259,7 +259,7 @@ int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double time
     int rc = receive(h, req.seq, timeout, r, why, why_size);
     if (rc == FPD_OK && r->status != FPD_OK) { /* the backend's own failure, in its own words */
         snprintf(why, why_size, "%.*s", (int)sizeof r->why, r->why);
-        rc = FPD_ERR_BACKEND;
+        rc = r->status == FPD_ERR_NOT_APPLICABLE ? FPD_ERR_NOT_APPLICABLE : FPD_ERR_BACKEND;
     }
     return rc == FPD_OK ? fpd_server_unstage(&h->server, g, &l, why, why_size) : rc;
 }

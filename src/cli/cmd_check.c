@@ -132,6 +132,11 @@ int fpd_cmd_check(int argc, char **argv)
         fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
         return FPD_EXIT_INTERNAL;
     }
+    if (res.not_applicable) { /* as a backend that does not take the dtypes: the request cannot be */
+        fpd_cli_error("check", "does not apply: %s", res.error);
+        json_decref(environment);
+        return FPD_EXIT_USAGE;
+    }
     int exit_code = finish(&cf.chk, &res, environment, &o);
     json_decref(environment);
     return exit_code;

@@ -49,7 +49,7 @@ static const char help[] =
     "                      has its m, n and k halved to fit; one still too large is skipped, and\n"
     "                      counted\n"
     "  --json              JSON Lines on stdout: a campaign line, one line per check (or skipped\n"
-    "                      check), a summary line\n"
+    "                      check, or one that did not apply), a summary line\n"
     "  --junit FILE        JUnit XML: a test case per relation x backends, a failure per check that\n"
     "                      fails the policy (with the command that reproduces it). When\n"
     "                      GITHUB_ACTIONS=true: ::error annotations and a table in the step summary\n"
@@ -372,6 +372,10 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
         fpd_fuzz_report_skipped(r, ev->msg.index, st->skipped++ == 0);
         return FPD_OK;
     }
+    if (!lost && answer.res.not_applicable) {
+        fpd_fuzz_report_not_applicable(r, ev->msg.index, &answer.res, st->not_applicable++ == 0);
+        return FPD_OK;
+    }
     uint32_t index = lost ? ev->index : ev->msg.index;
     /* Planning the whole check again costs about what a small check's data does: only a check
      * that is reported, saved or listed needs it; the summary needs its combination alone. */
@@ -497,13 +501,16 @@ int fpd_cmd_fuzz(int argc, char **argv)
         exit_code = reported;
     fpd_fuzz_report_free(&r);
     fpd_corpus_index_free(&run.corpus);
-    bool tested_nothing = st.checks == 0 && st.skipped > 0;
+    bool tested_nothing = st.checks == 0 && (st.skipped > 0 || st.not_applicable > 0);
+    const char *why_nothing = st.not_applicable == 0 ? "every check was over the --max-mem budget"
+                              : st.skipped == 0      ? "no check applied"
+                                                     : "every check was over the --max-mem budget or did not apply";
     fpd_stats_free(&st);
     fpd_campaign_free(&run.cp);
     if (exit_code != FPD_EXIT_OK)
         return exit_code;
     if (tested_nothing) { /* a budget that lets nothing run is a usage error, not a pass */
-        fpd_cli_error("fuzz", "every check was over the --max-mem budget: nothing was tested");
+        fpd_cli_error("fuzz", "%s: nothing was tested", why_nothing);
         return FPD_EXIT_USAGE;
     }
     return r.failed ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;

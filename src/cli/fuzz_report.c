@@ -93,6 +93,9 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
     if (st->skipped)
         printf("skipped %zu check%s over the --max-mem budget at the smallest shape (the first is named on stderr)\n",
                st->skipped, st->skipped == 1 ? "" : "s");
+    if (st->not_applicable)
+        printf("did not apply: %zu check%s, whose backend cannot compute a GEMM of them (the first is named on "
+               "stderr)\n", st->not_applicable, st->not_applicable == 1 ? "" : "s");
     static const char *const exact_words[] = {[FPD_EXACT_NEVER] = "not computed",
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
                                               [FPD_EXACT_ALWAYS] = "computed for every check"};
@@ -122,9 +125,9 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
                                               (json_int_t)t->checks, "verdicts", counts, "max_ulp",
                                               (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
     }
-    return json_pack("{s:s,s:o,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:o}", "type", "summary", "seed",
+    return json_pack("{s:s,s:o,s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:o}", "type", "summary", "seed",
                      fpd_seed_json(cp->cfg.seed), "checks", (json_int_t)st->checks, "skipped",
-                     (json_int_t)st->skipped, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",
+                     (json_int_t)st->skipped, "not_applicable", (json_int_t)st->not_applicable, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",
                      (json_int_t)failed, "signatures", (json_int_t)st->n_signatures, "saved", (json_int_t)saved,
                      "save_failures", (json_int_t)save_failures, "rows", rows);
 }
@@ -155,6 +158,24 @@ void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool fir
     else
         fpd_cli_error("fuzz", "skipped seed %" PRIu64 " index %" PRIu32 ": %s%s; the summary counts any more",
                       cp->cfg.seed, index, why, shared);
+}
+
+void fpd_fuzz_report_not_applicable(struct fpd_fuzz_report *r, uint32_t index, const struct fpd_check_result *res,
+                                    bool first)
+{
+    const struct fpd_campaign *cp = r->cp;
+    if (!r->json && !first)
+        return;
+    struct fpd_check chk;
+    char cmd[FPD_COMMAND_MAX];
+    fpd_campaign_plan(cp, index, &chk);
+    if (r->json)
+        fpd_fuzz_print_json(json_pack("{s:s,s:o,s:I,s:s,s:s}", "type", "not_applicable", "seed",
+                                      fpd_seed_json(cp->cfg.seed), "index", (json_int_t)index, "reason", res->error,
+                                      "reproduce", fpd_reproduce_command(&chk, cmd, sizeof cmd)));
+    else
+        fpd_cli_error("fuzz", "did not apply, seed %" PRIu64 " index %" PRIu32 ": %s; the summary counts any more",
+                      cp->cfg.seed, index, res->error);
 }
 
 void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line)

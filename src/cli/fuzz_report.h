@@ -42,6 +42,9 @@ int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk
 /* A check over the memory budget at its smallest shape: a `skipped` line with --json, else a note
  * on stderr for the first (the summary counts them all). */
 void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool first);
+/* A check that did not apply (res->not_applicable): a JSON line, or the first on stderr. */
+void fpd_fuzz_report_not_applicable(struct fpd_fuzz_report *r, uint32_t index, const struct fpd_check_result *res,
+                                    bool first);
 /* What saving a finding came to, from its line (campaign_worker.h): the case saved (its path put
  * back in front), or why it could not be, counted (the run then fails). Takes the line. */
 void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line);

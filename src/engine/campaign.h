@@ -80,6 +80,7 @@ struct fpd_signature {
 struct fpd_stats {
     size_t checks, by_verdict[FPD_VERDICT_COUNT];
     size_t skipped; /* not run: over the memory budget at their smallest shapes (fpd_campaign_plan) */
+    size_t not_applicable; /* run, and did not apply (fpd_check_result.not_applicable): not in `checks` */
     struct fpd_tally *tallies;
     size_t n_tallies, cap_tallies;
     struct fpd_signature *signatures;

@@ -173,7 +173,7 @@ int fpd_campaign_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     }
     if (fpd_check_answer_send(ch, index, &a) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    if (!run->saving.corpus || a.res.verdict == FPD_SAME)
+    if (!run->saving.corpus || a.res.verdict == FPD_SAME || a.res.not_applicable)
         return FPD_OK;
     json_t *line;
     if (fpd_campaign_save_finding(run, &chk, &a.res, &line) != FPD_OK)

@@ -515,6 +515,7 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
         if (rc != FPD_OK) {
             res->verdict = FPD_ERROR;
             res->failed_path = which;
+            res->not_applicable = rc == FPD_ERR_NOT_APPLICABLE;
             snprintf(res->error, sizeof res->error, "%s", ck->why[which]);
             return FPD_OK;
         }

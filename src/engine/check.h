@@ -44,6 +44,10 @@ struct fpd_check_result {
     struct fpd_paths paths;
     uint32_t worst_batch, worst_row, worst_col; /* the worst element, in case coordinates */
     int failed_path;                            /* -1, or 0/1 for path A/B when verdict is error */
+    /* With verdict error: the check does not apply, as failed_path's backend cannot compute its
+     * GEMM (FPD_ERR_NOT_APPLICABLE; error says why). A campaign passes it over, `check` refuses
+     * it; anything that does not ask sees an error. */
+    bool not_applicable;
     char error[256];
     struct fpd_exact_report exact;
     uint64_t digest; /* the checker's `digest` of this check's outputs, when it has one */

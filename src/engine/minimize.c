@@ -40,7 +40,8 @@ static bool keeps(struct shrinker *s, const struct fpd_check *candidate)
         s->status = rc;
         return false;
     }
-    return res.verdict == s->target; /* the same signature: a worse verdict is another finding */
+    /* the same signature: a worse verdict is another finding, and one that does not apply none */
+    return res.verdict == s->target && !res.not_applicable;
 }
 
 /* Try a candidate; adopt it when it keeps the signature. */

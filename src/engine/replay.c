@@ -52,6 +52,10 @@ static enum fpd_replay_class compare_outcome(const struct fpd_case_file *f, cons
 enum fpd_replay_class fpd_replay_classify(const struct fpd_case_file *f, const struct fpd_check_result *res,
                                           char *why, size_t why_size)
 {
+    if (res->not_applicable) { /* e.g. a library that now offers fewer algorithms for the problem */
+        snprintf(why, why_size, "does not apply here: %s", res->error);
+        return FPD_SKIPPED;
+    }
     enum fpd_replay_class cls = compare_outcome(f, res);
     return cls != FPD_REPRODUCED && environment_moved(f, why, why_size) ? FPD_ELSEWHERE : cls;
 }

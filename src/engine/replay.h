@@ -10,7 +10,7 @@ enum fpd_replay_class {
     FPD_FIXED,      /* now `same` */
     FPD_WORSE,      /* a higher verdict than recorded */
     FPD_ELSEWHERE,  /* not comparable here: recorded on kernels this CPU cannot run, or does not pick */
-    FPD_SKIPPED,    /* cannot run here: a backend is unavailable or lacks the dtypes */
+    FPD_SKIPPED,    /* cannot run here: a backend is unavailable or lacks the dtypes, or the check does not apply */
     FPD_REPLAY_CLASS_COUNT,
 };
 

@@ -570,7 +570,43 @@ c = j["check"]["case"]
 print(j["environment"]["backends"]["stateful"]["last_shape"] == "%dx%dx%dx%d" % (c["batch"], c["m"], c["n"], c["k"]))' \
         "$env_dir"/min/vendor/*.json)" '^True$'
 rm -rf "$env_dir"
-bad "plugin with another ABI" "was built for backend ABI 6; this fpdiv speaks ABI 5 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+bad "plugin with another ABI" "was built for backend ABI 7; this fpdiv speaks ABI 6 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+# A GEMM a backend cannot compute, though it takes the dtypes (an algorithm a library does not
+# offer for the problem): the check does not apply. `check` refuses it; a campaign passes it over
+# and counts it, and it is never a finding (tests/plugins/few_algos.c offers 1 + k % 4 algorithms).
+FA="--plugin $P/few_algos.so"
+bad "a check that does not apply" "does not apply: few-algos offers 1 algorithm for k = 4; algorithm 1 was asked for" \
+    $FA check --relation algo --backend few-algos --algo 1 --shape 2x3x4 --dtype f64
+run "one that does" 0 $FPDIV $FA check --relation algo --backend few-algos --algo 3 --shape 2x3x7 --dtype f64 &&
+    expect "runs" "$out" '^check algo on few-algos: reorder'
+fa_dir=$(mktemp -d)
+run "a campaign passes over the checks that do not apply" 0 $FPDIV $FA fuzz --corpus "$fa_dir" --relations algo \
+        --backends few-algos --dtypes f64 --cases 300 --seed 2 --max-dim 32 --fail-on never --json &&
+    expect "counted apart, none an error; the finding minimized past shapes where it does not apply" "$(python3 -c '
+import collections, json, sys
+lines = [json.loads(l) for l in sys.stdin]
+kinds = collections.Counter(l["type"] for l in lines)
+summary = [l for l in lines if l["type"] == "summary"][0]
+checks = [l for l in lines if l["type"] == "check"]
+na = [l for l in lines if l["type"] == "not_applicable"]
+print(kinds["not_applicable"] == summary["not_applicable"] > 0, summary["checks"] == len(checks) > 0,
+      all(l["verdict"] != "error" for l in checks), all("algorithm" in l["reason"] and "--algo" in l["reproduce"] for l in na),
+      [l["after"] for l in lines if l["type"] == "saved"] == ["1x1x5"])' <<<"$out")" '^True True True True True$'
+rm -rf "$fa_dir"
+run "the summary says how many did not apply" 0 $FPDIV $FA fuzz --no-corpus --relations algo --backends few-algos --dtypes f64 \
+        --cases 300 --seed 2 --max-dim 32 &&
+    expect "in words" "$out" '^did not apply: [0-9]+ checks, whose backend cannot compute a GEMM of them' &&
+    expect "and names the first" "$err" 'did not apply, seed 2 index [0-9]+: few-algos offers'
+fa_dir=$(mktemp -d)
+run "a case that applied" 0 $FPDIV $FA check --relation algo --backend few-algos --algo 3 --shape 2x3x7 --dtype f64 \
+    --save "$fa_dir" --fail-on never
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["check"]["params"]["algo"] = 5; json.dump(j, open(sys.argv[1], "w"))' \
+    "$fa_dir"/algo/*.json # as a library that now offers fewer algorithms for it would see it
+run "replays as skipped where it does not apply" 125 $FPDIV $FA replay "$fa_dir" &&
+    expect "saying why" "$out" '^skipped .* does not apply here: few-algos offers 4 algorithms for k = 7; algorithm 5 was asked for$'
+rm -rf "$fa_dir"
+run "the plugin of ABI 5 loads" 0 $FPDIV --plugin $P/old_abi5.so check --relation vendor --backend seq,old-abi5 \
+        --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 

@@ -47,7 +47,7 @@ twin=$($FPDIV check --relation repeat --backend cuda-wmma --shape 16x16x16 --dty
     python3 -c 'import json,sys; print(json.load(sys.stdin)["environment"]["backends"]["cuda-wmma"].get("twin", "none"))' 2>/dev/null)
 case "$twin" in
 tc-*)
-    for dtype in f16 bf16 f16:f32; do
+    for dtype in f16 bf16 f16:f16 bf16:bf16; do
         for shape in 16x16x16 1x1x1 5x20x37 64x48x1000 3x16x32x64; do
             for flags in "" "--bias" "--trans-a --trans-b --bias"; do
                 got=$(verdict device $twin,cuda-wmma $shape $dtype $flags)

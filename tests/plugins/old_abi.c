@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#ifndef OLD_ABI_HEADER /* old_abi2.c and old_abi4.c build this plugin against ABI 2 and ABI 4 */
+#ifndef OLD_ABI_HEADER /* old_abi2.c, old_abi4.c and old_abi5.c build this plugin against ABI 2, 4 and 5 */
 #define OLD_ABI_HEADER "abi1/fpdiv_backend.h"
 #define OLD_ABI_NAME "old-abi"
 #define OLD_ABI_FEATURES FPD_FEAT_FUSED_BIAS
@@ -48,14 +48,14 @@ static int old_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_
     return FPD_OK;
 }
 
-#ifdef OLD_ABI_GEMM_MANY /* old_abi4.c: ABI 4's gemm_many */
+#ifdef OLD_ABI_GEMM_MANY /* old_abi4.c and old_abi5.c: gemm_many, from ABI 4 */
 static void old_gemm_many(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
                           size_t why_size)
 {
     for (size_t i = 0; i < count; i++) {
         status[i] = old_gemm(state, args[i], why + i * why_size, why_size);
         if (args[i]->k == 13) {
-            snprintf(why + i * why_size, why_size, "old-abi4's gemm_many fails k = 13");
+            snprintf(why + i * why_size, why_size, "%s's gemm_many fails k = 13", OLD_ABI_NAME);
             status[i] = FPD_ERR_BACKEND;
         }
     }

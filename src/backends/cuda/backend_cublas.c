@@ -329,10 +329,10 @@ static int cublaslt_gemm(struct blas_state *s, const struct fpd_gemm_args *g, ch
     BLAS_STEP(rc,
               cublasLtMatmulAlgoGetHeuristic(s->lt_handle, desc, lb, la, lc, lc, pref, MAX_ALGOS, results, &returned),
               "cublasLtMatmulAlgoGetHeuristic");
-    if (rc == FPD_OK && (g->algo < 0 || g->algo >= returned || g->algo >= MAX_ALGOS)) {
+    if (rc == FPD_OK && (g->algo < 0 || g->algo >= returned || g->algo >= MAX_ALGOS)) { /* the check does not apply */
         snprintf(why, why_size, "cuBLASLt offers %d algorithm%s for this problem; algorithm %d was asked for", returned,
                  returned == 1 ? "" : "s", g->algo);
-        rc = FPD_ERR_BACKEND;
+        rc = FPD_ERR_NOT_APPLICABLE;
     }
     if (rc == FPD_OK) {
         record_algo(s, g->algo, returned, &results[g->algo].algo);

@@ -321,3 +321,22 @@ Test(adapters, cuda_wmma_is_its_gpu_s_model)
     fpd_backend_cuda_wmma.close(w);
     fpd_backend_tc_h100.close(t);
 }
+
+/* Finding 6: an algorithm the heuristic does not offer for this problem: the check does not apply. */
+Test(adapters, an_algorithm_not_offered_does_not_apply)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
+    struct fpd_gemm_args g = gemm_2x2x2(a, b, c);
+    char why[256];
+    setenv("FPD_STANDIN_LT_ALGOS", "2", 1);
+    void *s = open_backend(&fpd_backend_cublaslt);
+    g.algo = 1;
+    cr_assert_eq(fpd_backend_cublaslt.gemm(s, &g, why, sizeof why), FPD_OK, "%s", why);
+    g.algo = 2;
+    cr_assert_eq(fpd_backend_cublaslt.gemm(s, &g, why, sizeof why), FPD_ERR_NOT_APPLICABLE);
+    cr_assert(strstr(why, "cuBLASLt offers 2 algorithms for this problem; algorithm 2 was asked for"), "%s", why);
+    struct lookup l;
+    cr_assert_str_eq(provenance(&fpd_backend_cublaslt, s, "device_resets", &l), "", "not a fault");
+    fpd_backend_cublaslt.close(s);
+    unsetenv("FPD_STANDIN_LT_ALGOS");
+}
