@@ -151,8 +151,8 @@ static int sizes_fit(const struct fpd_gemm_args *g, char *why, size_t why_size)
     return FPD_OK;
 }
 
-/* Copies the operands (whole storage, every batch entry) and C (prefilled with the bias when the
- * bias is BLAS-fused) to the device. */
+/* Copies the operands (what they span over every batch entry) and C (prefilled with the bias when
+ * the bias is BLAS-fused) to the device. */
 static int upload(struct blas_state *s, const struct fpd_gemm_args *g, bool bias_in_c, char *why, size_t why_size)
 {
     size_t out = fpd_dtype_info(g->dt.out)->size;

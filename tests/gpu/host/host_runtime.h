@@ -35,9 +35,6 @@ void fpd_host_reset(void);
 void fpd_host_set_tensor_core(const struct fpd_tc_arith *f16, const struct fpd_tc_arith *bf16);
 const struct fpd_tc_arith *fpd_host_tensor_core(int is_bf16);
 
-/* Launches so far, and threads run by them (for the tests' own accounting). */
-unsigned long long fpd_host_threads_run(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -121,7 +121,6 @@ cudaError_t last_error = cudaSuccess, sticky_error = cudaSuccess;
 fpd_host_schedule schedule = FPD_HOST_FORWARD;
 std::mt19937_64 shuffle_rng;
 const fpd_tc_arith *tensor_core_f16, *tensor_core_bf16;
-unsigned long long threads_run;
 
 /* AddressSanitizer must be told of every switch between stacks (its fake stacks live per fiber). */
 void start_switch(void **fake_stack_save, const void *bottom, size_t size)
@@ -223,7 +222,6 @@ bool run_block(const char *kernel, const place &shape, uint3 block_idx)
         f.fake_stack = nullptr;
         make_context(&f.ctx, f.stack, STACK_BYTES, fiber_main);
     }
-    threads_run += count;
     for (;;) {
         for (size_t t : order(count)) {
             if (fibers[t].now != state::ready)
@@ -347,8 +345,6 @@ void fpd_host_set_tensor_core(const struct fpd_tc_arith *f16, const struct fpd_t
 }
 
 const struct fpd_tc_arith *fpd_host_tensor_core(int is_bf16) { return is_bf16 ? tensor_core_bf16 : tensor_core_f16; }
-
-unsigned long long fpd_host_threads_run(void) { return threads_run; }
 
 cudaError_t cudaGetLastError(void)
 {
