@@ -37,7 +37,8 @@ static const char help[] =
     "                       element, (k,)@(k,))\n"
     "  --alone              ask every query in its own call at the element itself; by default the\n"
     "                       n columns of B carry n queries per call, and random pairs asked alone\n"
-    "                       check the result (a mismatch redoes everything alone)\n"
+    "                       check the result (on a mismatch the queries are asked again where\n"
+    "                       elements are summed as this one, then, failing that, alone)\n"
     "  --dot FILE           write the tree as Graphviz DOT (with a case: FILE-a, FILE-b)\n"
     "  --svg FILE           draw the tree as SVG (with a case: FILE-a, FILE-b)\n"
     "  --timeout SEC        give up when the backend takes longer (default: no limit)\n"
@@ -248,8 +249,12 @@ static void report(const char *label, const struct fpd_probe_target *t, const st
     printf("\n  %zu queries in %zu GEMM calls, %zu rounds, %.2f s; %zu random pairs asked alone agree",
            r->stats.queries + r->stats.verify_queries, r->probe.calls, r->stats.rounds, r->seconds,
            r->stats.verify_queries);
-    if (r->stats.batch_mismatch)
-        printf(" (the batched answers did not: other columns are summed in another order; redone alone)");
+    if (r->stats.batch_mismatch && !r->stats.alone)
+        printf(" (batched in every column they did not: other elements are summed in another order; asked again in "
+               "the %zu of %zu columns that have an element summed as this one, found by %zu pairs asked in every "
+               "column)", r->probe.usable, r->probe.target.n, r->probe.fingerprints);
+    else if (r->stats.batch_mismatch)
+        printf(" (the batched answers did not: other elements are summed in another order; redone alone)");
     printf("; M = 2^%d, one = 2^%d\n", r->probe.big_exp, r->probe.one_exp);
 }
 

@@ -31,6 +31,11 @@ struct fpd_probe {
     void *a, *b, *c, *bias;
     size_t lda, ldb, ldc;
     size_t calls; /* GEMM calls made */
+    /* Where batched queries go: columns[0..usable) of B, query i's answer read in row
+     * read_row[columns[i]] (of batch entry at_batch). At first every column, read in at_row; after
+     * the oracle's narrow, the columns with an element summed as the explained one, read there. */
+    size_t *columns, *read_row, usable;
+    size_t fingerprints; /* the pairs narrow asked in every column (0: it has not) */
 };
 
 /* Checks the target and chooses M; FPD_ERR_INPUT (why says what to change) when no M works for

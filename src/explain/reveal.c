@@ -338,7 +338,8 @@ int fpd_reveal(uint32_t leaves, bool has_bias, const struct fpd_reveal_oracle *o
         snprintf(why, why_size, "no terms to reveal");
         return FPD_ERR_INPUT;
     }
-    /* batched, then alone; each reading fused adds as accumulating first, then the other way */
+    /* batched, then batched where the oracle narrows the queries to, then alone; each reading fused
+     * adds as accumulating first, then the other way */
     for (int attempt = alone ? 2 : 0; attempt < 4; attempt++) {
         fpd_sumtree_init(out, leaves, has_bias);
         st->queries = st->rounds = 0;
@@ -353,9 +354,18 @@ int fpd_reveal(uint32_t leaves, bool has_bias, const struct fpd_reveal_oracle *o
         fpd_sumtree_free(out);
         if (rc != FPD_ERR_BACKEND)
             return rc;
-        /* batched answers may come from columns summed in another order: ask at the element alone */
-        if (attempt == 1)
+        /* batched answers may come from elements summed in another order: ask only at elements
+         * summed as this one, where the oracle can tell them, else at the element alone */
+        if (attempt == 1) {
             st->batch_mismatch = true;
+            bool again = false;
+            if (!st->narrowed && o->narrow && (rc = o->narrow(o->ctx, &again, why, why_size)) != FPD_OK)
+                return rc;
+            if (again) {
+                st->narrowed = true;
+                attempt = -1;
+            }
+        }
     }
     size_t used = strlen(why);
     snprintf(why + used, why_size - used, "; is the backend deterministic, and exact inside its fused adds?");

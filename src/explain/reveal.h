@@ -31,6 +31,11 @@ struct fpd_reveal_oracle {
     int (*query)(void *ctx, const uint32_t *pairs, size_t count, bool alone, uint32_t *sizes, char *why,
                  size_t why_size);
     void *ctx;
+    /* Optional (NULL: none). Called once batched answers disagreed with the element's own: moves
+     * the batched queries to elements summed in the explained element's order, where it can tell
+     * them (a library's edge kernels sum some rows and columns in another order than its main
+     * kernel). *narrowed: whether batching is worth another try. A status on failure. */
+    int (*narrow)(void *ctx, bool *narrowed, char *why, size_t why_size);
 };
 
 struct fpd_reveal_stats {
@@ -38,12 +43,13 @@ struct fpd_reveal_stats {
     size_t rounds;         /* batches of queries asked together (the tree's depth, about) */
     size_t verify_queries; /* random pairs asked again, alone, and checked against the tree */
     bool alone;            /* whether the tree was revealed with every query on its own */
-    bool batch_mismatch;   /* the batched answers disagreed with the element's own: redone alone */
+    bool batch_mismatch;   /* the batched answers disagreed with the element's own: narrowed, or redone alone */
+    bool narrowed;         /* then asked again, batched where the oracle's narrow placed them */
 };
 
 /* Reveals the tree over `leaves` terms (the last being the bias when has_bias), then checks it
- * against random pairs asked alone; when batched answers disagree, starts again with every query
- * alone. FPD_ERR_BACKEND when the answers fit no summation tree or a query failed (why says which). */
+ * against random pairs asked alone; when batched answers disagree, starts again batched where the
+ * oracle's narrow puts them, and when those disagree too (or it cannot), with every query alone. FPD_ERR_BACKEND when the answers fit no summation tree or a query failed (why says which). */
 int fpd_reveal(uint32_t leaves, bool has_bias, const struct fpd_reveal_oracle *o, bool alone,
                struct fpd_sumtree *out, struct fpd_reveal_stats *st, char *why, size_t why_size);
 

@@ -485,6 +485,18 @@ if run "explain openblas with drawings" 0 $FPDIV explain --backend openblas --sh
     [ "$(grep -c -- ' -> ' $tmp/e.dot)" -ge 1023 ] && pass "DOT has every edge" || fail "DOT edges" "$(grep -c -- ' -> ' $tmp/e.dot)"
     expect "SVG written" "$(head -1 $tmp/e.svg)" '^<svg xmlns="http://www.w3.org/2000/svg"'
 fi
+# OpenBLAS's Haswell sgemm sums a 16x64 output's elements in two orders (2 interleaved lanes in
+# 4-row blocks and the edges of 12-row ones, sequential elsewhere): batched in every column the
+# answers disagree; asked again where each column has an element summed as (0, 0), they agree, in
+# about 100 calls instead of one per query (454). Haswell's kernels run on every x86-64 CI machine.
+if run "explain where elements are summed in two orders" 0 $FPDIV explain --backend openblas@Haswell --threads 1 \
+        --shape 16x64x256; then
+    expect "the element's own order" "$out" '^  order: 2 interleaved lanes \(term p in lane p mod 2\), each sequential'
+    expect "batched again where elements are summed alike" "$out" \
+        '446 queries in [0-9]+ GEMM calls.*asked again in the 64 of 64 columns that have an element summed as this one'
+    calls=$(sed -n 's/.* queries in \([0-9]*\) GEMM calls.*/\1/p' <<<"$out")
+    [ "${calls:-999}" -le 150 ] && pass "in at most 150 calls ($calls)" || fail "explain's calls at 16x64x256" "$calls"
+fi
 run "explain a plugin" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/reverse.so explain --backend reverse --shape 1x4x50 &&
     expect "reverse order is seen" "$out" '^  order: sequential over k, from the last term down$'
 run "check a crashing backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so check --relation slice-rows --backend crashy --shape 2x4x13 --save $tmp/crash &&
@@ -582,7 +594,7 @@ run "one that does" 0 $FPDIV $FA check --relation algo --backend few-algos --alg
 fa_dir=$(mktemp -d)
 run "a campaign passes over the checks that do not apply" 0 $FPDIV $FA fuzz --corpus "$fa_dir" --relations algo \
         --backends few-algos --dtypes f64 --cases 300 --seed 2 --max-dim 32 --fail-on never --json &&
-    expect "counted apart, none an error; the finding minimized past shapes where it does not apply" "$(python3 -c '
+    expect "counted apart, none an error; the one finding saved, minimized without shrinking into a check that does not apply" "$(python3 -c '
 import collections, json, sys
 lines = [json.loads(l) for l in sys.stdin]
 kinds = collections.Counter(l["type"] for l in lines)
@@ -591,7 +603,8 @@ checks = [l for l in lines if l["type"] == "check"]
 na = [l for l in lines if l["type"] == "not_applicable"]
 print(kinds["not_applicable"] == summary["not_applicable"] > 0, summary["checks"] == len(checks) > 0,
       all(l["verdict"] != "error" for l in checks), all("algorithm" in l["reason"] and "--algo" in l["reproduce"] for l in na),
-      [l["after"] for l in lines if l["type"] == "saved"] == ["1x1x5"])' <<<"$out")" '^True True True True True$'
+      [json.load(open(l["path"]))["outcome"]["verdict"] for l in lines if l["type"] == "saved"] == ["reorder"])' \
+        <<<"$out")" '^True True True True True$'
 rm -rf "$fa_dir"
 run "the summary says how many did not apply" 0 $FPDIV $FA fuzz --no-corpus --relations algo --backends few-algos --dtypes f64 \
         --cases 300 --seed 2 --max-dim 32 &&

@@ -183,7 +183,7 @@ static int simulate(void *ctx, const uint32_t *pairs, size_t count, bool alone, 
 static void check_reveals(const struct fpd_sumtree *truth, size_t max_queries)
 {
     struct simulated s = {truth, truth, 0};
-    struct fpd_reveal_oracle o = {simulate, &s};
+    struct fpd_reveal_oracle o = {simulate, &s, NULL};
     struct fpd_sumtree got;
     struct fpd_reveal_stats st;
     char why[512];
@@ -291,11 +291,65 @@ Test(explain, batched_answers_from_another_order_are_redone_alone)
     expect_tree(&seq, 100, sequential);
     expect_tree(&pw, 100, pairwise);
     struct simulated s = {&seq, &pw, 0};
-    struct fpd_reveal_oracle o = {simulate, &s};
+    struct fpd_reveal_oracle o = {simulate, &s, NULL};
     struct fpd_reveal_stats st;
     char why[512];
     cr_assert_eq(fpd_reveal(100, false, &o, false, &got, &st, why, sizeof why), FPD_OK, "%s", why);
     cr_expect(st.batch_mismatch && st.alone);
+    cr_expect(fpd_sumtree_equal(&got, &pw));
+    fpd_sumtree_free(&got), fpd_sumtree_free(&seq), fpd_sumtree_free(&pw);
+}
+
+/* A narrow that moves the batched queries to elements summed as the explained one: the batched
+ * answers are then the element's own (`works`), or it finds none (`!works`). */
+struct narrowing {
+    struct simulated sim;
+    const struct fpd_sumtree *after; /* the batched answers once narrowed */
+    bool works;
+    int calls;
+};
+
+static int narrowing_query(void *ctx, const uint32_t *pairs, size_t count, bool alone, uint32_t *sizes, char *why,
+                           size_t why_size)
+{
+    return simulate(&((struct narrowing *)ctx)->sim, pairs, count, alone, sizes, why, why_size);
+}
+
+static int narrowing_narrow(void *ctx, bool *narrowed, char *why, size_t why_size)
+{
+    (void)why, (void)why_size;
+    struct narrowing *n = ctx;
+    n->calls++;
+    if (n->works)
+        n->sim.batched = n->after;
+    *narrowed = n->works;
+    return FPD_OK;
+}
+
+Test(explain, batched_answers_from_another_order_are_narrowed_first)
+{
+    struct fpd_sumtree seq, pw, got;
+    expect_tree(&seq, 100, sequential);
+    expect_tree(&pw, 100, pairwise);
+    struct fpd_reveal_stats st;
+    char why[512];
+    /* narrowed to elements summed as this one: batched again, and right */
+    struct narrowing n = {{&seq, &pw, 0}, &pw, true, 0};
+    struct fpd_reveal_oracle o = {narrowing_query, &n, narrowing_narrow};
+    cr_assert_eq(fpd_reveal(100, false, &o, false, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect(st.batch_mismatch && st.narrowed && !st.alone && n.calls == 1);
+    cr_expect(fpd_sumtree_equal(&got, &pw));
+    fpd_sumtree_free(&got);
+    /* narrowed, and still another order: alone, with narrow asked once */
+    n = (struct narrowing){{&seq, &pw, 0}, &seq, true, 0};
+    cr_assert_eq(fpd_reveal(100, false, &o, false, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect(st.batch_mismatch && st.narrowed && st.alone && n.calls == 1);
+    cr_expect(fpd_sumtree_equal(&got, &pw));
+    fpd_sumtree_free(&got);
+    /* nothing to narrow to: alone */
+    n = (struct narrowing){{&seq, &pw, 0}, NULL, false, 0};
+    cr_assert_eq(fpd_reveal(100, false, &o, false, &got, &st, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect(st.batch_mismatch && !st.narrowed && st.alone && n.calls == 1);
     cr_expect(fpd_sumtree_equal(&got, &pw));
     fpd_sumtree_free(&got), fpd_sumtree_free(&seq), fpd_sumtree_free(&pw);
 }
@@ -311,7 +365,7 @@ static int nonsense(void *ctx, const uint32_t *pairs, size_t count, bool alone, 
 
 Test(explain, answers_that_fit_no_tree_are_an_error)
 {
-    struct fpd_reveal_oracle o = {nonsense, NULL};
+    struct fpd_reveal_oracle o = {nonsense, NULL, NULL};
     struct fpd_sumtree got;
     struct fpd_reveal_stats st;
     char why[512] = "";
