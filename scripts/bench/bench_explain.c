@@ -7,9 +7,12 @@
  * where elements are summed as the explained one ("narrowed"), or redone one by one ("alone").
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "backends/backend.h"
 #include "backends/backend_pinned.h"
+#include "backends/host.h"
 #include "common/clock.h"
 #include "explain/probe.h"
 #include "explain/reveal.h"
@@ -19,9 +22,10 @@ static bool bench_backend(const char *name)
 {
     static const size_t shapes[][3] = {{1, 1, 1024}, {16, 64, 1024}, {64, 64, 1024}, {2, 1000, 1024},
                                        {1024, 1024, 1024}};
-    struct fpd_backend_slot *backend;
+    /* the library in this process as picked here, as before; a kernel set in a host of its own */
+    struct fpd_backend_slot *backend = strchr(name, '@') ? NULL : fpd_registry_find(name);
     char why[512];
-    if (fpd_backend_resolve(name, &backend, why, sizeof why) != FPD_OK) {
+    if (!backend && fpd_backend_resolve(name, &backend, why, sizeof why) != FPD_OK) {
         fprintf(stderr, "bench_explain: %s\n", why);
         return false;
     }
@@ -68,6 +72,7 @@ static bool bench_backend(const char *name)
 int main(void)
 {
     fpd_registry_init();
+    fpd_host_set_program(getenv("FPDIV") ? getenv("FPDIV") : "build/fpdiv"); /* the hosts of kernel sets */
     printf("explain: k = 1024, OpenBLAS sgemm (threads: its default), best of 3\n");
     printf("%-18s %-16s %10s %9s %8s  %-9s %s\n", "backend", "shape", "seconds", "queries", "calls", "batching",
            "order");
