@@ -62,7 +62,10 @@ int fpd_cmd_minimize(int argc, char **argv)
         return FPD_EXIT_USAGE;
     }
     int exit_code = FPD_EXIT_OK;
-    struct fpd_checker ck = {.isolate = true, .isolate_timeout = timeout}; /* a crash is an error verdict */
+    /* a crash is an error verdict; the environment is recorded where each check ran, so the final
+     * case's is that of its own run, fpd_minimize's last (a backend's provenance can be state of
+     * the process that ran it: fpd_checker.environment) */
+    struct fpd_checker ck = {.isolate = true, .isolate_timeout = timeout, .environment = fpd_environment_text};
     struct fpd_check_result now;
     struct fpd_case_data data = {0};
     struct fpd_minimize_result mr;
@@ -91,12 +94,6 @@ int fpd_cmd_minimize(int argc, char **argv)
     printf("minimized %s: %s -> %s in %zu checks%s\n", argv[optind], fpd_shape_format(&mr.before, before, sizeof before),
            fpd_shape_format(&chk.c, after, sizeof after), mr.checks,
            mr.timed_out ? " (time cap reached: the best case so far)" : "");
-    /* the environment where the final case ran: a backend's provenance can be state of the
-     * process that ran it (fpd_checker.environment), and the minimizer's last check was another */
-    ck.environment = fpd_environment_text;
-    struct fpd_check_result again;
-    if (fpd_check_run(&ck, &chk, &again) != FPD_OK)
-        goto internal;
     json_t *environment = fpd_checker_environment(&ck, &chk);
     fpd_report_check(stdout, &chk, &mr.final, environment);
     if (fpd_case_file_from_check(&out, &chk, &mr.final, FPD_INLINE_MAX_DEFAULT, environment) != FPD_OK)

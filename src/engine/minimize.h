@@ -27,7 +27,9 @@ struct fpd_minimize_result {
 };
 
 /* Shrinks chk in place toward the verdict `target`. When values are simplified the inputs become
- * explicit: chk->c.data then points to *data, which the caller frees with fpd_case_data_free. */
+ * explicit: chk->c.data then points to *data, which the caller frees with fpd_case_data_free. The
+ * last check ck runs is the minimized case's (out->final), so what ck recorded of it (its
+ * environment_text) is the final case's. */
 int fpd_minimize(struct fpd_checker *ck, struct fpd_check *chk, enum fpd_verdict target, double seconds,
                  struct fpd_case_data *data, struct fpd_minimize_result *out);
 

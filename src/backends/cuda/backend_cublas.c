@@ -380,8 +380,9 @@ static int blas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size
 {
     struct blas_state *s = state;
     int rc = sizes_fit(g, why, why_size);
-    if (rc == FPD_OK)
-        rc = blas_ready(s, why, why_size);
+    if (rc != FPD_OK) /* refused before CUDA was asked anything */
+        return rc;
+    rc = blas_ready(s, why, why_size);
     if (rc == FPD_OK)
         rc = s->lt ? cublaslt_gemm(s, g, why, why_size) : cublas_gemm(s, g, why, why_size);
     if (rc == FPD_ERR_BACKEND && fpd_cuda_context_lost())

@@ -48,16 +48,14 @@ static struct fault faults[MAX_FAULTS];
 static int fault_count;
 
 static const char *const runtime_functions[] = {
-    "cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemset",
-    "cudaStreamCreate", "cudaStreamDestroy", "cudaStreamSynchronize", "cudaGetDeviceCount", "cudaGetDeviceProperties",
-    "cudaRuntimeGetVersion", "cudaDriverGetVersion", "cudaDeviceReset", "cudaDeviceSynchronize", NULL};
+    "cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemcpy2D", "cudaStreamCreate", "cudaStreamDestroy",
+    "cudaStreamSynchronize", "cudaGetDeviceCount", "cudaGetDeviceProperties", "cudaRuntimeGetVersion", "cudaDriverGetVersion", "cudaDeviceReset", "cudaDeviceSynchronize", NULL};
 
 static const char *const blas_functions[] = {
     "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2", "cublasSetMathMode", "cublasGetMathMode",
-    "cublasGetAtomicsMode", "cublasSetAtomicsMode", "cublasGetProperty", "cublasGemmStridedBatchedEx", "cublasGemmEx",
-    "cublasLtCreate", "cublasLtDestroy", "cublasLtMatmul", "cublasLtMatmulAlgoGetHeuristic",
-    "cublasLtMatmulAlgoConfigGetAttribute", "cublasLtMatmulAlgoConfigSetAttribute", "cublasLtMatmulDescCreate",
-    "cublasLtMatmulDescDestroy", "cublasLtMatmulDescSetAttribute", "cublasLtMatmulDescGetAttribute",
+    "cublasGetAtomicsMode", "cublasGetProperty", "cublasGemmStridedBatchedEx", "cublasLtCreate", "cublasLtDestroy",
+    "cublasLtMatmul", "cublasLtMatmulAlgoGetHeuristic", "cublasLtMatmulAlgoConfigGetAttribute",
+    "cublasLtMatmulDescCreate", "cublasLtMatmulDescDestroy", "cublasLtMatmulDescSetAttribute",
     "cublasLtMatmulPreferenceCreate", "cublasLtMatmulPreferenceDestroy", "cublasLtMatmulPreferenceSetAttribute",
     "cublasLtMatrixLayoutCreate", "cublasLtMatrixLayoutDestroy", "cublasLtMatrixLayoutSetAttribute", NULL};
 
@@ -287,35 +285,6 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 {
     cudaError_t rc = enter("cudaMemcpy2D");
     return rc != cudaSuccess ? rc : copy_rows(dst, dpitch, src, spitch, width, height, kind);
-}
-
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    cudaError_t rc = enter("cudaMemcpyAsync");
-    if (rc == cudaSuccess && !fpd_standin_stream_known(stream))
-        rc = failed(cudaErrorInvalidResourceHandle);
-    return rc != cudaSuccess ? rc : copy_rows(dst, count, src, count, count, 1, kind);
-}
-
-cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                              enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    cudaError_t rc = enter("cudaMemcpy2DAsync");
-    if (rc == cudaSuccess && !fpd_standin_stream_known(stream))
-        rc = failed(cudaErrorInvalidResourceHandle);
-    return rc != cudaSuccess ? rc : copy_rows(dst, dpitch, src, spitch, width, height, kind);
-}
-
-cudaError_t cudaMemset(void *devPtr, int value, size_t count)
-{
-    cudaError_t rc = enter("cudaMemset");
-    if (rc != cudaSuccess)
-        return rc;
-    if (!fpd_standin_in_device(devPtr, count))
-        return failed(cudaErrorInvalidValue);
-    if (count)
-        memset(devPtr, value, count);
-    return cudaSuccess;
 }
 
 /* ---- streams ---- */

@@ -119,17 +119,6 @@ cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
     return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)
-{
-    RETURN_IF_INJECTED();
-    if (!handle)
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (mode != CUBLAS_ATOMICS_ALLOWED && mode != CUBLAS_ATOMICS_NOT_ALLOWED)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    handle->atomics = mode;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
 cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)
 {
     RETURN_IF_INJECTED();
@@ -191,7 +180,7 @@ const char *cublasGetStatusString(cublasStatus_t status)
     return i == SIZE_MAX ? "unknown error" : statuses[i].text;
 }
 
-/* cublasGemmEx and its strided batched form: the argument checks cuBLAS documents, then the GEMM. */
+/* cublasGemmStridedBatchedEx: the argument checks cuBLAS documents, then the GEMM. */
 static cublasStatus_t gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
                               int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA,
                               const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C,
@@ -226,17 +215,6 @@ static cublasStatus_t gemm_ex(cublasHandle_t handle, cublasOperation_t transa, c
         g.reduce_in_output = true;
     }
     return launch(&g, alpha, beta);
-}
-
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-                            int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B,
-                            cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
-                            cublasComputeType_t computeType, cublasGemmAlgo_t algo)
-{
-    RETURN_IF_INJECTED();
-    (void)algo; /* the algorithm choice is not modeled: every one computes as above */
-    return gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C, Ctype, ldc, 0,
-                   1, computeType);
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -441,13 +419,6 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, c
     return set_field(matmulDesc, desc_fields, COUNT(desc_fields), attr, buf, sizeInBytes);
 }
 
-cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr,
-                                              void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    RETURN_IF_INJECTED();
-    return get_field(matmulDesc, desc_fields, COUNT(desc_fields), attr, buf, sizeInBytes, sizeWritten);
-}
-
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows,
                                           uint64_t cols, int64_t ld)
 {
@@ -496,15 +467,6 @@ cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *
 {
     RETURN_IF_INJECTED();
     return get_field(algo ? algo->data : NULL, algo_fields, COUNT(algo_fields), attr, buf, sizeInBytes, sizeWritten);
-}
-
-cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr,
-                                                    const void *buf, size_t sizeInBytes)
-{
-    RETURN_IF_INJECTED();
-    if (attr == CUBLASLT_ALGO_CONFIG_ID) /* read-only: the algorithm it identifies */
-        return CUBLAS_STATUS_INVALID_VALUE;
-    return set_field(algo ? algo->data : NULL, algo_fields, COUNT(algo_fields), attr, buf, sizeInBytes);
 }
 
 /* ---- cuBLASLt: the problem, the heuristic, the matmul ---- */
