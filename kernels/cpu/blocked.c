@@ -25,11 +25,11 @@
 #endif
 
 #include "kernels.h"
+#include "vector_width.h"
 
 enum { KC = 256, MC = 96, NC = 1024 };
 enum { MR = 6, NR_F32 = 16, NR_F64 = 8 };
 
-static int portable_only;
 
 /* Packing space, kept per thread from call to call: fresh space every call costs its page faults
  * every call, which for a thin product is as much as the arithmetic. */
@@ -51,12 +51,10 @@ static void *packing_space(size_t bytes)
     return packing.p;
 }
 
-void fpd_kernel_blocked_portable_only(int on) { portable_only = on; }
-
 static bool use_simd(void)
 {
 #ifdef HAVE_X86_SIMD
-    return !portable_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return fpd_vector_width() >= FPD_VECTOR_AVX2;
 #else
     return false;
 #endif

@@ -1,18 +1,48 @@
-/* clones.h — one compiled copy of a function per x86-64 vector width, chosen when fpdiv loads. */
+/* clones.h — one compiled copy of a function per x86-64 vector width, the one in use chosen on
+ * every call (vector_width.h). */
 #ifndef FPD_CLONES_H
 #define FPD_CLONES_H
 
-/* For the per-element loops that vectorize: AVX-512, AVX2 and baseline SSE2 clones, picked by the
- * CPU at load time (gcc's target_clones); elsewhere the compiler's own vectorization for the
- * target. The clones compute the same values: only how many lanes they take at a time differs.
- * What a clone calls is inlined into it (always_inline) or is a library's: after a call from an
- * AVX-512 clone to a static function of the baseline ISA, gcc 12 left the vzeroupper out of the
- * clone's return path, and the dirty upper halves then slowed every SSE instruction after it
+#include "vector_width.h"
+
+/* For the per-element loops that vectorize: AVX-512, AVX2 and baseline SSE2 copies; elsewhere the
+ * compiler's own vectorization for the target. The copies compute the same values: only how many
+ * lanes they take at a time differs.
+ *
+ * FPD_VECTOR_WIDTH_FUNCTION(RET, NAME, (PARAMS), (ARGS)) { BODY } defines static RET NAME(PARAMS).
+ * BODY is a function inlined (always_inline) into one wrapper per width, each compiled for its
+ * width; NAME calls the wrapper of fpd_vector_width(). Not gcc's target_clones, whose dispatch is
+ * settled when fpdiv loads, from the CPU alone: FPDIV_VECTOR_WIDTH could not narrow it, and one
+ * machine could not run another class's paths. A call costs one more indirect call than a clone's.
+ *
+ * What BODY calls is inlined into it (always_inline) or is a library's: after a call from an
+ * AVX-512 copy to a static function of the baseline ISA, gcc 12 left the vzeroupper out of the
+ * copy's return path, and the dirty upper halves then slowed every SSE instruction after it
  * (libxxhash's hashing ran 3.5x slower). */
 #if defined(__x86_64__)
-#define FPD_VECTOR_WIDTH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define FPD_VECTOR_WIDTH_FUNCTION(RET, NAME, PARAMS, ARGS)                                         \
+    static inline __attribute__((always_inline)) RET NAME##_any_width PARAMS;                      \
+    __attribute__((target("arch=x86-64-v4"))) static RET NAME##_avx512 PARAMS                      \
+    {                                                                                              \
+        return NAME##_any_width ARGS;                                                              \
+    }                                                                                              \
+    __attribute__((target("arch=x86-64-v3"))) static RET NAME##_avx2 PARAMS                        \
+    {                                                                                              \
+        return NAME##_any_width ARGS;                                                              \
+    }                                                                                              \
+    static RET NAME##_baseline PARAMS { return NAME##_any_width ARGS; }                            \
+    static RET NAME PARAMS                                                                         \
+    {                                                                                              \
+        static RET(*const by_width[FPD_VECTOR_WIDTHS]) PARAMS = {                                  \
+            [FPD_VECTOR_BASELINE] = NAME##_baseline,                                               \
+            [FPD_VECTOR_AVX2] = NAME##_avx2,                                                       \
+            [FPD_VECTOR_AVX512] = NAME##_avx512,                                                   \
+        };                                                                                         \
+        return by_width[fpd_vector_width()] ARGS;                                                  \
+    }                                                                                              \
+    static inline __attribute__((always_inline)) RET NAME##_any_width PARAMS
 #else
-#define FPD_VECTOR_WIDTH_CLONES
+#define FPD_VECTOR_WIDTH_FUNCTION(RET, NAME, PARAMS, ARGS) static RET NAME PARAMS
 #endif
 
 #endif

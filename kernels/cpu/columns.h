@@ -5,8 +5,8 @@
  * where B's rows are contiguous the compiler computes them as the lanes of vectors. Blocking
  * changes which element is computed when, never how: each element keeps its kernel's order.
  *
- * The kernels are compiled once per x86-64 vector width (gcc's target_clones, chosen when fpdiv
- * loads): with AVX2 or AVX-512 their fmaf/fma become FMA instructions instead of calls to libm.
+ * The kernels are compiled once per x86-64 vector width (clones.h): with AVX2 or AVX-512 their
+ * fmaf/fma become FMA instructions instead of calls to libm.
  */
 #ifndef FPD_KERNEL_COLUMNS_H
 #define FPD_KERNEL_COLUMNS_H
@@ -15,17 +15,16 @@
 
 #define FPD_KERNEL_COLUMNS 16
 
-/* For the functions computing one block: inlined into every clone of their kernel, so that each
- * clone compiles them for its own vector width. */
+/* For the functions computing one block: inlined into every copy of their kernel, so that each
+ * copy compiles them for its own vector width. */
 #define FPD_BLOCK_FUNCTION static inline __attribute__((always_inline)) void
 
 /* Defines NAME(g), compiled once per vector width, calling BLOCK(g, i, j, width, b_cs) for every
  * row i of C and every column block [j, j + width): first the full blocks, with a constant width,
  * and with b_cs a constant 1 where B's rows are contiguous, so that their loops over the block
- * unroll and vectorize; then the columns left. (Static, and called from its own file: clang's
- * target_clones emits the dispatcher only where the function is used.) */
+ * unroll and vectorize; then the columns left. (Static, and called from its own file.) */
 #define FPD_DEFINE_COLUMN_LOOP(NAME, GEMM, BLOCK)                                                  \
-    FPD_VECTOR_WIDTH_CLONES static void NAME(const GEMM *g)                                        \
+    FPD_VECTOR_WIDTH_FUNCTION(void, NAME, (const GEMM *g), (g))                                    \
     {                                                                                              \
         for (size_t i = 0; i < g->m; i++) {                                                        \
             size_t j = 0;                                                                          \

@@ -69,6 +69,5 @@ int fpd_kernel_blocked_f64(const struct fpd_kgemm_f64 *g);
 int fpd_kernel_blocked_magnitude_f32(const struct fpd_kgemm_f32 *g);
 int fpd_kernel_blocked_magnitude_f64(const struct fpd_kgemm_f64 *g);
 /* Tests: 1 restricts `blocked` to its portable micro-kernel, 0 lets it pick by CPU (default). */
-void fpd_kernel_blocked_portable_only(int on);
 
 #endif

@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/report.h"
 #include "common/cpu.h"
+#include "cpu/vector_width.h"
 #include "engine/environment.h"
 
 static const char help[] =
@@ -45,6 +46,8 @@ static void print_text(json_t *env)
     printf("cpu        %s\n", fpd_cpu_describe(cpu, line, sizeof line));
     printf("features   %s\n", cpu->features[0] ? cpu->features : "(not read on this architecture)");
     printf("fpdiv      %s (generator %d, backend ABI %d)\n", FPD_VERSION, FPD_GEN_VERSION, FPDIV_BACKEND_ABI);
+    printf("vectors    %s (fpdiv's own loops; the CPU's widest: %s)\n",
+           json_string_value(json_object_get(env, "vector_width")), fpd_vector_width_name(fpd_vector_width_of_cpu()));
     const char *name;
     json_t *b;
     json_object_foreach(json_object_get(env, "backends"), name, b)
@@ -113,9 +116,9 @@ int fpd_cmd_env(int argc, char **argv)
             json_object_set_new(b, "kernel_sets", kernel_sets_json(s));
         json_object_set_new(backends, s->impl->name, b);
     }
-    json_t *env = json_pack("{s:s,s:s,s:i,s:i,s:o,s:o}", "type", "environment", "fpdiv", FPD_VERSION, "generator",
+    json_t *env = json_pack("{s:s,s:s,s:i,s:i,s:o,s:s,s:o}", "type", "environment", "fpdiv", FPD_VERSION, "generator",
                             FPD_GEN_VERSION, "backend_abi", FPDIV_BACKEND_ABI, "cpu", fpd_cpu_json(fpd_cpu_this()),
-                            "backends", backends);
+                            "vector_width", fpd_vector_width_name(fpd_vector_width()), "backends", backends);
     if (json) {
         json_dumpf(env, stdout, JSON_COMPACT);
         fputc('\n', stdout);

@@ -10,6 +10,7 @@
 #include "cli/report.h"
 #include "common/fpenv.h"
 #include "common/table.h"
+#include "cpu/vector_width.h"
 
 struct fpd_command {
     const char *name;
@@ -134,6 +135,11 @@ int main(int argc, char **argv)
      * that failed; the signal's default would kill a worker between a finding and its save */
     signal(SIGXFSZ, SIG_IGN);
     fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
+    char why[256];
+    if (fpd_vector_width_from_environment(why, sizeof why) < 0) {
+        fprintf(stderr, "fpdiv: %s\n", why);
+        return FPD_EXIT_USAGE;
+    }
     int first = load_plugins(argc, argv, &exit_code);
     if (first < 0 || first >= argc || strcmp(argv[first], "__host") != 0)
         print_fpenv_notices(); /* a host's were the fpdiv's that started it, which said them */

@@ -222,7 +222,8 @@ float fpd_fma_bf16(float a, float b, float c) { return fpd_bf16_to_float(fpd_bf1
 
 /* Whole blocks of 16 then the rest: a loop the compiler vectorizes at -O2 (its cheapest cost
  * model takes no loop that needs a scalar remainder or a check that the arrays do not overlap). */
-FPD_VECTOR_WIDTH_CLONES static void store_f32_run(float *restrict dst, const double *restrict x, size_t count)
+FPD_VECTOR_WIDTH_FUNCTION(void, store_f32_run, (float *restrict dst, const double *restrict x, size_t count),
+                          (dst, x, count))
 {
     size_t i = 0;
     for (; i + 16 <= count; i += 16)

@@ -107,8 +107,9 @@ static bool canary_intact(const unsigned char *c, size_t batch, size_t rows, siz
         memcpy(&sum, &out, sizeof out);                                                            \
         return sum;                                                                                \
     }                                                                                              \
-    FPD_VECTOR_WIDTH_CLONES static void name(T *c, const T *restrict bias, size_t rows, size_t n,   \
-                                             size_t ldc)                                            \
+    FPD_VECTOR_WIDTH_FUNCTION(void, name, (T * c, const T *restrict bias, size_t rows, size_t n,    \
+                                           size_t ldc),                                             \
+                              (c, bias, rows, n, ldc))                                              \
     {                                                                                              \
         enum { W = 64 / sizeof(T) };                                                               \
         for (size_t i = 0; i < rows; i++) {                                                        \

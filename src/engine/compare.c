@@ -77,7 +77,7 @@ void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding
  * bits as integers (the same order, and an integer maximum vectorizes where a floating one, for
  * NaN's sake, does not). Which element is the worst (the first to reach the maximum) is found
  * afterwards, in the one chunk that holds it. The loops take the type as an argument and are
- * inlined into one clone per type and vector width (clones.h), so every layout test and load
+ * inlined into one copy per type and vector width (clones.h), so every layout test and load
  * folds to its own type's few instructions (the 16-bit decoders in dtype.h have no branch either).
  */
 #define CHUNK 128
@@ -292,7 +292,7 @@ struct scan {
 
 /*
  * One entry's scan, both phases in one pass over its outputs where `bounded` (a constant: each
- * clone has one loop or the other). False, with nothing found, where the sums it reads include
+ * copy has one loop or the other). False, with nothing found, where the sums it reads include
  * one that is not finite: g is wanted then. The same computation as the two phases apart gives
  * the same bits, and within an entry as across entries the first element to reach a maximum is
  * the one kept.
@@ -364,7 +364,7 @@ static inline __attribute__((always_inline)) bool scan_entry(enum fpd_dtype t, b
     return true;
 }
 
-/* An entry's scan merged after those of the entries before it (inlined into the clones: see
+/* An entry's scan merged after those of the entries before it (inlined into the copies: see
  * clones.h). */
 static inline __attribute__((always_inline)) void merge_scan(struct scan *all, const struct scan *s)
 {
@@ -426,17 +426,16 @@ static inline __attribute__((always_inline)) int scan_elements(enum fpd_dtype t,
     return FPD_OK;
 }
 
-/* One clone per type and vector width, with the bound and without; fpd_compare_* pick the type's. */
+/* One copy per type and vector width, with the bound and without; fpd_compare_* pick the type's. */
+#define SCAN_PARAMS                                                                                \
+    (const struct fpd_comparison *x, const struct fpd_magnitude_source *g,                         \
+     const struct fpd_bound_model *bm, struct fpd_metrics *m)
 #define TYPE_CLONES(T, suffix)                                                                     \
-    FPD_VECTOR_WIDTH_CLONES static int differing_##suffix(const struct fpd_comparison *x,         \
-                                                          const struct fpd_magnitude_source *g,   \
-                                                          const struct fpd_bound_model *bm, struct fpd_metrics *m) \
+    FPD_VECTOR_WIDTH_FUNCTION(int, differing_##suffix, SCAN_PARAMS, (x, g, bm, m))              \
     {                                                                                              \
         return scan_elements(T, false, x, g, bm, m);                                               \
     }                                                                                              \
-    FPD_VECTOR_WIDTH_CLONES static int bounded_##suffix(const struct fpd_comparison *x,           \
-                                                        const struct fpd_magnitude_source *g,     \
-                                                        const struct fpd_bound_model *bm, struct fpd_metrics *m) \
+    FPD_VECTOR_WIDTH_FUNCTION(int, bounded_##suffix, SCAN_PARAMS, (x, g, bm, m))                \
     {                                                                                              \
         return scan_elements(T, true, x, g, bm, m);                                                \
     }
@@ -445,6 +444,7 @@ TYPE_CLONES(FPD_F32, f32)
 TYPE_CLONES(FPD_F16, f16)
 TYPE_CLONES(FPD_BF16, bf16)
 #undef TYPE_CLONES
+#undef SCAN_PARAMS
 
 typedef int scan_fn(const struct fpd_comparison *x, const struct fpd_magnitude_source *g,
                     const struct fpd_bound_model *bm, struct fpd_metrics *m);

@@ -5,6 +5,7 @@
 
 #include "common/cpu.h"
 #include "common/version.h"
+#include "cpu/vector_width.h"
 
 static void emit_json(void *ctx, const char *key, const char *value)
 {
@@ -28,8 +29,9 @@ json_t *fpd_environment_of(struct fpd_backend_slot *const *slots, size_t n, int 
             json_object_set_new(b, "threads", json_integer(threads));
         json_object_set_new(backends, slots[i]->impl->name, b);
     }
-    return json_pack("{s:s,s:i,s:o,s:o}", "fpdiv", FPD_VERSION, "generator", (int)generator, "cpu",
-                     fpd_cpu_json(fpd_cpu_this()), "backends", backends);
+    return json_pack("{s:s,s:i,s:o,s:s,s:o}", "fpdiv", FPD_VERSION, "generator", (int)generator, "cpu",
+                     fpd_cpu_json(fpd_cpu_this()), "vector_width", fpd_vector_width_name(fpd_vector_width()),
+                     "backends", backends);
 }
 
 json_t *fpd_environment_json(const struct fpd_check *chk)

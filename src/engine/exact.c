@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/dtype.h"
+#include "cpu/vector_width.h"
 
 typedef unsigned __int128 u128;
 
@@ -414,7 +415,7 @@ static void accumulate_dot(struct fpd_superacc *s, const double *a, const double
         s->large_shift = 0;
         s->room = FPD_LARGE_ADDS;
 #if defined(__x86_64__)
-        nonzero = __builtin_cpu_supports("fma") ? add_f64_products_fma(s, a, b, n) : add_f64_products(s, a, b, n);
+        nonzero = fpd_vector_width() >= FPD_VECTOR_AVX2 ? add_f64_products_fma(s, a, b, n) : add_f64_products(s, a, b, n);
 #else
         nonzero = add_f64_products(s, a, b, n);
 #endif

@@ -53,9 +53,11 @@ static int magnitudes_f64(struct fpd_magnitude_work *w, const struct fpd_matrix_
 }
 
 /* g = (sum + underflow) inflate (+ abs_bias[j]) over m x n, and whether every sum is finite: a
- * pass over the block, one clone per vector width (the bits are the same in every clone). */
-FPD_VECTOR_WIDTH_CLONES static bool raise_to_bound(const float *sum, size_t m, size_t n, double underflow,
-                                                   double inflate, const double *abs_bias, double *g)
+ * pass over the block, one copy per vector width (the bits are the same in every copy). */
+FPD_VECTOR_WIDTH_FUNCTION(bool, raise_to_bound,
+                          (const float *sum, size_t m, size_t n, double underflow, double inflate,
+                           const double *abs_bias, double *g),
+                          (sum, m, n, underflow, inflate, abs_bias, g))
 {
     uint32_t nonfinite = 0; /* an integer OR over the exponent fields: the loop vectorizes */
     for (size_t i = 0; i < m; i++) {

@@ -54,8 +54,10 @@ group_v2(enum fpd_dist d, int span, uint64_t z, uint64_t dz, double o[LANES])
 }
 
 /* `count` unrounded values (the last group may run past `count`: `out` has room). */
-FPD_VECTOR_WIDTH_CLONES static void values_v2(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position,
-                                              uint64_t step, size_t count, double out[RUN_ROOM])
+FPD_VECTOR_WIDTH_FUNCTION(void, values_v2,
+                          (enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position,
+                           uint64_t step, size_t count, double out[RUN_ROOM]),
+                          (d, in, key, position, step, count, out))
 {
     const uint64_t dz = step * FPD_RNG_GAMMA;
     for (size_t at = 0; at < count; at += LANES)
@@ -64,8 +66,10 @@ FPD_VECTOR_WIDTH_CLONES static void values_v2(enum fpd_dist d, enum fpd_dtype in
 
 /* The same values rounded to binary32 (RNE, as fpd_store_run would) and stored at dst[0..count):
  * straight from the registers, where the common f32 inputs would otherwise pass through `out`. */
-FPD_VECTOR_WIDTH_CLONES static void values_v2_f32(enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step,
-                                                  size_t count, float *dst)
+FPD_VECTOR_WIDTH_FUNCTION(void, values_v2_f32,
+                          (enum fpd_dist d, uint64_t key, uint64_t position, uint64_t step, size_t count,
+                           float *dst),
+                          (d, key, position, step, count, dst))
 {
     const uint64_t dz = step * FPD_RNG_GAMMA;
     double o[LANES];
@@ -82,8 +86,7 @@ FPD_VECTOR_WIDTH_CLONES static void values_v2_f32(enum fpd_dist d, uint64_t key,
     }
 }
 
-/* The clones stay static, called from here: clang 14 names a function's clones' dispatcher
- * "NAME.ifunc", so a call by NAME from another file does not link. */
+/* The names other files call: FPD_VECTOR_WIDTH_FUNCTION's are static. */
 void fpd_gen_v2_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint64_t position, uint64_t step,
                        size_t count, double out[RUN_ROOM])
 {

@@ -162,8 +162,10 @@ static inline __attribute__((always_inline)) void floats_of_raw(enum fpd_dist d,
  * (row, col) on (the last group may run past `count`: `out` has room). Along a row, groups start
  * at even columns: from an odd one, the first group starts at its even neighbour, whose value is
  * dropped. */
-FPD_VECTOR_WIDTH_CLONES static void values_v3(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row,
-                                              uint32_t col, bool down, size_t count, double out[RUN_ROOM])
+FPD_VECTOR_WIDTH_FUNCTION(void, values_v3,
+                          (enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row, uint32_t col,
+                           bool down, size_t count, double out[RUN_ROOM]),
+                          (d, in, key, row, col, down, count, out))
 {
     int32_t raw[LANES];
     size_t at = 0;
@@ -283,8 +285,10 @@ static inline __attribute__((always_inline)) void columns_v3_f32(enum fpd_dist d
  * one loop per distribution, direction and orientation, each compiled with all three constant,
  * straight-line groups without a choice inside, and no call per row (a short row costs little
  * more than the call). */
-FPD_VECTOR_WIDTH_CLONES static void fill_v3_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld,
-                                                bool transposed, bool down_columns, float *dst)
+FPD_VECTOR_WIDTH_FUNCTION(void, fill_v3_f32,
+                          (enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld,
+                           bool transposed, bool down_columns, float *dst),
+                          (d, key, rows, cols, ld, transposed, down_columns, dst))
 {
     switch (d) {
     case FPD_DIST_NORMAL: FILL_V3_F32(FPD_DIST_NORMAL); break;
@@ -295,7 +299,7 @@ FPD_VECTOR_WIDTH_CLONES static void fill_v3_f32(enum fpd_dist d, uint64_t key, s
 }
 #undef FILL_V3_F32
 
-/* The clones stay static, called from here (gen_v2.c says why). */
+/* The names other files call: FPD_VECTOR_WIDTH_FUNCTION's are static. */
 void fpd_gen_v3_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row, uint32_t col, bool down,
                        size_t count, double out[RUN_ROOM])
 {

@@ -2,6 +2,9 @@
 #include "gen/rng.h"
 
 #include <string.h>
+
+#include "cpu/vector_width.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -152,18 +155,14 @@ __attribute__((target("avx2"))) static void philox_x8_avx2(const uint32_t ctr[4]
 }
 #endif
 
-static unsigned widest_vector = 512;
-
-void fpd_philox_widest_vector(unsigned bits) { widest_vector = bits; }
-
 void fpd_philox4x32_10_x8(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4][8])
 {
 #if defined(__x86_64__)
-    if (widest_vector >= 512 && __builtin_cpu_supports("avx512f")) {
+    if (fpd_vector_width() >= FPD_VECTOR_AVX512) {
         philox_x8_avx512(ctr, key, out);
         return;
     }
-    if (widest_vector >= 256 && __builtin_cpu_supports("avx2")) {
+    if (fpd_vector_width() >= FPD_VECTOR_AVX2) {
         philox_x8_avx2(ctr, key, out);
         return;
     }

@@ -17,10 +17,8 @@ void fpd_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
  * about the time of one. */
 void fpd_philox4x32_10_x2(const uint32_t ctr[2][4], const uint32_t key[2], uint32_t out[2][4]);
 /* Eight blocks under one key, counters ctr with word 0 plus 0, 1, ..., 7 (mod 2^32), side by side
- * in vector lanes where the CPU has AVX-512 or AVX2: out[j][b] is word j of block b. */
+ * in vector lanes where fpd_vector_width() is AVX-512 or AVX2: out[j][b] is word j of block b. */
 void fpd_philox4x32_10_x8(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4][8]);
-/* Tests: the x8 blocks in vectors of at most `bits` (512, 256; 0: the portable code). */
-void fpd_philox_widest_vector(unsigned bits);
 
 /* The tensor field of the counter: which stream a value belongs to (8 bits). */
 enum fpd_stream_id {

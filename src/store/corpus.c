@@ -498,6 +498,8 @@ static int read_environment(struct reader *r, json_t *env, const struct fpd_case
         member(r, env, "environment.fpdiv", "fpdiv", JSON_STRING, &rc);
     if (json_object_get(env, "generator"))
         get_uint(r, env, "environment.generator", "generator", 1, INT32_MAX, &rc);
+    if (json_object_get(env, "vector_width"))
+        member(r, env, "environment.vector_width", "vector_width", JSON_STRING, &rc);
     json_t *cpu = json_object_get(env, "cpu") ? member(r, env, "environment.cpu", "cpu", JSON_OBJECT, &rc) : NULL;
     json_t *backends = json_object_get(env, "backends")
                            ? member(r, env, "environment.backends", "backends", JSON_OBJECT, &rc)

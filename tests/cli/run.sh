@@ -302,6 +302,35 @@ bad "a corrupt environment record" "corrupt-env.json: environment.backends.openb
 run "show names the recorded environment" 0 $FPDIV show "$envcase" &&
     expect "the kernel set and threads" "$out" '^  openblas@Prescott OpenBLAS [0-9.]+, kernel set Prescott, 1 thread$'
 
+# --- fpdiv's own vector paths: FPDIV_VECTOR_WIDTH narrows them, and every width gives the same bits ---
+widest=$($FPDIV env --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["vector_width"])')
+run "env says which vector paths fpdiv's own loops take" 0 env FPDIV_VECTOR_WIDTH=baseline $FPDIV env &&
+    expect "env: the width in use and the CPU's" "$out" "^vectors +baseline \(fpdiv's own loops; the CPU's widest: $widest\)"
+run "FPDIV_VECTOR_WIDTH is recorded in the environment" 0 env FPDIV_VECTOR_WIDTH=baseline $FPDIV check --relation repeat --shape 2x3x4 --json &&
+    expect "check --json's environment" "$out" '"vector_width":"baseline"'
+run "FPDIV_VECTOR_WIDTH names no width" 2 env FPDIV_VECTOR_WIDTH=sse9 $FPDIV env &&
+    expect "FPDIV_VECTOR_WIDTH names no width: message" "$err" '^fpdiv: FPDIV_VECTOR_WIDTH=sse9: expected avx512, avx2 or baseline$'
+case $widest in
+avx512) widths="avx512 avx2 baseline" ;;
+avx2) widths="avx2 baseline"; wider=avx512 ;;
+*) widths=baseline; wider=avx2 ;;
+esac
+if [ -n "${wider:-}" ]; then
+    run "FPDIV_VECTOR_WIDTH wider than the CPU's" 2 env FPDIV_VECTOR_WIDTH=$wider $FPDIV env &&
+        expect "wider than the CPU's: message" "$err" "^fpdiv: FPDIV_VECTOR_WIDTH=$wider: this CPU's widest vector path is $widest: it cannot run $wider\$"
+fi
+# generation, kernels, the bound, comparison and the exact report at each width: the checks' lines
+# (verdicts, counts, ulps, ratios, hashes, the exact attribution) are the same bytes
+for w in $widths; do
+    FPDIV_VECTOR_WIDTH=$w $FPDIV fuzz --no-corpus --seed 5 --cases 150 --json --jobs 1 --exact always \
+        --backends seq,pairwise,splitk,blocked,openblas@Prescott --dtypes f32,f64,bf16,f16 2>/dev/null |
+        grep '"type":"check"' >"$tmp/width-$w.jsonl"
+done
+[ "$(wc -l <"$tmp/width-baseline.jsonl")" -eq 150 ] && identical=1 || identical=0
+for w in $widths; do cmp -s "$tmp/width-$w.jsonl" "$tmp/width-baseline.jsonl" || identical=0; done
+[ $identical = 1 ] && pass "150 checks' results are the same bytes at every vector width ($widths)" ||
+    fail "vector widths agree" "$(for w in $widths; do echo "$w: $(wc -l <"$tmp/width-$w.jsonl") lines"; done; diff "$tmp/width-baseline.jsonl" "$tmp/width-$widest.jsonl" | head -c 600)"
+
 # --- errors: one line naming what is wrong, exit 2 ---
 bad "unknown command" "unknown command 'frobnicate'" frobnicate
 bad "no command" "usage" 

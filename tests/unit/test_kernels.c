@@ -6,6 +6,7 @@
 
 #include "common/dtype.h"
 #include "cpu/kernels.h"
+#include "cpu/vector_width.h"
 #include "gen/rng.h"
 
 typedef int (*kernel_f32)(const struct fpd_kgemm_f32 *);
@@ -155,12 +156,17 @@ Test(kernels, sixteen_bit_fma_rounds_once)
     cr_expect(fabsf(fpd_fma_bf16(1.5f, 1 + 0x1p-7f, -0x1p-100f) - 0x1.82p+0f) <= 0, "%a", (double)fpd_fma_bf16(1.5f, 1 + 0x1p-7f, -0x1p-100f));
 }
 
-/* blocked follows seq's order: bitwise equal on random data, SIMD and portable micro-kernels alike. */
+/* blocked follows seq's order: bitwise equal on random data, at every vector width the CPU has
+ * (the SIMD micro-kernels from AVX2 on, the portable ones at baseline), each against seq at its
+ * own. */
 Test(kernels, blocked_equals_seq_bitwise)
 {
     static const size_t shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {6, 16, 256}, {7, 17, 257}, {97, 1030, 520}, {200, 3, 600}};
-    for (int portable = 0; portable < 2; portable++) {
-        fpd_kernel_blocked_portable_only(portable);
+    char err[160];
+    enum fpd_vector_width was = fpd_vector_width();
+    for (int w = 0; w <= (int)fpd_vector_width_of_cpu(); w++) {
+        cr_assert_eq(fpd_vector_width_limit((enum fpd_vector_width)w, err, sizeof err), 0, "%s", err);
+        const char *width = fpd_vector_width_name((enum fpd_vector_width)w);
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
             float *a = malloc(m * k * 4), *b = malloc(k * n * 4), *bias = malloc(n * 4);
@@ -184,16 +190,16 @@ Test(kernels, blocked_equals_seq_bitwise)
             cr_assert_eq(fpd_kernel_seq_f32(&g), 0);
             g.c = c2;
             cr_assert_eq(fpd_kernel_blocked_f32(&g), 0);
-            cr_assert(memcmp(c1, c2, m * n * 4) == 0, "f32 %zux%zux%zu (portable %d) differs", m, n, k, portable);
+            cr_assert(memcmp(c1, c2, m * n * 4) == 0, "f32 %zux%zux%zu (%s) differs", m, n, k, width);
             struct fpd_kgemm_f64 h = {m, n, k, a64, 1, (ptrdiff_t)m, b64, (ptrdiff_t)n, 1, d1, n, NULL};
             cr_assert_eq(fpd_kernel_seq_f64(&h), 0);
             h.c = d2;
             cr_assert_eq(fpd_kernel_blocked_f64(&h), 0);
-            cr_assert(memcmp(d1, d2, m * n * 8) == 0, "f64 %zux%zux%zu (portable %d) differs", m, n, k, portable);
+            cr_assert(memcmp(d1, d2, m * n * 8) == 0, "f64 %zux%zux%zu (%s) differs", m, n, k, width);
             free(a), free(b), free(bias), free(c1), free(c2), free(a64), free(b64), free(d1), free(d2);
         }
     }
-    fpd_kernel_blocked_portable_only(0);
+    fpd_vector_width_limit(was, err, sizeof err);
 }
 
 /* The per-element definitions of seq, splitk and pairwise, one dot product at a time, as the
@@ -343,13 +349,15 @@ static double random_value(uint32_t stream, uint32_t at, bool specials, enum fpd
                 }                                                                                  \
     } while (0)
 
-/* A blocked kernel restricted to its portable micro-kernel. */
+/* A blocked kernel restricted to its portable micro-kernel: fpdiv at its baseline vector width. */
 #define PORTABLE(KERNEL, S)                                                                        \
     static int KERNEL##_portable(const struct fpd_kgemm_##S *g)                                    \
     {                                                                                              \
-        fpd_kernel_blocked_portable_only(1);                                                       \
+        char err[160];                                                                             \
+        enum fpd_vector_width was = fpd_vector_width();                                            \
+        fpd_vector_width_limit(FPD_VECTOR_BASELINE, err, sizeof err);                              \
         int rc = KERNEL(g);                                                                        \
-        fpd_kernel_blocked_portable_only(0);                                                       \
+        fpd_vector_width_limit(was, err, sizeof err);                                              \
         return rc;                                                                                 \
     }
 PORTABLE(fpd_kernel_blocked_f32, f32)

@@ -6,6 +6,7 @@
 #include "common/dtype.h"
 #include "gen/gen.h"
 #include "gen/rng.h"
+#include "cpu/vector_width.h"
 
 /* Random123's kat_vectors for philox4x32-10 (counter, key -> output). */
 Test(rng, philox_known_answers)
@@ -38,14 +39,15 @@ Test(rng, philox_known_answers)
 }
 
 /* Eight blocks side by side are the eight blocks one at a time, in every vector width the CPU has
- * and in the portable code, word 0 of the counter wrapping around. */
+ * (baseline: the portable code), word 0 of the counter wrapping around. */
 Test(rng, philox_eight_blocks_are_single_blocks)
 {
     const uint32_t counters[][4] = {{0, 0, 0, 0}, {0xfffffffc, 0xffffffff, 0x80000003, 41}, {17, 3, 5, 7}};
     const uint32_t key[2] = {0x89abcdef, 0x01234567};
-    const unsigned widths[] = {512, 256, 0};
-    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
-        fpd_philox_widest_vector(widths[w]);
+    char err[160];
+    enum fpd_vector_width was = fpd_vector_width();
+    for (int w = 0; w <= (int)fpd_vector_width_of_cpu(); w++) {
+        cr_assert_eq(fpd_vector_width_limit((enum fpd_vector_width)w, err, sizeof err), 0, "%s", err);
         for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
             uint32_t lanes[4][8];
             fpd_philox4x32_10_x8(counters[i], key, lanes);
@@ -55,12 +57,13 @@ Test(rng, philox_eight_blocks_are_single_blocks)
                 ctr[0] += b;
                 fpd_philox4x32_10(ctr, key, want);
                 for (int j = 0; j < 4; j++)
-                    cr_expect_eq(lanes[j][b], want[j], "vectors of at most %u bits, counter %zu, block %u, word %d: "
-                                 "%08x, want %08x", widths[w], i, b, j, lanes[j][b], want[j]);
+                    cr_expect_eq(lanes[j][b], want[j], "vector width %s, counter %zu, block %u, word %d: "
+                                 "%08x, want %08x", fpd_vector_width_name((enum fpd_vector_width)w), i, b, j,
+                                 lanes[j][b], want[j]);
             }
         }
     }
-    fpd_philox_widest_vector(512);
+    fpd_vector_width_limit(was, err, sizeof err);
 }
 
 /* Keys computed two at a time are the keys computed one at a time. */
