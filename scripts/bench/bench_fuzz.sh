@@ -3,6 +3,12 @@
 # side by side in one run; and the share of fpdiv's time spent in GEMM arithmetic. Each point runs
 # fpdiv and NumPy in turn, ROUNDS times, and reports the medians: on a shared machine either side's
 # rate moves by 5-10% from one run to the next.
+#
+# Once per class of CPU this one can stand in for: as it is (fpdiv's widest vector paths, the
+# OpenBLAS kernel set picked here), then as an AVX2-only machine, where this one has more (fpdiv's
+# AVX2 paths, FPDIV_VECTOR_WIDTH=avx2, and OpenBLAS's Haswell kernels for fpdiv and NumPy alike,
+# OPENBLAS_CORETYPE=Haswell: what OpenBLAS picks on an AVX2 Intel CPU). Each table's heading says
+# which paths ran. CLASSES=native or CLASSES=avx2 runs one.
 # Usage: FPDIV=build/fpdiv scripts/bench/bench_fuzz.sh [SECONDS per run, default 5] [ROUNDS, default 3]
 set -eu
 FPDIV=${FPDIV:-build/fpdiv}
@@ -16,11 +22,23 @@ if ! "$PYTHON" -c 'import numpy' 2>/dev/null; then
     echo "bench_fuzz: NumPy is not installed for $PYTHON (scripts/install-deps.sh installs python3-numpy)"
     exit 1
 fi
-echo "fuzz throughput, f32, openblas, one core; NumPy $("$PYTHON" -c 'import numpy; print(numpy.__version__)') on the same cases;"
-echo "medians of $ROUNDS alternating runs of $SECONDS_PER_RUN s each (ranges: the rounds' own ratios and GEMM shares)"
+widest=$("$FPDIV" env --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["vector_width"])')
+classes=${CLASSES:-native $([ "$widest" = avx512 ] && echo avx2)}
+[ "$widest" = avx512 ] || echo "bench_fuzz: the AVX-512 class is unmeasured here: this CPU's widest vector path is $widest"
+
+# bench_class CLASS: one table, under the class's environment (set by the caller)
+bench_class() {
+paths=$("$FPDIV" env --json | "$PYTHON" -c '
+import json, sys
+e = json.load(sys.stdin)
+print("fpdiv vector paths", e["vector_width"] + ", OpenBLAS kernel set", e["backends"]["openblas"]["kernel_set"])')
+echo
+echo "fuzz throughput, class $1: $paths; f32, openblas, one core;"
+echo "NumPy $("$PYTHON" -c 'import numpy; print(numpy.__version__)') on the same cases, medians of $ROUNDS alternating runs of $SECONDS_PER_RUN s each"
+echo "(ranges: the rounds' own ratios and GEMM shares)"
 printf '  %-10s %7s %12s %12s %8s %13s %8s %13s\n' relation max-dim "fpdiv chk/s" "numpy case/s" ratio "ratio range" "GEMM %" \
        "GEMM range"
-for dim in 16 64 256 1024; do
+for dim in ${DIMS:-16 64 256 1024}; do
     for relation in slice-rows addmm; do
         args=(--no-corpus --seed 1 --max-dim "$dim" --relations "$relation" --backends openblas --dtypes f32 --exact never
               --jobs 1)
@@ -55,4 +73,13 @@ print(f"  {relation:<10} {dim:7d} {fpdiv:12.0f} {numpy:12.0f} {fpdiv / numpy:7.1
       f"{share:7.1f}% {min(shares):6.1f}-{max(shares):4.1f}%")
 PY
     done
+done
+}
+
+for class in $classes; do
+    case $class in
+    native) bench_class native ;;
+    avx2) (export FPDIV_VECTOR_WIDTH=avx2 OPENBLAS_CORETYPE=Haswell; bench_class avx2) ;;
+    *) echo "bench_fuzz: CLASSES: no class '$class' (native, avx2)"; exit 1 ;;
+    esac
 done
