@@ -329,6 +329,8 @@ bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh
+	@BACKENDS="seq tc-v100 tc-a100 tc-ada tc-h100 tc-b200 tc-b200rn" DTYPES=f16,bf16 \
+	    FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh 10
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_bridge.sh
 
 # The man page is the binary's own --help texts, typeset: it is rebuilt whenever they may change.

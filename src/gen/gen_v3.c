@@ -57,10 +57,25 @@ static inline __attribute__((always_inline)) void raw_of_words(enum fpd_dist d, 
     }
 }
 
+/* The words of the LANES / 2 outputs from z on along a row, N outputs to a vector: each output's
+ * low half, then its high half (little-endian). */
+#define WORDS_OF_OUTPUTS(N, z, w)                                                                  \
+    do {                                                                                           \
+        typedef uint64_t outputs_##N __attribute__((vector_size(N * sizeof(uint64_t))));           \
+        for (int first = 0; first < LANES / 2; first += N) {                                       \
+            outputs_##N steps;                                                                     \
+            for (int l = 0; l < N; l++)                                                            \
+                steps[l] = (uint64_t)(first + l);                                                  \
+            outputs_##N x = FPD_RNG_MIX64((z) + steps * FPD_RNG_GAMMA);                            \
+            memcpy((w) + 2 * first, &x, sizeof x);                                                 \
+        }                                                                                          \
+    } while (0)
+
 /* The raw draws of LANES elements from logical (row, col) on, along the row from an even column
  * (two per SplitMix64 output), or down the column (an output each, the column's half of it). */
 static inline __attribute__((always_inline)) void
-group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bool down, int32_t raw[LANES])
+group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bool down, int32_t raw[LANES],
+         enum fpd_vector_width compiled_for)
 {
     const uint64_t row_step = fpd_rng_position(1, 0) * FPD_RNG_GAMMA;
     if (d == FPD_DIST_NORMAL) { /* an output per element, at the element's own position */
@@ -75,6 +90,13 @@ group_v3(enum fpd_dist d, int span, uint64_t key, uint32_t row, uint32_t col, bo
         const unsigned half = 32 * (col & 1);
         for (int l = 0; l < LANES; l++)
             w[l] = (uint32_t)(fpd_rng_mix64(z + (uint64_t)l * row_step) >> half);
+    } else if (compiled_for == FPD_VECTOR_AVX512) { /* in vectors as wide as the copy's, each copied to
+        * the words as it came: from the loop below, gcc took the outputs apart and copied them in
+        * pieces narrower than the loads that read them back, which then waited for every piece
+        * (store forwarding fails): AVX-512 ran 6x slower, AVX2's `wide` 2x */
+        WORDS_OF_OUTPUTS(8, z, w);
+    } else if (compiled_for == FPD_VECTOR_AVX2) {
+        WORDS_OF_OUTPUTS(4, z, w);
     } else {
         uint64_t x[LANES / 2];
         for (int l = 0; l < LANES / 2; l++)
@@ -105,9 +127,10 @@ static inline __attribute__((always_inline)) void group_v3_column_pair(enum fpd_
 
 /* group_v3 of the group `at` elements into a run from (row, col), in the run's direction. */
 static inline __attribute__((always_inline)) void group_v3_at(enum fpd_dist d, int span, uint64_t key, uint32_t row,
-                                                              uint32_t col, bool down, size_t at, int32_t raw[LANES])
+                                                              uint32_t col, bool down, size_t at, int32_t raw[LANES],
+                                                              enum fpd_vector_width compiled_for)
 {
-    group_v3(d, span, key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down, raw);
+    group_v3(d, span, key, down ? row + (uint32_t)at : row, down ? col : col + (uint32_t)at, down, raw, compiled_for);
 }
 
 /* A group's values from its raw draws, exact in binary64 (the caller rounds them to the input
@@ -171,13 +194,13 @@ FPD_VECTOR_WIDTH_FUNCTION(void, values_v3,
     size_t at = 0;
     if (!down && col % 2 == 1) {
         double v[LANES];
-        group_v3(d, wide_binades[in], key, row, col - 1, false, raw);
+        group_v3(d, wide_binades[in], key, row, col - 1, false, raw, compiled_for);
         values_of_raw(d, raw, v);
         memcpy(out, v + 1, (LANES - 1) * sizeof *v);
         at = LANES - 1;
     }
     for (; at < count; at += LANES) {
-        group_v3_at(d, wide_binades[in], key, row, col, down, at, raw);
+        group_v3_at(d, wide_binades[in], key, row, col, down, at, raw, compiled_for);
         values_of_raw(d, raw, out + at);
     }
 }
@@ -187,11 +210,12 @@ FPD_VECTOR_WIDTH_FUNCTION(void, values_v3,
  * count, which the caller overwrites afterwards: a short row's tail through a buffer and a
  * variable-length copy cost about as much as the row. */
 static inline __attribute__((always_inline)) void run_v3_f32(enum fpd_dist d, bool down, uint64_t key, uint32_t row,
-                                                             uint32_t col, size_t count, float *dst)
+                                                             uint32_t col, size_t count, float *dst,
+                                                             enum fpd_vector_width compiled_for)
 {
     int32_t raw[LANES];
     for (size_t at = 0; at < count; at += LANES) {
-        group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw);
+        group_v3_at(d, wide_binades[FPD_F32], key, row, col, down, at, raw, compiled_for);
         floats_of_raw(d, raw, dst + at);
     }
 }
@@ -231,14 +255,16 @@ static inline __attribute__((always_inline)) bool columns_in_pairs(enum fpd_dist
  * padding and the next row's start, both written afterwards (the last row's in the next batch
  * entry's, or in SPILL_ROOM). */
 static inline __attribute__((always_inline)) void rows_v3_f32(enum fpd_dist d, bool transposed, uint64_t key,
-                                                              size_t rows, size_t cols, size_t ld, float *dst)
+                                                              size_t rows, size_t cols, size_t ld, float *dst,
+                                                              enum fpd_vector_width compiled_for)
 {
     size_t i = 0;
     if (transposed && columns_in_pairs(d)) /* a transposed operand's stored row is a logical column */
         for (; i + 1 < rows; i += 2)
             column_pair_v3_f32(d, key, (uint32_t)i, cols, dst + i * ld, dst + (i + 1) * ld);
     for (; i < rows; i++)
-        run_v3_f32(d, transposed, key, transposed ? 0 : (uint32_t)i, transposed ? (uint32_t)i : 0, cols, dst + i * ld);
+        run_v3_f32(d, transposed, key, transposed ? 0 : (uint32_t)i, transposed ? (uint32_t)i : 0, cols, dst + i * ld,
+                   compiled_for);
 }
 
 /* A group's values stored down a column from dst, ld apart: its first `count` (at most LANES). */
@@ -254,7 +280,8 @@ static inline __attribute__((always_inline)) void store_down_f32(enum fpd_dist d
 /* Down the stored columns, band by band of RUN rows, so that the band stays in cache; each group
  * stored element by element, ld apart. */
 static inline __attribute__((always_inline)) void columns_v3_f32(enum fpd_dist d, bool transposed, uint64_t key,
-                                                                 size_t rows, size_t cols, size_t ld, float *dst)
+                                                                 size_t rows, size_t cols, size_t ld, float *dst,
+                                                                 enum fpd_vector_width compiled_for)
 {
     const bool pairs = !transposed && columns_in_pairs(d); /* a stored column is a logical one */
     int32_t raw[LANES], raw_odd[LANES];
@@ -268,7 +295,7 @@ static inline __attribute__((always_inline)) void columns_v3_f32(enum fpd_dist d
                     store_down_f32(d, raw_odd, count, ld, dst + at * ld + j + 1);
                 } else { /* a transposed operand's stored column runs along a logical row */
                     group_v3_at(d, wide_binades[FPD_F32], key, transposed ? (uint32_t)j : 0,
-                                transposed ? 0 : (uint32_t)j, !transposed, at, raw);
+                                transposed ? 0 : (uint32_t)j, !transposed, at, raw, compiled_for);
                 }
                 store_down_f32(d, raw, count, ld, dst + at * ld + j);
             }
@@ -276,10 +303,10 @@ static inline __attribute__((always_inline)) void columns_v3_f32(enum fpd_dist d
 }
 
 #define FILL_V3_F32(dist)                                                                                              \
-    (down_columns ? (transposed ? columns_v3_f32(dist, true, key, rows, cols, ld, dst)                                 \
-                                : columns_v3_f32(dist, false, key, rows, cols, ld, dst))                               \
-                  : (transposed ? rows_v3_f32(dist, true, key, rows, cols, ld, dst)                                    \
-                                : rows_v3_f32(dist, false, key, rows, cols, ld, dst)))
+    (down_columns ? (transposed ? columns_v3_f32(dist, true, key, rows, cols, ld, dst, compiled_for)                                 \
+                                : columns_v3_f32(dist, false, key, rows, cols, ld, dst, compiled_for))                               \
+                  : (transposed ? rows_v3_f32(dist, true, key, rows, cols, ld, dst, compiled_for)                                    \
+                                : rows_v3_f32(dist, false, key, rows, cols, ld, dst, compiled_for)))
 
 /* Every element of a stored binary32 operand under generator 3 (without specials), in one call:
  * one loop per distribution, direction and orientation, each compiled with all three constant,

@@ -51,13 +51,17 @@ void fpd_rng_tensor_keys2(uint64_t seed, uint32_t index, const unsigned stream[2
 /* The Weyl-sequence position of logical element (row, col): stepping a column adds 1, a row 2^32. */
 static inline uint64_t fpd_rng_position(uint32_t row, uint32_t col) { return (uint64_t)row << 32 | col; }
 
-/* SplitMix64's output function (David Stafford's Mix13): a bijection with full avalanche. */
-static inline uint64_t fpd_rng_mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* SplitMix64's output function (David Stafford's Mix13): a bijection with full avalanche. Of a
+ * uint64_t, or of each lane of a vector of them (gcc's vector extensions). */
+#define FPD_RNG_MIX64(value)                                                                       \
+    ({                                                                                             \
+        __typeof__(value) z_ = (value);                                                            \
+        z_ = (z_ ^ (z_ >> 30)) * 0xbf58476d1ce4e5b9ull;                                            \
+        z_ = (z_ ^ (z_ >> 27)) * 0x94d049bb133111ebull;                                            \
+        z_ ^ (z_ >> 31);                                                                           \
+    })
+
+static inline uint64_t fpd_rng_mix64(uint64_t z) { return FPD_RNG_MIX64(z); }
 
 static inline uint64_t fpd_rng_bits64(uint64_t tensor_key, uint64_t position)
 {
