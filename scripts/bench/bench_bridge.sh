@@ -55,7 +55,7 @@ PY
 for framework in "${frameworks[@]}"; do
 echo "slice-rows on $framework, f32, one process: checks/s, medians of $ROUNDS rounds of $SECONDS_PER_RUN s each"
 printf '  %-8s %12s %12s %8s %14s %12s %12s\n' max-dim bridge loop ratio "bridge us/chk" "loop us/chk" "overhead us"
-for dim in 64 256 1024; do
+for dim in ${DIMS:-64 256 1024}; do
     : >"$tmp/rounds"
     for round in $(seq "$ROUNDS"); do
         "$FPDIV" fuzz --no-corpus --seed 1 --max-dim "$dim" --relations slice-rows --backends "$framework" --dtypes f32 \

@@ -18,7 +18,7 @@ for b in "${libraries[@]}"; do
     "$FPDIV" list | grep -qE "^  $b +cpu available" || { echo "bench_libraries: $b is unavailable here (fpdiv list)"; exit 1; }
 done
 echo "checks/s per backend: slice-rows and addmm, $dtypes, seed 1, one worker, one thread; medians of $ROUNDS rounds of"
-echo "$SECONDS_PER_RUN s, the libraries in turn within each round (GEMM %: the share of time in the paths' products)"
+echo "$SECONDS_PER_RUN s, the backends in turn within each round (GEMM %: the share of time in the paths' products)"
 printf '  %-9s' max-dim
 for b in "${libraries[@]}"; do printf ' %18s' "$b"; done
 printf '\n'
