@@ -50,7 +50,7 @@ while time.perf_counter() - start < seconds:
     ratio = np.max(np.abs(p.astype(np.float64) - q) / np.where(bound > 0, bound, np.inf))
     diverging += int(np.any(p != q))
     checks += 1
-print(f"{checks / (time.perf_counter() - start):.0f}")
+print(checks, f"{time.perf_counter() - start:.3f}")  # as fpdiv's summary says them: checks, seconds
 PY
 for framework in "${frameworks[@]}"; do
 echo "slice-rows on $framework, f32, one process: checks/s, medians of $ROUNDS rounds of $SECONDS_PER_RUN s each"
@@ -62,7 +62,7 @@ for dim in ${DIMS:-64 256 1024}; do
             --exact never --jobs 1 --time "$SECONDS_PER_RUN" 2>/dev/null |
             sed -nE 's/^([0-9]+) checks in ([0-9.]+) s .*/bridge \1 \2/p' >>"$tmp/rounds"
         echo "loop $(OMP_NUM_THREADS=1 XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
-            "$PYTHON" "$tmp/loop.py" "$SECONDS_PER_RUN" "$dim" "$framework") 1" >>"$tmp/rounds"
+            "$PYTHON" "$tmp/loop.py" "$SECONDS_PER_RUN" "$dim" "$framework")" >>"$tmp/rounds"
     done
     python3 - "$dim" "$tmp/rounds" <<'PY'
 import collections, statistics, sys

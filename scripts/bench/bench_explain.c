@@ -26,6 +26,28 @@
 #include "explain/probe.h"
 #include "explain/reveal.h"
 
+/* One reveal of t's element: its time in *took, its tree (the caller frees it), its statistics and
+ * the GEMM calls it made; false, said on stderr, where the probe or the reveal failed. */
+static bool reveal_timed(const char *name, const struct fpd_probe_target *t, double *took, struct fpd_sumtree *tree,
+                         struct fpd_reveal_stats *st, size_t *calls)
+{
+    struct fpd_probe p;
+    char why[512];
+    if (fpd_probe_open(&p, t, why, sizeof why) != FPD_OK) {
+        fprintf(stderr, "bench_explain: %s\n", why);
+        return false;
+    }
+    struct fpd_reveal_oracle o = fpd_probe_oracle(&p);
+    double t0 = fpd_now();
+    int rc = fpd_reveal(p.leaves, false, &o, false, tree, st, why, sizeof why);
+    *took = fpd_now() - t0;
+    *calls = p.calls;
+    fpd_probe_close(&p);
+    if (rc != FPD_OK)
+        fprintf(stderr, "bench_explain: %s %zux%zux%zu: %s\n", name, t->m, t->n, t->k, why);
+    return rc == FPD_OK;
+}
+
 /* One backend at every shape: false when one took 5 s or more. */
 static bool bench_backend(const char *name)
 {
@@ -47,25 +69,14 @@ static bool bench_backend(const char *name)
         const char *batching = "";
         char order[512] = "";
         for (int rep = 0; rep < 3; rep++) {
-            struct fpd_probe p;
             struct fpd_sumtree tree;
             struct fpd_reveal_stats st;
-            if (fpd_probe_open(&p, &t, why, sizeof why) != FPD_OK) {
-                fprintf(stderr, "bench_explain: %s\n", why);
+            double took;
+            if (!reveal_timed(name, &t, &took, &tree, &st, &calls))
                 return false;
-            }
-            struct fpd_reveal_oracle o = fpd_probe_oracle(&p);
-            double t0 = fpd_now();
-            int rc = fpd_reveal(p.leaves, false, &o, false, &tree, &st, why, sizeof why);
-            double took = fpd_now() - t0;
-            fpd_probe_close(&p);
-            if (rc != FPD_OK) {
-                fprintf(stderr, "bench_explain: %s %zux%zux%zu: %s\n", name, t.m, t.n, t.k, why);
-                return false;
-            }
             if (took < best)
                 best = took;
-            queries = st.queries + st.verify_queries, calls = p.calls;
+            queries = st.queries + st.verify_queries;
             batching = !st.batch_mismatch ? "all" : st.alone ? "alone" : "narrowed";
             fpd_sumtree_describe(&tree, order, sizeof order);
             fpd_sumtree_free(&tree);
@@ -85,23 +96,12 @@ static double reveal_once(struct fpd_backend_slot *backend, size_t m, size_t n, 
     struct fpd_probe_target t = {.backend = backend, .dt = {FPD_F32, FPD_F32, FPD_F32}, .batch = 1, .m = m,
                                  .n = n, .k = k, .threads = 1,
                                  .route = m == 1 && n == 1 ? FPD_ROUTE_DOT : FPD_ROUTE_GEMM};
-    struct fpd_probe p;
     struct fpd_sumtree tree;
     struct fpd_reveal_stats st;
-    char why[512];
-    if (fpd_probe_open(&p, &t, why, sizeof why) != FPD_OK) {
-        fprintf(stderr, "bench_explain: %s\n", why);
+    double took;
+    size_t calls;
+    if (!reveal_timed("openblas", &t, &took, &tree, &st, &calls))
         return -1;
-    }
-    struct fpd_reveal_oracle o = fpd_probe_oracle(&p);
-    double t0 = fpd_now();
-    int rc = fpd_reveal(p.leaves, false, &o, false, &tree, &st, why, sizeof why);
-    double took = fpd_now() - t0;
-    fpd_probe_close(&p);
-    if (rc != FPD_OK) {
-        fprintf(stderr, "bench_explain: %zux%zux%zu: %s\n", m, n, k, why);
-        return -1;
-    }
     FILE *f = fopen(dot, "w");
     if (!f || fpd_sumtree_write_dot(&tree, f, "fpdiv") != 0 || fclose(f) != 0) {
         fprintf(stderr, "bench_explain: cannot write %s\n", dot);
