@@ -102,8 +102,10 @@ static void source_values(const struct tensor_source *s, uint32_t row, uint32_t 
     uint64_t position = fpd_rng_position(row, col), step = down ? fpd_rng_position(1, 0) : 1;
     if (generator == 2)
         fpd_gen_v2_values(r->dist, s->in, s->key, position, step, count, out);
-    else
+    else if (generator == 3)
         fpd_gen_v3_values(r->dist, s->in, s->key, row, col, down, count, out);
+    else
+        fpd_gen_v4_values(r->dist, s->in, s->key, row, col, down, count, out);
     if (!specials_wanted(r))
         return;
     for (uint32_t l = 0; l < count; l++) {
@@ -183,13 +185,16 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
-/* Room past a tensor's last element for the spill of its last stored row (run_v3_f32). */
+/* Room past a tensor's last element for the spill of its last stored row (fill_f32). */
 #define SPILL_ROOM ((LANES - 1) * sizeof(float))
 
-/* Whether a tensor's stored rows come from fill_v3_f32. */
-static bool fills_v3_f32(const struct tensor_source *s)
+/* The generators whose binary32 operands are filled in one call (without specials), by version. */
+static void (*const fill_f32[FPD_GEN_VERSION + 1])(enum fpd_dist, uint64_t, size_t, size_t, size_t, bool, bool,
+                                                   float *) = {[3] = fpd_gen_v3_fill_f32, [4] = fpd_gen_v4_fill_f32};
+
+static bool fills_f32(const struct tensor_source *s)
 {
-    return s->in == FPD_F32 && value_generator(s) == 3 && !specials_wanted(s->recipe);
+    return s->in == FPD_F32 && fill_f32[value_generator(s)] && !specials_wanted(s->recipe);
 }
 
 /* A stored matrix's generated values (its padding aside). Runs go along the stored rows,
@@ -201,11 +206,12 @@ static void fill_generated(const struct tensor_source *src, void *dst, size_t ro
                            bool transposed)
 {
     bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
-    if (fills_v3_f32(src)) {
+    if (fills_f32(src)) {
+        const unsigned generator = value_generator(src);
         if (down_columns && ld == 1) /* one unpadded column is one stored row of the other orientation */
-            fpd_gen_v3_fill_f32(src->recipe->dist, src->key, 1, rows, rows, !transposed, false, dst);
+            fill_f32[generator](src->recipe->dist, src->key, 1, rows, rows, !transposed, false, dst);
         else
-            fpd_gen_v3_fill_f32(src->recipe->dist, src->key, rows, cols, ld, transposed, down_columns, dst);
+            fill_f32[generator](src->recipe->dist, src->key, rows, cols, ld, transposed, down_columns, dst);
         return;
     }
     if (!down_columns) {

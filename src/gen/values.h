@@ -1,5 +1,5 @@
 /*
- * values.h — what gen.c and the generators of each version (gen_v1.c, gen_v2.c, gen_v3.c) share:
+ * values.h — what gen.c and the generators of each version (gen_v1.c … gen_v4.c) share:
  * the distributions' formulas, the special values, the size of a run of values. Private to gen/.
  *
  * A version's definition is frozen once it ships: a case saved with generator G replays with G's
@@ -73,6 +73,15 @@ void fpd_gen_v3_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_
 /* Every element of a stored binary32 operand under generator 3 (without specials), in one call. The
  * last stored row may spill up to LANES - 1 values past the tensor (gen.c leaves room). */
 void fpd_gen_v3_fill_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
+                         bool down_columns, float *dst);
+
+/* Generator 4, every input type: `count` unrounded values along the row or down the column from
+ * logical (row, col) on (the last group may run past `count`: `out` has room). */
+void fpd_gen_v4_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row, uint32_t col, bool down,
+                       size_t count, double out[RUN_ROOM]);
+/* Every element of a stored binary32 operand under generator 4 (without specials), in one call. The
+ * last stored row may spill up to LANES - 1 values past the tensor (gen.c leaves room). */
+void fpd_gen_v4_fill_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
                          bool down_columns, float *dst);
 
 #endif

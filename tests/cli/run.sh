@@ -421,14 +421,15 @@ old_recipe() {
 }
 old_recipe 1 wide "3dda23e455f3bad3 3eb94b3b1e35953e"
 old_recipe 2 uniform "86181541131318b8 ed032e2064e19c41" # f32 inputs, whose values generator 3 changed
+old_recipe 3 normal "b43bc6c980633a67 7084aa40caa773e4" # generator 4 changed every input type's values
 run "the newest generator: other data" 0 $FPDIV check --relation addmm --backend seq --shape 3x200x300 --trans-b \
     --dist wide --seed 77 --index 5 --json && [ "$(json_field hash_a <<<"$out")" != 3dda23e455f3bad3 ] &&
     pass "the newest generator is a different stream" || fail "the newest generator" "same bits as generator 1"
 g1=$(dirname "$0")/data/generator1-addmm.json
-sed 's/"generator": 1,/"generator": 4,/' "$g1" >$tmp/g4.json
-bad "a generator this fpdiv lacks" "g4.json: check.case.data.generator: made by generator 4, this fpdiv has generators 1 to 3" replay $tmp/g4.json
-bad "--generator out of range" "--generator '4': this fpdiv has generators 1 to 3" check --relation repeat --shape 2x3x4 --generator 4
-bad "fuzz --generator 0" "--generator '0': this fpdiv has generators 1 to 3" fuzz --generator 0
+sed 's/"generator": 1,/"generator": 5,/' "$g1" >$tmp/g5.json
+bad "a generator this fpdiv lacks" "g5.json: check.case.data.generator: made by generator 5, this fpdiv has generators 1 to 4" replay $tmp/g5.json
+bad "--generator out of range" "--generator '5': this fpdiv has generators 1 to 4" check --relation repeat --shape 2x3x4 --generator 5
+bad "fuzz --generator 0" "--generator '0': this fpdiv has generators 1 to 4" fuzz --generator 0
 run "fuzz --generator 1 says how to rerun" 0 $FPDIV fuzz --generator 1 --seed 3 --cases 20 --no-corpus --max-dim 8 &&
     expect "fuzz --generator 1: the rerun line" "$out" '^seed 3  \(rerun this campaign with --seed 3 --generator 1;'
 # inline cases keep the generator that made them, in their origin and provenance
@@ -443,7 +444,7 @@ run "check --json names the generator" 0 $FPDIV check --relation repeat --backen
     [ "$(json_field generator <<<"$out")" = 1 ] && pass "check --json: generator 1" || fail "check --json generator" "${out:0:200}"
 bad "a backend listed twice" "--backends 'openblas,seq,openblas': 'openblas' is listed twice" fuzz --backends openblas,seq,openblas
 bad "a dtype given twice, spelled two ways" "--dtypes 'f32,f32:f32': 'f32:f32' is 'f32' again" fuzz --dtypes f32,f32:f32
-sed '/"backends": \[/{n;s/"[a-z]*"/"nosuchblas"/}' "$one" >$tmp/unknown.json
+sed '/"backends": \[/{n;s/"[^"]*"/"nosuchblas"/}' "$one" >$tmp/unknown.json
 bad "unknown backend in a file" "unknown.json: check.backends: unknown backend 'nosuchblas'" replay $tmp/unknown.json
 # two fuzzers sharing one corpus at once: nothing lost, nothing corrupted
 $FPDIV fuzz --seed 11 --cases 400 --max-dim 48 --corpus $tmp/shared --json >$tmp/f1 2>&1 &
@@ -661,7 +662,7 @@ if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ]; then
     if grep -qE '^  cublas +gpu unavailable' <<<"$out"; then
         expect "the reason is given" "$out" 'why: no (usable )?CUDA device'
         bad "a check on an unavailable GPU backend" "cublas is unavailable: no" check --relation repeat --backend cublas --shape 2x3x4
-        sed '/"backends": \[/{n;s/"[a-z]*"/"cublas"/}' "$one" >$tmp/gpu-case.json
+        sed '/"backends": \[/{n;s/"[^"]*"/"cublas"/}' "$one" >$tmp/gpu-case.json
         run "replaying a GPU case without a GPU: git bisect's skip" 125 $FPDIV replay $tmp/gpu-case.json &&
             expect "skipped, with the reason" "$out" '^skipped .*no (usable )?CUDA device'
     fi

@@ -96,8 +96,8 @@ Test(rng, stream_draws_are_their_blocks_words)
 }
 
 /* Each generator's stream is frozen, so saved cases replay: a change of values needs a new
- * FPD_GEN_VERSION, with the old generator kept. Generators 2's and 3's tables come from independent
- * Python models of their definitions (frozen_stream_v2.py, frozen_stream_v3.py). */
+ * FPD_GEN_VERSION, with the old generator kept. Generators 2's, 3's and 4's tables come from
+ * independent Python models of their definitions (frozen_stream_v2.py ... frozen_stream_v4.py). */
 struct frozen_value {
     enum fpd_dist dist;
     enum fpd_dtype in;
@@ -118,7 +118,7 @@ static void expect_frozen(unsigned generator, const struct frozen_value *frozen,
 
 Test(rng, frozen_generator_streams)
 {
-    cr_assert_eq(FPD_GEN_VERSION, 3, "a new generator needs a frozen table here");
+    cr_assert_eq(FPD_GEN_VERSION, 4, "a new generator needs a frozen table here");
     static const struct frozen_value v1[] = {
 #include "frozen_stream.inc"
     };
@@ -128,9 +128,13 @@ Test(rng, frozen_generator_streams)
     static const struct frozen_value v3[] = {
 #include "frozen_stream_v3.inc"
     };
+    static const struct frozen_value v4[] = {
+#include "frozen_stream_v4.inc"
+    };
     expect_frozen(1, v1, sizeof v1 / sizeof v1[0]);
     expect_frozen(2, v2, sizeof v2 / sizeof v2[0]);
     expect_frozen(3, v3, sizeof v3 / sizeof v3[0]);
+    expect_frozen(4, v4, sizeof v4 / sizeof v4[0]);
     static const struct {
         uint32_t row, col;
         double want;
@@ -197,7 +201,7 @@ Test(rng, specials_appear_at_their_rate)
     }
 }
 
-/* Generator 2's and 3's values have their distribution's moments, and neighbours along a row,
+/* Generators 2's to 4's values have their distribution's moments, and neighbours along a row,
  * down a column, and across tensors and case indices are uncorrelated: a weak Weyl step or key
  * would show here first (generator 3's binary32 inputs: two neighbours along a row share a
  * SplitMix64 output). 2^18 samples: the standard error of each estimate is about 0.002. */
@@ -240,12 +244,17 @@ static void expect_moments_and_independence(unsigned generator, enum fpd_dtype i
     fpd_tensors_free(&t);
 }
 
-Test(rng, generators_2_and_3_moments_and_independence)
+Test(rng, generators_2_to_4_moments_and_independence)
 {
     expect_moments_and_independence(2, FPD_F64, FPD_DIST_NORMAL, 1);
     expect_moments_and_independence(3, FPD_F32, FPD_DIST_NORMAL, 1);
     expect_moments_and_independence(3, FPD_F32, FPD_DIST_UNIFORM, 1.0 / 3);      /* uniform on [-1, 1) */
     expect_moments_and_independence(3, FPD_BF16, FPD_DIST_INT, 60.0 / 9);      /* -4 .. 4 */
+    expect_moments_and_independence(4, FPD_F32, FPD_DIST_NORMAL, 1);
+    expect_moments_and_independence(4, FPD_F64, FPD_DIST_NORMAL, 1);
+    expect_moments_and_independence(4, FPD_F32, FPD_DIST_UNIFORM, 1.0 / 3);
+    expect_moments_and_independence(4, FPD_F64, FPD_DIST_UNIFORM, 1.0 / 3);
+    expect_moments_and_independence(4, FPD_BF16, FPD_DIST_INT, 60.0 / 9);
 }
 
 /* Growing m or k, or transposing, leaves every other element bit-identical. */
