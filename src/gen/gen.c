@@ -185,16 +185,20 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
-/* Room past a tensor's last element for the spill of its last stored row (fill_f32). */
-#define SPILL_ROOM ((LANES - 1) * sizeof(float))
 
-/* The generators whose binary32 operands are filled in one call (without specials), by version. */
-static void (*const fill_f32[FPD_GEN_VERSION + 1])(enum fpd_dist, uint64_t, size_t, size_t, size_t, bool, bool,
-                                                   float *) = {[3] = fpd_gen_v3_fill_f32, [4] = fpd_gen_v4_fill_f32};
+/* The whole-operand fills (without specials), by generator and input type: the others go run by
+ * run through source_values. */
+typedef void fill_function(enum fpd_dist, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
+                           bool down_columns, void *dst);
+static fill_function *const fill_whole[FPD_GEN_VERSION + 1][FPD_DTYPE_COUNT] = {
+    [3][FPD_F32] = fpd_gen_v3_fill_f32,
+    [4][FPD_F32] = fpd_gen_v4_fill_f32,
+    [4][FPD_F64] = fpd_gen_v4_fill_f64,
+};
 
-static bool fills_f32(const struct tensor_source *s)
+static fill_function *whole_fill(const struct tensor_source *s)
 {
-    return s->in == FPD_F32 && fill_f32[value_generator(s)] && !specials_wanted(s->recipe);
+    return specials_wanted(s->recipe) ? NULL : fill_whole[value_generator(s)][s->in];
 }
 
 /* A stored matrix's generated values (its padding aside). Runs go along the stored rows,
@@ -206,12 +210,12 @@ static void fill_generated(const struct tensor_source *src, void *dst, size_t ro
                            bool transposed)
 {
     bool down_columns = 2 * cols * ((rows + LANES - 1) / LANES) < rows * ((cols + LANES - 1) / LANES);
-    if (fills_f32(src)) {
-        const unsigned generator = value_generator(src);
+    fill_function *fill = whole_fill(src);
+    if (fill) {
         if (down_columns && ld == 1) /* one unpadded column is one stored row of the other orientation */
-            fill_f32[generator](src->recipe->dist, src->key, 1, rows, rows, !transposed, false, dst);
+            fill(src->recipe->dist, src->key, 1, rows, rows, !transposed, false, dst);
         else
-            fill_f32[generator](src->recipe->dist, src->key, rows, cols, ld, transposed, down_columns, dst);
+            fill(src->recipe->dist, src->key, rows, cols, ld, transposed, down_columns, dst);
         return;
     }
     if (!down_columns) {

@@ -334,7 +334,7 @@ void fpd_gen_v3_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_
 }
 
 void fpd_gen_v3_fill_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
-                         bool down_columns, float *dst)
+                         bool down_columns, void *dst)
 {
     fill_v3_f32(d, key, rows, cols, ld, transposed, down_columns, dst);
 }

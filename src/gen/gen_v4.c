@@ -88,7 +88,8 @@
 
 /* The exact value of element at position p, for input type `in`: the model the vector paths
  * follow, lane for lane. */
-static inline __attribute__((always_inline)) double value_at(enum fpd_dist d, enum fpd_dtype in, uint32_t k1, uint32_t p)
+static inline __attribute__((always_inline)) double value_at(enum fpd_dist d, enum fpd_dtype in, uint32_t k1,
+                                                              uint32_t p)
 {
     const uint32_t y = FIRST_ROUND(p), w = KEYED_ROUNDS(y, k1);
     if (in == FPD_F64 && (d == FPD_DIST_UNIFORM || d == FPD_DIST_WIDE)) {
@@ -160,7 +161,9 @@ FPD_VECTOR_WIDTH_FUNCTION(void, values_v4,
 #define VECTOR_TYPES(N)                                                                            \
     typedef uint32_t u32x##N __attribute__((vector_size(4 * (N))));                                \
     typedef int32_t i32x##N __attribute__((vector_size(4 * (N))));                                 \
-    typedef float f32x##N __attribute__((vector_size(4 * (N))));
+    typedef float f32x##N __attribute__((vector_size(4 * (N))));                                   \
+    typedef uint64_t u64x##N __attribute__((vector_size(8 * (N))));                                \
+    typedef double f64x##N __attribute__((vector_size(8 * (N))));
 VECTOR_TYPES(4)
 VECTOR_TYPES(8)
 VECTOR_TYPES(16)
@@ -171,6 +174,34 @@ VECTOR_TYPES(16)
     ({                                                                                             \
         i32x##N draws_ = RAW_DRAW(d, wide_binades[FPD_F32], FIRST_ROUND(p), k1, i32x##N);          \
         FLOAT_OF_RAW(d, draws_, f32x##N);                                                          \
+    })
+
+/* The binary64 values of the N elements at positions p, lane for lane value_at's. */
+#define DOUBLES_AT(N, d, k1, p)                                                                    \
+    ({                                                                                             \
+        const u32x##N y_ = FIRST_ROUND(p);                                                         \
+        f64x##N v_;                                                                                \
+        if ((d) == FPD_DIST_UNIFORM || (d) == FPD_DIST_WIDE) {                                     \
+            const u32x##N w_ = KEYED_ROUNDS(y_, k1), w2_ = KEYED_ROUNDS(y_, ~(k1));                \
+            if ((d) == FPD_DIST_UNIFORM) {                                                         \
+                v_ = __builtin_convertvector((i32x##N)w_, f64x##N) * 0x1p-31 +                     \
+                     __builtin_convertvector((i32x##N)(w2_ >> 11), f64x##N) * 0x1p-52;             \
+            } else {                                                                               \
+                const int span_ = wide_binades[FPD_F64];                                           \
+                const u32x##N binade_ = ((w_ >> 23 & 0xff) * (uint32_t)(2 * span_ + 1) >> 8) - (uint32_t)span_ + 1023; \
+                const u64x##N bits_ = __builtin_convertvector(w_ >> 31, u64x##N) << 63 |           \
+                                      __builtin_convertvector(binade_, u64x##N) << 52 |            \
+                                      __builtin_convertvector(w_ & 0x7fffff, u64x##N) << 29 |      \
+                                      __builtin_convertvector(w2_ >> 3, u64x##N);                  \
+                v_ = (f64x##N)bits_;                                                               \
+            }                                                                                      \
+        } else {                                                                                   \
+            const i32x##N draws_ = RAW_DRAW(d, 0, y_, k1, i32x##N);                                \
+            v_ = __builtin_convertvector(draws_, f64x##N);                                         \
+            if ((d) == FPD_DIST_NORMAL)                                                            \
+                v_ *= 0x1p-16 * SQRT3_F32; /* exact: 17 bits times 24 */                           \
+        }                                                                                          \
+        v_;                                                                                        \
     })
 
 /* The positions of N elements `step` apart from `first` on: a u32xN. */
@@ -184,73 +215,92 @@ VECTOR_TYPES(16)
 
 /* Stored rows of N lanes at a time, each whole before the next: a row's last vector spills up to
  * N - 1 values into its padding and the next row's start, written afterwards (the last row's into
- * the next batch entry's, or gen.c's SPILL_ROOM). `first` is the position of stored element
- * (0, 0); a stored row advances it by `row_step`, an element along one by `step`. */
-#define ROWS_F32(N, d, k1, first, row_step, step, rows, cols, ld, dst)                             \
+ * the next batch entry's, or SPILL_ROOM). `first` is the position of stored element
+ * (0, 0); a stored row advances it by `row_step`, an element along one by `step`. VALUES_AT is
+ * FLOATS_AT or DOUBLES_AT, T the element type. */
+#define ROWS(N, T, VALUES_AT, d, k1, first, row_step, step, rows, cols, ld, dst)                   \
     do {                                                                                           \
         const u32x##N lanes_ = POSITIONS(N, 0u, step);                                             \
         for (size_t i_ = 0; i_ < (rows); i_++) {                                                   \
             u32x##N p_ = ((first) + (uint32_t)i_ * (row_step)) + lanes_;                           \
-            float *row_ = (dst) + i_ * (ld);                                                       \
+            T *row_ = (T *)(dst) + i_ * (ld);                                                      \
             for (size_t j_ = 0; j_ < (cols); j_ += (N), p_ += (uint32_t)(N) * (step)) {            \
-                f32x##N f_ = FLOATS_AT(N, d, k1, p_);                                              \
-                memcpy(row_ + j_, &f_, sizeof f_);                                                 \
+                __typeof__(VALUES_AT(N, d, k1, p_)) v_ = VALUES_AT(N, d, k1, p_);                  \
+                memcpy(row_ + j_, &v_, sizeof v_);                                                 \
             }                                                                                      \
         }                                                                                          \
     } while (0)
 
 /* Down the stored columns, N rows at a time, each value stored alone, ld apart: for operands
  * whose stored rows are short (a vector along one would compute mostly values it drops). */
-#define COLUMNS_F32(N, d, k1, first, row_step, step, rows, cols, ld, dst)                          \
+#define COLUMNS(N, T, VALUES_AT, d, k1, first, row_step, step, rows, cols, ld, dst)                \
     do {                                                                                           \
         const u32x##N lanes_ = POSITIONS(N, 0u, row_step);                                         \
         for (size_t j_ = 0; j_ < (cols); j_++) {                                                   \
             u32x##N p_ = ((first) + (uint32_t)j_ * (step)) + lanes_;                               \
             for (size_t i_ = 0; i_ < (rows); i_ += (N), p_ += (uint32_t)(N) * (row_step)) {        \
-                f32x##N f_ = FLOATS_AT(N, d, k1, p_);                                              \
+                __typeof__(VALUES_AT(N, d, k1, p_)) v_ = VALUES_AT(N, d, k1, p_);                  \
                 for (size_t l_ = 0; l_ < (N) && i_ + l_ < (rows); l_++)                            \
-                    (dst)[(i_ + l_) * (ld) + j_] = f_[l_];                                         \
+                    ((T *)(dst))[(i_ + l_) * (ld) + j_] = v_[l_];                                  \
             }                                                                                      \
         }                                                                                          \
     } while (0)
 
-/* One distribution's loops in each width's vectors, `d` a constant. */
-#define FILL_F32(d)                                                                                \
-    do {                                                                                           \
-        if (compiled_for == FPD_VECTOR_AVX512)                                                     \
-            FILL_F32_IN(16, d);                                                                    \
-        else if (compiled_for == FPD_VECTOR_AVX2)                                                  \
-            FILL_F32_IN(8, d);                                                                     \
-        else                                                                                       \
-            FILL_F32_IN(4, d);                                                                     \
-    } while (0)
-#define FILL_F32_IN(N, d)                                                                          \
+/* One distribution's loops in N-lane vectors, `d` a constant. */
+#define FILL_IN(N, T, VALUES_AT, d)                                                                \
     do {                                                                                           \
         if (down_columns)                                                                          \
-            COLUMNS_F32(N, d, k1, first, row_step, step, rows, cols, ld, dst);                     \
+            COLUMNS(N, T, VALUES_AT, d, k1, first, row_step, step, rows, cols, ld, dst);           \
         else                                                                                       \
-            ROWS_F32(N, d, k1, first, row_step, step, rows, cols, ld, dst);                        \
+            ROWS(N, T, VALUES_AT, d, k1, first, row_step, step, rows, cols, ld, dst);              \
     } while (0)
 
-/* Every element of a stored binary32 operand (without specials), in one call: straight-line
- * vectors, the distribution, direction and width constant in each loop. A transposed operand's
- * stored row is a logical column. */
+/* A fill function's body: the loops of each distribution, LANES_512 or LANES_256 lanes at a time
+ * (baseline 4), whose values of type T VALUES_AT computes. The lanes fill the registers with 32-bit
+ * words: binary64 values then take two registers each, where as many lanes as the registers hold
+ * of them left the hash half idle and ran 1.5-2x slower. */
+#define FILL_BODY(T, VALUES_AT, LANES_512, LANES_256)                                              \
+    const uint32_t k1 = (uint32_t)(key >> 32), first = position(key, 0, 0);                        \
+    const uint32_t row_step = transposed ? along_row : down_column, step = transposed ? down_column : along_row; \
+    switch (d) {                                                                                   \
+    case FPD_DIST_NORMAL: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_NORMAL); break;   \
+    case FPD_DIST_UNIFORM: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_UNIFORM); break; \
+    case FPD_DIST_INT: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_INT); break;         \
+    default: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_WIDE);                       \
+    }
+#define FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, d)                                         \
+    do {                                                                                           \
+        if (compiled_for == FPD_VECTOR_AVX512)                                                     \
+            FILL_IN(LANES_512, T, VALUES_AT, d);                                                   \
+        else if (compiled_for == FPD_VECTOR_AVX2)                                                  \
+            FILL_IN(LANES_256, T, VALUES_AT, d);                                                   \
+        else                                                                                       \
+            FILL_IN(4, T, VALUES_AT, d);                                                           \
+    } while (0)
+
+_Static_assert((16 - 1) * sizeof(double) <= SPILL_ROOM, "a stored row's spill fits in SPILL_ROOM");
+
+/* Every element of a stored binary32 (binary64) operand, without specials, in one call:
+ * straight-line vectors, the distribution, direction and width constant in each loop. A transposed
+ * operand's stored row is a logical column. */
 FPD_VECTOR_WIDTH_FUNCTION(void, fill_v4_f32,
                           (enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld,
-                           bool transposed, bool down_columns, float *dst),
+                           bool transposed, bool down_columns, void *dst),
                           (d, key, rows, cols, ld, transposed, down_columns, dst))
 {
-    const uint32_t k1 = (uint32_t)(key >> 32), first = position(key, 0, 0);
-    const uint32_t row_step = transposed ? along_row : down_column, step = transposed ? down_column : along_row;
-    switch (d) {
-    case FPD_DIST_NORMAL: FILL_F32(FPD_DIST_NORMAL); break;
-    case FPD_DIST_UNIFORM: FILL_F32(FPD_DIST_UNIFORM); break;
-    case FPD_DIST_INT: FILL_F32(FPD_DIST_INT); break;
-    default: FILL_F32(FPD_DIST_WIDE);
-    }
+    FILL_BODY(float, FLOATS_AT, 16, 8)
 }
-#undef FILL_F32
-#undef FILL_F32_IN
+
+FPD_VECTOR_WIDTH_FUNCTION(void, fill_v4_f64,
+                          (enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld,
+                           bool transposed, bool down_columns, void *dst),
+                          (d, key, rows, cols, ld, transposed, down_columns, dst))
+{
+    FILL_BODY(double, DOUBLES_AT, 16, 8)
+}
+#undef FILL_BODY
+#undef FILL_WIDTHS
+#undef FILL_IN
 
 /* The names other files call: FPD_VECTOR_WIDTH_FUNCTION's are static. */
 void fpd_gen_v4_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row, uint32_t col, bool down,
@@ -260,7 +310,13 @@ void fpd_gen_v4_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_
 }
 
 void fpd_gen_v4_fill_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
-                         bool down_columns, float *dst)
+                         bool down_columns, void *dst)
 {
     fill_v4_f32(d, key, rows, cols, ld, transposed, down_columns, dst);
+}
+
+void fpd_gen_v4_fill_f64(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
+                         bool down_columns, void *dst)
+{
+    fill_v4_f64(d, key, rows, cols, ld, transposed, down_columns, dst);
 }

@@ -22,6 +22,9 @@
 #define LANES 16
 #define RUN 256 /* values per call: amortizes the call and the choice of distribution */
 #define RUN_ROOM (RUN + LANES) /* a run's buffer: its last group may run past it */
+/* Room past a tensor's last element for the spill of its last stored row (the whole-operand fills
+ * store groups of up to LANES values of up to 8 bytes) */
+#define SPILL_ROOM ((LANES - 1) * sizeof(double))
 
 /* Binades spanned by `wide`, per input type: kept inside each type's normal range, and for f16
  * small enough that a product stays far from overflow. */
@@ -73,15 +76,18 @@ void fpd_gen_v3_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_
 /* Every element of a stored binary32 operand under generator 3 (without specials), in one call. The
  * last stored row may spill up to LANES - 1 values past the tensor (gen.c leaves room). */
 void fpd_gen_v3_fill_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
-                         bool down_columns, float *dst);
+                         bool down_columns, void *dst);
 
 /* Generator 4, every input type: `count` unrounded values along the row or down the column from
  * logical (row, col) on (the last group may run past `count`: `out` has room). */
 void fpd_gen_v4_values(enum fpd_dist d, enum fpd_dtype in, uint64_t key, uint32_t row, uint32_t col, bool down,
                        size_t count, double out[RUN_ROOM]);
-/* Every element of a stored binary32 operand under generator 4 (without specials), in one call. The
- * last stored row may spill up to LANES - 1 values past the tensor (gen.c leaves room). */
+/* Every element of a stored binary32 (binary64) operand under generator 4 (without specials), in
+ * one call. The last stored row may spill up to SPILL_ROOM bytes past the tensor (gen.c leaves
+ * room). */
 void fpd_gen_v4_fill_f32(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
-                         bool down_columns, float *dst);
+                         bool down_columns, void *dst);
+void fpd_gen_v4_fill_f64(enum fpd_dist d, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
+                         bool down_columns, void *dst);
 
 #endif

@@ -307,19 +307,21 @@ Test(rng, materialized_values_are_the_elements_values)
     /* 4099 x 2: a transposed operand's stored rows run past the buffer of a pair (PAIR_RUN) */
     static const uint32_t shapes[][2] = {{1, 40}, {40, 1}, {3, 17}, {33, 2}, {17, 17}, {2, 100}, {100, 3}, {3, 300},
                                          {4099, 2}};
-    /* f32 has its own stores; layouts 4 and 5 add bfloat16 (padded) and binary64 inputs */
-    static const enum fpd_dtype inputs[] = {FPD_F32, FPD_F16, FPD_F32, FPD_F32, FPD_BF16, FPD_F64};
+    /* f32 and f64 have their own stores; layouts 4 to 6 add bfloat16 (padded) and binary64 inputs
+     * (A transposed; B transposed and padded) */
+    static const enum fpd_dtype inputs[] = {FPD_F32, FPD_F16, FPD_F32, FPD_F32, FPD_BF16, FPD_F64, FPD_F64};
     for (unsigned g = 1; g <= FPD_GEN_VERSION; g++)
     for (int d = 0; d < FPD_DIST_COUNT; d++) /* each has its own loop */
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int layout = 0; layout < 6; layout++) {
+        for (int layout = 0; layout < 7; layout++) {
             struct fpd_case c;
             fpd_case_defaults(&c);
             c.recipe.generator = g;
             c.recipe.dist = (enum fpd_dist)d;
             c.recipe.special_rate = layout == 2 ? 0.2 : 0;
             c.m = shapes[s][0], c.k = shapes[s][1], c.n = shapes[s][0];
-            c.trans_a = layout & 1, c.trans_b = layout & 2, c.pad = layout == 3 ? 5 : layout == 4 ? 2 : 0;
+            c.trans_a = layout & 1, c.trans_b = layout & 2;
+            c.pad = layout == 3 ? 5 : layout == 4 ? 2 : layout == 6 ? 3 : 0;
             c.has_bias = true;
             enum fpd_dtype out = inputs[layout] == FPD_F64 ? FPD_F64 : FPD_F32; /* holds the bias exactly */
             c.dt = (struct fpd_dtypes){inputs[layout], out, out};
