@@ -7,8 +7,10 @@
 # shapes, layouts, padding and row slices, from a listing run with the same seed), has the framework
 # compute both paths (from and back to NumPy arrays, as a user's script would), counts the
 # differing elements and judges them against the same bound (gamma_k |A||B| per element), in
-# Python. ROUNDS times in turn; medians, and the time per check each way: the bridge's overhead
-# per check against calling the framework from Python directly is their difference. A server's
+# Python. ROUNDS times in turn; medians, and the time per check each way, with the loop's time in
+# its two calls of the framework: the bridge's overhead per check against calling the framework
+# from Python directly is the bridge's time per check less those calls' (fpdiv's generation,
+# comparison and bound included, which the loop's NumPy code takes longer for). A server's
 # start (about a second for PyTorch; JAX's, and its compilation of each new shape) is in the
 # bridge's time: longer runs amortize it.
 # Usage: FPDIV=build/fpdiv scripts/bench/bench_bridge.sh [SECONDS per run, default 5] [ROUNDS, default 3]
@@ -58,22 +60,26 @@ def operand(lead, rows, cols, transposed, pad):
     return stored.swapaxes(-1, -2) if transposed else stored
 
 
-checks, diverging, start = 0, 0, time.perf_counter()
+checks, diverging, in_framework, start = 0, 0, 0.0, time.perf_counter()
 while time.perf_counter() - start < seconds:
     for lead, m, n, k, trans_a, trans_b, pad, rows in cases:
         a, b = operand(lead, m, k, trans_a, pad), operand(lead, k, n, trans_b, pad)
+        called = time.perf_counter()
         p, q = matmul(a, b)[..., rows, :], matmul(a[..., rows, :], b)  # slice-rows: after vs before
+        in_framework += time.perf_counter() - called
         bound = 2 * (k * u / (1 - k * u)) * (np.abs(a[..., rows, :]).astype(np.float64) @ np.abs(b).astype(np.float64))
         ratio = np.max(np.abs(p.astype(np.float64) - q) / np.where(bound > 0, bound, np.inf))
         diverging += int(np.any(p != q))
         checks += 1
         if time.perf_counter() - start >= seconds:
             break
-print(checks, f"{time.perf_counter() - start:.3f}")  # as fpdiv's summary says them: checks, seconds
+# as fpdiv's summary says them, checks and seconds; then the seconds in the framework's calls
+print(checks, f"{time.perf_counter() - start:.3f}", f"{in_framework:.3f}")
 PY
 for framework in "${frameworks[@]}"; do
 echo "slice-rows on $framework, f32, one process: checks/s, medians of $ROUNDS rounds of $SECONDS_PER_RUN s each"
-printf '  %-8s %12s %12s %8s %14s %12s %12s\n' max-dim bridge loop ratio "bridge us/chk" "loop us/chk" "overhead us"
+printf '  %-8s %12s %12s %8s %14s %12s %14s %12s\n' max-dim bridge loop ratio "bridge us/chk" "loop us/chk" \
+       "calls us/chk" "overhead us"
 for dim in ${DIMS:-64 256 1024}; do
     : >"$tmp/rounds"
     args=(--no-corpus --seed 1 --max-dim "$dim" --relations slice-rows --backends "$framework" --dtypes f32
@@ -88,12 +94,14 @@ for dim in ${DIMS:-64 256 1024}; do
     done
     python3 - "$dim" "$tmp/rounds" <<'PY'
 import collections, statistics, sys
-rate = collections.defaultdict(list)
-for way, count, seconds in (line.split() for line in open(sys.argv[2])):
+rate, calls = collections.defaultdict(list), []
+for way, count, seconds, *in_framework in (line.split() for line in open(sys.argv[2])):
     rate[way].append(float(count) / float(seconds))
-bridge, loop = statistics.median(rate["bridge"]), statistics.median(rate["loop"])
+    calls += [float(in_framework[0]) / float(count)] if in_framework else []
+bridge, loop, call = statistics.median(rate["bridge"]), statistics.median(rate["loop"]), statistics.median(calls)
+# the overhead: a check through the bridge against the loop's two calls of the framework alone
 print(f"  {sys.argv[1]:<8} {bridge:10.0f}/s {loop:10.0f}/s {bridge / loop:8.2f} {1e6 / bridge:14.1f} {1e6 / loop:12.1f} "
-      f"{1e6 / bridge - 1e6 / loop:12.1f}")
+      f"{1e6 * call:14.1f} {1e6 / bridge - 1e6 * call:12.1f}")
 PY
 done
 done

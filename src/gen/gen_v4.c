@@ -42,13 +42,13 @@
  * of a vector of them). */
 #define FIRST_ROUND(x)                                                                             \
     ({                                                                                             \
-        __typeof__((x) ^ 0u) h_ = (x); /* (x) ^ 0u: the type without const */                   \
+        __typeof__((x) ^ 0u) h_ = (x); /* (x) ^ 0u: the type without const */                      \
         h_ ^= h_ >> 17;                                                                            \
         h_ * 0xed5ad4bbu;                                                                          \
     })
 #define KEYED_ROUNDS(y, key)                                                                       \
     ({                                                                                             \
-        __typeof__((y) ^ 0u) h_ = (y) ^ (key);                                                            \
+        __typeof__((y) ^ 0u) h_ = (y) ^ (key);                                                     \
         h_ ^= h_ >> 11;                                                                            \
         h_ *= 0xac4c1b51u;                                                                         \
         h_ ^= h_ >> 15;                                                                            \
@@ -61,11 +61,11 @@
  * raw holds (wide). SIGNED is the signed type of y's width. */
 #define RAW_DRAW(d, span, y, key, SIGNED)                                                          \
     ({                                                                                             \
-        __typeof__((y) ^ 0u) w_ = KEYED_ROUNDS(y, key);                                                   \
+        __typeof__((y) ^ 0u) w_ = KEYED_ROUNDS(y, key);                                            \
         SIGNED raw_;                                                                               \
         switch (d) {                                                                               \
         case FPD_DIST_NORMAL: {                                                                    \
-            __typeof__((y) ^ 0u) w2_ = KEYED_ROUNDS(y, ~(key));                                           \
+            __typeof__((y) ^ 0u) w2_ = KEYED_ROUNDS(y, ~(key));                                    \
             raw_ = (SIGNED)((w_ & 0xffff) + (w_ >> 16) + (w2_ & 0xffff) + (w2_ >> 16)) + (2 - (1 << 17)); \
             break;                                                                                 \
         }                                                                                          \
@@ -94,8 +94,9 @@ static inline __attribute__((always_inline)) double value_at(enum fpd_dist d, en
     const uint32_t y = FIRST_ROUND(p), w = KEYED_ROUNDS(y, k1);
     if (in == FPD_F64 && (d == FPD_DIST_UNIFORM || d == FPD_DIST_WIDE)) {
         const uint32_t w2 = KEYED_ROUNDS(y, ~k1);
-        if (d == FPD_DIST_UNIFORM) /* (int64)(w:w2) >> 11 times 2^-52, as two exact terms whose sum is: a
-                                    * 64-bit integer's conversion, which AVX2 does not have, took 3x the time */
+        /* uniform: (int64)(w:w2) >> 11 times 2^-52, as two exact terms whose sum is exact too (a
+         * 64-bit integer's conversion, which AVX2 does not have, took 3x the time) */
+        if (d == FPD_DIST_UNIFORM)
             return (double)(int32_t)w * 0x1p-31 + (double)(int32_t)(w2 >> 11) * 0x1p-52;
         const int span = wide_binades[FPD_F64];
         uint64_t binade = ((w >> 23 & 0xff) * (uint32_t)(2 * span + 1) >> 8) - (uint32_t)span + 1023;
@@ -156,8 +157,8 @@ FPD_VECTOR_WIDTH_FUNCTION(void, values_v4,
 #undef VALUES
 }
 
-/* The vectors of each width's copy: N 32-bit lanes, N * 4 bytes, as wide as the registers (wider
- * ones gcc would split through memory). */
+/* The vectors of each width's copy, N lanes: the 32-bit words' as wide as the registers (gcc split
+ * wider ones through memory), the doubles made of them two registers each. */
 #define VECTOR_TYPES(N)                                                                            \
     typedef uint32_t u32x##N __attribute__((vector_size(4 * (N))));                                \
     typedef int32_t i32x##N __attribute__((vector_size(4 * (N))));                                 \
@@ -263,9 +264,9 @@ VECTOR_TYPES(16)
     const uint32_t k1 = (uint32_t)(key >> 32), first = position(key, 0, 0);                        \
     const uint32_t row_step = transposed ? along_row : down_column, step = transposed ? down_column : along_row; \
     switch (d) {                                                                                   \
-    case FPD_DIST_NORMAL: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_NORMAL); break;   \
+    case FPD_DIST_NORMAL: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_NORMAL); break; \
     case FPD_DIST_UNIFORM: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_UNIFORM); break; \
-    case FPD_DIST_INT: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_INT); break;         \
+    case FPD_DIST_INT: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_INT); break;       \
     default: FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, FPD_DIST_WIDE);                       \
     }
 #define FILL_WIDTHS(T, VALUES_AT, LANES_512, LANES_256, d)                                         \

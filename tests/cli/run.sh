@@ -303,7 +303,7 @@ run "show names the recorded environment" 0 $FPDIV show "$envcase" &&
     expect "the kernel set and threads" "$out" '^  openblas@Prescott OpenBLAS [0-9.]+, kernel set Prescott, 1 thread$'
 
 # --- fpdiv's own vector paths: FPDIV_VECTOR_WIDTH narrows them, and every width gives the same bits ---
-widest=$($FPDIV env --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["vector_width"])')
+widest=$(env -u FPDIV_VECTOR_WIDTH $FPDIV env --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["vector_width"])')
 run "env says which vector paths fpdiv's own loops take" 0 env FPDIV_VECTOR_WIDTH=baseline $FPDIV env &&
     expect "env: the width in use and the CPU's" "$out" "^vectors +baseline \(fpdiv's own loops; the CPU's widest: $widest\)"
 run "FPDIV_VECTOR_WIDTH is recorded in the environment" 0 env FPDIV_VECTOR_WIDTH=baseline $FPDIV check --relation repeat --shape 2x3x4 --json &&
