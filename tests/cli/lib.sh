@@ -9,11 +9,13 @@ run() {
     local got=$?
     # LeakSanitizer's own tracer can crash at a sanitized process's exit ("Tracer caught signal
     # 11 ... LeakSanitizer has encountered a fatal error", google/sanitizers#1353): its runtime's
-    # failure, intermittent, and not a leak (a leak reads "detected memory leaks"). Run it again,
-    # once, and say so.
+    # failure, not a leak (a leak reads "detected memory leaks"). In CI it struck `replay` of the
+    # suite's corpus in two runs of three, again when run at once, and never here in 17 runs. Run
+    # it again, once, without the exit-time leak check that crashed, and say so: the command's
+    # exit and output are still checked, the leak check in every other command.
     if [ "$got" -ne "$want" ] && grep -q "LeakSanitizer has encountered a fatal error" "$tmp/err"; then
-        echo "NOTE $name: LeakSanitizer's tracer crashed at exit (google/sanitizers#1353): run again"
-        "$@" >"$tmp/out" 2>"$tmp/err"
+        echo "NOTE $name: LeakSanitizer's tracer crashed at exit (google/sanitizers#1353): run again without it"
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$@" >"$tmp/out" 2>"$tmp/err"
         got=$?
     fi
     out=$(cat "$tmp/out")
