@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/loop.py" <<'PY'
 import json, sys, time
 import numpy as np
-seconds, framework, listing = float(sys.argv[1]), sys.argv[3], sys.argv[4]
+seconds, framework, listing = float(sys.argv[1]), sys.argv[2], sys.argv[3]
 if framework == "torch":
     import torch
     torch.set_num_threads(1)
@@ -90,7 +90,7 @@ for dim in ${DIMS:-64 256 1024}; do
         "$FPDIV" fuzz "${args[@]}" --time "$SECONDS_PER_RUN" 2>/dev/null |
             sed -nE 's/^([0-9]+) checks in ([0-9.]+) s .*/bridge \1 \2/p' >>"$tmp/rounds"
         echo "loop $(OMP_NUM_THREADS=1 XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
-            "$PYTHON" "$tmp/loop.py" "$SECONDS_PER_RUN" "$dim" "$framework" "$tmp/cases")" >>"$tmp/rounds"
+            "$PYTHON" "$tmp/loop.py" "$SECONDS_PER_RUN" "$framework" "$tmp/cases")" >>"$tmp/rounds"
     done
     python3 - "$dim" "$tmp/rounds" <<'PY'
 import collections, statistics, sys

@@ -185,12 +185,11 @@ uint32_t fpd_gen_dim(struct fpd_stream *s, uint32_t lo, uint32_t hi)
     }
 }
 
-
 /* The whole-operand fills (without specials), by generator and input type: the others go run by
  * run through source_values. */
 typedef void fill_function(enum fpd_dist, uint64_t key, size_t rows, size_t cols, size_t ld, bool transposed,
                            bool down_columns, void *dst);
-static fill_function *const fill_whole[FPD_GEN_VERSION + 1][FPD_DTYPE_COUNT] = {
+static fill_function *const whole_fills[FPD_GEN_VERSION + 1][FPD_DTYPE_COUNT] = {
     [3][FPD_F32] = fpd_gen_v3_fill_f32,
     [4][FPD_F32] = fpd_gen_v4_fill_f32,
     [4][FPD_F64] = fpd_gen_v4_fill_f64,
@@ -198,7 +197,7 @@ static fill_function *const fill_whole[FPD_GEN_VERSION + 1][FPD_DTYPE_COUNT] = {
 
 static fill_function *whole_fill(const struct tensor_source *s)
 {
-    return specials_wanted(s->recipe) ? NULL : fill_whole[value_generator(s)][s->in];
+    return specials_wanted(s->recipe) ? NULL : whole_fills[value_generator(s)][s->in];
 }
 
 /* A stored matrix's generated values (its padding aside). Runs go along the stored rows,

@@ -17,18 +17,15 @@
  * A group of LANES elements is first drawn as integers ("raw"): v is raw * 2^-31 (`uniform`),
  * raw (`int`), raw * 2^-16 * SQRT3_F32 (`normal`, exact in binary64), or the binary32 whose bits
  * raw holds (`wide`). */
-#define SQRT3_F32 0x1.bb67aep+0
 
 static inline int32_t uniform_raw(uint32_t w) { return (int32_t)w; }
 
 static inline int32_t int_raw(uint32_t w) { return (int32_t)((w >> 4) * 9 >> 28) - 4; }
 
-/* sign from bit 31, significand from bits 0-22, binade from bits 23-30 (256 draws over 2 span + 1
- * binades: some binades come up once more in 256 than others) */
+/* sign from bit 31, significand from bits 0-22, binade from bits 23-30 (WIDE_BINADE) */
 static inline int32_t wide_raw(int span, uint32_t w)
 {
-    uint32_t binade = ((w >> 23 & 0xff) * (uint32_t)(2 * span + 1) >> 8) - (uint32_t)span + 127;
-    return (int32_t)((w & 0x80000000u) | binade << 23 | (w & 0x7fffff));
+    return (int32_t)((w & 0x80000000u) | WIDE_BINADE(w, span, 127) << 23 | (w & 0x7fffff));
 }
 
 /* generator 2's four 16-bit quarters, less their mean: (sum + 2 - 2^17) * 2^-16 is in (-2, 2) */

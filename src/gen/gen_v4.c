@@ -36,7 +36,6 @@
  *            binary32, as generator 3: (sum + 2 - 2^17) * 2^-16 * SQRT3_F32
  * Each is an exact binary64 value, rounded once (RNE) to the input type. */
 #define STEP 0x9e3779b9u
-#define SQRT3_F32 0x1.bb67aep+0 /* sqrt(3) rounded to binary32 */
 
 /* The hash's first round, which both words share, and the keyed rest (of a uint32_t or of each lane
  * of a vector of them). */
@@ -71,10 +70,8 @@
         }                                                                                          \
         case FPD_DIST_UNIFORM: raw_ = (SIGNED)w_; break;                                           \
         case FPD_DIST_INT: raw_ = (SIGNED)((w_ >> 4) * 9 >> 28) - 4; break;                        \
-        default: /* 256 draws over 2 span + 1 binades */                                           \
-            raw_ = (SIGNED)((w_ & 0x80000000u) |                                                   \
-                            (((w_ >> 23 & 0xff) * (uint32_t)(2 * (span) + 1) >> 8) - (uint32_t)(span) + 127) << 23 | \
-                            (w_ & 0x7fffff));                                                      \
+        default:                                                                                   \
+            raw_ = (SIGNED)((w_ & 0x80000000u) | WIDE_BINADE(w_, span, 127) << 23 | (w_ & 0x7fffff));   \
         }                                                                                          \
         raw_;                                                                                      \
     })
@@ -98,8 +95,7 @@ static inline __attribute__((always_inline)) double value_at(enum fpd_dist d, en
          * 64-bit integer's conversion, which AVX2 does not have, took 3x the time) */
         if (d == FPD_DIST_UNIFORM)
             return (double)(int32_t)w * 0x1p-31 + (double)(int32_t)(w2 >> 11) * 0x1p-52;
-        const int span = wide_binades[FPD_F64];
-        uint64_t binade = ((w >> 23 & 0xff) * (uint32_t)(2 * span + 1) >> 8) - (uint32_t)span + 1023;
+        uint64_t binade = WIDE_BINADE(w, wide_binades[FPD_F64], 1023);
         uint64_t bits = (uint64_t)(w >> 31) << 63 | binade << 52 | (uint64_t)(w & 0x7fffff) << 29 | w2 >> 3;
         double v;
         memcpy(&v, &bits, sizeof v);
@@ -188,8 +184,7 @@ VECTOR_TYPES(16)
                 v_ = __builtin_convertvector((i32x##N)w_, f64x##N) * 0x1p-31 +                     \
                      __builtin_convertvector((i32x##N)(w2_ >> 11), f64x##N) * 0x1p-52;             \
             } else {                                                                               \
-                const int span_ = wide_binades[FPD_F64];                                           \
-                const u32x##N binade_ = ((w_ >> 23 & 0xff) * (uint32_t)(2 * span_ + 1) >> 8) - (uint32_t)span_ + 1023; \
+                const u32x##N binade_ = WIDE_BINADE(w_, wide_binades[FPD_F64], 1023);              \
                 const u64x##N bits_ = __builtin_convertvector(w_ >> 31, u64x##N) << 63 |           \
                                       __builtin_convertvector(binade_, u64x##N) << 52 |            \
                                       __builtin_convertvector(w_ & 0x7fffff, u64x##N) << 29 |      \

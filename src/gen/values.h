@@ -26,6 +26,13 @@
  * store groups of up to LANES values of up to 8 bytes) */
 #define SPILL_ROOM ((LANES - 1) * sizeof(double))
 
+#define SQRT3_F32 0x1.bb67aep+0 /* sqrt(3) rounded to binary32: generators 3's and 4's `normal` */
+
+/* Generators 3's and 4's `wide`: the biased exponent from 32-bit word w's bits 23-30, 256 draws over
+ * 2 span + 1 binades (some come up once more in 256 than others), centred on the type's bias (127,
+ * 1023). Of a uint32_t or of each lane of a vector of them. */
+#define WIDE_BINADE(w, span, bias) ((((w) >> 23 & 0xff) * (uint32_t)(2 * (span) + 1) >> 8) - (uint32_t)(span) + (bias))
+
 /* Binades spanned by `wide`, per input type: kept inside each type's normal range, and for f16
  * small enough that a product stays far from overflow. */
 static const int wide_binades[FPD_DTYPE_COUNT] = {[FPD_F64] = 30, [FPD_F32] = 20, [FPD_F16] = 5, [FPD_BF16] = 20};
