@@ -97,8 +97,11 @@ run "torch is mkl" 0 $FPDIV check --relation vendor --backend mkl,torch --shape 
 
 # --- bisect finds where the framework itself changes: its boundary, checked in the framework on
 # fpdiv's own inputs (a case's elements do not depend on its shape, so the largest case holds every
-# smaller one), on whatever CPU this is. Here: torch's addmm at k = 192/193 (m = 4, n = 256), jax's
-# vmap at m = 50/51 (k = n = 256; reported elsewhere as 60/61) ---
+# smaller one). oneMKL's code path is the CPU's own unless pinned: with FMA (AVX2 and AVX-512 on
+# Intel) torch's addmm differs from mm + bias from k = 1, where on an AMD EPYC (another path) it
+# changed at k = 192/193. Both sides run MKL_CBWR=COMPATIBLE, the same bits on every x86-64 CPU:
+# there the boundary is k = 1/2 (m = 4, n = 256). jax's vmap at m = 50/51 (k = n = 256; reported
+# elsewhere as 60/61) ---
 # in_framework RELATION SHAPE DIM VALUE: the elements that differ in the framework itself, on the
 # inputs of case SHAPE cut to DIM = VALUE
 in_framework() {
@@ -120,9 +123,11 @@ else:
     print(int((p != np.asarray(jax.jit(lambda x, y: x @ y)(a[0], b))).sum()))
 EOF
 }
-# bisect_in_framework NAME RELATION BACKEND GOOD BAD DIM BIGGEST
+# bisect_in_framework NAME RELATION BACKEND GOOD BAD DIM BIGGEST [VAR=VALUE]: the last, an environment
+# both fpdiv (its bridge's server) and the framework's own run get
 bisect_in_framework() {
     local name=$1 relation=$2 backend=$3 good=$4 bad=$5 dim=$6 biggest=$7
+    [ -n "${8:-}" ] && local -x "$8"
     run "$name" 0 $FPDIV bisect --relation $relation --backend $backend --good $good --bad $bad --dim $dim --dtype f32 ||
         return
     local line=$(grep -E '^boundary: ' <<<"$out")
@@ -137,7 +142,7 @@ bisect_in_framework() {
         fail "$name" "no boundary found: $(tail -1 <<<"$out")"
     fi
 }
-bisect_in_framework "bisect torch's addmm over k" addmm torch 4x256x1 4x256x400 k 4x256x400
+bisect_in_framework "bisect torch's addmm over k" addmm torch 4x256x1 4x256x400 k 4x256x400 MKL_CBWR=COMPATIBLE
 bisect_in_framework "bisect jax's vmap over the batch" vmap jax 100x256x256 2x256x256 m 100x256x256
 
 # --- the framework relations, and what does not apply ---
