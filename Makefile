@@ -283,6 +283,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(C
 	$(MAKE) --no-print-directory cuda-host-test || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/cli/report.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
 	FRAMEWORKS_FEW=$(SANITIZE) FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh || status=1; \
 	$(BUILD)/fpdiv replay corpus || status=1; \
@@ -314,6 +315,7 @@ unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS)
 
 cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh && FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh && \
+	    FPDIV=$(BUILD)/fpdiv tests/cli/report.sh && \
 	    FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh && FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)

@@ -21,6 +21,7 @@ packages=(
     python3-venv      # the project's Python environment (oneMKL)
     python3-numpy     # the NumPy side of `make bench`; CLI tests run exported scripts
     groff-base        # CLI tests typeset the man page and check it for warnings
+    chromium-headless-shell  # the report suite renders `fpdiv report`'s pages in a real browser
     clang             # `make fuzz-parsers`: libFuzzer harnesses
     libclang-rt-dev   # the libFuzzer and sanitizer runtimes for clang
 )

@@ -13,8 +13,8 @@
 #include "backends/backend.h"
 #include "backends/backend_pinned.h"
 #include "cli/cmd.h"
+#include "cli/export_target.h"
 #include "common/dtype.h"
-#include "common/table.h"
 #include "common/text.h"
 #include "engine/check.h"
 #include "store/corpus.h"
@@ -75,35 +75,6 @@ static int write_npy(const char *dir, const char *name, const char *descr, const
 /* NumPy's name for each storage type (bf16 as its bits). */
 static const char *const npy_descr[FPD_DTYPE_COUNT] = {[FPD_F64] = "<f8", [FPD_F32] = "<f4", [FPD_F16] = "<f2",
                                                        [FPD_BF16] = "<u2"};
-/* A framework to export to: the bridge's module that runs its operations, and the backends that
- * are it (a case fpdiv ran on one of them reproduces with the same count). */
-struct framework {
-    const char *name;
-    const struct fpd_backend *backend; /* its features say which relations it has */
-    const char *runs_as[2];            /* fpdiv's backends that are this framework */
-};
-
-static const struct framework frameworks[] = {
-    {"numpy", &fpd_backend_numpy, {"numpy"}},
-    {"torch", &fpd_backend_torch, {"torch", "torch-compile"}},
-    {"jax", &fpd_backend_jax, {"jax"}},
-};
-
-static const struct framework *find_framework(const char *name)
-{
-    long i = FPD_TABLE_FIND(frameworks, sizeof frameworks / sizeof frameworks[0], name);
-    return i < 0 ? NULL : &frameworks[i];
-}
-
-/* Whether fpdiv ran the case on this framework itself. */
-static bool ran_on(const struct framework *fw, const char *backend)
-{
-    for (size_t i = 0; i < sizeof fw->runs_as / sizeof fw->runs_as[0] && fw->runs_as[i]; i++)
-        if (strcmp(fw->runs_as[i], backend) == 0)
-            return true;
-    return false;
-}
-
 static json_t *range(struct fpd_range r) { return json_pack("[I,I]", (json_int_t)r.start, (json_int_t)(r.start + r.len)); }
 
 /* One path as the export driver reads it (scripts/bridge/export_driver.py). `compiled_by_default`:
@@ -121,7 +92,7 @@ static json_t *path_json(const struct fpd_path *p, bool compiled_by_default)
 
 /* What the driver needs of the case: types, layout, the two paths, the compared region, and what
  * fpdiv saw. */
-static json_t *case_json(const struct framework *fw, const struct fpd_case_file *f)
+static json_t *case_json(const struct fpd_export_target *fw, const struct fpd_case_file *f)
 {
     const struct fpd_check *chk = &f->chk;
     struct fpd_paths paths;
@@ -135,7 +106,7 @@ static json_t *case_json(const struct framework *fw, const struct fpd_case_file 
                      path_json(&paths.b, compiled), "compare", "batch", range(cmp->batch), "rows", range(cmp->rows),
                      "cols", range(cmp->cols), "recorded", "diff", (json_int_t)f->recorded.diff, "count",
                      (json_int_t)f->recorded.count, "verdict", fpd_verdict_table[f->recorded.verdict].name, "backends",
-                     f->backend_names[0], "matching", ran_on(fw, f->backend_names[0]));
+                     f->backend_names[0], "matching", fpd_export_target_ran_on(fw, f->backend_names[0]));
 }
 
 /* Copies a file of the bridge's into the script: the operations are the bridge's own. */
@@ -159,7 +130,7 @@ static int append_bridge_file(FILE *s, const char *name, char *why, size_t why_s
     return FPD_OK;
 }
 
-static int write_script(const char *dir, const struct framework *fw, const struct fpd_case_file *f, char *why,
+static int write_script(const char *dir, const struct fpd_export_target *fw, const struct fpd_case_file *f, char *why,
                         size_t why_size)
 {
     const struct fpd_check *chk = &f->chk;
@@ -228,7 +199,7 @@ int fpd_cmd_export(int argc, char **argv)
         default: fpd_cli_error("export", "see 'fpdiv export --help'"); return FPD_EXIT_USAGE;
         }
     }
-    const struct framework *fw = to ? find_framework(to) : NULL;
+    const struct fpd_export_target *fw = to ? fpd_export_target_find(to) : NULL;
     if (argc - optind != 1 || !fw) {
         fpd_cli_error("export", argc - optind != 1 ? "give exactly one case file (see 'fpdiv export --help')"
                                                   : "--to must be numpy, torch or jax");
@@ -240,10 +211,7 @@ int fpd_cmd_export(int argc, char **argv)
         fpd_cli_error("export", "%s", why);
         return FPD_EXIT_USAGE;
     }
-    const struct fpd_backend *impls[2] = {fw->backend, NULL};
-    if (f.chk.relation->backends != 1 || !fpd_relation_applies(f.chk.relation, &f.chk.c.dt, impls, why, sizeof why)) {
-        if (f.chk.relation->backends != 1)
-            snprintf(why, sizeof why, "%s compares two backends, which one framework cannot", f.chk.relation->name);
+    if (!fpd_export_target_takes(fw, &f.chk, why, sizeof why)) {
         fpd_cli_error("export", "%s: %s has no counterpart in %s: %s", argv[optind], f.chk.relation->name, fw->name,
                       why);
         fpd_case_file_free(&f);

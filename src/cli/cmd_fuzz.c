@@ -53,6 +53,8 @@ static const char help[] =
     "  --junit FILE        JUnit XML: a test case per relation x backends, a failure per check that\n"
     "                      fails the policy (with the command that reproduces it). When\n"
     "                      GITHUB_ACTIONS=true: ::error annotations and a table in the step summary\n"
+    "  --html FILE         also write the campaign and its corpus as one self-contained HTML page,\n"
+    "                      as 'fpdiv report' does (its directory must exist when the run starts)\n"
     "  --corpus DIR        save findings into DIR (default corpus): the first case of each new\n"
     "                      signature (relation, backends, dtypes, verdict), minimized\n"
     "  --no-corpus         save nothing\n"
@@ -75,7 +77,7 @@ static const char help[] =
 
 enum { OPT_CASES = 256, OPT_TIME, OPT_RELATIONS, OPT_BACKENDS, OPT_DTYPES, OPT_DISTS, OPT_MAX_DIM, OPT_THREADS,
        OPT_FAIL_ON, OPT_JSON, OPT_CORPUS, OPT_NO_CORPUS, OPT_MAX_PER_SIG, OPT_NO_MINIMIZE, OPT_MINIMIZE_TIME,
-       OPT_INLINE_MAX, OPT_JOBS, OPT_SHARD, OPT_SHARD_COUNT, OPT_JUNIT };
+       OPT_INLINE_MAX, OPT_JOBS, OPT_SHARD, OPT_SHARD_COUNT, OPT_JUNIT, OPT_HTML };
 
 /* fuzz's own; fpd_shared_options (cli_case.h) add --seed, --specials, --generator, --max-mem, --exact,
  * --timeout and --core */
@@ -90,7 +92,8 @@ static const struct option own_options[] = {
     {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE}, {"minimize-time", required_argument, NULL, OPT_MINIMIZE_TIME},
     {"inline-max", required_argument, NULL, OPT_INLINE_MAX}, {"jobs", required_argument, NULL, OPT_JOBS},
     {"shard", required_argument, NULL, OPT_SHARD},       {"shard-count", required_argument, NULL, OPT_SHARD_COUNT},
-    {"junit", required_argument, NULL, OPT_JUNIT},       {"help", no_argument, NULL, 'h'},
+    {"junit", required_argument, NULL, OPT_JUNIT},       {"html", required_argument, NULL, OPT_HTML},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -104,6 +107,7 @@ struct fuzz_options {
     double minimize_seconds, inline_max, timeout;
     const char *shard;     /* "I/N", or NULL */
     const char *junit;     /* JUnit XML file, or NULL */
+    const char *html;      /* the report page, or NULL */
     uint64_t shard_count;  /* for JOB_COMPLETION_INDEX */
 };
 
@@ -277,6 +281,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             break;
         case OPT_SHARD: o->shard = optarg; break;
         case OPT_JUNIT: o->junit = optarg; break;
+        case OPT_HTML: o->html = optarg; break;
         case OPT_SHARD_COUNT:
             rc = fpd_cli_count("--shard-count", optarg, 1, 1u << 20, &o->shard_count, why, why_size);
             break;
@@ -318,6 +323,15 @@ static int find_shard(const struct fuzz_options *o, struct fpd_shard *s, char *w
 
 /* Options parsed, the campaign prepared, its shard found, the corpus read: FPD_OK, -1 after
  * --help, or an error with why. */
+/* Whether a file can be created beside `path` (in its directory). */
+static bool writable_directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    return access(dir, W_OK | X_OK) == 0;
+}
+
 static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fuzz_options *o, struct fpd_shard *shard,
                   char *why, size_t why_size)
 {
@@ -329,6 +343,10 @@ static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fu
     int rc = parse(argc, argv, &cfg, o, why, why_size);
     if (rc != FPD_OK)
         return rc;
+    if (o->html && !writable_directory_of(o->html)) { /* said now, not after the campaign */
+        snprintf(why, why_size, "--html %s: cannot write into its directory: %s", o->html, strerror(errno));
+        return FPD_ERR_INPUT;
+    }
     /* every worker gets its share of the memory budget and a single-threaded BLAS, so that any
      * number of workers runs exactly the same checks (a BLAS's results can depend on its threads) */
     cfg.max_mem /= (double)o->jobs;
@@ -378,9 +396,10 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
     }
     uint32_t index = lost ? ev->index : ev->msg.index;
     /* Planning the whole check again costs about what a small check's data does: only a check
-     * that is reported, saved or listed needs it; the summary needs its combination alone. */
+     * that is reported, saved or listed (by --json, JUnit or the page) needs it; the summary needs
+     * its combination alone. */
     struct fpd_check chk;
-    if (lost || answer.res.verdict != FPD_SAME || o->json || r->ci_wanted)
+    if (lost || answer.res.verdict != FPD_SAME || o->json || r->ci_wanted || r->html)
         fpd_campaign_plan(&run->cp, index, &chk);
     struct fpd_check_result res;
     if (lost) {
@@ -473,7 +492,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     snprintf(rerun, sizeof rerun, "--seed %" PRIu64 "%s", run.cp.cfg.seed,
              fpd_generator_option(run.cp.cfg.generator, generator));
     struct fpd_fuzz_report r = {.json = o.json, .corpus = o.corpus, .fail_on = o.fail_on, .junit = o.junit,
-                                .ci_wanted = o.junit || fpd_ci_github()};
+                                .html = o.html, .ci_wanted = o.junit || fpd_ci_github()};
     fpd_fuzz_report_start(&r, &run.cp, &shard, rerun);
     struct fpd_stats st = {0};
     uint64_t gemm_ticks = 0;

@@ -2,6 +2,7 @@
 #include "cli/fuzz_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,14 +237,16 @@ void fpd_fuzz_report_start(struct fpd_fuzz_report *r, const struct fpd_campaign 
 {
     const struct fpd_campaign_config *cfg = &cp->cfg;
     r->cp = cp;
+    if (r->json || r->html)
+        r->campaign_line = json_pack("{s:s,s:o,s:i,s:s,s:I,s:{s:I,s:I,s:s},s:o}", "type", "campaign", "seed",
+                                     fpd_seed_json(cfg->seed), "generator", (int)cfg->generator, "version",
+                                     FPD_VERSION, "jobs", (json_int_t)cfg->jobs, "shard", "index",
+                                     (json_int_t)shard->index, "count", (json_int_t)shard->count, "from",
+                                     shard->source, "environment",
+                                     fpd_environment_of(cfg->backends, cfg->n_backends, cfg->default_threads,
+                                                        cfg->generator));
     if (r->json)
-        fpd_fuzz_print_json(json_pack("{s:s,s:o,s:i,s:s,s:I,s:{s:I,s:I,s:s},s:o}", "type", "campaign", "seed",
-                                      fpd_seed_json(cfg->seed), "generator", (int)cfg->generator, "version",
-                                      FPD_VERSION, "jobs", (json_int_t)cfg->jobs, "shard", "index",
-                                      (json_int_t)shard->index, "count", (json_int_t)shard->count, "from",
-                                      shard->source, "environment",
-                                      fpd_environment_of(cfg->backends, cfg->n_backends, cfg->default_threads,
-                                                         cfg->generator)));
+        fpd_fuzz_print_json(json_incref(r->campaign_line));
     else
         printf("seed %" PRIu64 "  (rerun this campaign with %s; %u worker%s)\n", cfg->seed, rerun, cfg->jobs,
                cfg->jobs == 1 ? "" : "s");
@@ -268,6 +271,11 @@ int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk
         r->failed++;
     if (r->ci_wanted && ci_record(&r->ci, chk, res, fails) != FPD_OK)
         return FPD_ERR_NOMEM;
+    /* the page's ratio, as the JSON line's (null there where no bound was taken) */
+    const struct fpd_metrics *m = &res->metrics;
+    if (r->html && fpd_ratio_sets_add(&r->ratios, chk->relation->name, m->bounded || m->diff == 0 ? m->ratio : NAN) !=
+                       FPD_OK)
+        return FPD_ERR_NOMEM;
     if (r->json)
         fpd_fuzz_print_json(fpd_check_json(chk, res));
     else if (first_of_signature)
@@ -284,8 +292,11 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
     double seconds = fpd_now() - r->start;
     uint64_t ticks = fpd_ticks() - r->start_ticks; /* the whole campaign measures the rate of ticks */
     double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
+    json_t *summary = r->json || r->html
+                          ? summary_json(r->cp, st, seconds, r->failed, gemm_seconds, r->saved, r->save_failures)
+                          : NULL;
     if (r->json)
-        fpd_fuzz_print_json(summary_json(r->cp, st, seconds, r->failed, gemm_seconds, r->saved, r->save_failures));
+        fpd_fuzz_print_json(json_incref(summary));
     else
         print_summary(r->cp, st, seconds, r->fail_on, r->failed, gemm_seconds);
     if (r->corpus && !r->json)
@@ -303,6 +314,18 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
         fpd_cli_error("fuzz", "%s", why);
         exit_code = FPD_EXIT_USAGE;
     }
+    if (r->html) {
+        size_t cases;
+        int rc = fpd_report_write(r->html, r->corpus, "this run", r->campaign_line, summary, &r->ratios, &cases, why,
+                                  sizeof why);
+        if (rc != FPD_OK) {
+            fpd_cli_error("fuzz", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
+            exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+        } else if (!r->json) {
+            printf("report %s: the campaign and %zu saved case%s\n", r->html, cases, cases == 1 ? "" : "s");
+        }
+    }
+    json_decref(summary);
     if (fpd_ci_github()) {
         fpd_ci_github_annotate(&r->ci, stdout);
         char headline[160];
@@ -314,4 +337,9 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
     return exit_code;
 }
 
-void fpd_fuzz_report_free(struct fpd_fuzz_report *r) { fpd_ci_free(&r->ci); }
+void fpd_fuzz_report_free(struct fpd_fuzz_report *r)
+{
+    fpd_ci_free(&r->ci);
+    json_decref(r->campaign_line);
+    fpd_ratio_sets_free(&r->ratios);
+}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cli/ci.h"
+#include "cli/report_page.h"
 #include "engine/campaign.h"
 #include "engine/shard.h"
 
@@ -20,6 +21,7 @@ struct fpd_fuzz_report {
     const char *corpus; /* where findings are saved; NULL: nowhere */
     int fail_on;        /* the policy: a verdict, or FPD_FAIL_NEVER */
     const char *junit;  /* JUnit XML file, or NULL */
+    const char *html;   /* the report page (report_page.h), or NULL */
     bool ci_wanted;     /* every check is recorded for JUnit or GitHub */
     /* kept here */
     const struct fpd_campaign *cp;
@@ -28,6 +30,8 @@ struct fpd_fuzz_report {
     double start, last;   /* fpd_now(): the campaign's start, the last progress line */
     uint64_t start_ticks; /* fpd_ticks() at the start: the campaign measures their rate */
     size_t failed, saved, save_failures;
+    json_t *campaign_line;        /* for the page: the campaign line, and each check's ratio */
+    struct fpd_ratio_sets ratios;
 };
 
 /* The campaign line (or the seed and how to rerun the campaign, `rerun` its options), and the
@@ -48,9 +52,10 @@ void fpd_fuzz_report_not_applicable(struct fpd_fuzz_report *r, uint32_t index, c
 /* What saving a finding came to, from its line (campaign_worker.h): the case saved (its path put
  * back in front), or why it could not be, counted (the run then fails). Takes the line. */
 void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line);
-/* The summary, the corpus's line, the JUnit file and GitHub's output. `known`: findings whose
+/* The summary, the corpus's line, the JUnit file, the page and GitHub's output. `known`: findings whose
  * signature the corpus already had. Returns the exit status it calls for: FPD_EXIT_INTERNAL when
- * findings were not saved, FPD_EXIT_USAGE when the JUnit file could not be written, else OK. */
+ * findings were not saved, FPD_EXIT_USAGE when the JUnit file or the page could not be written,
+ * else OK. */
 int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint64_t gemm_ticks, size_t known,
                            bool interrupted);
 void fpd_fuzz_report_free(struct fpd_fuzz_report *r);

@@ -29,6 +29,7 @@ static const struct fpd_command commands[] = {
     {"explain", fpd_cmd_explain, "reveal the order a backend adds the terms of an output element in"},
     {"merge", fpd_cmd_merge, "merge corpora (of shards) into one: the smallest case per signature"},
     {"export", fpd_cmd_export, "write a saved case as .npy inputs and a NumPy, PyTorch or JAX script"},
+    {"report", fpd_cmd_report, "write a corpus and a campaign as one self-contained HTML page"},
     {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},
     {"env", fpd_cmd_env, "show the environment results depend on: CPU, libraries, kernel sets, threads"},
     {"__host", fpd_cmd_host, NULL},

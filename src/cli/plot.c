@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "cli/html.h"
+
 enum { WIDTH = 900, PANEL_H = 260, LEFT = 90, RIGHT = 30, TOP = 60, GAP = 70, BOTTOM = 60 };
 
 struct axis {
@@ -138,5 +140,111 @@ void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struc
     panel(f, &x, pts, n, TOP + PANEL_H + GAP, "ratio to bound", ratio, true, "#b35900");
     fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>%s%s</text>\n", LEFT + (WIDTH - LEFT - RIGHT) / 2,
             height - 14, x_label, x.log ? " (log scale)" : "");
+    fprintf(f, "</svg>\n");
+}
+
+/* Colours from Okabe and Ito's palette, told apart with any colour vision. */
+#define WITHIN_COLOUR "#0072B2"
+#define BEYOND_COLOUR "#D55E00"
+
+enum { HIST_H = 240, MAX_BINS = 30 };
+
+void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n)
+{
+    size_t plotted = 0, zero = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (fpclassify(ratios[i]) == FP_ZERO) /* bitwise equal outputs: nothing to place on a log axis */
+            zero++;
+        else if (ratios[i] > 0 && isfinite(ratios[i]))
+            plotted++, lo = fmin(lo, log10(ratios[i])), hi = fmax(hi, log10(ratios[i]));
+    }
+    /* half-decade bins (whole decades where those would be too many), the bound's 1 inside */
+    double width = 0.5;
+    if (!plotted)
+        lo = -1, hi = 0;
+    lo = fmin(floor(lo / width) * width, -width);
+    hi = fmax(floor(hi / width) * width + width, width);
+    if ((hi - lo) / width > MAX_BINS) { /* whole decades, at most MAX_BINS of them round the bound */
+        width = 1, lo = floor(lo), hi = ceil(hi);
+        lo = fmax(lo, fmin(-1, hi - MAX_BINS));
+        hi = fmin(hi, lo + MAX_BINS);
+    }
+    /* the bound is a bin edge, so a bin is all within it or all beyond; a ratio outside the
+     * window goes into the end bin on its side, whose title then says so */
+    size_t bins = (size_t)lround((hi - lo) / width);
+    size_t count[MAX_BINS] = {0}, highest = 1;
+    bool below = false, above = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!(ratios[i] > 0 && isfinite(ratios[i])))
+            continue;
+        double at = floor((log10(ratios[i]) - lo) / width);
+        below |= at < 0, above |= at >= (double)bins;
+        size_t b = at < 0 ? 0 : at >= (double)bins ? bins - 1 : (size_t)at;
+        if (++count[b] > highest)
+            highest = count[b];
+    }
+    struct axis x = {lo, hi, true}, y = {0, (double)highest, false};
+    int top = 64, height = top + HIST_H + BOTTOM;
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' class='plot histogram' width='%d' height='%d' "
+               "viewBox='0 0 %d %d' font-family='sans-serif' role='img' aria-label='", WIDTH, height, WIDTH, height);
+    fpd_html_printf(f, "%s: ratio to the rounding bound, %zu checks that differ", title, plotted);
+    fprintf(f, "'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
+    fprintf(f, "<text x='%d' y='24' font-size='16' text-anchor='middle'>", WIDTH / 2);
+    fpd_html_text(f, title);
+    fprintf(f, "</text>\n<text x='%d' y='42' font-size='12' fill='#555' text-anchor='middle'>%zu checks differ; "
+               "%zu bitwise equal (ratio 0, not drawn)%s</text>\n",
+            WIDTH / 2, plotted, zero, plotted + zero < n ? "; the rest not finite" : "");
+    fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#888'/>\n", LEFT, top,
+            WIDTH - LEFT - RIGHT, HIST_H);
+    double t[40];
+    size_t nt;
+    char buf[32];
+    ticks(&y, t, &nt);
+    for (size_t i = 0; i < nt; i++) {
+        if (t[i] - floor(t[i]) > 0) /* counts are whole */
+            continue;
+        double py = top + HIST_H - t[i] / y.hi * HIST_H;
+        fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/>\n", LEFT, WIDTH - RIGHT, py, py);
+        fprintf(f, "<text x='%d' y='%.1f' font-size='12' text-anchor='end'>%g</text>\n", LEFT - 6, py + 4, t[i]);
+    }
+    ticks(&x, t, &nt);
+    for (size_t i = 0; i < nt; i++) {
+        label(t[i], true, buf, sizeof buf);
+        fprintf(f, "<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>%s</text>\n", x_pixel(&x, t[i]),
+                top + HIST_H + 16, buf);
+    }
+    for (size_t b = 0; b < bins; b++) {
+        if (!count[b])
+            continue;
+        double left = pow(10, lo + b * width), right = pow(10, lo + (b + 1) * width);
+        double px = x_pixel(&x, left), pw = x_pixel(&x, right) - px, ph = (double)count[b] / y.hi * HIST_H;
+        char range[64];
+        if (b == 0 && below)
+            snprintf(range, sizeof range, "under %.3g", right);
+        else if (b == bins - 1 && above)
+            snprintf(range, sizeof range, "%.3g or more", left);
+        else
+            snprintf(range, sizeof range, "%.3g to %.3g", left, right);
+        fprintf(f, "<rect class='bar' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>ratio %s: %zu "
+                   "check%s</title></rect>\n",
+                px + 1, top + HIST_H - ph, pw - 2, ph, lo + (double)b * width >= 0 ? BEYOND_COLOUR : WITHIN_COLOUR,
+                range, count[b], count[b] == 1 ? "" : "s");
+    }
+    double bound = x_pixel(&x, 1);
+    fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%d' y2='%d' stroke='#000' stroke-dasharray='6,4'/>\n", bound, bound,
+            top, top + HIST_H);
+    fprintf(f, "<text x='%.1f' y='%d' font-size='12' text-anchor='start'>rounding bound</text>\n", bound + 4, top + 14);
+    int key = WIDTH - RIGHT - 330;
+    fprintf(f, "<rect x='%d' y='%d' width='12' height='12' fill='" WITHIN_COLOUR "'/><text x='%d' y='%d' "
+               "font-size='12'>within (reorder)</text>\n",
+            key, 48, key + 16, 58);
+    fprintf(f, "<rect x='%d' y='%d' width='12' height='12' fill='" BEYOND_COLOUR "'/><text x='%d' y='%d' "
+               "font-size='12'>beyond (bound)</text>\n",
+            key + 140, 48, key + 156, 58);
+    fprintf(f, "<text x='22' y='%.1f' font-size='13' transform='rotate(-90 22 %.1f)' text-anchor='middle'>checks"
+               "</text>\n", top + HIST_H / 2.0, top + HIST_H / 2.0);
+    fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>max |a − b| / (2 bound), log scale</text>\n",
+            LEFT + (WIDTH - LEFT - RIGHT) / 2, height - 14);
     fprintf(f, "</svg>\n");
 }

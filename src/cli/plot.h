@@ -1,4 +1,5 @@
-/* plot.h — a sweep as an SVG line plot: error and bound ratio against the varied dimension. */
+/* plot.h — SVG plots: a sweep's error and bound ratio against the varied dimension, and a
+ * campaign's ratios to the bound. */
 #ifndef FPD_PLOT_H
 #define FPD_PLOT_H
 
@@ -10,5 +11,10 @@
  * |a - b| and the ratio to the rounding bound, both on log scales, with the bound (ratio 1) drawn.
  * Points where the paths agree (`same`) are marked along the bottom of each panel. */
 void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struct fpd_shape_probe *points, size_t n);
+
+/* A histogram of checks' ratios to the rounding bound (max |a - b| / (2 bound)), on half-decade
+ * bins of a log axis with the bound (1) marked: bars within it one colour, beyond it another. Ratios
+ * of 0 (bitwise equal) are counted in the subtitle, not drawn. `title` is text (escaped here). */
+void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n);
 
 #endif

@@ -1,0 +1,104 @@
+/* report_file.c — `report`'s and `fuzz --html`'s page as a file: the corpus read and checked, the
+ * page written whole or not at all. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/report_page.h"
+#include "store/corpus_dir.h"
+
+/* Every case file of the corpus, read and checked as replay reads them. */
+static int read_cases(const char *dir, struct fpd_report_case **out, size_t *count, char *why, size_t why_size)
+{
+    struct fpd_corpus_entry *entries;
+    size_t n;
+    *out = NULL, *count = 0;
+    if (fpd_corpus_list(dir, &entries, &n, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
+    int rc = FPD_OK;
+    struct fpd_report_case *cases = calloc(n ? n : 1, sizeof *cases);
+    if (!cases)
+        rc = FPD_ERR_NOMEM;
+    for (size_t i = 0; rc == FPD_OK && i < n; i++) {
+        if (entries[i].refused) {
+            snprintf(why, why_size, "%s: %s", entries[i].path, entries[i].refused);
+            rc = FPD_ERR_INPUT;
+        } else if (fpd_case_file_load_any(entries[i].path, &cases[*count].file, why, why_size) != FPD_OK) {
+            rc = FPD_ERR_INPUT;
+        } else {
+            cases[(*count)++].path = entries[i].path;
+            entries[i].path = NULL; /* the case has it now */
+        }
+    }
+    fpd_corpus_entries_free(entries, n);
+    *out = cases;
+    return rc;
+}
+
+static void cases_free(struct fpd_report_case *cases, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        fpd_case_file_free(&cases[i].file);
+        free(cases[i].path);
+    }
+    free(cases);
+}
+
+/* mkstemp's file is the owner's alone; the page gets the mode a new file would (0666 less the umask). */
+static bool mode_of_new_file(const char *path)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return chmod(path, 0666 & ~mask) == 0;
+}
+
+/* The page into a temporary file beside `path`, renamed over it once whole. */
+static int write_page(const char *path, const struct fpd_report_input *in, char *why, size_t why_size)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + sizeof ".XXXXXX");
+    if (!tmp)
+        return FPD_ERR_NOMEM;
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".XXXXXX", sizeof ".XXXXXX");
+    int fd = mkstemp(tmp);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        snprintf(why, why_size, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd), unlink(tmp);
+        free(tmp);
+        return FPD_ERR_INPUT;
+    }
+    fpd_report_page(f, in);
+    bool written = fflush(f) == 0 && fsync(fileno(f)) == 0 && !ferror(f);
+    int saved = errno;
+    written = fclose(f) == 0 && written;
+    if (written && mode_of_new_file(tmp) && rename(tmp, path) == 0) {
+        free(tmp);
+        return FPD_OK;
+    }
+    snprintf(why, why_size, "cannot write %s: %s", path, strerror(written ? errno : saved));
+    unlink(tmp);
+    free(tmp);
+    return FPD_ERR_INPUT;
+}
+
+int fpd_report_write(const char *path, const char *corpus_dir, const char *campaign_from, json_t *campaign,
+                     json_t *summary, const struct fpd_ratio_sets *ratios, size_t *cases, char *why,
+                     size_t why_size)
+{
+    struct fpd_report_case *read = NULL;
+    size_t count = 0;
+    int rc = corpus_dir ? read_cases(corpus_dir, &read, &count, why, why_size) : FPD_OK;
+    if (rc == FPD_OK) {
+        struct fpd_report_input in = {corpus_dir, read, count, campaign_from, campaign, summary, ratios};
+        rc = write_page(path, &in, why, why_size);
+    }
+    *cases = count;
+    cases_free(read, count);
+    return rc;
+}

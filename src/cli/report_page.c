@@ -1,0 +1,354 @@
+/* report_page.c — the HTML page of `fpdiv report`: sections in the order a reader asks their
+ * questions (what ran and where, what diverged, how far, how to get it back). */
+#include "cli/report_page.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/export_target.h"
+#include "cli/html.h"
+#include "cli/plot.h"
+#include "cli/report.h"
+#include "common/array.h"
+#include "common/dtype.h"
+#include "common/text.h"
+#include "common/version.h"
+
+/* Inline, so that the page is one file: a CI artifact opened offline looks the same. */
+static const char style[] =
+    "body{font-family:sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}"
+    "table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f2f2f2}"
+    "#summary-table{font-size:90%}#summary-table td:first-child,#summary-table td:nth-child(2){white-space:nowrap}"
+    "td.alarm{background:#fde0cc;font-weight:bold}"
+    "pre{background:#f6f6f6;padding:.4em .6em;overflow-x:auto;display:inline-block;margin:.2em 0}"
+    "section.finding{border-top:1px solid #ccc;margin-top:1.5em}"
+    "button.copy{display:none;margin-left:.5em}.js button.copy{display:inline}"
+    "svg{max-width:100%;height:auto}";
+
+/* With JavaScript on, each command gets a button that copies it. */
+static const char script[] =
+    "document.documentElement.classList.add('js');"
+    "document.addEventListener('click',function(e){"
+    "var b=e.target.closest('button.copy');if(!b)return;"
+    "var t=b.previousElementSibling.textContent;"
+    "if(navigator.clipboard)navigator.clipboard.writeText(t).then(function(){b.textContent='copied';},"
+    "function(){b.textContent='select and copy';});});";
+
+static const char *string_of(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* A command to run, in a block of its own, with its copy button. */
+static void command(FILE *f, const char *text)
+{
+    fputs("<div><pre class='command'>", f);
+    fpd_html_text(f, text);
+    fputs("</pre><button type='button' class='copy'>copy</button></div>\n", f);
+}
+
+static void heading(FILE *f, const struct fpd_report_input *in)
+{
+    fputs("<h1>fpdiv report</h1>\n<p>", f);
+    if (in->corpus_dir) {
+        fputs("corpus <code>", f);
+        fpd_html_text(f, in->corpus_dir);
+        fprintf(f, "</code>: %zu saved case%s", in->case_count, in->case_count == 1 ? "" : "s");
+    } else {
+        fputs("no corpus: the campaign saved nothing", f);
+    }
+    if (in->campaign_from) {
+        fputs("; the campaign: ", f);
+        fpd_html_text(f, in->campaign_from);
+        char *seed = in->campaign ? json_dumps(json_object_get(in->campaign, "seed"), JSON_ENCODE_ANY) : NULL;
+        if (seed)
+            fpd_html_printf(f, " (seed %s, generator %" JSON_INTEGER_FORMAT ")", seed,
+                            json_integer_value(json_object_get(in->campaign, "generator")));
+        free(seed);
+    }
+    fprintf(f, ". Written by fpdiv %s.</p>\n", FPD_VERSION);
+}
+
+static int by_relation_and_backends(const void *a, const void *b)
+{
+    json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    int by_relation = strcmp(string_of(x, "relation"), string_of(y, "relation"));
+    return by_relation ? by_relation : strcmp(string_of(x, "backends"), string_of(y, "backends"));
+}
+
+/* The campaign's table: a row per relation and backends (in that order), a column per verdict. */
+static void summary_table(FILE *f, const struct fpd_report_input *in)
+{
+    fputs("<h2 id='summary'>Campaign</h2>\n", f);
+    if (!in->summary) {
+        fputs(in->campaign_from ? "<p>The campaign's output has no summary line: it did not finish.</p>\n"
+                                : "<p>No campaign given (<code>--campaign RUN.jsonl</code>, from <code>fpdiv fuzz "
+                                  "--json</code>).</p>\n",
+              f);
+        return;
+    }
+    json_t *s = in->summary;
+    double seconds = json_number_value(json_object_get(s, "seconds"));
+    double gemm_seconds = json_number_value(json_object_get(s, "gemm_seconds"));
+    json_int_t jobs = in->campaign ? json_integer_value(json_object_get(in->campaign, "jobs")) : 0;
+    fprintf(f, "<p>%" JSON_INTEGER_FORMAT " checks in %.1f s", json_integer_value(json_object_get(s, "checks")),
+            seconds);
+    if (seconds > 0 && jobs > 0) /* the workers' time, as fuzz reports it */
+        fprintf(f, " (%.0f%% of the workers' time in GEMM arithmetic)", 100 * gemm_seconds / (seconds * (double)jobs));
+    fprintf(f, "; %" JSON_INTEGER_FORMAT " failed the policy; %" JSON_INTEGER_FORMAT " signatures, %" JSON_INTEGER_FORMAT
+               " saved.</p>\n",
+            json_integer_value(json_object_get(s, "failed")), json_integer_value(json_object_get(s, "signatures")),
+            json_integer_value(json_object_get(s, "saved")));
+    fputs("<table id='summary-table'>\n<thead><tr><th>relation</th><th>backends</th><th>checks</th>", f);
+    for (int v = 0; v < FPD_VERDICT_COUNT; v++)
+        fprintf(f, "<th>%s</th>", fpd_verdict_table[v].name);
+    fputs("<th>max ulp</th><th>max ratio</th></tr></thead>\n<tbody>\n", f);
+    json_t *rows = json_object_get(s, "rows");
+    size_t count = json_array_size(rows);
+    json_t **sorted = malloc((count ? count : 1) * sizeof *sorted);
+    if (!sorted) {
+        fputs("</tbody></table>\n<p>Out of memory: the table is not shown.</p>\n", f);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        sorted[i] = json_array_get(rows, i);
+    qsort(sorted, count, sizeof *sorted, by_relation_and_backends);
+    for (size_t i = 0; i < count; i++) {
+        json_t *row = sorted[i];
+        fputs("<tr><td>", f);
+        fpd_html_text(f, string_of(row, "relation"));
+        fputs("</td><td>", f);
+        fpd_html_text(f, string_of(row, "backends"));
+        fprintf(f, "</td><td class='num'>%" JSON_INTEGER_FORMAT "</td>", json_integer_value(json_object_get(row, "checks")));
+        json_t *verdicts = json_object_get(row, "verdicts");
+        for (int v = 0; v < FPD_VERDICT_COUNT; v++) {
+            json_int_t n = json_integer_value(json_object_get(verdicts, fpd_verdict_table[v].name));
+            fprintf(f, "<td class='num%s' data-verdict='%s'>%" JSON_INTEGER_FORMAT "</td>",
+                    n && v >= FPD_BOUND ? " alarm" : "", fpd_verdict_table[v].name, n);
+        }
+        fprintf(f, "<td class='num'>%" JSON_INTEGER_FORMAT "</td><td class='num'>%.3g</td></tr>\n",
+                json_integer_value(json_object_get(row, "max_ulp")), json_number_value(json_object_get(row, "max_ratio")));
+    }
+    free(sorted);
+    fputs("</tbody></table>\n", f);
+}
+
+/* The environment: the campaign's, else the first case's (each finding names its own). */
+static void environment(FILE *f, const struct fpd_report_input *in)
+{
+    json_t *env = in->campaign ? json_object_get(in->campaign, "environment")
+                               : in->case_count ? in->cases[0].file.environment : NULL;
+    fputs("<h2 id='environment'>Environment</h2>\n", f);
+    if (!json_is_object(env)) {
+        fputs("<p>Unrecorded.</p>\n", f);
+        return;
+    }
+    fputs(in->campaign ? "<p>Where the campaign ran.</p>\n" : "<p>Where the first saved case ran.</p>\n", f);
+    json_t *cpu = json_object_get(env, "cpu");
+    fputs("<table id='environment-table'>\n<tr><th>CPU</th><td>", f);
+    fpd_html_printf(f, "%s (%s), %s", string_of(cpu, "model"), string_of(cpu, "vendor"), string_of(cpu, "isa"));
+    fputs("</td></tr>\n<tr><th>features</th><td>", f);
+    fpd_html_text(f, string_of(cpu, "features"));
+    fputs("</td></tr>\n<tr><th>fpdiv</th><td>", f);
+    fpd_html_printf(f, "%s, generator %" JSON_INTEGER_FORMAT ", vector paths %s", string_of(env, "fpdiv"),
+                    json_integer_value(json_object_get(env, "generator")), string_of(env, "vector_width"));
+    fputs("</td></tr>\n</table>\n<table id='backends-table'>\n<thead><tr><th>backend</th><th>library or "
+          "implementation</th><th>version</th><th>kernel set</th><th>threads</th></tr></thead>\n<tbody>\n", f);
+    const char *name;
+    json_t *b;
+    json_object_foreach(json_object_get(env, "backends"), name, b)
+    {
+        fputs("<tr><td>", f);
+        fpd_html_text(f, name);
+        fputs("</td><td>", f);
+        fpd_html_text(f, *string_of(b, "library") ? string_of(b, "library") : string_of(b, "implementation"));
+        fputs("</td><td>", f);
+        fpd_html_text(f, string_of(b, "version"));
+        fputs("</td><td>", f);
+        fpd_html_text(f, string_of(b, "kernel_set"));
+        json_t *threads = json_object_get(b, "threads");
+        if (json_is_integer(threads))
+            fprintf(f, "</td><td class='num'>%" JSON_INTEGER_FORMAT "</td></tr>\n", json_integer_value(threads));
+        else
+            fputs("</td><td></td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
+int fpd_ratio_sets_add(struct fpd_ratio_sets *r, const char *relation, double ratio)
+{
+    struct fpd_ratio_set *set = NULL;
+    for (size_t i = r->count; i-- > 0 && !set;) /* a campaign's relations are few */
+        if (strcmp(r->sets[i].relation, relation) == 0)
+            set = &r->sets[i];
+    if (!set) {
+        if (!FPD_ARRAY_RESERVE(r->sets, r->cap, r->count + 1))
+            return FPD_ERR_NOMEM;
+        set = &r->sets[r->count++];
+        *set = (struct fpd_ratio_set){.count = 0};
+        snprintf(set->relation, sizeof set->relation, "%s", relation);
+    }
+    if (!FPD_ARRAY_RESERVE(set->ratios, set->cap, set->count + 1))
+        return FPD_ERR_NOMEM;
+    set->ratios[set->count++] = ratio;
+    return FPD_OK;
+}
+
+void fpd_ratio_sets_free(struct fpd_ratio_sets *r)
+{
+    for (size_t i = 0; i < r->count; i++)
+        free(r->sets[i].ratios);
+    free(r->sets);
+    *r = (struct fpd_ratio_sets){0};
+}
+
+/* What a relation's ratios give a histogram: bars (a finite ratio over 0), nothing because every
+ * check was bitwise equal, or nothing because the differences have no finite ratio (a NaN/Inf
+ * pattern that differs, or no bound taken). */
+enum drawable { BARS, ALL_EQUAL, NO_FINITE_RATIO };
+
+static enum drawable drawable(const struct fpd_ratio_set *set)
+{
+    bool all_zero = true;
+    for (size_t i = 0; i < set->count; i++) {
+        if (set->ratios[i] > 0 && isfinite(set->ratios[i]))
+            return BARS;
+        all_zero &= fpclassify(set->ratios[i]) == FP_ZERO;
+    }
+    return all_zero ? ALL_EQUAL : NO_FINITE_RATIO;
+}
+
+/* The relations of one kind, named in a sentence, if any. */
+static void named(FILE *f, const struct fpd_ratio_sets *sets, enum drawable kind, const char *lead)
+{
+    const char *sep = lead;
+    for (size_t i = 0; i < sets->count; i++)
+        if (drawable(&sets->sets[i]) == kind) {
+            fputs(sep, f);
+            fpd_html_text(f, sets->sets[i].relation);
+            sep = ", ";
+        }
+    if (sep != lead)
+        fputs(".</p>\n", f);
+}
+
+/* A histogram per relation of the checks' ratios to the bound: the campaign's checks, or else the
+ * saved cases' recorded ratios. Relations with nothing to draw are named instead. */
+static void ratio_plots(FILE *f, const struct fpd_report_input *in)
+{
+    fputs("<h2 id='ratios'>Ratio to the rounding bound</h2>\n", f);
+    struct fpd_ratio_sets from_cases = {0};
+    const struct fpd_ratio_sets *sets = in->ratios ? in->ratios : &from_cases;
+    for (size_t i = 0; !in->ratios && i < in->case_count; i++)
+        if (fpd_ratio_sets_add(&from_cases, in->cases[i].file.chk.relation->name, in->cases[i].file.recorded.ratio) !=
+            FPD_OK) {
+            fputs("<p>Out of memory: not plotted.</p>\n", f);
+            fpd_ratio_sets_free(&from_cases);
+            return;
+        }
+    if (!sets->count)
+        fputs("<p>No checks to plot.</p>\n", f);
+    else
+        fputs(in->ratios ? "<p>Every check of the campaign, by relation.</p>\n"
+                         : "<p>The saved cases' recorded ratios, by relation (no campaign given).</p>\n",
+              f);
+    for (size_t i = 0; i < sets->count; i++)
+        if (drawable(&sets->sets[i]) == BARS) {
+            fputs("<figure>\n", f);
+            fpd_plot_ratio_histogram(f, sets->sets[i].relation, sets->sets[i].ratios, sets->sets[i].count);
+            fputs("</figure>\n", f);
+        }
+    named(f, sets, ALL_EQUAL, "<p>Every check bitwise equal (no plot): ");
+    named(f, sets, NO_FINITE_RATIO, "<p>Differences without a finite ratio only (NaN/Inf patterns, no bound taken): ");
+    fpd_ratio_sets_free(&from_cases);
+}
+
+/* One saved case: what it is, its numbers, where it ran, and the commands that bring it back. */
+static void finding(FILE *f, const struct fpd_report_case *rc, size_t index)
+{
+    const struct fpd_case_file *cf = &rc->file;
+    const struct fpd_check *chk = &cf->chk;
+    char backends[160], dtypes[64], shape[96], cmd[FPD_COMMAND_MAX];
+    fpd_check_backend_names(chk, backends, sizeof backends);
+    fpd_dtypes_format(&chk->c.dt, dtypes, sizeof dtypes);
+    fpd_shape_format(&chk->c, shape, sizeof shape);
+    enum fpd_verdict v = cf->recorded.verdict;
+    fprintf(f, "<section class='finding' id='case-%zu' data-verdict='%s'>\n<h3>", index, fpd_verdict_table[v].name);
+    fpd_html_printf(f, "%s · %s · %s · %s", chk->relation->name, backends, dtypes, fpd_verdict_table[v].name);
+    fputs("</h3>\n<p>", f);
+    fpd_html_text(f, chk->relation->doc);
+    fputs("</p>\n<table class='numbers'>\n", f);
+    fputs("<tr><th>shape</th><td>", f);
+    fpd_html_printf(f, "%s (%s)%s%s%s", shape, chk->c.batch > 1 ? "batch x m x n x k" : "m x n x k",
+                    chk->c.trans_a ? ", A transposed" : "",
+                    chk->c.trans_b ? ", B transposed" : "", chk->c.has_bias ? ", with bias" : "");
+    if (chk->c.pad)
+        fprintf(f, ", rows padded by %" PRIu32, chk->c.pad);
+    fprintf(f, "</td></tr>\n<tr><th>differing elements</th><td class='num'>%zu of %zu</td></tr>\n"
+               "<tr><th>max ulp</th><td class='num'>%" PRIu64 "</td></tr>\n"
+               "<tr><th>ratio to the bound</th><td class='num%s'>%.4g</td></tr>\n"
+               "<tr><th>output hashes</th><td><code>A %016" PRIx64 " B %016" PRIx64 "</code></td></tr>\n"
+               "<tr><th>origin</th><td>seed %" PRIu64 ", case %" PRIu32 ", generator %u; %zu check%s of this "
+               "signature when saved; data %s</td></tr>\n",
+            cf->recorded.diff, cf->recorded.count, cf->recorded.max_ulp, cf->recorded.ratio > 1 ? " alarm" : "",
+            cf->recorded.ratio, cf->recorded.hash_a, cf->recorded.hash_b, cf->origin_seed, cf->origin_index,
+            cf->origin_generator, cf->signature_count, cf->signature_count == 1 ? "" : "s",
+            cf->has_data ? "inline, exact" : "generated from the recipe");
+    json_t *cpu = json_object_get(cf->environment, "cpu");
+    fputs("<tr><th>ran on</th><td>", f);
+    fpd_html_printf(f, "%s, %s", *string_of(cpu, "model") ? string_of(cpu, "model") : "unrecorded CPU",
+                    *string_of(cpu, "isa") ? string_of(cpu, "isa") : "unrecorded ISA");
+    const char *name;
+    json_t *b;
+    json_object_foreach(json_object_get(cf->environment, "backends"), name, b)
+    {
+        if (!*string_of(b, "kernel_set") && !*string_of(b, "version"))
+            continue;
+        fputs("; ", f);
+        fpd_html_printf(f, "%s: %s %s", name, string_of(b, "library"), string_of(b, "version"));
+        if (*string_of(b, "kernel_set"))
+            fpd_html_printf(f, ", kernel set %s", string_of(b, "kernel_set"));
+    }
+    fputs("</td></tr>\n</table>\n<p>Replay it, see it in full (re-run), and where a framework has its relation, "
+          "export it as a script for that framework:</p>\n", f);
+    char word[4096], line[4200];
+    fpd_shell_word(rc->path, word, sizeof word);
+    static const char *const verbs[] = {"replay", "show"};
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        snprintf(line, sizeof line, "fpdiv %s %s", verbs[i], word);
+        command(f, line);
+    }
+    if (fpd_reproduce_command(chk, cmd, sizeof cmd))
+        command(f, cmd);
+    char refusal[512];
+    for (size_t i = 0; i < fpd_export_target_count; i++) {
+        const struct fpd_export_target *t = &fpd_export_targets[i];
+        if (!fpd_export_target_takes(t, chk, refusal, sizeof refusal))
+            continue; /* export would refuse it: no command that fails */
+        snprintf(line, sizeof line, "fpdiv export %s --to %s", word, t->name);
+        command(f, line);
+    }
+    fputs("</section>\n", f);
+}
+
+void fpd_report_page(FILE *f, const struct fpd_report_input *in)
+{
+    fprintf(f, "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
+               "<meta name='viewport' content='width=device-width, initial-scale=1'>\n<title>fpdiv report</title>\n"
+               "<style>%s</style>\n</head>\n<body>\n",
+            style);
+    heading(f, in);
+    summary_table(f, in);
+    environment(f, in);
+    ratio_plots(f, in);
+    fprintf(f, "<h2 id='findings'>Saved cases (%zu)</h2>\n", in->case_count);
+    if (!in->case_count)
+        fputs("<p>The corpus holds no case.</p>\n", f);
+    for (size_t i = 0; i < in->case_count; i++)
+        finding(f, &in->cases[i], i);
+    fprintf(f, "<script>%s</script>\n</body>\n</html>\n", script);
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Checks a report page as a browser rendered it (the DOM Chromium dumped after its scripts ran).
+
+Usage: report_dom.py DOM.html [--summary RUN.jsonl] [--cases N] [--js on|off] [--text TEXT]...
+  --summary  the campaign's JSON Lines: the page's table must hold its summary's counts, row for row
+  --cases    the number of saved cases the page must show
+  --js       whether the page's script ran (it marks <html> with class "js"), or not
+  --text     a string that must appear in the page's text as it is (a hostile one, escaped as text)
+Prints one line per problem and exits 1 if there is any; every check can fail.
+"""
+import argparse
+import json
+import sys
+from html.parser import HTMLParser
+
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.text = [], []
+        self.scripts = 0
+        self.html_classes = ""
+        self.external = []  # attributes that would fetch something
+        self.rows = []  # the summary table's rows: [(cell text, data-verdict)]
+        self.in_summary = False
+        self.plots = []  # per svg.plot: its bars
+        self.findings = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.stack.append(tag)
+        if tag == "html":
+            self.html_classes = a.get("class") or ""
+        if tag == "script":
+            self.scripts += 1
+        for name in ("src", "href", "srcset", "action", "data"):
+            if name in a:
+                self.external.append(f"<{tag} {name}={a[name]!r}>")
+        if tag == "link":
+            self.external.append("<link>")
+        if tag == "table" and a.get("id") == "summary-table":
+            self.in_summary = True
+        if self.in_summary and tag == "tr":
+            self.rows.append([])
+        if self.in_summary and tag == "td":
+            self.rows[-1].append(["", a.get("data-verdict")])
+        if tag == "svg" and "plot" in (a.get("class") or ""):
+            self.plots.append(0)
+        if tag == "rect" and a.get("class") == "bar":
+            self.plots[-1] += 1
+        if tag == "section" and a.get("class") == "finding":
+            self.findings += 1
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.in_summary = False
+        while self.stack and self.stack.pop() != tag:
+            pass
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1] in ("script", "style"):
+            return
+        self.text.append(data)
+        if self.in_summary and self.rows and self.rows[-1] and self.stack and self.stack[-1] == "td":
+            self.rows[-1][-1][0] += data
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dom")
+    ap.add_argument("--summary")
+    ap.add_argument("--cases", type=int)
+    ap.add_argument("--js", choices=("on", "off"))
+    ap.add_argument("--text", action="append", default=[])
+    args = ap.parse_args()
+    page = Page()
+    page.feed(open(args.dom, encoding="utf-8").read())
+    problems = []
+    if page.scripts != 1:
+        problems.append(f"{page.scripts} script elements, want 1 (the page's own)")
+    if page.external:
+        problems.append("fetches from elsewhere: " + ", ".join(page.external))
+    if not page.plots:
+        problems.append("no plot")
+    for i, bars in enumerate(page.plots):
+        if not bars:
+            problems.append(f"plot {i + 1} has no bars")
+    if args.js:
+        ran = "js" in page.html_classes.split()
+        if ran != (args.js == "on"):
+            problems.append(f"the script {'did not run' if args.js == 'on' else 'ran'} (html class {page.html_classes!r})")
+    if args.cases is not None and page.findings != args.cases:
+        problems.append(f"{page.findings} saved cases shown, want {args.cases}")
+    if args.summary:
+        summary = [json.loads(l) for l in open(args.summary) if '"type":"summary"' in l.replace(" ", "")][-1]
+        want = {(r["relation"], r["backends"]): r for r in summary["rows"]}
+        got = {}
+        for cells in page.rows:
+            if not cells:
+                continue  # the header row
+            got[(cells[0][0], cells[1][0])] = {v: int(text) for text, v in cells if v}, int(cells[2][0])
+        if set(got) != set(want):
+            problems.append(f"table rows {sorted(got)} != summary rows {sorted(want)}")
+        for key, row in want.items():
+            if key in got and (got[key][0] != row["verdicts"] or got[key][1] != row["checks"]):
+                problems.append(f"row {key}: page {got[key]}, summary {row['verdicts']}, {row['checks']} checks")
+    text = "".join(page.text)
+    for t in args.text:
+        if t not in text:
+            problems.append(f"text {t!r} is not in the page's text")
+    for p in problems:
+        print("report_dom:", p)
+    sys.exit(1 if problems else 0)
+
+
+main()
