@@ -323,15 +323,6 @@ static int find_shard(const struct fuzz_options *o, struct fpd_shard *s, char *w
 
 /* Options parsed, the campaign prepared, its shard found, the corpus read: FPD_OK, -1 after
  * --help, or an error with why. */
-/* Whether a file can be created beside `path` (in its directory). */
-static bool writable_directory_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
-    return access(dir, W_OK | X_OK) == 0;
-}
-
 static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fuzz_options *o, struct fpd_shard *shard,
                   char *why, size_t why_size)
 {
@@ -343,10 +334,8 @@ static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fu
     int rc = parse(argc, argv, &cfg, o, why, why_size);
     if (rc != FPD_OK)
         return rc;
-    if (o->html && !writable_directory_of(o->html)) { /* said now, not after the campaign */
-        snprintf(why, why_size, "--html %s: cannot write into its directory: %s", o->html, strerror(errno));
+    if (o->html && fpd_report_can_write(o->html, why, why_size) != FPD_OK) /* said now, not after the run */
         return FPD_ERR_INPUT;
-    }
     /* every worker gets its share of the memory budget and a single-threaded BLAS, so that any
      * number of workers runs exactly the same checks (a BLAS's results can depend on its threads) */
     cfg.max_mem /= (double)o->jobs;

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/ci.h"
 #include "cli/cmd.h"
 #include "cli/report.h"
+#include "cli/report_page.h"
 #include "common/array.h"
 #include "common/dtype.h"
 #include "common/text.h"
@@ -31,6 +33,8 @@ static const char help[] =
     "  --junit FILE   JUnit XML: a test case per case file, failed when the case fails the run; with\n"
     "                 GITHUB_ACTIONS=true also ::error annotations and a step-summary table\n"
     "  --json       one JSON line per case, then a summary line\n"
+    "  --html FILE  also write the replay, case by case, as one self-contained HTML page with the\n"
+    "               cases (as 'fpdiv report --replay' does; the cases of PATH when it is one directory)\n"
     "  -h, --help   this text\n\n"
     "exit status: 0 nothing worse, 1 some case worse (or changed/fixed with --strict, elsewhere with\n"
     "--strict-env), 2 a case file is malformed. For a single case file, as `git bisect run` expects:\n"
@@ -79,6 +83,17 @@ static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     if (fpd_check_run(&run->ck, &run->files[index].chk, &a.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
     return fpd_check_answer_send(ch, index, &a);
+}
+
+/* A case's line for --html's page: the one --json prints, read as report --replay reads it. */
+static int page_line(struct fpd_replay_report *page, const char *path, struct fpd_case_file *f,
+                     enum fpd_replay_class cls, const struct fpd_check_result *res, const char *why)
+{
+    json_t *line = case_line(path, f, cls, res, why);
+    const char *problem;
+    int rc = line ? fpd_replay_report_add(page, line, &problem) : FPD_ERR_NOMEM;
+    json_decref(line);
+    return rc;
 }
 
 static void report(bool json, const char *path, struct fpd_case_file *f, enum fpd_replay_class cls,
@@ -196,11 +211,12 @@ int fpd_cmd_replay(int argc, char **argv)
                                             {"json", no_argument, NULL, 'j'},
                                             {"timeout", required_argument, NULL, 't'},
                                             {"junit", required_argument, NULL, 'u'},
+                                            {"html", required_argument, NULL, 'H'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     bool strict = false, strict_env = false, json = false;
     double timeout = 300;
-    const char *junit = NULL;
+    const char *junit = NULL, *html = NULL;
     char why[1024];
     int opt;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -215,15 +231,21 @@ int fpd_cmd_replay(int argc, char **argv)
             }
             break;
         case 'u': junit = optarg; break;
+        case 'H': html = optarg; break;
         case 'h': fputs(help, stdout); return FPD_EXIT_OK;
         default: fpd_cli_error("replay", "see 'fpdiv replay --help'"); return FPD_EXIT_USAGE;
         }
+    }
+    if (html && fpd_report_can_write(html, why, sizeof why) != FPD_OK) { /* said now, not after the replay */
+        fpd_cli_error("replay", "%s", why);
+        return FPD_EXIT_USAGE;
     }
     char *default_paths[] = {"corpus"};
     char **paths = optind < argc ? argv + optind : default_paths;
     int n_paths = optind < argc ? argc - optind : 1;
 
     static struct replay_run run; /* inherited by the worker */
+    struct fpd_replay_report page = {0}; /* --html's */
     struct fpd_ci_report ci = {.suite = strdup("fpdiv replay")};
     size_t counts[FPD_REPLAY_CLASS_COUNT] = {0}, cases = 0, malformed = 0;
     int exit_code = load_all(paths, n_paths, &run, &malformed) == FPD_OK ? FPD_EXIT_OK : FPD_EXIT_INTERNAL;
@@ -276,6 +298,8 @@ int fpd_cmd_replay(int argc, char **argv)
         cases++;
         counts[cls]++;
         report(json, run.paths[next], f, cls, &res, why);
+        if (html && page_line(&page, run.paths[next], f, cls, &res, why) != FPD_OK)
+            exit_code = FPD_EXIT_INTERNAL;
         if (ci_record(&ci, run.paths[next], f, cls, &res, why, strict, strict_env) != FPD_OK)
             exit_code = FPD_EXIT_INTERNAL;
         next++;
@@ -287,14 +311,13 @@ int fpd_cmd_replay(int argc, char **argv)
     }
     free(run.files);
     free(run.paths);
+    json_t *summary = json_pack("{s:s,s:I,s:I}", "type", "summary", "cases", (json_int_t)cases, "malformed",
+                                (json_int_t)malformed);
+    for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
+        json_object_set_new(summary, fpd_replay_class_names[c], json_integer((json_int_t)counts[c]));
     if (json) {
-        json_t *summary = json_pack("{s:s,s:I,s:I}", "type", "summary", "cases", (json_int_t)cases, "malformed",
-                                    (json_int_t)malformed);
-        for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
-            json_object_set_new(summary, fpd_replay_class_names[c], json_integer((json_int_t)counts[c]));
         json_dumpf(summary, stdout, JSON_COMPACT);
         fputc('\n', stdout);
-        json_decref(summary);
     } else {
         printf("\n%zu cases: reproduced %zu, changed %zu, fixed %zu, worse %zu, elsewhere %zu, skipped %zu", cases,
                counts[FPD_REPRODUCED], counts[FPD_CHANGED], counts[FPD_FIXED], counts[FPD_WORSE],
@@ -305,6 +328,24 @@ int fpd_cmd_replay(int argc, char **argv)
         fpd_cli_error("replay", "%s", why);
         exit_code = FPD_EXIT_USAGE;
     }
+    if (html && exit_code != FPD_EXIT_INTERNAL) {
+        /* the page shows the corpus's cases when the replay was of one directory */
+        struct stat st;
+        page.summary = summary;
+        struct fpd_report_input in = {.corpus_dir = n_paths == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)
+                                                        ? paths[0] : NULL,
+                                      .replay_from = "of this run", .replay = &page};
+        int rc = fpd_report_write(html, &in, why, sizeof why);
+        page.summary = NULL;
+        if (rc != FPD_OK) {
+            fpd_cli_error("replay", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
+            exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+        } else if (!json) {
+            printf("report %s: the replay and %zu saved case%s\n", html, in.case_count, in.case_count == 1 ? "" : "s");
+        }
+    }
+    json_decref(summary);
+    fpd_replay_report_free(&page);
     if (fpd_ci_github()) {
         fpd_ci_github_annotate(&ci, stdout);
         char headline[128];

@@ -1,5 +1,6 @@
-/* cmd_report.c — `fpdiv report CORPUS_DIR [--campaign RUN.jsonl] -o FILE.html`: a corpus and a
- * campaign as one self-contained HTML page. */
+/* cmd_report.c — `fpdiv report CORPUS_DIR [--campaign RUN.jsonl] [--replay REPLAY.jsonl] -o
+ * FILE.html`: a corpus, the campaign that filled it and a replay of it as one self-contained HTML
+ * page. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -9,27 +10,105 @@
 
 #include "cli/cmd.h"
 #include "cli/report_page.h"
+#include "common/array.h"
+#include "common/table.h"
 #include "common/text.h"
+#include "engine/case.h"
+#include "engine/compare.h"
 
 static const char help[] =
-    "usage: fpdiv report CORPUS_DIR [--campaign RUN.jsonl] -o FILE.html\n\n"
+    "usage: fpdiv report CORPUS_DIR [--campaign RUN.jsonl] [--replay REPLAY.jsonl] -o FILE.html\n\n"
     "Writes one self-contained HTML page (no network, scripts, styles or fonts from elsewhere;\n"
-    "readable with JavaScript off) about a corpus and, given its output, the campaign that filled\n"
-    "it: the campaign's table of relations, backends and verdicts; the environment it ran in; a\n"
-    "histogram per relation of the checks' ratios to the rounding bound; and each saved case with\n"
-    "its numbers, where it ran, and the commands that replay, show and export it. Nothing is run.\n"
+    "readable with JavaScript off) about a corpus and, given their output, the campaign that filled\n"
+    "it and a replay of it: the campaign's table of relations, backends and verdicts; the\n"
+    "environment it ran in; a histogram per relation of the checks' ratios to the rounding bound;\n"
+    "the fraction of elements that differ against k and m; the replay's classes (reproduced,\n"
+    "changed, fixed, worse, elsewhere, skipped), case by case; and each saved case with its\n"
+    "numbers, where it ran, and the commands that replay, show and export it. Nothing is run.\n"
     "Every case file is read and checked first: a malformed one (named with its line and column)\n"
     "stops the report with nothing written. FILE is replaced atomically, never left half written.\n\n"
     "  --campaign FILE  the JSON Lines of 'fpdiv fuzz --json' (its campaign, check and summary lines)\n"
+    "  --replay FILE    the JSON Lines of 'fpdiv replay --json' (a line per case and a summary)\n"
     "  -o, --output FILE  the page to write (required)\n";
 
-struct campaign {
-    json_t *campaign, *summary;
-    struct fpd_ratio_sets ratios; /* of its checks */
+/* What the page takes from the JSON Lines it is given. */
+struct lines {
+    json_t *campaign, *summary; /* of the campaign */
+    struct fpd_campaign_digest digest;
+    struct fpd_replay_report replay;
 };
 
-/* The campaign's lines: every line must be JSON; those of the types the page shows are kept. */
-static int read_campaign(const char *path, struct campaign *c, char *why, size_t why_size)
+/* A line of one type into `l`: FPD_ERR_INPUT with *problem naming the field that is missing or
+ * malformed, FPD_ERR_NOMEM, or FPD_OK. The line stays the caller's. */
+typedef int take_line(json_t *o, struct lines *l, const char **problem);
+
+static int keep(json_t **slot, json_t *o)
+{
+    json_decref(*slot);
+    *slot = json_incref(o);
+    return FPD_OK;
+}
+
+static int take_campaign(json_t *o, struct lines *l, const char **problem)
+{
+    (void)problem;
+    return keep(&l->campaign, o);
+}
+
+static int take_summary(json_t *o, struct lines *l, const char **problem)
+{
+    (void)problem;
+    return keep(&l->summary, o);
+}
+
+static int take_replay_summary(json_t *o, struct lines *l, const char **problem)
+{
+    (void)problem;
+    return keep(&l->replay.summary, o);
+}
+
+static int take_check(json_t *o, struct lines *l, const char **problem)
+{
+    const char *relation = json_string_value(json_object_get(o, "relation"));
+    const char *shape = json_string_value(json_object_get(o, "shape"));
+    const char *verdict_name = json_string_value(json_object_get(o, "verdict"));
+    json_t *ratio = json_object_get(o, "ratio"), *diff = json_object_get(o, "diff"), *count = json_object_get(o, "count");
+    struct fpd_case c;
+    enum fpd_verdict verdict;
+    char shape_why[256];
+    *problem = !relation                                          ? "without \"relation\" (a string)"
+               : !(json_is_number(ratio) || json_is_null(ratio)) ? "without \"ratio\" (a number, or null where no "
+                                                                   "bound was taken)"
+               : !json_is_integer(diff) || json_integer_value(diff) < 0   ? "without \"diff\" (a count)"
+               : !json_is_integer(count) || json_integer_value(count) < 0 ? "without \"count\" (a count)"
+               : !verdict_name || fpd_verdict_parse(verdict_name, &verdict) != FPD_OK
+                   ? "without \"verdict\" (same, reorder, bound, nonfinite or error)"
+               : !shape || fpd_shape_parse(shape, &c, shape_why, sizeof shape_why) != FPD_OK
+                   ? "without \"shape\" ([BATCHx]MxNxK)"
+                   : NULL;
+    if (*problem)
+        return FPD_ERR_INPUT;
+    return fpd_campaign_digest_add(&l->digest, relation, json_is_null(ratio) ? NAN : json_number_value(ratio), c.m,
+                                   c.k, (size_t)json_integer_value(diff), (size_t)json_integer_value(count), verdict);
+}
+
+static int take_replay(json_t *o, struct lines *l, const char **problem)
+{
+    return fpd_replay_report_add(&l->replay, o, problem);
+}
+
+struct line_kind {
+    const char *name; /* its "type" */
+    take_line *take;
+};
+static const struct line_kind campaign_lines[] = {
+    {"campaign", take_campaign}, {"check", take_check}, {"summary", take_summary}};
+static const struct line_kind replay_lines[] = {{"replay", take_replay}, {"summary", take_replay_summary}};
+
+/* Every line of `path` must be a JSON object; those of the kinds given go to their `take`, others
+ * (a campaign's skipped and saved lines) are passed over. */
+static int read_lines(const char *path, const struct line_kind *kinds, size_t n_kinds, const char *of_what,
+                      struct lines *l, char *why, size_t why_size)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -48,35 +127,15 @@ static int read_campaign(const char *path, struct campaign *c, char *why, size_t
         if (!o || !json_is_object(o)) {
             snprintf(why, why_size, "%s:%zu:%d: %s", path, number, o ? 1 : error.column,
                      o ? "not a JSON object" : error.text);
-            json_decref(o);
             rc = FPD_ERR_INPUT;
-            break;
-        }
-        const char *type = json_string_value(json_object_get(o, "type"));
-        json_t **keep = !type ? NULL
-                        : strcmp(type, "campaign") == 0 ? &c->campaign
-                        : strcmp(type, "summary") == 0  ? &c->summary
-                                                        : NULL;
-        if (type && strcmp(type, "check") == 0) {
-            known++;
-            const char *relation = json_string_value(json_object_get(o, "relation"));
-            json_t *ratio = json_object_get(o, "ratio");
-            if (!relation || !(json_is_number(ratio) || json_is_null(ratio))) {
-                snprintf(why, why_size, "%s:%zu: a check line without %s", path, number,
-                         relation ? "\"ratio\" (a number, or null where no bound was taken)"
-                                  : "\"relation\" (a string)");
-                rc = FPD_ERR_INPUT;
-            } else { /* null: not finite, counted apart */
-                rc = fpd_ratio_sets_add(&c->ratios, relation, json_is_null(ratio) ? NAN : json_number_value(ratio));
+        } else {
+            const char *type = json_string_value(json_object_get(o, "type")), *problem = NULL;
+            long k = type ? FPD_TABLE_FIND(kinds, n_kinds, type) : -1;
+            if (k >= 0) {
+                known++;
+                if ((rc = kinds[k].take(o, l, &problem)) == FPD_ERR_INPUT)
+                    snprintf(why, why_size, "%s:%zu: a %s line %s", path, number, type, problem);
             }
-            json_decref(o);
-            continue;
-        }
-        if (keep) {
-            known++;
-            json_decref(*keep);
-            *keep = o;
-            continue;
         }
         json_decref(o);
     }
@@ -85,7 +144,7 @@ static int read_campaign(const char *path, struct campaign *c, char *why, size_t
         rc = FPD_ERR_INPUT;
     }
     if (rc == FPD_OK && !known) {
-        snprintf(why, why_size, "%s: no campaign, check or summary line: not the output of 'fpdiv fuzz --json'", path);
+        snprintf(why, why_size, "%s: no line of %s: not its --json output", path, of_what);
         rc = FPD_ERR_INPUT;
     }
     free(line);
@@ -93,25 +152,28 @@ static int read_campaign(const char *path, struct campaign *c, char *why, size_t
     return rc;
 }
 
-static void campaign_free(struct campaign *c)
+static void lines_free(struct lines *l)
 {
-    json_decref(c->campaign);
-    json_decref(c->summary);
-    fpd_ratio_sets_free(&c->ratios);
+    json_decref(l->campaign);
+    json_decref(l->summary);
+    fpd_campaign_digest_free(&l->digest);
+    fpd_replay_report_free(&l->replay);
 }
 
 int fpd_cmd_report(int argc, char **argv)
 {
-    enum { OPT_CAMPAIGN = 256 };
+    enum { OPT_CAMPAIGN = 256, OPT_REPLAY };
     static const struct option options[] = {{"campaign", required_argument, NULL, OPT_CAMPAIGN},
+                                            {"replay", required_argument, NULL, OPT_REPLAY},
                                             {"output", required_argument, NULL, 'o'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
-    const char *campaign_path = NULL, *output = NULL;
+    const char *campaign_path = NULL, *replay_path = NULL, *output = NULL;
     int opt;
     while ((opt = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
         switch (opt) {
         case OPT_CAMPAIGN: campaign_path = optarg; break;
+        case OPT_REPLAY: replay_path = optarg; break;
         case 'o': output = optarg; break;
         case 'h': fputs(help, stdout); return FPD_EXIT_OK;
         default: fpd_cli_error("report", "see 'fpdiv report --help'"); return FPD_EXIT_USAGE;
@@ -126,19 +188,27 @@ int fpd_cmd_report(int argc, char **argv)
         return FPD_EXIT_USAGE;
     }
     char why[2048], shown[2048];
-    struct campaign c = {0};
-    size_t count = 0;
-    int rc = campaign_path ? read_campaign(campaign_path, &c, why, sizeof why) : FPD_OK;
+    struct lines l = {0};
+    int rc = FPD_OK;
+    if (campaign_path)
+        rc = read_lines(campaign_path, campaign_lines, sizeof campaign_lines / sizeof campaign_lines[0],
+                        "'fpdiv fuzz --json' (campaign, check, summary)", &l, why, sizeof why);
+    if (rc == FPD_OK && replay_path)
+        rc = read_lines(replay_path, replay_lines, sizeof replay_lines / sizeof replay_lines[0],
+                        "'fpdiv replay --json' (replay, summary)", &l, why, sizeof why);
+    struct fpd_report_input in = {.corpus_dir = argv[optind], .campaign_from = campaign_path, .campaign = l.campaign,
+                                  .summary = l.summary, .digest = campaign_path ? &l.digest : NULL,
+                                  .replay_from = replay_path, .replay = replay_path ? &l.replay : NULL};
     if (rc == FPD_OK)
-        rc = fpd_report_write(output, argv[optind], campaign_path, c.campaign, c.summary,
-                              campaign_path ? &c.ratios : NULL, &count, why, sizeof why);
+        rc = fpd_report_write(output, &in, why, sizeof why);
     if (rc == FPD_ERR_NOMEM)
         fpd_cli_error("report", "out of memory");
     else if (rc != FPD_OK)
         fpd_cli_error("report", "%s", fpd_printable(why, shown, sizeof shown));
     else
-        printf("wrote %s: %zu case%s%s\n", fpd_printable(output, shown, sizeof shown), count, count == 1 ? "" : "s",
-               campaign_path ? ", and the campaign" : "");
-    campaign_free(&c);
+        printf("wrote %s: %zu case%s%s%s\n", fpd_printable(output, shown, sizeof shown), in.case_count,
+               in.case_count == 1 ? "" : "s", campaign_path ? ", and the campaign" : "",
+               replay_path ? ", and the replay" : "");
+    lines_free(&l);
     return rc == FPD_OK ? FPD_EXIT_OK : rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
 }

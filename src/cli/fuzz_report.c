@@ -273,8 +273,8 @@ int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk
         return FPD_ERR_NOMEM;
     /* the page's ratio, as the JSON line's (null there where no bound was taken) */
     const struct fpd_metrics *m = &res->metrics;
-    if (r->html && fpd_ratio_sets_add(&r->ratios, chk->relation->name, m->bounded || m->diff == 0 ? m->ratio : NAN) !=
-                       FPD_OK)
+    if (r->html && fpd_campaign_digest_add(&r->digest, chk->relation->name, m->bounded || m->diff == 0 ? m->ratio : NAN,
+                                           chk->c.m, chk->c.k, m->diff, m->count, res->verdict) != FPD_OK)
         return FPD_ERR_NOMEM;
     if (r->json)
         fpd_fuzz_print_json(fpd_check_json(chk, res));
@@ -315,9 +315,10 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
         exit_code = FPD_EXIT_USAGE;
     }
     if (r->html) {
-        size_t cases;
-        int rc = fpd_report_write(r->html, r->corpus, "this run", r->campaign_line, summary, &r->ratios, &cases, why,
-                                  sizeof why);
+        struct fpd_report_input page = {.corpus_dir = r->corpus, .campaign_from = "this run",
+                                        .campaign = r->campaign_line, .summary = summary, .digest = &r->digest};
+        int rc = fpd_report_write(r->html, &page, why, sizeof why);
+        size_t cases = page.case_count;
         if (rc != FPD_OK) {
             fpd_cli_error("fuzz", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
             exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
@@ -341,5 +342,5 @@ void fpd_fuzz_report_free(struct fpd_fuzz_report *r)
 {
     fpd_ci_free(&r->ci);
     json_decref(r->campaign_line);
-    fpd_ratio_sets_free(&r->ratios);
+    fpd_campaign_digest_free(&r->digest);
 }

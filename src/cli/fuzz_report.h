@@ -30,8 +30,8 @@ struct fpd_fuzz_report {
     double start, last;   /* fpd_now(): the campaign's start, the last progress line */
     uint64_t start_ticks; /* fpd_ticks() at the start: the campaign measures their rate */
     size_t failed, saved, save_failures;
-    json_t *campaign_line;        /* for the page: the campaign line, and each check's ratio */
-    struct fpd_ratio_sets ratios;
+    json_t *campaign_line;              /* for the page: the campaign line, and its checks */
+    struct fpd_campaign_digest digest;
 };
 
 /* The campaign line (or the seed and how to rerun the campaign, `rerun` its options), and the

@@ -149,6 +149,34 @@ void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struc
 
 enum { HIST_H = 240, MAX_BINS = 30 };
 
+/* A plot's opening: its svg element (its class, and `description` for screen readers), a white
+ * ground, and its title. Both strings are text, escaped here. */
+static void plot_opening(FILE *f, const char *kind, int height, const char *description, const char *title)
+{
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' class='plot %s' width='%d' height='%d' viewBox='0 0 %d %d' "
+               "font-family='sans-serif' role='img' aria-label='",
+            kind, WIDTH, height, WIDTH, height);
+    fpd_html_text(f, description);
+    fprintf(f, "'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
+    fprintf(f, "<text x='%d' y='24' font-size='16' text-anchor='middle'>", WIDTH / 2);
+    fpd_html_text(f, title);
+    fputs("</text>\n", f);
+}
+
+/* The plotting area's frame, `height` high from `top`. */
+static void frame(FILE *f, int top, int height)
+{
+    fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#888'/>\n", LEFT, top,
+            WIDTH - LEFT - RIGHT, height);
+}
+
+/* A horizontal grid line at py, labelled on the left. */
+static void y_gridline(FILE *f, double py, double value)
+{
+    fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/>\n", LEFT, WIDTH - RIGHT, py, py);
+    fprintf(f, "<text x='%d' y='%.1f' font-size='12' text-anchor='end'>%g</text>\n", LEFT - 6, py + 4, value);
+}
+
 void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n)
 {
     size_t plotted = 0, zero = 0;
@@ -186,17 +214,14 @@ void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, 
     }
     struct axis x = {lo, hi, true}, y = {0, (double)highest, false};
     int top = 64, height = top + HIST_H + BOTTOM;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' class='plot histogram' width='%d' height='%d' "
-               "viewBox='0 0 %d %d' font-family='sans-serif' role='img' aria-label='", WIDTH, height, WIDTH, height);
-    fpd_html_printf(f, "%s: ratio to the rounding bound, %zu checks that differ", title, plotted);
-    fprintf(f, "'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%d' y='24' font-size='16' text-anchor='middle'>", WIDTH / 2);
-    fpd_html_text(f, title);
-    fprintf(f, "</text>\n<text x='%d' y='42' font-size='12' fill='#555' text-anchor='middle'>%zu checks differ; "
+    char description[256];
+    snprintf(description, sizeof description, "%.64s: ratio to the rounding bound, %zu checks that differ", title,
+             plotted);
+    plot_opening(f, "histogram", height, description, title);
+    fprintf(f, "<text x='%d' y='42' font-size='12' fill='#555' text-anchor='middle'>%zu checks differ; "
                "%zu bitwise equal (ratio 0, not drawn)%s</text>\n",
             WIDTH / 2, plotted, zero, plotted + zero < n ? "; the rest not finite" : "");
-    fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#888'/>\n", LEFT, top,
-            WIDTH - LEFT - RIGHT, HIST_H);
+    frame(f, top, HIST_H);
     double t[40];
     size_t nt;
     char buf[32];
@@ -204,9 +229,7 @@ void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, 
     for (size_t i = 0; i < nt; i++) {
         if (t[i] - floor(t[i]) > 0) /* counts are whole */
             continue;
-        double py = top + HIST_H - t[i] / y.hi * HIST_H;
-        fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/>\n", LEFT, WIDTH - RIGHT, py, py);
-        fprintf(f, "<text x='%d' y='%.1f' font-size='12' text-anchor='end'>%g</text>\n", LEFT - 6, py + 4, t[i]);
+        y_gridline(f, top + HIST_H - t[i] / y.hi * HIST_H, t[i]);
     }
     ticks(&x, t, &nt);
     for (size_t i = 0; i < nt; i++) {
@@ -247,4 +270,60 @@ void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, 
     fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>max |a − b| / (2 bound), log scale</text>\n",
             LEFT + (WIDTH - LEFT - RIGHT) / 2, height - 14);
     fprintf(f, "</svg>\n");
+}
+
+enum { MAX_POINTS = 4000 };
+
+void fpd_plot_fraction(FILE *f, const char *title, const char *x_label, const struct fpd_plot_point *pts, size_t n)
+{
+    double xlo = INFINITY, xhi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        xlo = fmin(xlo, pts[i].x), xhi = fmax(xhi, pts[i].x);
+    if (!(xlo <= xhi))
+        xlo = 1, xhi = 2;
+    if (xhi <= xlo)
+        xhi = xlo + 1;
+    struct axis x = {xlo, xhi, xlo > 0 && xhi / xlo >= 100}, y = {0, 1, false};
+    if (x.log)
+        x.lo = log10(xlo), x.hi = log10(xhi);
+    /* a campaign can have a million differing checks: every stride-th is drawn, and said to be */
+    size_t stride = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
+    int top = 64, height = top + PANEL_H + BOTTOM;
+    char description[256];
+    snprintf(description, sizeof description, "%.64s: the fraction of elements that differ against %.64s, %zu checks",
+             title, x_label, n);
+    plot_opening(f, "scatter", height, description, title);
+    fprintf(f, "<text x='%d' y='42' font-size='12' fill='#555' text-anchor='middle'>%zu checks that differ", WIDTH / 2,
+            n);
+    if (stride > 1)
+        fprintf(f, " (one in %zu drawn)", stride);
+    fputs("</text>\n", f);
+    frame(f, top, PANEL_H);
+    double t[40];
+    size_t nt;
+    char buf[32];
+    ticks(&y, t, &nt);
+    for (size_t i = 0; i < nt; i++)
+        y_gridline(f, y_pixel(&y, t[i], top), t[i]);
+    ticks(&x, t, &nt);
+    for (size_t i = 0; i < nt; i++) {
+        label(t[i], x.log, buf, sizeof buf);
+        fprintf(f, "<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>%s</text>\n", x_pixel(&x, t[i]),
+                top + PANEL_H + 16, buf);
+    }
+    for (size_t i = 0; i < n; i += stride)
+        fprintf(f, "<circle class='point' cx='%.1f' cy='%.1f' r='3' fill='%s' fill-opacity='0.6'><title>%g: %.3g"
+                   "</title></circle>\n",
+                x_pixel(&x, pts[i].x), y_pixel(&y, pts[i].y, top), pts[i].beyond ? BEYOND_COLOUR : WITHIN_COLOUR,
+                pts[i].x, pts[i].y);
+    int key = WIDTH - RIGHT - 360;
+    fprintf(f, "<circle cx='%d' cy='%d' r='5' fill='" WITHIN_COLOUR "'/><text x='%d' y='%d' font-size='12'>within "
+               "the bound (reorder)</text>\n", key + 6, 54, key + 16, 58);
+    fprintf(f, "<circle cx='%d' cy='%d' r='5' fill='" BEYOND_COLOUR "'/><text x='%d' y='%d' font-size='12'>beyond "
+               "it, or NaN/Inf</text>\n", key + 216, 54, key + 226, 58);
+    fprintf(f, "<text x='22' y='%.1f' font-size='13' transform='rotate(-90 22 %.1f)' text-anchor='middle'>fraction "
+               "of elements that differ</text>\n", top + PANEL_H / 2.0, top + PANEL_H / 2.0);
+    fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>", LEFT + (WIDTH - LEFT - RIGHT) / 2, height - 14);
+    fpd_html_text(f, x_label);
+    fprintf(f, "%s</text>\n</svg>\n", x.log ? " (log scale)" : "");
 }

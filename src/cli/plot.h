@@ -3,6 +3,7 @@
 #ifndef FPD_PLOT_H
 #define FPD_PLOT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "engine/bisect.h"
@@ -16,5 +17,14 @@ void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struc
  * bins of a log axis with the bound (1) marked: bars within it one colour, beyond it another. Ratios
  * of 0 (bitwise equal) are counted in the subtitle, not drawn. `title` is text (escaped here). */
 void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n);
+
+/* A point of a scatter plot; `beyond`: drawn in the colour of what is beyond the bound. */
+struct fpd_plot_point {
+    double x, y;
+    bool beyond;
+};
+/* The fraction of elements that differ (y, 0 to 1) against a dimension (x, log scale where it
+ * spans two decades), one point per check, at most a few thousand drawn (every Nth, said so). */
+void fpd_plot_fraction(FILE *f, const char *title, const char *x_label, const struct fpd_plot_point *pts, size_t n);
 
 #endif

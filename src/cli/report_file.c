@@ -87,18 +87,24 @@ static int write_page(const char *path, const struct fpd_report_input *in, char 
     return FPD_ERR_INPUT;
 }
 
-int fpd_report_write(const char *path, const char *corpus_dir, const char *campaign_from, json_t *campaign,
-                     json_t *summary, const struct fpd_ratio_sets *ratios, size_t *cases, char *why,
-                     size_t why_size)
+int fpd_report_can_write(const char *path, char *why, size_t why_size)
 {
-    struct fpd_report_case *read = NULL;
-    size_t count = 0;
-    int rc = corpus_dir ? read_cases(corpus_dir, &read, &count, why, why_size) : FPD_OK;
-    if (rc == FPD_OK) {
-        struct fpd_report_input in = {corpus_dir, read, count, campaign_from, campaign, summary, ratios};
-        rc = write_page(path, &in, why, why_size);
-    }
-    *cases = count;
-    cases_free(read, count);
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    if (access(dir, W_OK | X_OK) == 0)
+        return FPD_OK;
+    snprintf(why, why_size, "--html %.3000s: cannot write into its directory: %s", path, strerror(errno));
+    return FPD_ERR_INPUT;
+}
+
+int fpd_report_write(const char *path, struct fpd_report_input *in, char *why, size_t why_size)
+{
+    in->cases = NULL, in->case_count = 0;
+    int rc = in->corpus_dir ? read_cases(in->corpus_dir, &in->cases, &in->case_count, why, why_size) : FPD_OK;
+    if (rc == FPD_OK)
+        rc = write_page(path, in, why, why_size);
+    cases_free(in->cases, in->case_count);
+    in->cases = NULL;
     return rc;
 }

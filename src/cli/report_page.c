@@ -3,7 +3,9 @@
 #include "cli/report_page.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 #include "cli/plot.h"
 #include "cli/report.h"
 #include "common/array.h"
+#include "common/table.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "common/version.h"
@@ -59,7 +62,7 @@ static void heading(FILE *f, const struct fpd_report_input *in)
         fpd_html_text(f, in->corpus_dir);
         fprintf(f, "</code>: %zu saved case%s", in->case_count, in->case_count == 1 ? "" : "s");
     } else {
-        fputs("no corpus: the campaign saved nothing", f);
+        fputs(in->campaign_from ? "no corpus: the campaign saved nothing" : "no corpus directory", f);
     }
     if (in->campaign_from) {
         fputs("; the campaign: ", f);
@@ -179,31 +182,38 @@ static void environment(FILE *f, const struct fpd_report_input *in)
     fputs("</tbody></table>\n", f);
 }
 
-int fpd_ratio_sets_add(struct fpd_ratio_sets *r, const char *relation, double ratio)
+int fpd_campaign_digest_add(struct fpd_campaign_digest *d, const char *relation, double ratio, double m, double k,
+                            size_t diff, size_t count, enum fpd_verdict verdict)
 {
     struct fpd_ratio_set *set = NULL;
-    for (size_t i = r->count; i-- > 0 && !set;) /* a campaign's relations are few */
-        if (strcmp(r->sets[i].relation, relation) == 0)
-            set = &r->sets[i];
+    for (size_t i = d->set_count; i-- > 0 && !set;) /* a campaign's relations are few */
+        if (strcmp(d->sets[i].relation, relation) == 0)
+            set = &d->sets[i];
     if (!set) {
-        if (!FPD_ARRAY_RESERVE(r->sets, r->cap, r->count + 1))
+        if (!FPD_ARRAY_RESERVE(d->sets, d->set_cap, d->set_count + 1))
             return FPD_ERR_NOMEM;
-        set = &r->sets[r->count++];
+        set = &d->sets[d->set_count++];
         *set = (struct fpd_ratio_set){.count = 0};
         snprintf(set->relation, sizeof set->relation, "%s", relation);
     }
     if (!FPD_ARRAY_RESERVE(set->ratios, set->cap, set->count + 1))
         return FPD_ERR_NOMEM;
     set->ratios[set->count++] = ratio;
+    if (!diff || !count)
+        return FPD_OK;
+    if (!FPD_ARRAY_RESERVE(d->points, d->point_cap, d->point_count + 1))
+        return FPD_ERR_NOMEM;
+    d->points[d->point_count++] = (struct fpd_difference_point){m, k, (double)diff / (double)count, verdict >= FPD_BOUND};
     return FPD_OK;
 }
 
-void fpd_ratio_sets_free(struct fpd_ratio_sets *r)
+void fpd_campaign_digest_free(struct fpd_campaign_digest *d)
 {
-    for (size_t i = 0; i < r->count; i++)
-        free(r->sets[i].ratios);
-    free(r->sets);
-    *r = (struct fpd_ratio_sets){0};
+    for (size_t i = 0; i < d->set_count; i++)
+        free(d->sets[i].ratios);
+    free(d->sets);
+    free(d->points);
+    *d = (struct fpd_campaign_digest){0};
 }
 
 /* What a relation's ratios give a histogram: bars (a finite ratio over 0), nothing because every
@@ -223,52 +233,202 @@ static enum drawable drawable(const struct fpd_ratio_set *set)
 }
 
 /* The relations of one kind, named in a sentence, if any. */
-static void named(FILE *f, const struct fpd_ratio_sets *sets, enum drawable kind, const char *lead)
+static void named(FILE *f, const struct fpd_campaign_digest *d, enum drawable kind, const char *lead)
 {
     const char *sep = lead;
-    for (size_t i = 0; i < sets->count; i++)
-        if (drawable(&sets->sets[i]) == kind) {
+    for (size_t i = 0; i < d->set_count; i++)
+        if (drawable(&d->sets[i]) == kind) {
             fputs(sep, f);
-            fpd_html_text(f, sets->sets[i].relation);
+            fpd_html_text(f, d->sets[i].relation);
             sep = ", ";
         }
     if (sep != lead)
         fputs(".</p>\n", f);
 }
 
-/* A histogram per relation of the checks' ratios to the bound: the campaign's checks, or else the
- * saved cases' recorded ratios. Relations with nothing to draw are named instead. */
-static void ratio_plots(FILE *f, const struct fpd_report_input *in)
+/* The saved cases, as the digest of a campaign that ran only them. */
+static int digest_of_cases(const struct fpd_report_input *in, struct fpd_campaign_digest *d)
 {
-    fputs("<h2 id='ratios'>Ratio to the rounding bound</h2>\n", f);
-    struct fpd_ratio_sets from_cases = {0};
-    const struct fpd_ratio_sets *sets = in->ratios ? in->ratios : &from_cases;
-    for (size_t i = 0; !in->ratios && i < in->case_count; i++)
-        if (fpd_ratio_sets_add(&from_cases, in->cases[i].file.chk.relation->name, in->cases[i].file.recorded.ratio) !=
-            FPD_OK) {
-            fputs("<p>Out of memory: not plotted.</p>\n", f);
-            fpd_ratio_sets_free(&from_cases);
-            return;
-        }
-    if (!sets->count)
-        fputs("<p>No checks to plot.</p>\n", f);
-    else
-        fputs(in->ratios ? "<p>Every check of the campaign, by relation.</p>\n"
-                         : "<p>The saved cases' recorded ratios, by relation (no campaign given).</p>\n",
-              f);
-    for (size_t i = 0; i < sets->count; i++)
-        if (drawable(&sets->sets[i]) == BARS) {
+    for (size_t i = 0; i < in->case_count; i++) {
+        const struct fpd_case_file *cf = &in->cases[i].file;
+        if (fpd_campaign_digest_add(d, cf->chk.relation->name, cf->recorded.ratio, cf->chk.c.m, cf->chk.c.k,
+                                    cf->recorded.diff, cf->recorded.count, cf->recorded.verdict) != FPD_OK)
+            return FPD_ERR_NOMEM;
+    }
+    return FPD_OK;
+}
+
+/* A histogram per relation of the checks' ratios to the bound, and the fraction of elements that
+ * differ against k and m: of the campaign's checks, or else of the saved cases. Relations with
+ * nothing to draw are named instead. */
+static void plots(FILE *f, const struct fpd_report_input *in)
+{
+    struct fpd_campaign_digest from_cases = {0};
+    const struct fpd_campaign_digest *d = in->digest ? in->digest : &from_cases;
+    const char *of = in->digest ? "every check of the campaign" : "the saved cases (no campaign given)";
+    if (!in->digest && digest_of_cases(in, &from_cases) != FPD_OK) {
+        fputs("<p>Out of memory: no plots.</p>\n", f);
+        fpd_campaign_digest_free(&from_cases);
+        return;
+    }
+    fprintf(f, "<h2 id='ratios'>Ratio to the rounding bound</h2>\n<p>%s%s.</p>\n",
+            d->set_count ? "By relation, " : "No checks to plot", d->set_count ? of : "");
+    for (size_t i = 0; i < d->set_count; i++)
+        if (drawable(&d->sets[i]) == BARS) {
             fputs("<figure>\n", f);
-            fpd_plot_ratio_histogram(f, sets->sets[i].relation, sets->sets[i].ratios, sets->sets[i].count);
+            fpd_plot_ratio_histogram(f, d->sets[i].relation, d->sets[i].ratios, d->sets[i].count);
             fputs("</figure>\n", f);
         }
-    named(f, sets, ALL_EQUAL, "<p>Every check bitwise equal (no plot): ");
-    named(f, sets, NO_FINITE_RATIO, "<p>Differences without a finite ratio only (NaN/Inf patterns, no bound taken): ");
-    fpd_ratio_sets_free(&from_cases);
+    named(f, d, ALL_EQUAL, "<p>Every check bitwise equal (no plot): ");
+    named(f, d, NO_FINITE_RATIO, "<p>Differences without a finite ratio only (NaN/Inf patterns, no bound taken): ");
+
+    fprintf(f, "<h2 id='fractions'>Where elements differ</h2>\n");
+    struct fpd_plot_point *pts = d->point_count ? malloc(d->point_count * sizeof *pts) : NULL;
+    if (!pts) {
+        fputs(d->point_count ? "<p>Out of memory: no plots.</p>\n" : "<p>No check differs.</p>\n", f);
+        fpd_campaign_digest_free(&from_cases);
+        return;
+    }
+    fprintf(f, "<p>The fraction of output elements that differ, in each check that differs: %s.</p>\n", of);
+    static const struct {
+        const char *title, *label;
+        size_t at; /* offsetof the dimension in a point */
+    } against[] = {{"Differing elements against k", "k, the inner dimension", offsetof(struct fpd_difference_point, k)},
+                   {"Differing elements against m", "m, the rows of C", offsetof(struct fpd_difference_point, m)}};
+    for (size_t a = 0; a < sizeof against / sizeof against[0]; a++) {
+        for (size_t i = 0; i < d->point_count; i++) {
+            double x;
+            memcpy(&x, (const char *)&d->points[i] + against[a].at, sizeof x);
+            pts[i] = (struct fpd_plot_point){x, d->points[i].fraction, d->points[i].beyond};
+        }
+        fputs("<figure>\n", f);
+        fpd_plot_fraction(f, against[a].title, against[a].label, pts, d->point_count);
+        fputs("</figure>\n", f);
+    }
+    free(pts);
+    fpd_campaign_digest_free(&from_cases);
+}
+
+void fpd_replay_report_free(struct fpd_replay_report *r)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        free(r->entries[i].file);
+        free(r->entries[i].resolved);
+        free(r->entries[i].note);
+    }
+    free(r->entries);
+    json_decref(r->summary);
+    *r = (struct fpd_replay_report){0};
+}
+
+static char *copy_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+int fpd_replay_report_add(struct fpd_replay_report *r, json_t *o, const char **problem)
+{
+    const char *file = json_string_value(json_object_get(o, "file"));
+    const char *class_name = json_string_value(json_object_get(o, "class"));
+    const char *recorded = json_string_value(json_object_get(o, "recorded"));
+    const char *now = json_string_value(json_object_get(o, "verdict"));
+    long cls = class_name ? fpd_table_find(fpd_replay_class_names, FPD_REPLAY_CLASS_COUNT, sizeof(const char *), 0,
+                                           class_name)
+                          : -1;
+    struct fpd_replay_entry e = {.cls = (enum fpd_replay_class)cls};
+    bool ran = cls >= 0 && cls != FPD_ELSEWHERE && cls != FPD_SKIPPED;
+    *problem = !file                                                          ? "without \"file\" (a string)"
+               : cls < 0                                                      ? "without \"class\" (reproduced, changed, "
+                                                                                "fixed, worse, elsewhere or skipped)"
+               : !recorded || fpd_verdict_parse(recorded, &e.recorded) != FPD_OK ? "without \"recorded\" (a verdict)"
+               : ran && (!now || fpd_verdict_parse(now, &e.now) != FPD_OK)       ? "without \"verdict\" (a verdict)"
+                                                                                  : NULL;
+    if (*problem)
+        return FPD_ERR_INPUT;
+    json_t *exact = json_object_get(json_object_get(o, "check"), "exact");
+    e.exact = json_is_number(json_object_get(exact, "ulp_a")) && json_is_number(json_object_get(exact, "ulp_b"));
+    e.ulp_a = json_number_value(json_object_get(exact, "ulp_a"));
+    e.ulp_b = json_number_value(json_object_get(exact, "ulp_b"));
+    const char *note = json_string_value(json_object_get(o, ran ? "environment_changes" : "reason"));
+    char resolved[PATH_MAX];
+    e.file = strdup(file);
+    e.resolved = copy_or_null(realpath(file, resolved));
+    e.note = copy_or_null(note);
+    if (!e.file || (note && !e.note) || !FPD_ARRAY_RESERVE(r->entries, r->cap, r->count + 1)) {
+        free(e.file), free(e.resolved), free(e.note);
+        return FPD_ERR_NOMEM;
+    }
+    r->entries[r->count++] = e;
+    return FPD_OK;
+}
+
+/* The replay's line for a case file of the corpus, by its real path (the two commands may have
+ * named the corpus differently), else by the name as given; NULL for none. */
+static const struct fpd_replay_entry *replay_of(const struct fpd_report_input *in, const char *path)
+{
+    if (!in->replay)
+        return NULL;
+    char buf[PATH_MAX];
+    const char *resolved = realpath(path, buf);
+    for (size_t i = 0; i < in->replay->count; i++) {
+        const struct fpd_replay_entry *e = &in->replay->entries[i];
+        if (resolved && e->resolved ? strcmp(resolved, e->resolved) == 0 : strcmp(path, e->file) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* The saved case a replay's line is about, as its index on the page, or -1. */
+static long case_of(const struct fpd_report_input *in, const struct fpd_replay_entry *e)
+{
+    for (size_t i = 0; i < in->case_count; i++)
+        if (replay_of(in, in->cases[i].path) == e)
+            return (long)i;
+    return -1;
+}
+
+/* A replay, class by class and case by case: an upgrade's effect on one screen. */
+static void replay_section(FILE *f, const struct fpd_report_input *in)
+{
+    const struct fpd_replay_report *r = in->replay;
+    if (!r)
+        return;
+    fputs("<h2 id='replay'>Replay</h2>\n<p>", f);
+    fpd_html_printf(f, "The replay %s: %zu case%s, each re-run as it was recorded.", in->replay_from, r->count,
+                    r->count == 1 ? "" : "s");
+    fputs("</p>\n<table id='replay-summary'>\n<thead><tr>", f);
+    size_t by_class[FPD_REPLAY_CLASS_COUNT] = {0};
+    for (size_t i = 0; i < r->count; i++)
+        by_class[r->entries[i].cls]++;
+    for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
+        fprintf(f, "<th>%s</th>", fpd_replay_class_names[c]);
+    fputs("</tr></thead>\n<tbody><tr>", f);
+    for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
+        fprintf(f, "<td class='num%s' data-class='%s'>%zu</td>", by_class[c] && c == FPD_WORSE ? " alarm" : "",
+                fpd_replay_class_names[c], by_class[c]);
+    fputs("</tr></tbody></table>\n", f);
+    json_int_t malformed = json_integer_value(json_object_get(r->summary, "malformed"));
+    if (malformed)
+        fprintf(f, "<p class='alarm'>%" JSON_INTEGER_FORMAT " case file%s could not be read.</p>\n", malformed,
+                malformed == 1 ? "" : "s");
+    fputs("<table id='replay-cases'>\n<thead><tr><th>case</th><th>class</th><th>recorded</th><th>now</th>"
+          "<th>why, or what changed</th></tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < r->count; i++) {
+        const struct fpd_replay_entry *e = &r->entries[i];
+        bool ran = e->cls != FPD_ELSEWHERE && e->cls != FPD_SKIPPED;
+        long at = case_of(in, e);
+        fputs("<tr><td>", f);
+        if (at >= 0)
+            fprintf(f, "<a href='#case-%ld'>", at); /* the page's own anchor: nothing is fetched */
+        fpd_html_text(f, e->file);
+        fprintf(f, "%s</td><td class='%s' data-class='%s'>%s</td><td>%s</td><td>%s</td><td>", at >= 0 ? "</a>" : "",
+                e->cls == FPD_WORSE ? "alarm" : "", fpd_replay_class_names[e->cls], fpd_replay_class_names[e->cls],
+                fpd_verdict_table[e->recorded].name, ran ? fpd_verdict_table[e->now].name : "not run");
+        fpd_html_text(f, e->note ? e->note : "");
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
 }
 
 /* One saved case: what it is, its numbers, where it ran, and the commands that bring it back. */
-static void finding(FILE *f, const struct fpd_report_case *rc, size_t index)
+static void finding(FILE *f, const struct fpd_report_input *in, const struct fpd_report_case *rc, size_t index)
 {
     const struct fpd_case_file *cf = &rc->file;
     const struct fpd_check *chk = &cf->chk;
@@ -313,7 +473,22 @@ static void finding(FILE *f, const struct fpd_report_case *rc, size_t index)
         if (*string_of(b, "kernel_set"))
             fpd_html_printf(f, ", kernel set %s", string_of(b, "kernel_set"));
     }
-    fputs("</td></tr>\n</table>\n<p>Replay it, see it in full (re-run), and where a framework has its relation, "
+    fputs("</td></tr>\n", f);
+    const struct fpd_replay_entry *e = replay_of(in, rc->path);
+    if (e) {
+        fputs("<tr><th>replayed</th><td>", f);
+        fpd_html_printf(f, "%s", fpd_replay_class_names[e->cls]);
+        if (e->cls != FPD_ELSEWHERE && e->cls != FPD_SKIPPED)
+            fpd_html_printf(f, ", %s now", fpd_verdict_table[e->now].name);
+        if (e->note)
+            fpd_html_printf(f, " (%s)", e->note);
+        fputs("</td></tr>\n", f);
+        if (e->exact)
+            fprintf(f, "<tr><th>from the exact result</th><td>path A %.3g ulp, path B %.3g ulp (of the correctly "
+                       "rounded sum, by the replay)</td></tr>\n",
+                    e->ulp_a, e->ulp_b);
+    }
+    fputs("</table>\n<p>Replay it, see it in full (re-run), and where a framework has its relation, "
           "export it as a script for that framework:</p>\n", f);
     char word[4096], line[4200];
     fpd_shell_word(rc->path, word, sizeof word);
@@ -343,12 +518,13 @@ void fpd_report_page(FILE *f, const struct fpd_report_input *in)
             style);
     heading(f, in);
     summary_table(f, in);
+    replay_section(f, in);
     environment(f, in);
-    ratio_plots(f, in);
+    plots(f, in);
     fprintf(f, "<h2 id='findings'>Saved cases (%zu)</h2>\n", in->case_count);
     if (!in->case_count)
         fputs("<p>The corpus holds no case.</p>\n", f);
     for (size_t i = 0; i < in->case_count; i++)
-        finding(f, &in->cases[i], i);
+        finding(f, in, &in->cases[i], i);
     fprintf(f, "<script>%s</script>\n</body>\n</html>\n", script);
 }

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "engine/replay.h"
 #include "store/corpus.h"
 
 struct fpd_report_case {
@@ -14,38 +15,73 @@ struct fpd_report_case {
     struct fpd_case_file file;
 };
 
-/* The checks' ratios to the bound, a list per relation, in the order relations first came: all a
- * campaign's checks leave for the page (8 bytes each, where their JSON took hundreds). */
+/* What a campaign's checks leave for the page, a few bytes each where their JSON took hundreds:
+ * each check's ratio to the bound, a list per relation in the order relations first came, and for
+ * each check that differs, its m, k and fraction of differing elements. */
 struct fpd_ratio_set {
     char relation[32];
     double *ratios;
     size_t count, cap;
 };
-struct fpd_ratio_sets {
-    struct fpd_ratio_set *sets;
-    size_t count, cap;
+struct fpd_difference_point {
+    double m, k, fraction;
+    bool beyond; /* its verdict is bound or worse */
 };
-int fpd_ratio_sets_add(struct fpd_ratio_sets *r, const char *relation, double ratio);
-void fpd_ratio_sets_free(struct fpd_ratio_sets *r);
+struct fpd_campaign_digest {
+    struct fpd_ratio_set *sets;
+    size_t set_count, set_cap;
+    struct fpd_difference_point *points;
+    size_t point_count, point_cap;
+};
+/* One check: its relation, ratio (NaN where no bound was taken), shape, differing elements of
+ * `count`, and verdict. FPD_ERR_NOMEM, or FPD_OK. */
+int fpd_campaign_digest_add(struct fpd_campaign_digest *d, const char *relation, double ratio, double m, double k,
+                            size_t diff, size_t count, enum fpd_verdict verdict);
+void fpd_campaign_digest_free(struct fpd_campaign_digest *d);
+
+/* A replay's line for one case (`fpdiv replay --json`): its class, and where it ran, the verdict
+ * now and its distance from the correctly rounded result. */
+struct fpd_replay_entry {
+    char *file;     /* as replay named it */
+    char *resolved; /* its real path, to find it among the corpus's; NULL when it has none here */
+    enum fpd_replay_class cls;
+    enum fpd_verdict recorded, now; /* now: where it ran (not elsewhere or skipped) */
+    char *note;                     /* why it did not run, or what changed since it was recorded; or NULL */
+    bool exact;                     /* the exact reference's attribution: */
+    double ulp_a, ulp_b;            /* each path's ulps from the correctly rounded result */
+};
+struct fpd_replay_report {
+    struct fpd_replay_entry *entries;
+    size_t count, cap;
+    json_t *summary; /* its "summary" line, or NULL */
+};
+/* A line of `fpdiv replay --json` for one case: FPD_ERR_INPUT with *problem naming the field that
+ * is missing or malformed, FPD_ERR_NOMEM, or FPD_OK. */
+int fpd_replay_report_add(struct fpd_replay_report *r, json_t *line, const char **problem);
+void fpd_replay_report_free(struct fpd_replay_report *r);
 
 struct fpd_report_input {
-    const char *corpus_dir;              /* NULL: the campaign saved nothing (--no-corpus) */
-    const struct fpd_report_case *cases; /* the corpus's case files, in path order */
+    const char *corpus_dir;        /* NULL: the campaign saved nothing (--no-corpus) */
+    struct fpd_report_case *cases; /* the corpus's case files, in path order (fpd_report_write reads them) */
     size_t case_count;
     const char *campaign_from; /* where the campaign's lines came from, or NULL for none */
     json_t *campaign;          /* its "campaign" line (seed, environment), or NULL */
     json_t *summary;           /* its "summary" line (the table), or NULL */
-    const struct fpd_ratio_sets *ratios; /* its checks' ratios, or NULL */
+    const struct fpd_campaign_digest *digest; /* its checks, or NULL */
+    const char *replay_from;                  /* where a replay's lines came from, or NULL for none */
+    const struct fpd_replay_report *replay;
 };
 
 void fpd_report_page(FILE *f, const struct fpd_report_input *in);
 
-/* Reads every case file of corpus_dir (none when NULL), as replay reads them, and writes the page
- * to `path` through a temporary file renamed over it: FILE is never half written, and a malformed
- * case (named, with line and column) leaves it as it was. FPD_ERR_INPUT with why, or
- * FPD_ERR_NOMEM. `*cases` is how many case files the page shows. */
-int fpd_report_write(const char *path, const char *corpus_dir, const char *campaign_from, json_t *campaign,
-                     json_t *summary, const struct fpd_ratio_sets *ratios, size_t *cases, char *why,
-                     size_t why_size);
+/* Whether the page can be written at `path` (a file can be made in its directory): a command that
+ * writes it after a long run (--html) says so before. FPD_ERR_INPUT with why ("--html PATH: ..."). */
+int fpd_report_can_write(const char *path, char *why, size_t why_size);
+
+/* Reads every case file of in->corpus_dir (none when NULL), as replay reads them, and writes the
+ * page to `path` through a temporary file renamed over it: FILE is never half written, and a
+ * malformed case (named, with line and column) leaves it as it was. FPD_ERR_INPUT with why, or
+ * FPD_ERR_NOMEM. in->case_count is then how many case files the page shows. */
+int fpd_report_write(const char *path, struct fpd_report_input *in, char *why, size_t why_size);
 
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The report suite: `fpdiv report` and `fuzz --html` pages, opened in a real browser (Chromium's
 # headless shell, from scripts/install-deps.sh), asserted on the DOM it rendered: the table's
-# counts are the campaign's summary, every plot has bars, every saved case is shown, nothing is
+# counts are the campaign's summary, every plot has bars or points, every saved case is shown, nothing is
 # fetched from elsewhere, the console stays quiet, and hostile text in a case file stays text.
 # Usage: FPDIV=build/fpdiv tests/cli/report.sh
 set -u
@@ -63,6 +63,37 @@ expect "report: a finding's replay command" "$(cat $tmp/report.html)" "<pre clas
 expect "report: only the XML namespace names a web address" \
     "$(grep -o 'https\?://[^ '"'"'"]*' $tmp/report.html | sort -u | tr '\n' ' ')" '^http://www.w3.org/2000/svg $'
 
+# --- a replay on the page: an upgrade's effect, case by case ---
+# two cases edited as if recorded otherwise: other bits (changed), `same` (worse now)
+cp -r $tmp/corpus $tmp/replayed
+edited=($(find $tmp/replayed -name '*.json' | sort | head -2))
+python3 - "${edited[@]}" <<'PY'
+import json, sys
+for path, edit in zip(sys.argv[1:], ("hash", "verdict")):
+    d = json.load(open(path))
+    if edit == "hash":
+        d["outcome"]["hash_a"] = "0123456789abcdef"
+    else:
+        d["outcome"].update(verdict="same", diff=0, ratio=0.0)
+    open(path, "w").write(json.dumps(d))
+PY
+run "replay for the report" 1 $FPDIV replay $tmp/replayed --json
+cp $tmp/out $tmp/replay.jsonl
+expect "the replay has a changed and a worse case" "$(grep -o '"class":"[a-z]*"' $tmp/replay.jsonl | sort | uniq -c | tr '\n' ' ')" \
+    '"changed".*"worse"'
+run "report --replay" 0 $FPDIV report $tmp/replayed --replay $tmp/replay.jsonl -o $tmp/replay.html &&
+    expect "report says it has the replay" "$out" "wrote .*replay.html: $cases cases, and the replay"
+render $tmp/replay.html replay
+checked replay --replay $tmp/replay.jsonl --cases "$cases" --js on
+expect "replay: a case's own line links to it" "$(cat $tmp/replay.html)" "<a href='#case-[0-9]+'>$tmp/replayed/"
+run "replay --html" 1 $FPDIV replay $tmp/replayed --html $tmp/replay2.html &&
+    expect "replay --html says where" "$out" "report .*replay2.html: the replay and $cases saved cases"
+render $tmp/replay2.html replay2
+checked replay2 --replay $tmp/replay.jsonl --cases "$cases" --js on
+printf '{"type":"replay","file":"x.json","class":"better","recorded":"reorder"}\n' >$tmp/badclass.jsonl
+bad "a replay line with a class that is none" "badclass.jsonl:1: a replay line without \"class\"" \
+    report $tmp/corpus --replay $tmp/badclass.jsonl -o $tmp/kept.html
+
 # --- fuzz --html: the same page from the run itself ---
 run "fuzz --html" 0 $FPDIV fuzz --seed 5 --cases 300 --backends seq,pairwise,blocked --dtypes f32,bf16 \
     --corpus $tmp/corpus2 --html $tmp/fuzz.html --json
@@ -101,11 +132,18 @@ printf '{"type":"campaign","seed":1}\n{"type":"check", "relation": }\n' >$tmp/br
 bad "a campaign line that is not JSON: file, line and column" "broken.jsonl:2:[0-9]+: " \
     report $tmp/corpus --campaign $tmp/broken.jsonl -o $tmp/kept.html
 printf '{"a": 1}\n' >$tmp/other.jsonl
-bad "JSON Lines that are not a campaign's" "not the output of 'fpdiv fuzz --json'" \
+bad "JSON Lines that are not a campaign's" "other.jsonl: no line of 'fpdiv fuzz --json'" \
     report $tmp/corpus --campaign $tmp/other.jsonl -o $tmp/kept.html
 printf '{"type":"check","relation":"addmm"}\n' >$tmp/noratio.jsonl
 bad "a check line without its ratio" "noratio.jsonl:1: a check line without \"ratio\"" \
     report $tmp/corpus --campaign $tmp/noratio.jsonl -o $tmp/kept.html
+check_line=$(grep -m1 '"type":"check"' $tmp/run.jsonl)
+printf '%s\n%s\n' "$check_line" "${check_line/\"shape\":\"/\"shape\":\"0x}" >$tmp/badshape.jsonl
+bad "a check line with a shape that is none" "badshape.jsonl:2: a check line without \"shape\"" \
+    report $tmp/corpus --campaign $tmp/badshape.jsonl -o $tmp/kept.html
+printf '%s\n' "${check_line/\"verdict\":\"/\"verdict\":\"x}" >$tmp/badverdict.jsonl
+bad "a check line with a verdict that is none" "badverdict.jsonl:1: a check line without \"verdict\"" \
+    report $tmp/corpus --campaign $tmp/badverdict.jsonl -o $tmp/kept.html
 mkdir -p $tmp/badcorpus/addmm
 cp "$first" $tmp/badcorpus/addmm/
 printf '{"schema": 2,\n "check": [}\n' >$tmp/badcorpus/addmm/0000000000000000.json

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Checks a report page as a browser rendered it (the DOM Chromium dumped after its scripts ran).
 
-Usage: report_dom.py DOM.html [--summary RUN.jsonl] [--cases N] [--js on|off] [--text TEXT]...
+Usage: report_dom.py DOM.html [--summary RUN.jsonl] [--replay REPLAY.jsonl] [--cases N] [--js on|off]
+                      [--text TEXT]...
+Every plot (svg.plot) must have a bar or a point.
   --summary  the campaign's JSON Lines: the page's table must hold its summary's counts, row for row
+  --replay   the replay's JSON Lines: the page's replay table must hold its summary's counts, and a
+             row per case with that case's class
   --cases    the number of saved cases the page must show
   --js       whether the page's script ran (it marks <html> with class "js"), or not
   --text     a string that must appear in the page's text as it is (a hostile one, escaped as text)
@@ -23,8 +27,11 @@ class Page(HTMLParser):
         self.external = []  # attributes that would fetch something
         self.rows = []  # the summary table's rows: [(cell text, data-verdict)]
         self.in_summary = False
-        self.plots = []  # per svg.plot: its bars
+        self.plots = []  # per svg.plot: its bars or points
         self.findings = 0
+        self.table = None  # the id of the table being read
+        self.replay_counts = {}  # class -> count, from #replay-summary
+        self.replay_rows = []  # [file text, class] per row of #replay-cases
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -34,19 +41,28 @@ class Page(HTMLParser):
         if tag == "script":
             self.scripts += 1
         for name in ("src", "href", "srcset", "action", "data"):
-            if name in a:
+            if name in a and not (name == "href" and (a[name] or "").startswith("#")):  # the page's own anchors
                 self.external.append(f"<{tag} {name}={a[name]!r}>")
         if tag == "link":
             self.external.append("<link>")
         if tag == "table" and a.get("id") == "summary-table":
             self.in_summary = True
+        if tag == "table":
+            self.table = a.get("id")
+        if self.table == "replay-summary" and tag == "td":
+            self.replay_counts[a.get("data-class")] = ""
+            self.current = ("count", a.get("data-class"))
+        if self.table == "replay-cases" and tag == "tr":
+            self.replay_rows.append(["", None])
+        if self.table == "replay-cases" and tag == "td" and a.get("data-class"):
+            self.replay_rows[-1][1] = a.get("data-class")
         if self.in_summary and tag == "tr":
             self.rows.append([])
         if self.in_summary and tag == "td":
             self.rows[-1].append(["", a.get("data-verdict")])
         if tag == "svg" and "plot" in (a.get("class") or ""):
             self.plots.append(0)
-        if tag == "rect" and a.get("class") == "bar":
+        if (tag, a.get("class")) in (("rect", "bar"), ("circle", "point")):
             self.plots[-1] += 1
         if tag == "section" and a.get("class") == "finding":
             self.findings += 1
@@ -54,6 +70,7 @@ class Page(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "table":
             self.in_summary = False
+            self.table = None
         while self.stack and self.stack.pop() != tag:
             pass
 
@@ -61,6 +78,11 @@ class Page(HTMLParser):
         if self.stack and self.stack[-1] in ("script", "style"):
             return
         self.text.append(data)
+        if self.table == "replay-summary" and self.stack and self.stack[-1] == "td":
+            self.replay_counts[self.current[1]] += data
+        if self.table == "replay-cases" and self.replay_rows and self.stack and self.stack[-1] in ("td", "a") \
+                and self.replay_rows[-1][1] is None:
+            self.replay_rows[-1][0] += data  # the case's cell comes first
         if self.in_summary and self.rows and self.rows[-1] and self.stack and self.stack[-1] == "td":
             self.rows[-1][-1][0] += data
 
@@ -69,6 +91,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dom")
     ap.add_argument("--summary")
+    ap.add_argument("--replay")
     ap.add_argument("--cases", type=int)
     ap.add_argument("--js", choices=("on", "off"))
     ap.add_argument("--text", action="append", default=[])
@@ -84,7 +107,7 @@ def main():
         problems.append("no plot")
     for i, bars in enumerate(page.plots):
         if not bars:
-            problems.append(f"plot {i + 1} has no bars")
+            problems.append(f"plot {i + 1} has no bars or points")
     if args.js:
         ran = "js" in page.html_classes.split()
         if ran != (args.js == "on"):
@@ -104,6 +127,17 @@ def main():
         for key, row in want.items():
             if key in got and (got[key][0] != row["verdicts"] or got[key][1] != row["checks"]):
                 problems.append(f"row {key}: page {got[key]}, summary {row['verdicts']}, {row['checks']} checks")
+    if args.replay:
+        lines = [json.loads(l) for l in open(args.replay) if l.strip()]
+        summary = [l for l in lines if l["type"] == "summary"][-1]
+        got = {c: int(n) for c, n in page.replay_counts.items()}
+        want = {c: summary[c] for c in got}
+        if got != want or not got:
+            problems.append(f"replay counts {got} != the summary's {want}")
+        rows = [r for r in page.replay_rows if r[0]]
+        cases = {l["file"]: l["class"] for l in lines if l["type"] == "replay"}
+        if {f: c for f, c in rows} != cases:
+            problems.append(f"replay rows {rows} != the replay's cases {cases}")
     text = "".join(page.text)
     for t in args.text:
         if t not in text:

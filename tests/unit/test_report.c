@@ -86,3 +86,30 @@ Test(report, histogram_spans_any_range)
     cr_assert(strstr(svg, "0 checks differ; 3 bitwise equal"));
     free(svg);
 }
+
+Test(report, scatter_draws_what_it_says)
+{
+    enum { N = 10000 };
+    struct fpd_plot_point *pts = malloc(N * sizeof *pts);
+    cr_assert(pts);
+    for (size_t i = 0; i < N; i++)
+        pts[i] = (struct fpd_plot_point){(double)(i % 1000 + 1), (double)(i % 7) / 7, i % 5 == 0};
+    char *svg = CAPTURED(fpd_plot_fraction(f_, "k <m>", "k", pts, N));
+    size_t drawn = 0;
+    for (const char *p = svg; (p = strstr(p, "<circle class='point'")); p++)
+        drawn++;
+    /* 10000 points: one in 3 drawn, and said */
+    cr_assert_eq(drawn, (N + 2) / 3, "%zu points drawn", drawn);
+    cr_assert(strstr(svg, "10000 checks that differ (one in 3 drawn)"), "the subtitle says so");
+    cr_assert(strstr(svg, "k &lt;m&gt;") && !strstr(svg, "k <m>"), "the title escaped");
+    cr_assert(strstr(svg, "(log scale)"), "1 to 1000 is drawn on a log axis");
+    free(svg);
+    svg = CAPTURED(fpd_plot_fraction(f_, "few", "m", pts, 10));
+    drawn = 0;
+    for (const char *p = svg; (p = strstr(p, "<circle class='point'")); p++)
+        drawn++;
+    cr_assert_eq(drawn, 10);
+    cr_assert(!strstr(svg, "drawn)"), "all drawn: nothing said");
+    free(svg);
+    free(pts);
+}
