@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/html.h"
 #include "common/array.h"
 #include "common/text.h"
 #include "fpdiv_backend.h"
@@ -73,22 +74,6 @@ void fpd_ci_free(struct fpd_ci_report *r)
     *r = (struct fpd_ci_report){0};
 }
 
-static void xml(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-                fputc(*s, f);
-        }
-    }
-}
-
 int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double seconds, char *why, size_t why_size)
 {
     FILE *f = fopen(path, "w");
@@ -102,28 +87,28 @@ int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double s
         skipped += r->cases[i].skipped && !r->cases[i].n_failures ? 1 : 0;
     }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
-    xml(f, r->suite ? r->suite : "fpdiv");
+    fpd_html_text(f, r->suite ? r->suite : "fpdiv");
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", r->n_cases, failures,
             skipped, seconds);
     for (size_t i = 0; i < r->n_cases; i++) {
         const struct fpd_ci_case *c = &r->cases[i];
         fprintf(f, "    <testcase classname=\"");
-        xml(f, c->classname);
+        fpd_html_text(f, c->classname);
         fprintf(f, "\" name=\"");
-        xml(f, c->name);
+        fpd_html_text(f, c->name);
         fprintf(f, "\" time=\"%.3f\">\n", c->seconds);
         for (size_t j = 0; j < c->n_failures; j++) {
             fprintf(f, "      <failure type=\"");
-            xml(f, c->failures[j].kind);
+            fpd_html_text(f, c->failures[j].kind);
             fprintf(f, "\" message=\"");
-            xml(f, c->failures[j].message);
+            fpd_html_text(f, c->failures[j].message);
             fprintf(f, "\">");
-            xml(f, c->failures[j].details);
+            fpd_html_text(f, c->failures[j].details);
             fprintf(f, "</failure>\n");
         }
         if (c->skipped && !c->n_failures) {
             fprintf(f, "      <skipped message=\"");
-            xml(f, c->skipped);
+            fpd_html_text(f, c->skipped);
             fprintf(f, "\"/>\n");
         }
         if (c->dropped)

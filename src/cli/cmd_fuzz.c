@@ -385,10 +385,9 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
     }
     uint32_t index = lost ? ev->index : ev->msg.index;
     /* Planning the whole check again costs about what a small check's data does: only a check
-     * that is reported, saved or listed (by --json, JUnit or the page) needs it; the summary needs
-     * its combination alone. */
+     * that is reported, saved or listed needs it; the summary needs its combination alone. */
     struct fpd_check chk;
-    if (lost || answer.res.verdict != FPD_SAME || o->json || r->ci_wanted || r->html)
+    if (lost || answer.res.verdict != FPD_SAME || o->json || r->ci_wanted)
         fpd_campaign_plan(&run->cp, index, &chk);
     struct fpd_check_result res;
     if (lost) {

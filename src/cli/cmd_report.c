@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,31 +43,6 @@ struct lines {
  * malformed, FPD_ERR_NOMEM, or FPD_OK. The line stays the caller's. */
 typedef int take_line(json_t *o, struct lines *l, const char **problem);
 
-static int keep(json_t **slot, json_t *o)
-{
-    json_decref(*slot);
-    *slot = json_incref(o);
-    return FPD_OK;
-}
-
-static int take_campaign(json_t *o, struct lines *l, const char **problem)
-{
-    (void)problem;
-    return keep(&l->campaign, o);
-}
-
-static int take_summary(json_t *o, struct lines *l, const char **problem)
-{
-    (void)problem;
-    return keep(&l->summary, o);
-}
-
-static int take_replay_summary(json_t *o, struct lines *l, const char **problem)
-{
-    (void)problem;
-    return keep(&l->replay.summary, o);
-}
-
 static int take_check(json_t *o, struct lines *l, const char **problem)
 {
     const char *relation = json_string_value(json_object_get(o, "relation"));
@@ -97,13 +73,18 @@ static int take_replay(json_t *o, struct lines *l, const char **problem)
     return fpd_replay_report_add(&l->replay, o, problem);
 }
 
+/* A kind of line: taken apart (take), or kept whole, the last of its kind, in a member of struct
+ * lines (take NULL, at `kept`). */
 struct line_kind {
     const char *name; /* its "type" */
     take_line *take;
+    size_t kept;
 };
-static const struct line_kind campaign_lines[] = {
-    {"campaign", take_campaign}, {"check", take_check}, {"summary", take_summary}};
-static const struct line_kind replay_lines[] = {{"replay", take_replay}, {"summary", take_replay_summary}};
+static const struct line_kind campaign_lines[] = {{"campaign", NULL, offsetof(struct lines, campaign)},
+                                                  {"check", take_check, 0},
+                                                  {"summary", NULL, offsetof(struct lines, summary)}};
+static const struct line_kind replay_lines[] = {{"replay", take_replay, 0},
+                                                {"summary", NULL, offsetof(struct lines, replay.summary)}};
 
 /* Every line of `path` must be a JSON object; those of the kinds given go to their `take`, others
  * (a campaign's skipped and saved lines) are passed over. */
@@ -133,8 +114,13 @@ static int read_lines(const char *path, const struct line_kind *kinds, size_t n_
             long k = type ? FPD_TABLE_FIND(kinds, n_kinds, type) : -1;
             if (k >= 0) {
                 known++;
-                if ((rc = kinds[k].take(o, l, &problem)) == FPD_ERR_INPUT)
+                if (!kinds[k].take) {
+                    json_t **kept = (json_t **)((char *)l + kinds[k].kept);
+                    json_decref(*kept);
+                    *kept = json_incref(o);
+                } else if ((rc = kinds[k].take(o, l, &problem)) == FPD_ERR_INPUT) {
                     snprintf(why, why_size, "%s:%zu: a %s line %s", path, number, type, problem);
+                }
             }
         }
         json_decref(o);

@@ -2,7 +2,6 @@
 #include "cli/fuzz_report.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,10 +270,12 @@ int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk
         r->failed++;
     if (r->ci_wanted && ci_record(&r->ci, chk, res, fails) != FPD_OK)
         return FPD_ERR_NOMEM;
-    /* the page's ratio, as the JSON line's (null there where no bound was taken) */
+    /* the page's: a check that differs (planned: take_answer plans those); the equal ones are
+     * counted from the summary's tallies at the end, without planning each */
     const struct fpd_metrics *m = &res->metrics;
-    if (r->html && fpd_campaign_digest_add(&r->digest, chk->relation->name, m->bounded || m->diff == 0 ? m->ratio : NAN,
-                                           chk->c.m, chk->c.k, m->diff, m->count, res->verdict) != FPD_OK)
+    if (r->html && res->verdict != FPD_SAME &&
+        fpd_campaign_digest_add(&r->digest, chk->relation->name, fpd_reported_ratio(m), chk->c.m, chk->c.k, m->diff,
+                                m->count, res->verdict) != FPD_OK)
         return FPD_ERR_NOMEM;
     if (r->json)
         fpd_fuzz_print_json(fpd_check_json(chk, res));
@@ -314,6 +315,10 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
         fpd_cli_error("fuzz", "%s", why);
         exit_code = FPD_EXIT_USAGE;
     }
+    for (size_t i = 0; r->html && i < st->n_tallies; i++)
+        if (fpd_campaign_digest_add_equal(&r->digest, r->cp->cfg.relations[st->tallies[i].relation]->name,
+                                          st->tallies[i].by_verdict[FPD_SAME]) != FPD_OK)
+            exit_code = FPD_EXIT_INTERNAL;
     if (r->html) {
         struct fpd_report_input page = {.corpus_dir = r->corpus, .campaign_from = "this run",
                                         .campaign = r->campaign_line, .summary = summary, .digest = &r->digest};

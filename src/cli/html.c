@@ -1,4 +1,4 @@
-/* html.c — escaping for HTML and SVG text. */
+/* html.c — escaping for HTML, SVG and XML text. */
 #include "cli/html.h"
 
 #include <stdarg.h>

@@ -1,6 +1,6 @@
-/* html.h — writing text into HTML and SVG: every string that did not come from fpdiv's own code
- * (a case file's environment, a path, a library's version) goes through these, so that it shows
- * as the text it is and never as markup. */
+/* html.h — writing text into HTML, SVG and XML (JUnit): every string that did not come from
+ * fpdiv's own code (a case file's environment, a path, a library's version) goes through these, so
+ * that it shows as the text it is and never as markup. */
 #ifndef FPD_HTML_H
 #define FPD_HTML_H
 

@@ -177,9 +177,9 @@ static void y_gridline(FILE *f, double py, double value)
     fprintf(f, "<text x='%d' y='%.1f' font-size='12' text-anchor='end'>%g</text>\n", LEFT - 6, py + 4, value);
 }
 
-void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n)
+void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n, size_t equal)
 {
-    size_t plotted = 0, zero = 0;
+    size_t plotted = 0, zero = equal;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         if (fpclassify(ratios[i]) == FP_ZERO) /* bitwise equal outputs: nothing to place on a log axis */
@@ -220,7 +220,7 @@ void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, 
     plot_opening(f, "histogram", height, description, title);
     fprintf(f, "<text x='%d' y='42' font-size='12' fill='#555' text-anchor='middle'>%zu checks differ; "
                "%zu bitwise equal (ratio 0, not drawn)%s</text>\n",
-            WIDTH / 2, plotted, zero, plotted + zero < n ? "; the rest not finite" : "");
+            WIDTH / 2, plotted, zero, plotted + zero < n + equal ? "; the rest not finite" : "");
     frame(f, top, HIST_H);
     double t[40];
     size_t nt;

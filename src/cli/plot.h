@@ -15,8 +15,9 @@ void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struc
 
 /* A histogram of checks' ratios to the rounding bound (max |a - b| / (2 bound)), on half-decade
  * bins of a log axis with the bound (1) marked: bars within it one colour, beyond it another. Ratios
- * of 0 (bitwise equal) are counted in the subtitle, not drawn. `title` is text (escaped here). */
-void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n);
+ * of 0 and `equal` more checks (bitwise equal) are counted in the subtitle, not drawn. `title` is
+ * text (escaped here). */
+void fpd_plot_ratio_histogram(FILE *f, const char *title, const double *ratios, size_t n, size_t equal);
 
 /* A point of a scatter plot; `beyond`: drawn in the colour of what is beyond the bound. */
 struct fpd_plot_point {

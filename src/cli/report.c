@@ -219,6 +219,8 @@ static json_t *hex64(uint64_t x)
 /* JSON has no Inf or NaN: non-finite numbers become null. */
 static json_t *real(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
+double fpd_reported_ratio(const struct fpd_metrics *m) { return m->bounded || m->diff == 0 ? m->ratio : NAN; }
+
 json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
@@ -238,7 +240,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "max_ulp", json_integer((json_int_t)(m->max_ulp > INT64_MAX ? INT64_MAX : m->max_ulp)));
     json_object_set_new(o, "max_abs", real(m->max_abs));
     json_object_set_new(o, "max_rel", real(m->max_rel));
-    json_object_set_new(o, "ratio", m->bounded || m->diff == 0 ? real(m->ratio) : json_null());
+    json_object_set_new(o, "ratio", real(fpd_reported_ratio(m)));
     json_object_set_new(o, "hash_a", hex64(m->hash_a));
     json_object_set_new(o, "hash_b", hex64(m->hash_b));
     json_object_set_new(o, "seed", fpd_seed_json(c->recipe.seed));

@@ -21,6 +21,10 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
 /* " --generator G" for a generator other than the newest (which is the default), else "". */
 const char *fpd_generator_option(unsigned generator, char buf[32]);
 
+/* A check's ratio to the bound as reports give it: NaN where none was taken (the paths differ and
+ * no bound applies to them; JSON's null). */
+double fpd_reported_ratio(const struct fpd_metrics *m);
+
 /* A full human-readable report of one check; `environment` is the one it ran in (environment.h),
  * NULL for this process's backends. */
 void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment);

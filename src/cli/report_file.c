@@ -73,18 +73,19 @@ static int write_page(const char *path, const struct fpd_report_input *in, char 
         free(tmp);
         return FPD_ERR_INPUT;
     }
-    fpd_report_page(f, in);
-    bool written = fflush(f) == 0 && fsync(fileno(f)) == 0 && !ferror(f);
+    int rc = fpd_report_page(f, in);
+    bool written = rc == FPD_OK && fflush(f) == 0 && fsync(fileno(f)) == 0 && !ferror(f);
     int saved = errno;
     written = fclose(f) == 0 && written;
     if (written && mode_of_new_file(tmp) && rename(tmp, path) == 0) {
         free(tmp);
         return FPD_OK;
     }
-    snprintf(why, why_size, "cannot write %s: %s", path, strerror(written ? errno : saved));
+    if (rc == FPD_OK)
+        snprintf(why, why_size, "cannot write %s: %s", path, strerror(written ? errno : saved));
     unlink(tmp);
     free(tmp);
-    return FPD_ERR_INPUT;
+    return rc == FPD_OK ? FPD_ERR_INPUT : rc;
 }
 
 int fpd_report_can_write(const char *path, char *why, size_t why_size)

@@ -182,21 +182,36 @@ static void environment(FILE *f, const struct fpd_report_input *in)
     fputs("</tbody></table>\n", f);
 }
 
+/* The relation's set, made where it is new. */
+static struct fpd_ratio_set *ratio_set(struct fpd_campaign_digest *d, const char *relation)
+{
+    for (size_t i = d->set_count; i-- > 0;) /* a campaign's relations are few */
+        if (strcmp(d->sets[i].relation, relation) == 0)
+            return &d->sets[i];
+    if (!FPD_ARRAY_RESERVE(d->sets, d->set_cap, d->set_count + 1))
+        return NULL;
+    struct fpd_ratio_set *set = &d->sets[d->set_count++];
+    *set = (struct fpd_ratio_set){.count = 0};
+    snprintf(set->relation, sizeof set->relation, "%s", relation);
+    return set;
+}
+
+int fpd_campaign_digest_add_equal(struct fpd_campaign_digest *d, const char *relation, size_t checks)
+{
+    struct fpd_ratio_set *set = ratio_set(d, relation);
+    if (!set)
+        return FPD_ERR_NOMEM;
+    set->equal += checks;
+    return FPD_OK;
+}
+
 int fpd_campaign_digest_add(struct fpd_campaign_digest *d, const char *relation, double ratio, double m, double k,
                             size_t diff, size_t count, enum fpd_verdict verdict)
 {
-    struct fpd_ratio_set *set = NULL;
-    for (size_t i = d->set_count; i-- > 0 && !set;) /* a campaign's relations are few */
-        if (strcmp(d->sets[i].relation, relation) == 0)
-            set = &d->sets[i];
-    if (!set) {
-        if (!FPD_ARRAY_RESERVE(d->sets, d->set_cap, d->set_count + 1))
-            return FPD_ERR_NOMEM;
-        set = &d->sets[d->set_count++];
-        *set = (struct fpd_ratio_set){.count = 0};
-        snprintf(set->relation, sizeof set->relation, "%s", relation);
-    }
-    if (!FPD_ARRAY_RESERVE(set->ratios, set->cap, set->count + 1))
+    if (verdict == FPD_SAME)
+        return fpd_campaign_digest_add_equal(d, relation, 1);
+    struct fpd_ratio_set *set = ratio_set(d, relation);
+    if (!set || !FPD_ARRAY_RESERVE(set->ratios, set->cap, set->count + 1))
         return FPD_ERR_NOMEM;
     set->ratios[set->count++] = ratio;
     if (!diff || !count)
@@ -223,13 +238,10 @@ enum drawable { BARS, ALL_EQUAL, NO_FINITE_RATIO };
 
 static enum drawable drawable(const struct fpd_ratio_set *set)
 {
-    bool all_zero = true;
-    for (size_t i = 0; i < set->count; i++) {
+    for (size_t i = 0; i < set->count; i++)
         if (set->ratios[i] > 0 && isfinite(set->ratios[i]))
             return BARS;
-        all_zero &= fpclassify(set->ratios[i]) == FP_ZERO;
-    }
-    return all_zero ? ALL_EQUAL : NO_FINITE_RATIO;
+    return set->count ? NO_FINITE_RATIO : ALL_EQUAL;
 }
 
 /* The relations of one kind, named in a sentence, if any. */
@@ -276,7 +288,7 @@ static void plots(FILE *f, const struct fpd_report_input *in)
     for (size_t i = 0; i < d->set_count; i++)
         if (drawable(&d->sets[i]) == BARS) {
             fputs("<figure>\n", f);
-            fpd_plot_ratio_histogram(f, d->sets[i].relation, d->sets[i].ratios, d->sets[i].count);
+            fpd_plot_ratio_histogram(f, d->sets[i].relation, d->sets[i].ratios, d->sets[i].count, d->sets[i].equal);
             fputs("</figure>\n", f);
         }
     named(f, d, ALL_EQUAL, "<p>Every check bitwise equal (no plot): ");
@@ -359,33 +371,37 @@ int fpd_replay_report_add(struct fpd_replay_report *r, json_t *o, const char **p
     return FPD_OK;
 }
 
-/* The replay's line for a case file of the corpus, by its real path (the two commands may have
- * named the corpus differently), else by the name as given; NULL for none. */
-static const struct fpd_replay_entry *replay_of(const struct fpd_report_input *in, const char *path)
-{
-    if (!in->replay)
-        return NULL;
-    char buf[PATH_MAX];
-    const char *resolved = realpath(path, buf);
-    for (size_t i = 0; i < in->replay->count; i++) {
-        const struct fpd_replay_entry *e = &in->replay->entries[i];
-        if (resolved && e->resolved ? strcmp(resolved, e->resolved) == 0 : strcmp(path, e->file) == 0)
-            return e;
-    }
-    return NULL;
-}
+/* Which replay line is about which saved case: each case's real path (the two commands may have
+ * named the corpus differently; else the name as given) against the lines', found once. */
+struct replay_match {
+    long *entry_of_case; /* per case, the index of its line, or -1 */
+    long *case_of_entry; /* per line, the index of its case, or -1 */
+};
 
-/* The saved case a replay's line is about, as its index on the page, or -1. */
-static long case_of(const struct fpd_report_input *in, const struct fpd_replay_entry *e)
+static int match_replay(const struct fpd_report_input *in, struct replay_match *m)
 {
-    for (size_t i = 0; i < in->case_count; i++)
-        if (replay_of(in, in->cases[i].path) == e)
-            return (long)i;
-    return -1;
+    size_t entries = in->replay ? in->replay->count : 0;
+    m->entry_of_case = malloc((in->case_count + 1) * sizeof *m->entry_of_case);
+    m->case_of_entry = malloc((entries + 1) * sizeof *m->case_of_entry);
+    if (!m->entry_of_case || !m->case_of_entry)
+        return FPD_ERR_NOMEM;
+    for (size_t e = 0; e < entries; e++)
+        m->case_of_entry[e] = -1;
+    for (size_t i = 0; i < in->case_count; i++) {
+        char buf[PATH_MAX];
+        const char *path = in->cases[i].path, *resolved = realpath(path, buf);
+        m->entry_of_case[i] = -1;
+        for (size_t e = 0; e < entries && m->entry_of_case[i] < 0; e++) {
+            const struct fpd_replay_entry *r = &in->replay->entries[e];
+            if (resolved && r->resolved ? strcmp(resolved, r->resolved) == 0 : strcmp(path, r->file) == 0)
+                m->entry_of_case[i] = (long)e, m->case_of_entry[e] = (long)i;
+        }
+    }
+    return FPD_OK;
 }
 
 /* A replay, class by class and case by case: an upgrade's effect on one screen. */
-static void replay_section(FILE *f, const struct fpd_report_input *in)
+static void replay_section(FILE *f, const struct fpd_report_input *in, const struct replay_match *match)
 {
     const struct fpd_replay_report *r = in->replay;
     if (!r)
@@ -413,7 +429,7 @@ static void replay_section(FILE *f, const struct fpd_report_input *in)
     for (size_t i = 0; i < r->count; i++) {
         const struct fpd_replay_entry *e = &r->entries[i];
         bool ran = e->cls != FPD_ELSEWHERE && e->cls != FPD_SKIPPED;
-        long at = case_of(in, e);
+        long at = match->case_of_entry[i];
         fputs("<tr><td>", f);
         if (at >= 0)
             fprintf(f, "<a href='#case-%ld'>", at); /* the page's own anchor: nothing is fetched */
@@ -428,8 +444,9 @@ static void replay_section(FILE *f, const struct fpd_report_input *in)
 }
 
 /* One saved case: what it is, its numbers, where it ran, and the commands that bring it back. */
-static void finding(FILE *f, const struct fpd_report_input *in, const struct fpd_report_case *rc, size_t index)
+static void finding(FILE *f, const struct fpd_report_input *in, const struct replay_match *match, size_t index)
 {
+    const struct fpd_report_case *rc = &in->cases[index];
     const struct fpd_case_file *cf = &rc->file;
     const struct fpd_check *chk = &cf->chk;
     char backends[160], dtypes[64], shape[96], cmd[FPD_COMMAND_MAX];
@@ -474,7 +491,8 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct fpd
             fpd_html_printf(f, ", kernel set %s", string_of(b, "kernel_set"));
     }
     fputs("</td></tr>\n", f);
-    const struct fpd_replay_entry *e = replay_of(in, rc->path);
+    const struct fpd_replay_entry *e = match->entry_of_case[index] < 0 ? NULL
+                                                                       : &in->replay->entries[match->entry_of_case[index]];
     if (e) {
         fputs("<tr><th>replayed</th><td>", f);
         fpd_html_printf(f, "%s", fpd_replay_class_names[e->cls]);
@@ -510,21 +528,30 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct fpd
     fputs("</section>\n", f);
 }
 
-void fpd_report_page(FILE *f, const struct fpd_report_input *in)
+int fpd_report_page(FILE *f, const struct fpd_report_input *in)
 {
+    struct replay_match match;
+    if (match_replay(in, &match) != FPD_OK) {
+        free(match.entry_of_case);
+        free(match.case_of_entry);
+        return FPD_ERR_NOMEM;
+    }
     fprintf(f, "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
                "<meta name='viewport' content='width=device-width, initial-scale=1'>\n<title>fpdiv report</title>\n"
                "<style>%s</style>\n</head>\n<body>\n",
             style);
     heading(f, in);
     summary_table(f, in);
-    replay_section(f, in);
+    replay_section(f, in, &match);
     environment(f, in);
     plots(f, in);
     fprintf(f, "<h2 id='findings'>Saved cases (%zu)</h2>\n", in->case_count);
     if (!in->case_count)
         fputs("<p>The corpus holds no case.</p>\n", f);
     for (size_t i = 0; i < in->case_count; i++)
-        finding(f, in, &in->cases[i], i);
+        finding(f, in, &match, i);
     fprintf(f, "<script>%s</script>\n</body>\n</html>\n", script);
+    free(match.entry_of_case);
+    free(match.case_of_entry);
+    return FPD_OK;
 }

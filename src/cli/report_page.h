@@ -16,12 +16,14 @@ struct fpd_report_case {
 };
 
 /* What a campaign's checks leave for the page, a few bytes each where their JSON took hundreds:
- * each check's ratio to the bound, a list per relation in the order relations first came, and for
- * each check that differs, its m, k and fraction of differing elements. */
+ * per relation (in the order relations first came) the ratio to the bound of each check that
+ * differs and how many were bitwise equal, and for each check that differs its m, k and fraction
+ * of differing elements. */
 struct fpd_ratio_set {
     char relation[32];
-    double *ratios;
+    double *ratios; /* of the checks that differ */
     size_t count, cap;
+    size_t equal; /* checks whose paths were bitwise equal */
 };
 struct fpd_difference_point {
     double m, k, fraction;
@@ -34,9 +36,11 @@ struct fpd_campaign_digest {
     size_t point_count, point_cap;
 };
 /* One check: its relation, ratio (NaN where no bound was taken), shape, differing elements of
- * `count`, and verdict. FPD_ERR_NOMEM, or FPD_OK. */
+ * `count`, and verdict (`same`: counted as equal). FPD_ERR_NOMEM, or FPD_OK. */
 int fpd_campaign_digest_add(struct fpd_campaign_digest *d, const char *relation, double ratio, double m, double k,
                             size_t diff, size_t count, enum fpd_verdict verdict);
+/* `checks` more bitwise-equal checks of the relation. */
+int fpd_campaign_digest_add_equal(struct fpd_campaign_digest *d, const char *relation, size_t checks);
 void fpd_campaign_digest_free(struct fpd_campaign_digest *d);
 
 /* A replay's line for one case (`fpdiv replay --json`): its class, and where it ran, the verdict
@@ -72,7 +76,8 @@ struct fpd_report_input {
     const struct fpd_replay_report *replay;
 };
 
-void fpd_report_page(FILE *f, const struct fpd_report_input *in);
+/* FPD_ERR_NOMEM, with nothing written, or FPD_OK. */
+int fpd_report_page(FILE *f, const struct fpd_report_input *in);
 
 /* Whether the page can be written at `path` (a file can be made in its directory): a command that
  * writes it after a long run (--html) says so before. FPD_ERR_INPUT with why ("--html PATH: ..."). */

@@ -4,7 +4,8 @@
 Usage: report_dom.py DOM.html [--summary RUN.jsonl] [--replay REPLAY.jsonl] [--cases N] [--js on|off]
                       [--text TEXT]...
 Every plot (svg.plot) must have a bar or a point.
-  --summary  the campaign's JSON Lines: the page's table must hold its summary's counts, row for row
+  --summary  the campaign's JSON Lines: the page's table must hold its summary's counts, row for row,
+             and each relation's histogram the number of its checks that were bitwise equal
   --replay   the replay's JSON Lines: the page's replay table must hold its summary's counts, and a
              row per case with that case's class
   --cases    the number of saved cases the page must show
@@ -14,6 +15,7 @@ Prints one line per problem and exits 1 if there is any; every check can fail.
 """
 import argparse
 import json
+import re
 import sys
 from html.parser import HTMLParser
 
@@ -127,6 +129,16 @@ def main():
         for key, row in want.items():
             if key in got and (got[key][0] != row["verdicts"] or got[key][1] != row["checks"]):
                 problems.append(f"row {key}: page {got[key]}, summary {row['verdicts']}, {row['checks']} checks")
+        same = {}
+        for (relation, _), row in want.items():
+            same[relation] = same.get(relation, 0) + row["verdicts"]["same"]
+        dom = open(args.dom, encoding="utf-8").read()
+        histograms = re.findall(r'class="plot histogram"[^>]*aria-label="([^":]+):.*?(\d+) bitwise equal', dom, re.S)
+        if not histograms and '"plot histogram"' in dom:
+            problems.append("histograms without the count of bitwise equal checks")
+        for relation, equal in histograms:
+            if int(equal) != same.get(relation):
+                problems.append(f"histogram {relation}: {equal} bitwise equal, the summary {same.get(relation)}")
     if args.replay:
         lines = [json.loads(l) for l in open(args.replay) if l.strip()]
         summary = [l for l in lines if l["type"] == "summary"][-1]

@@ -57,7 +57,7 @@ static size_t bar_total(const char *svg, const char *colour, size_t *coloured, s
 Test(report, histogram_counts_every_check_once)
 {
     const double ratios[] = {0, 0, 1e-3, 2e-3, 0.5, 0.99, 1.01, 2, 40, NAN, INFINITY};
-    char *svg = CAPTURED(fpd_plot_ratio_histogram(f_, "addmm <&>", ratios, sizeof ratios / sizeof ratios[0]));
+    char *svg = CAPTURED(fpd_plot_ratio_histogram(f_, "addmm <&>", ratios, sizeof ratios / sizeof ratios[0], 0));
     size_t beyond, bars;
     cr_assert_eq(bar_total(svg, "#D55E00", &beyond, &bars), 7, "%s", svg);
     cr_assert_eq(beyond, 3, "ratios over 1 in the bars beyond the bound: %zu", beyond);
@@ -71,7 +71,7 @@ Test(report, histogram_spans_any_range)
 {
     /* from 1e-300 to 1e300: whole decades, the lowest bin taking what lies below it */
     const double ratios[] = {1e-300, 1e-200, 1e-5, 0.1, 1e300};
-    char *svg = CAPTURED(fpd_plot_ratio_histogram(f_, "wide", ratios, 5));
+    char *svg = CAPTURED(fpd_plot_ratio_histogram(f_, "wide", ratios, 5, 0));
     size_t beyond, bars;
     cr_assert_eq(bar_total(svg, "#D55E00", &beyond, &bars), 5, "%s", svg);
     cr_assert_eq(beyond, 1);
@@ -81,9 +81,13 @@ Test(report, histogram_spans_any_range)
     free(svg);
     /* nothing that differs: an empty plot with its axes, no bar */
     const double same[] = {0, 0, 0};
-    svg = CAPTURED(fpd_plot_ratio_histogram(f_, "same", same, 3));
+    svg = CAPTURED(fpd_plot_ratio_histogram(f_, "same", same, 3, 0));
     cr_assert_eq(bar_total(svg, "#D55E00", &beyond, &bars), 0);
     cr_assert(strstr(svg, "0 checks differ; 3 bitwise equal"));
+    free(svg);
+    /* equal checks given as a count add to the zeros, and are not "not finite" */
+    svg = CAPTURED(fpd_plot_ratio_histogram(f_, "counted", ratios, 2, 5));
+    cr_assert(strstr(svg, "2 checks differ; 5 bitwise equal (ratio 0, not drawn)</text>"), "%s", svg);
     free(svg);
 }
 
