@@ -107,7 +107,8 @@ CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o bac
                $(BUILD)/obj/kernels/cpu/vector_width.o
 endif
 
-.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test cuda-host-test fuzz-parsers bench clean install uninstall
+.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test cuda-host-test fuzz-parsers bench clean install uninstall \
+        readme-screenshot
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
 $(BUILD)/obj/src/backends/plugin.o: CFLAGS += -DFPD_LIBDIR='"$(LIBDIR)"'
@@ -335,6 +336,10 @@ bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@BACKENDS="seq tc-v100 tc-a100 tc-ada tc-h100 tc-b200 tc-b200rn" DTYPES=f16,bf16 \
 	    FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh 10
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_bridge.sh
+
+# The README's picture of `fpdiv report`, from a real campaign (scripts/readme/screenshot.sh says which).
+readme-screenshot: $(BUILD)/fpdiv
+	FPDIV=$(BUILD)/fpdiv scripts/readme/screenshot.sh scripts/readme/report.png
 
 # The man page is the binary's own --help texts, typeset: it is rebuilt whenever they may change.
 man: $(BUILD)/fpdiv.1

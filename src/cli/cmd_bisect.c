@@ -8,13 +8,17 @@
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
 #include "cli/report.h"
+#include "cli/saved_result.h"
+#include "common/array.h"
 #include "common/dtype.h"
 #include "engine/bisect.h"
+#include "engine/environment.h"
 #include "store/corpus.h"
 
 static const char help_head[] =
     "usage: fpdiv bisect CASE.json --dim m|n|k|batch [--lo L] [--hi H] [--by verdict|hash] [--scan]\n"
-    "       fpdiv bisect --good SHAPE --bad SHAPE --relation R [case options] [--by ...] [--scan]\n\n"
+    "       fpdiv bisect --good SHAPE --bad SHAPE --relation R [case options] [--by ...] [--scan]\n"
+    "       (either form: [--save-to CORPUS_DIR])\n\n"
     "Varies one dimension of a case, keeping every other input element identical, and finds where\n"
     "the outcome changes: the last value with one outcome and the first with the next. Each probe\n"
     "is printed as it runs. Shapes that cannot be tested (memory budget, a backend refusing) are\n"
@@ -27,20 +31,23 @@ static const char help_head[] =
     "                       paths agree (m, n or batch)\n"
     "  --scan               map every transition in the range: probe powers of two, their\n"
     "                       neighbours and multiples of tile sizes, then refine each change\n"
+    "  --save-to DIR        save the probes and boundaries beside the corpus DIR\n"
+    "                       (DIR/results/bisect/), for `fpdiv report DIR` to plot\n"
     "  -h, --help           this text\n\ncase options (with --good/--bad):\n";
 
-enum { OPT_DIM = 1, OPT_LO, OPT_HI, OPT_BY, OPT_SCAN, OPT_GOOD, OPT_BAD };
+enum { OPT_DIM = 1, OPT_LO, OPT_HI, OPT_BY, OPT_SCAN, OPT_GOOD, OPT_BAD, OPT_SAVE_TO };
 
 static const struct option own_options[] = {
     {"dim", required_argument, NULL, OPT_DIM},   {"lo", required_argument, NULL, OPT_LO},
     {"hi", required_argument, NULL, OPT_HI},     {"by", required_argument, NULL, OPT_BY},
     {"scan", no_argument, NULL, OPT_SCAN},       {"good", required_argument, NULL, OPT_GOOD},
-    {"bad", required_argument, NULL, OPT_BAD},   {"help", no_argument, NULL, 'h'},
+    {"bad", required_argument, NULL, OPT_BAD},   {"save-to", required_argument, NULL, OPT_SAVE_TO},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct bisect_options {
-    const char *dim, *good, *bad, *file;
+    const char *dim, *good, *bad, *file, *save_to;
     uint64_t lo, hi;
     bool lo_given, hi_given, scan;
     enum fpd_bisect_by by;
@@ -55,9 +62,22 @@ static const char *outcome(const struct fpd_bisector *b, const struct fpd_shape_
     return buf;
 }
 
+/* A bisection as it runs: every probe printed, and kept for --save-to. */
+struct bisect_run {
+    const struct fpd_bisector *b;
+    struct fpd_shape_probe *probes;
+    size_t count, cap;
+    bool out_of_memory;
+};
+
 static void print_probe(void *ctx, const struct fpd_shape_probe *p)
 {
-    const struct fpd_bisector *b = ctx;
+    struct bisect_run *run = ctx;
+    const struct fpd_bisector *b = run->b;
+    if (FPD_ARRAY_RESERVE(run->probes, run->cap, run->count + 1))
+        run->probes[run->count++] = *p;
+    else
+        run->out_of_memory = true;
     char buf[96];
     if (!p->tested)
         printf("  probe %s=%u: skipped (%s)\n", fpd_dim_names[b->dim], p->value, p->skip_reason);
@@ -91,6 +111,7 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct bisect
         case OPT_SCAN: o->scan = true; break;
         case OPT_GOOD: o->good = optarg; break;
         case OPT_BAD: o->bad = optarg; break;
+        case OPT_SAVE_TO: o->save_to = optarg; break;
         case 'h': printf("%s%s", help_head, fpd_case_options_help); return -1;
         default: snprintf(why, why_size, "see 'fpdiv bisect --help'"); return FPD_ERR_INPUT;
         }
@@ -151,6 +172,37 @@ static void print_boundary(const struct fpd_bisector *b, const struct fpd_bounda
     printf("\n");
 }
 
+/* The bisection beside the corpus (--save-to): its probes in the order they ran and its boundaries. */
+static int save(const struct bisect_options *o, const struct fpd_check *chk, const struct fpd_bisector *b,
+                const struct fpd_checker *ck, const struct bisect_run *run, const struct fpd_boundary *found,
+                size_t n, int argc, char **argv)
+{
+    char title[512], names[160], dt[32], shape[64];
+    fpd_check_backend_names(chk, names, sizeof names);
+    fpd_dtypes_format(&chk->c.dt, dt, sizeof dt);
+    fpd_shape_format(&chk->c, shape, sizeof shape);
+    snprintf(title, sizeof title, "%s on %s, %s, shape %s, %s from %" PRIu64 " to %" PRIu64 ", by %s%s",
+             chk->relation->name, names, dt, shape, fpd_dim_names[b->dim], o->lo, o->hi,
+             b->by == FPD_BY_HASH ? "path A's bits" : "verdict", o->scan ? ", every transition" : "");
+    json_t *doc = fpd_saved_result_new(FPD_SAVED_BISECT, argc, argv, title, fpd_checker_environment(ck, chk));
+    json_t *boundaries = json_array();
+    bool whole = doc && boundaries;
+    for (size_t i = 0; whole && i < n; i++) {
+        struct fpd_shape_probe pair[2] = {found[i].before, found[i].after};
+        whole = json_array_append_new(boundaries, fpd_shape_probes_json(pair, 2)) == 0;
+    }
+    whole = whole && json_object_set_new(doc, "dim", json_string(fpd_dim_names[b->dim])) == 0 &&
+            json_object_set_new(doc, "by", json_string(b->by == FPD_BY_HASH ? "hash" : "verdict")) == 0 &&
+            json_object_set_new(doc, "probes", fpd_shape_probes_json(run->probes, run->count)) == 0 &&
+            json_object_set(doc, "boundaries", boundaries) == 0;
+    int exit_code = whole ? fpd_saved_result_write(o->save_to, "bisect", doc) : FPD_EXIT_INTERNAL;
+    if (!whole)
+        fpd_cli_error("bisect", "out of memory");
+    json_decref(boundaries);
+    json_decref(doc);
+    return exit_code;
+}
+
 int fpd_cmd_bisect(int argc, char **argv)
 {
     struct fpd_case_flags cf;
@@ -190,7 +242,8 @@ int fpd_cmd_bisect(int argc, char **argv)
     /* --isolate: each probe in a process of its own, so a crash is an error verdict */
     struct fpd_checker ck = {.isolate = cf.isolate, .isolate_timeout = cf.timeout};
     struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = o.by, .max_mem = cf.max_mem, .on_probe = print_probe};
-    b.ctx = &b;
+    struct bisect_run run = {.b = &b};
+    b.ctx = &run;
     if (rc == FPD_OK)
         rc = fpd_bisect_init(&b, (uint32_t)o.lo, (uint32_t)o.hi, why, sizeof why);
     if (rc != FPD_OK) {
@@ -204,15 +257,14 @@ int fpd_cmd_bisect(int argc, char **argv)
     printf("bisect %s on %s, %s from %" PRIu64 " to %" PRIu64 ", by %s\n", cf.chk.relation->name,
            fpd_check_backend_names(&cf.chk, names, sizeof names), fpd_dim_names[dim], o.lo, o.hi,
            o.by == FPD_BY_HASH ? "path A's bits" : "verdict");
+    struct fpd_boundary *found = NULL, single;
+    size_t n = 0;
     if (o.scan) {
-        struct fpd_boundary *found;
-        size_t n;
         rc = fpd_bisect_scan(&b, (uint32_t)o.lo, (uint32_t)o.hi, &found, &n);
         if (rc == FPD_OK) {
             printf("%zu transition%s in %zu probes\n", n, n == 1 ? "" : "s", b.probes);
             for (size_t i = 0; i < n; i++)
                 print_boundary(&b, &found[i]);
-            free(found);
             if (n == 0)
                 exit_code = FPD_EXIT_FINDINGS; /* as without --scan: no change in the range */
         }
@@ -236,14 +288,23 @@ int fpd_cmd_bisect(int argc, char **argv)
                    fpd_dim_names[dim], lo.value, fpd_dim_names[dim], hi.value, outcome(&b, &lo, buf, sizeof buf));
             exit_code = FPD_EXIT_FINDINGS;
         } else if (rc == FPD_OK) {
-            struct fpd_boundary x;
-            rc = fpd_bisect_find(&b, &lo, &hi, &x);
+            rc = fpd_bisect_find(&b, &lo, &hi, &single);
             if (rc == FPD_OK) {
                 printf("%zu probes\n", b.probes);
-                print_boundary(&b, &x);
+                print_boundary(&b, &single);
+                found = &single, n = 1;
             }
         }
     }
+    if (rc == FPD_OK && run.out_of_memory)
+        rc = FPD_ERR_NOMEM;
+    if (rc == FPD_OK && o.save_to && exit_code != FPD_EXIT_USAGE) {
+        int saved = save(&o, &cf.chk, &b, &ck, &run, found, n, argc, argv);
+        exit_code = saved != FPD_EXIT_OK ? saved : exit_code;
+    }
+    if (found != &single)
+        free(found);
+    free(run.probes);
     fpd_bisect_free(&b);
     fpd_checker_free(&ck);
     fpd_case_file_free(&file);

@@ -7,10 +7,12 @@
 
 #include "backends/backend_pinned.h"
 #include "cli/cmd.h"
+#include "cli/saved_result.h"
 #include "common/clock.h"
 #include "common/dtype.h"
 #include "common/isolate.h"
 #include "common/text.h"
+#include "engine/environment.h"
 #include "explain/probe.h"
 #include "explain/sumtree.h"
 #include "store/corpus.h"
@@ -41,6 +43,8 @@ static const char help[] =
     "                       elements are summed as this one, then, failing that, alone)\n"
     "  --dot FILE           write the tree as Graphviz DOT (with a case: FILE-a, FILE-b)\n"
     "  --svg FILE           draw the tree as SVG (with a case: FILE-a, FILE-b)\n"
+    "  --save-to DIR        save the tree(s) beside the corpus DIR (DIR/results/explain/), for\n"
+    "                       `fpdiv report DIR` to draw\n"
     "  --timeout SEC        give up when the backend takes longer (default: no limit)\n"
     "  -h, --help           this text\n\n"
     "The backend runs in a process of its own: one that crashes or hangs ends the explanation with\n"
@@ -49,10 +53,12 @@ static const char help[] =
     "tree, 2 bad usage or input.\n";
 
 enum { OPT_BACKEND = 1, OPT_SHAPE, OPT_DTYPE, OPT_ELEMENT, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_THREADS,
-       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG, OPT_TIMEOUT, OPT_CORE, OPT_ROUTE };
+       OPT_ALGO, OPT_ALONE, OPT_DOT, OPT_SVG, OPT_TIMEOUT, OPT_CORE, OPT_ROUTE, OPT_SAVE_TO };
 
 struct explain_options {
-    const char *backend, *core, *shape, *dtype, *dot, *svg;
+    const char *backend, *core, *shape, *dtype, *dot, *svg, *save_to;
+    int argc; /* the command line, for --save-to to record */
+    char **argv;
     struct fpd_probe_target target;
     bool alone;
     double timeout;
@@ -95,13 +101,15 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         {"algo", required_argument, NULL, OPT_ALGO},       {"alone", no_argument, NULL, OPT_ALONE},
         {"dot", required_argument, NULL, OPT_DOT},         {"svg", required_argument, NULL, OPT_SVG},
         {"timeout", required_argument, NULL, OPT_TIMEOUT}, {"core", required_argument, NULL, OPT_CORE},
-        {"route", required_argument, NULL, OPT_ROUTE},     {"help", no_argument, NULL, 'h'},
+        {"route", required_argument, NULL, OPT_ROUTE},     {"save-to", required_argument, NULL, OPT_SAVE_TO},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc = FPD_OK;
     uint64_t value;
     while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt != OPT_ALONE && opt != OPT_DOT && opt != OPT_SVG && opt != OPT_TIMEOUT && opt != 'h' && opt != '?')
+        if (opt != OPT_ALONE && opt != OPT_DOT && opt != OPT_SVG && opt != OPT_TIMEOUT && opt != OPT_SAVE_TO &&
+            opt != 'h' && opt != '?')
             for (const struct option *x = options; x->name; x++)
                 if (x->val == opt)
                     o->case_only_violation = x->name;
@@ -132,6 +140,7 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         case OPT_ALONE: o->alone = true; break;
         case OPT_DOT: o->dot = optarg; break;
         case OPT_SVG: o->svg = optarg; break;
+        case OPT_SAVE_TO: o->save_to = optarg; break;
         case OPT_TIMEOUT: rc = fpd_cli_double("--timeout", optarg, 0, 1e9, &o->timeout, why, why_size); break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv explain --help'"); return FPD_ERR_INPUT;
@@ -146,7 +155,8 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
     bool with_case = optind < argc;
     if (with_case && o->case_only_violation) {
         snprintf(why, why_size,
-                 "--%s: a case file fixes the backends, shapes and element; give only --alone, --dot, --svg, --timeout",
+                 "--%s: a case file fixes the backends, shapes and element; give only --alone, --dot, --svg, --save-to, "
+                 "--timeout",
                  o->case_only_violation);
         return FPD_ERR_INPUT;
     }
@@ -303,6 +313,26 @@ static int write_outputs(const struct explain_options *o, const struct revealed 
     return rc;
 }
 
+/* --save-to: the trees (one, or a case's two) beside the corpus, with what they are. `environment` is taken. */
+static int save_trees(const struct explain_options *o, const char *title, json_t *environment,
+                      const char *const labels[], const struct revealed *r, size_t n)
+{
+    json_t *doc = fpd_saved_result_new(FPD_SAVED_EXPLAIN, o->argc, o->argv, title, environment);
+    json_t *trees = json_array();
+    bool whole = doc && trees;
+    for (size_t i = 0; whole && i < n; i++)
+        whole = json_array_append_new(trees, json_pack("{s:s, s:s, s:s?, s:o}", "label", labels[i], "order",
+                                                       r[i].order, "known", fpd_sumtree_known_order(&r[i].tree),
+                                                       "tree", fpd_sumtree_json(&r[i].tree))) == 0;
+    whole = whole && json_object_set(doc, "trees", trees) == 0;
+    int exit_code = whole ? fpd_saved_result_write(o->save_to, "explain", doc) : FPD_EXIT_INTERNAL;
+    if (!whole)
+        fpd_cli_error("explain", "out of memory");
+    json_decref(trees);
+    json_decref(doc);
+    return exit_code;
+}
+
 static int explain_one(struct explain_options *o)
 {
     char why[1024];
@@ -318,6 +348,10 @@ static int explain_one(struct explain_options *o)
         snprintf(title, sizeof title, "%s %s element (%zu,%zu): %s", o->target.backend->impl->name, o->shape,
                  o->target.at_row, o->target.at_col, r.order);
         rc = write_outputs(o, &r, title, "");
+        const char *const label[] = {""};
+        struct fpd_probe_target *t = &o->target;
+        if (rc == FPD_EXIT_OK && o->save_to)
+            rc = save_trees(o, title, fpd_environment_of(&t->backend, 1, t->threads, 0), label, &r, 1);
     }
     fpd_sumtree_free(&r.tree);
     return rc;
@@ -423,6 +457,14 @@ static int explain_case(struct explain_options *o, const char *file)
         } else {
             printf("the orders differ: path A: %s; path B: %s\n", r[0].order, r[1].order);
         }
+        char title[1200];
+        snprintf(title, sizeof title, "%s on %s%s%s, %s, element (%u,%u) of batch %u", f.chk.relation->name,
+                 f.backend_names[0], f.chk.relation->backends > 1 ? "," : "",
+                 f.chk.relation->backends > 1 ? f.backend_names[1] : "", shape, res.worst_row, res.worst_col,
+                 res.worst_batch);
+        const char *const labels[] = {"path A", "path B"};
+        if (o->save_to)
+            exit_code = save_trees(o, title, fpd_environment_json(&f.chk), labels, r, 2);
     }
     fpd_sumtree_free(&r[0].tree);
     fpd_sumtree_free(&r[1].tree);
@@ -444,7 +486,7 @@ static int run_job(void *ctx)
 int fpd_cmd_explain(int argc, char **argv)
 {
     /* no time limit by default: a large shape takes what it takes */
-    struct explain_options o = {.target = {.threads = 1}};
+    struct explain_options o = {.target = {.threads = 1}, .argc = argc, .argv = argv};
     char why[512];
     int rc = parse(argc, argv, &o, why, sizeof why);
     if (rc < 0)

@@ -25,9 +25,14 @@ static const char help[] =
     "environment it ran in; a histogram per relation of the checks' ratios to the rounding bound;\n"
     "the fraction of elements that differ against k and m; the replay's classes (reproduced,\n"
     "changed, fixed, worse, elsewhere, skipped), case by case; and each saved case with its\n"
-    "numbers, where it ran, and the commands that replay, show and export it. Nothing is run.\n"
-    "Every case file is read and checked first: a malformed one (named with its line and column)\n"
-    "stops the report with nothing written. FILE is replaced atomically, never left half written.\n\n"
+    "numbers, where it ran, and the commands that replay, show and export it; and the sweeps,\n"
+    "bisections and summation trees saved beside the corpus (`sweep`, `bisect` and `explain` with\n"
+    "--save-to CORPUS_DIR, in CORPUS_DIR/results/), each plotted or drawn. Nothing is run.\n"
+    "Every case file and saved result is read and checked first: a malformed one (named with its\n"
+    "line and column, or the member at fault) stops the report with nothing written. FILE is\n"
+    "replaced atomically, never left half written. With JavaScript on, tables sort by a clicked\n"
+    "column and the cases filter by a text; FILE.html#filter=TEXT&sort=TABLE.COLUMN.asc|desc\n"
+    "opens the page so.\n\n"
     "  --campaign FILE  the JSON Lines of 'fpdiv fuzz --json' (its campaign, check and summary lines)\n"
     "  --replay FILE    the JSON Lines of 'fpdiv replay --json' (a line per case and a summary)\n"
     "  -o, --output FILE  the page to write (required)\n";
@@ -192,9 +197,11 @@ int fpd_cmd_report(int argc, char **argv)
     else if (rc != FPD_OK)
         fpd_cli_error("report", "%s", fpd_printable(why, shown, sizeof shown));
     else
-        printf("wrote %s: %zu case%s%s%s\n", fpd_printable(output, shown, sizeof shown), in.case_count,
+        printf("wrote %s: %zu case%s%s%s", fpd_printable(output, shown, sizeof shown), in.case_count,
                in.case_count == 1 ? "" : "s", campaign_path ? ", and the campaign" : "",
                replay_path ? ", and the replay" : "");
+    if (rc == FPD_OK)
+        printf(in.saved_count ? ", %zu saved result%s\n" : "\n", in.saved_count, in.saved_count == 1 ? "" : "s");
     lines_free(&l);
     return rc == FPD_OK ? FPD_EXIT_OK : rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
 }

@@ -10,12 +10,14 @@
 #include "cli/cmd.h"
 #include "cli/plot.h"
 #include "cli/report.h"
+#include "cli/saved_result.h"
 #include "common/dtype.h"
 #include "engine/bisect.h"
+#include "engine/environment.h"
 
 static const char help_head[] =
     "usage: fpdiv sweep --relation R --backend B --shape MxNxK --vary m|n|k|batch --range LO:HI[:STEP]\n"
-    "                   [--csv FILE] [--svg FILE] [case options]\n\n"
+    "                   [--csv FILE] [--svg FILE] [--save-to CORPUS_DIR] [case options]\n\n"
     "Runs the relation at every point of the range, the other dimensions and every other input\n"
     "element fixed, and records the differing elements, max |a-b|, max ulp and the ratio to the\n"
     "rounding bound: error against the dimension, the plot users draw when they first meet this.\n\n"
@@ -23,18 +25,21 @@ static const char help_head[] =
     "  --range LO:HI[:STEP] the points (default step 1)\n"
     "  --csv FILE           the table as CSV\n"
     "  --svg FILE           a line plot: max |a-b| and the bound ratio against the dimension\n"
+    "  --save-to DIR        save the sweep beside the corpus DIR (DIR/results/sweep/), for\n"
+    "                       `fpdiv report DIR` to plot\n"
     "  -h, --help           this text\n\ncase options:\n";
 
-enum { OPT_VARY = 1, OPT_RANGE, OPT_CSV, OPT_SVG };
+enum { OPT_VARY = 1, OPT_RANGE, OPT_CSV, OPT_SVG, OPT_SAVE_TO };
 
 static const struct option own_options[] = {
     {"vary", required_argument, NULL, OPT_VARY}, {"range", required_argument, NULL, OPT_RANGE},
     {"csv", required_argument, NULL, OPT_CSV},   {"svg", required_argument, NULL, OPT_SVG},
+    {"save-to", required_argument, NULL, OPT_SAVE_TO},
     {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
 };
 
 struct sweep_options {
-    const char *vary, *csv, *svg;
+    const char *vary, *csv, *svg, *save_to;
     uint64_t lo, hi, step;
 };
 
@@ -81,6 +86,7 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct sweep_
         case OPT_RANGE: rc = parse_range(optarg, o, why, why_size), range_given = true; break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_SVG: o->svg = optarg; break;
+        case OPT_SAVE_TO: o->save_to = optarg; break;
         case 'h': printf("%s%s", help_head, fpd_case_options_help); return -1;
         default: snprintf(why, why_size, "see 'fpdiv sweep --help'"); return FPD_ERR_INPUT;
         }
@@ -171,13 +177,20 @@ int fpd_cmd_sweep(int argc, char **argv)
             fprintf(csv, "%u,%s,%zu,%zu,%.17g,%" PRIu64 ",%.17g,%.17g\n", p->value, fpd_verdict_table[p->verdict].name,
                     m->diff, m->count, m->max_abs, m->max_ulp, m->max_rel, m->ratio);
     }
-    if (rc == FPD_OK && svg) {
-        char title[384], shape[64], x_label[64];
-        fpd_shape_format(&cf.chk.c, shape, sizeof shape);
-        snprintf(title, sizeof title, "%s on %s, %s, shape %s, %s varied", cf.chk.relation->name, names, dt, shape,
-                 o.vary);
-        snprintf(x_label, sizeof x_label, "%s", o.vary);
-        fpd_plot_sweep(svg, title, x_label, points, n);
+    char title[384], shape[64];
+    fpd_shape_format(&cf.chk.c, shape, sizeof shape);
+    snprintf(title, sizeof title, "%s on %s, %s, shape %s, %s varied", cf.chk.relation->name, names, dt, shape, o.vary);
+    if (rc == FPD_OK && svg)
+        fpd_plot_sweep(svg, title, o.vary, points, n);
+    int saved = FPD_EXIT_OK;
+    if (rc == FPD_OK && o.save_to) {
+        json_t *doc = fpd_saved_result_new(FPD_SAVED_SWEEP, argc, argv, title, fpd_checker_environment(&ck, &cf.chk));
+        if (doc && json_object_set_new(doc, "dim", json_string(o.vary)) == 0 &&
+            json_object_set_new(doc, "probes", fpd_shape_probes_json(points, n)) == 0)
+            saved = fpd_saved_result_write(o.save_to, "sweep", doc);
+        else
+            rc = FPD_ERR_NOMEM;
+        json_decref(doc);
     }
     bool csv_failed = csv && fclose(csv) != 0, svg_failed = svg && fclose(svg) != 0; /* both closed */
     bool close_failed = csv_failed || svg_failed;
@@ -188,6 +201,8 @@ int fpd_cmd_sweep(int argc, char **argv)
         fpd_cli_error("sweep", "internal error (out of memory?)");
         return FPD_EXIT_INTERNAL;
     }
+    if (saved != FPD_EXIT_OK)
+        return saved;
     if (close_failed) {
         fpd_cli_error("sweep", "could not finish writing the CSV or SVG file: %s", strerror(errno));
         return FPD_EXIT_USAGE;

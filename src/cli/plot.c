@@ -2,10 +2,18 @@
 #include "cli/plot.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/html.h"
 
 enum { WIDTH = 900, PANEL_H = 260, LEFT = 90, RIGHT = 30, TOP = 60, GAP = 70, BOTTOM = 60 };
+
+/* Colours from Okabe and Ito's palette, told apart with any colour vision. */
+#define WITHIN_COLOUR "#0072B2" /* blue: within the bound; a sweep's |a - b| */
+#define BEYOND_COLOUR "#D55E00" /* vermillion: beyond it */
+#define RATIO_COLOUR "#E69F00"  /* orange: a sweep's ratio to the bound */
+#define AGREE_COLOUR "#009E73"  /* bluish green: both paths bitwise equal */
 
 struct axis {
     double lo, hi; /* in plot units (log10 where log) */
@@ -48,6 +56,20 @@ static void label(double v, bool log, char *buf, size_t size)
         snprintf(buf, size, "1e%d", (int)lround(log10(v)));
     else
         snprintf(buf, size, "%g", v);
+}
+
+/* A plot's opening: its svg element (its class, and `description` for screen readers), a white
+ * ground, and its title. Both strings are text, escaped here. */
+static void plot_opening(FILE *f, const char *kind, int height, const char *description, const char *title)
+{
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' class='plot %s' width='%d' height='%d' viewBox='0 0 %d %d' "
+               "font-family='sans-serif' role='img' aria-label='",
+            kind, WIDTH, height, WIDTH, height);
+    fpd_html_text(f, description);
+    fprintf(f, "'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
+    fprintf(f, "<text x='%d' y='24' font-size='16' text-anchor='middle'>", WIDTH / 2);
+    fpd_html_text(f, title);
+    fputs("</text>\n", f);
 }
 
 /* One panel: series y(points) as a polyline broken where the value is missing (<= 0). */
@@ -100,7 +122,7 @@ static void panel(FILE *f, const struct axis *x, const struct fpd_shape_probe *p
         double px = x_pixel(x, pts[i].value);
         if (v > 0 && isfinite(v)) {
             if (!open)
-                fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='1.5' points='", colour);
+                fprintf(f, "<polyline class='series' fill='none' stroke='%s' stroke-width='1.5' points='", colour);
             fprintf(f, " %.1f,%.1f", px, y_pixel(&y, v, top));
             open = true;
             continue;
@@ -109,8 +131,8 @@ static void panel(FILE *f, const struct axis *x, const struct fpd_shape_probe *p
             fprintf(f, "'/>\n");
         open = false;
         if (pts[i].tested) /* the paths agree here: a tick on the bottom edge */
-            fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%g' y2='%g' stroke='#2a2'/>\n", px, px, top + PANEL_H - 6,
-                    top + PANEL_H);
+            fprintf(f, "<line class='agree' x1='%.1f' x2='%.1f' y1='%g' y2='%g' stroke='" AGREE_COLOUR "'/>\n", px, px,
+                    top + PANEL_H - 6, top + PANEL_H);
     }
     if (open)
         fprintf(f, "'/>\n");
@@ -130,38 +152,26 @@ void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struc
     if (x.log)
         x.lo = log10(xlo), x.hi = log10(xhi);
     int height = TOP + 2 * PANEL_H + GAP + BOTTOM;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", WIDTH,
-            height);
-    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%d' y='28' font-size='16' text-anchor='middle'>%s</text>\n", WIDTH / 2, title);
+    /* for a screen reader: what is drawn, then the title (a plugin's names are anyone's: escaped there) */
+    const char *what = "the largest |a - b| and the ratio to the rounding bound against ";
+    char *description = malloc(strlen(what) + strlen(x_label) + strlen(title) + 3);
+    if (description)
+        sprintf(description, "%s%s: %s", what, x_label, title);
+    plot_opening(f, "sweep", height, description ? description : what, title);
+    free(description);
     fprintf(f, "<text x='%d' y='46' font-size='12' fill='#555' text-anchor='middle'>green ticks: both paths "
                "bitwise equal (same)</text>\n", WIDTH / 2);
-    panel(f, &x, pts, n, TOP, "max |a − b|", max_abs, false, "#1f4e9c");
-    panel(f, &x, pts, n, TOP + PANEL_H + GAP, "ratio to bound", ratio, true, "#b35900");
-    fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>%s%s</text>\n", LEFT + (WIDTH - LEFT - RIGHT) / 2,
-            height - 14, x_label, x.log ? " (log scale)" : "");
+    panel(f, &x, pts, n, TOP, "max |a − b|", max_abs, false, WITHIN_COLOUR);
+    panel(f, &x, pts, n, TOP + PANEL_H + GAP, "ratio to bound", ratio, true, RATIO_COLOUR);
+    fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>", LEFT + (WIDTH - LEFT - RIGHT) / 2,
+            height - 14);
+    fpd_html_text(f, x_label);
+    fprintf(f, "%s</text>\n", x.log ? " (log scale)" : "");
     fprintf(f, "</svg>\n");
 }
 
-/* Colours from Okabe and Ito's palette, told apart with any colour vision. */
-#define WITHIN_COLOUR "#0072B2"
-#define BEYOND_COLOUR "#D55E00"
 
 enum { HIST_H = 240, MAX_BINS = 30 };
-
-/* A plot's opening: its svg element (its class, and `description` for screen readers), a white
- * ground, and its title. Both strings are text, escaped here. */
-static void plot_opening(FILE *f, const char *kind, int height, const char *description, const char *title)
-{
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' class='plot %s' width='%d' height='%d' viewBox='0 0 %d %d' "
-               "font-family='sans-serif' role='img' aria-label='",
-            kind, WIDTH, height, WIDTH, height);
-    fpd_html_text(f, description);
-    fprintf(f, "'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%d' y='24' font-size='16' text-anchor='middle'>", WIDTH / 2);
-    fpd_html_text(f, title);
-    fputs("</text>\n", f);
-}
 
 /* The plotting area's frame, `height` high from `top`. */
 static void frame(FILE *f, int top, int height)

@@ -10,7 +10,8 @@
 
 /* Two panels sharing the x axis (log scale when the range spans two decades or more): the largest
  * |a - b| and the ratio to the rounding bound, both on log scales, with the bound (ratio 1) drawn.
- * Points where the paths agree (`same`) are marked along the bottom of each panel. */
+ * Points where the paths agree (`same`) are marked along the bottom of each panel. `points` in
+ * ascending order of value; `title` and `x_label` are text (escaped here). */
 void fpd_plot_sweep(FILE *f, const char *title, const char *x_label, const struct fpd_shape_probe *points, size_t n);
 
 /* A histogram of checks' ratios to the rounding bound (max |a - b| / (2 bound)), on half-decade

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/report_page.h"
+#include "common/array.h"
 #include "store/corpus_dir.h"
 
 /* Every case file of the corpus, read and checked as replay reads them. */
@@ -45,6 +46,39 @@ static void cases_free(struct fpd_report_case *cases, size_t count)
         free(cases[i].path);
     }
     free(cases);
+}
+
+/* The sweeps, bisections and trees saved beside the cases, kind by kind. */
+static int read_saved(const char *dir, struct fpd_saved_result **out, size_t *count, char *why, size_t why_size)
+{
+    *out = NULL, *count = 0;
+    size_t cap = 0;
+    int rc = FPD_OK;
+    for (int kind = 0; rc == FPD_OK && kind < FPD_SAVED_KIND_COUNT; kind++) {
+        struct fpd_corpus_entry *entries;
+        size_t n;
+        rc = fpd_corpus_list_results(dir, fpd_saved_kind_names[kind], &entries, &n, why, why_size);
+        if (rc == FPD_OK && !FPD_ARRAY_RESERVE(*out, cap, *count + n + 1))
+            rc = FPD_ERR_NOMEM, snprintf(why, why_size, "out of memory");
+        for (size_t i = 0; rc == FPD_OK && i < n; i++) {
+            if (entries[i].refused) {
+                snprintf(why, why_size, "%s: %s", entries[i].path, entries[i].refused);
+                rc = FPD_ERR_INPUT;
+            } else if ((rc = fpd_saved_result_load(entries[i].path, (enum fpd_saved_kind)kind, &(*out)[*count], why,
+                                                   why_size)) == FPD_OK) {
+                (*count)++;
+            }
+        }
+        fpd_corpus_entries_free(entries, n); /* NULL and 0 where the listing failed */
+    }
+    return rc;
+}
+
+static void saved_free(struct fpd_saved_result *saved, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        fpd_saved_result_free(&saved[i]);
+    free(saved);
 }
 
 /* mkstemp's file is the owner's alone; the page gets the mode a new file would (0666 less the umask). */
@@ -101,11 +135,14 @@ int fpd_report_can_write(const char *path, char *why, size_t why_size)
 
 int fpd_report_write(const char *path, struct fpd_report_input *in, char *why, size_t why_size)
 {
-    in->cases = NULL, in->case_count = 0;
+    in->cases = NULL, in->case_count = 0, in->saved = NULL, in->saved_count = 0;
     int rc = in->corpus_dir ? read_cases(in->corpus_dir, &in->cases, &in->case_count, why, why_size) : FPD_OK;
+    if (rc == FPD_OK && in->corpus_dir)
+        rc = read_saved(in->corpus_dir, &in->saved, &in->saved_count, why, why_size);
     if (rc == FPD_OK)
         rc = write_page(path, in, why, why_size);
     cases_free(in->cases, in->case_count);
-    in->cases = NULL;
+    saved_free(in->saved, in->saved_count);
+    in->cases = NULL, in->saved = NULL;
     return rc;
 }

@@ -29,16 +29,40 @@ static const char style[] =
     "pre{background:#f6f6f6;padding:.4em .6em;overflow-x:auto;display:inline-block;margin:.2em 0}"
     "section.finding{border-top:1px solid #ccc;margin-top:1.5em}"
     "button.copy{display:none;margin-left:.5em}.js button.copy{display:inline}"
+    ".js-only{display:none}.js .js-only{display:block}table.sortable th{cursor:pointer}"
+    "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}"
     "svg{max-width:100%;height:auto}";
 
-/* With JavaScript on, each command gets a button that copies it. */
+/* With JavaScript on, each command gets a button that copies it, a table of class `sortable` sorts
+ * by the column whose heading is clicked, and the saved cases can be filtered by what their headings
+ * say. The page's address can carry both (#filter=TEXT&sort=TABLE.COLUMN.asc|desc), so that a link
+ * shows one relation's cases, or the worst rows first. */
 static const char script[] =
     "document.documentElement.classList.add('js');"
-    "document.addEventListener('click',function(e){"
-    "var b=e.target.closest('button.copy');if(!b)return;"
-    "var t=b.previousElementSibling.textContent;"
+    "function sortTable(t,i,asc){var h=t.tHead.rows[0].cells[i],body=t.tBodies[0];if(!h||!body)return;"
+    "Array.prototype.forEach.call(h.parentNode.cells,function(x){x.removeAttribute('aria-sort');});"
+    "h.setAttribute('aria-sort',asc?'ascending':'descending');"
+    "function key(r){var c=r.cells[i];if(!c)return'';var n=parseFloat(c.textContent);"
+    "return c.classList.contains('num')&&!isNaN(n)?n:c.textContent;}"
+    "var rows=Array.prototype.slice.call(body.rows);rows.sort(function(a,b){var x=key(a),y=key(b);"
+    "var d=typeof x==='number'&&typeof y==='number'?x-y:String(x).localeCompare(String(y));return asc?d:-d;});"
+    "rows.forEach(function(r){body.appendChild(r);});}"
+    "function filterCases(text){var q=text.toLowerCase(),shown=0,all=document.querySelectorAll('section.finding');"
+    "all.forEach(function(x){x.hidden=q!==''&&x.querySelector('h3').textContent.toLowerCase().indexOf(q)<0;"
+    "if(!x.hidden)shown++;});var c=document.getElementById('case-count');"
+    "if(c)c.textContent=q?shown+' of '+all.length+' shown':'';}"
+    "document.addEventListener('click',function(e){var b=e.target.closest('button.copy');"
+    "if(b){var t=b.previousElementSibling.textContent;"
     "if(navigator.clipboard)navigator.clipboard.writeText(t).then(function(){b.textContent='copied';},"
-    "function(){b.textContent='select and copy';});});";
+    "function(){b.textContent='select and copy';});return;}"
+    "var h=e.target.closest('table.sortable thead th');if(!h)return;"
+    "sortTable(h.closest('table'),h.cellIndex,h.getAttribute('aria-sort')!=='ascending');});"
+    "var box=document.getElementById('case-filter');"
+    "if(box)box.addEventListener('input',function(){filterCases(box.value);});"
+    "location.hash.replace(/^#/,'').split('&').forEach(function(p){var kv=p.split('='),v=decodeURIComponent(kv[1]||'');"
+    "if(kv[0]==='filter'&&box){box.value=v;filterCases(v);}"
+    "if(kv[0]==='sort'){var a=v.split('.'),t=document.getElementById(a[0]);"
+    "if(t&&t.classList.contains('sortable'))sortTable(t,parseInt(a[1],10),a[2]!=='desc');}});";
 
 static const char *string_of(json_t *o, const char *key)
 {
@@ -46,8 +70,7 @@ static const char *string_of(json_t *o, const char *key)
     return s ? s : "";
 }
 
-/* A command to run, in a block of its own, with its copy button. */
-static void command(FILE *f, const char *text)
+void fpd_report_command(FILE *f, const char *text)
 {
     fputs("<div><pre class='command'>", f);
     fpd_html_text(f, text);
@@ -106,7 +129,7 @@ static void summary_table(FILE *f, const struct fpd_report_input *in)
                " saved.</p>\n",
             json_integer_value(json_object_get(s, "failed")), json_integer_value(json_object_get(s, "signatures")),
             json_integer_value(json_object_get(s, "saved")));
-    fputs("<table id='summary-table'>\n<thead><tr><th>relation</th><th>backends</th><th>checks</th>", f);
+    fputs("<table id='summary-table' class='sortable'>\n<thead><tr><th>relation</th><th>backends</th><th>checks</th>", f);
     for (int v = 0; v < FPD_VERDICT_COUNT; v++)
         fprintf(f, "<th>%s</th>", fpd_verdict_table[v].name);
     fputs("<th>max ulp</th><th>max ratio</th></tr></thead>\n<tbody>\n", f);
@@ -159,7 +182,7 @@ static void environment(FILE *f, const struct fpd_report_input *in)
     fputs("</td></tr>\n<tr><th>fpdiv</th><td>", f);
     fpd_html_printf(f, "%s, generator %" JSON_INTEGER_FORMAT ", vector paths %s", string_of(env, "fpdiv"),
                     json_integer_value(json_object_get(env, "generator")), string_of(env, "vector_width"));
-    fputs("</td></tr>\n</table>\n<table id='backends-table'>\n<thead><tr><th>backend</th><th>library or "
+    fputs("</td></tr>\n</table>\n<table id='backends-table' class='sortable'>\n<thead><tr><th>backend</th><th>library or "
           "implementation</th><th>version</th><th>kernel set</th><th>threads</th></tr></thead>\n<tbody>\n", f);
     const char *name;
     json_t *b;
@@ -424,7 +447,7 @@ static void replay_section(FILE *f, const struct fpd_report_input *in, const str
     if (malformed)
         fprintf(f, "<p class='alarm'>%" JSON_INTEGER_FORMAT " case file%s could not be read.</p>\n", malformed,
                 malformed == 1 ? "" : "s");
-    fputs("<table id='replay-cases'>\n<thead><tr><th>case</th><th>class</th><th>recorded</th><th>now</th>"
+    fputs("<table id='replay-cases' class='sortable'>\n<thead><tr><th>case</th><th>class</th><th>recorded</th><th>now</th>"
           "<th>why, or what changed</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < r->count; i++) {
         const struct fpd_replay_entry *e = &r->entries[i];
@@ -513,17 +536,17 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
     static const char *const verbs[] = {"replay", "show"};
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
         snprintf(line, sizeof line, "fpdiv %s %s", verbs[i], word);
-        command(f, line);
+        fpd_report_command(f, line);
     }
     if (fpd_reproduce_command(chk, cmd, sizeof cmd))
-        command(f, cmd);
+        fpd_report_command(f, cmd);
     char refusal[512];
     for (size_t i = 0; i < fpd_export_target_count; i++) {
         const struct fpd_export_target *t = &fpd_export_targets[i];
         if (!fpd_export_target_takes(t, chk, refusal, sizeof refusal))
             continue; /* export would refuse it: no command that fails */
         snprintf(line, sizeof line, "fpdiv export %s --to %s", word, t->name);
-        command(f, line);
+        fpd_report_command(f, line);
     }
     fputs("</section>\n", f);
 }
@@ -545,9 +568,14 @@ int fpd_report_page(FILE *f, const struct fpd_report_input *in)
     replay_section(f, in, &match);
     environment(f, in);
     plots(f, in);
+    fpd_report_saved_section(f, in);
     fprintf(f, "<h2 id='findings'>Saved cases (%zu)</h2>\n", in->case_count);
     if (!in->case_count)
         fputs("<p>The corpus holds no case.</p>\n", f);
+    else /* shown only with JavaScript, which is what filters */
+        fputs("<p class='js-only'><label>Show the cases whose heading has <input type='search' id='case-filter' "
+              "placeholder='relation, backend, dtype or verdict'></label> <span id='case-count'></span></p>\n",
+              f);
     for (size_t i = 0; i < in->case_count; i++)
         finding(f, in, &match, i);
     fprintf(f, "<script>%s</script>\n</body>\n</html>\n", script);

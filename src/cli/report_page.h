@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "cli/saved_result.h"
 #include "engine/replay.h"
 #include "store/corpus.h"
 
@@ -74,19 +75,28 @@ struct fpd_report_input {
     const struct fpd_campaign_digest *digest; /* its checks, or NULL */
     const char *replay_from;                  /* where a replay's lines came from, or NULL for none */
     const struct fpd_replay_report *replay;
+    struct fpd_saved_result *saved; /* sweeps, bisections and trees saved beside the corpus, by kind, in
+                                       path order (fpd_report_write reads them) */
+    size_t saved_count;
 };
 
 /* FPD_ERR_NOMEM, with nothing written, or FPD_OK. */
 int fpd_report_page(FILE *f, const struct fpd_report_input *in);
+/* Parts of the page: a command to run, in a block of its own with its copy button; the section of
+ * the sweeps, bisections and trees saved beside the corpus (report_saved.c). */
+void fpd_report_command(FILE *f, const char *text);
+void fpd_report_saved_section(FILE *f, const struct fpd_report_input *in);
 
 /* Whether the page can be written at `path` (a file can be made in its directory): a command that
  * writes it after a long run (--html) says so before. FPD_ERR_INPUT with why ("--html PATH: ..."). */
 int fpd_report_can_write(const char *path, char *why, size_t why_size);
 
-/* Reads every case file of in->corpus_dir (none when NULL), as replay reads them, and writes the
+/* Reads every case file of in->corpus_dir (none when NULL), as replay reads them, and the results
+ * saved beside them (saved_result.h), and writes the
  * page to `path` through a temporary file renamed over it: FILE is never half written, and a
  * malformed case (named, with line and column) leaves it as it was. FPD_ERR_INPUT with why, or
- * FPD_ERR_NOMEM. in->case_count is then how many case files the page shows. */
+ * FPD_ERR_NOMEM. in->case_count and in->saved_count are then how many case files and saved results
+ * the page shows. */
 int fpd_report_write(const char *path, struct fpd_report_input *in, char *why, size_t why_size);
 
 #endif

@@ -146,6 +146,18 @@ int fpd_sumtree_append_bias(struct fpd_sumtree *t, char *why, size_t why_size)
     return fpd_sumtree_finish(t, top, why, why_size);
 }
 
+size_t fpd_sumtree_push_children(const struct fpd_sumtree *t, int32_t id, int32_t *stack, size_t top)
+{
+    size_t first = top;
+    for (int32_t c = t->node[id].first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
+        stack[top++] = c;
+    for (size_t lo = first, hi = top; lo + 1 < hi; lo++, hi--) { /* reversed: the first comes out first */
+        int32_t s = stack[lo];
+        stack[lo] = stack[hi - 1], stack[hi - 1] = s;
+    }
+    return top;
+}
+
 bool fpd_sumtree_equal(const struct fpd_sumtree *a, const struct fpd_sumtree *b)
 {
     if (a->leaves != b->leaves || a->has_bias != b->has_bias || a->count != b->count)

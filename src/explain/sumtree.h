@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #define FPD_NO_NODE (-1)
 
 struct fpd_sumnode {
@@ -51,6 +53,10 @@ int fpd_sumtree_finish(struct fpd_sumtree *t, int32_t root, char *why, size_t wh
  * after a GEMM that has no fused bias. */
 int fpd_sumtree_append_bias(struct fpd_sumtree *t, char *why, size_t why_size);
 
+/* Pushes node id's children onto stack[top...] so that its first child (canonical order) is popped
+ * first: a walk in preorder, children in order, with an explicit stack. Returns the new top. */
+size_t fpd_sumtree_push_children(const struct fpd_sumtree *t, int32_t id, int32_t *stack, size_t top);
+
 /* Structural equality of two finished trees (children in canonical order). */
 bool fpd_sumtree_equal(const struct fpd_sumtree *a, const struct fpd_sumtree *b);
 /* The lowest common ancestor of two leaves' nodes, and the sizes of its children holding each: what
@@ -72,6 +78,12 @@ const char *fpd_sumtree_known_order(const struct fpd_sumtree *t);
 /* One line (no newline) saying how the terms are added, e.g. "sequential over k",
  * "8 interleaved lanes, each sequential; then the 8 lanes: pairwise". */
 void fpd_sumtree_describe(const struct fpd_sumtree *t, char *buf, size_t size);
+
+/* A finished tree as JSON, {"terms", "bias", "parent"} (sumtree_json.c), or NULL when out of memory;
+ * and back, checked as untrusted input: FPD_ERR_INPUT with why, FPD_ERR_NOMEM, or FPD_OK with a
+ * finished tree. */
+json_t *fpd_sumtree_json(const struct fpd_sumtree *t);
+int fpd_sumtree_from_json(json_t *j, struct fpd_sumtree *t, char *why, size_t why_size);
 
 /* Graphviz DOT and a drawn SVG (leaves left to right in k order, additions above them). */
 int fpd_sumtree_write_dot(const struct fpd_sumtree *t, FILE *f, const char *title);

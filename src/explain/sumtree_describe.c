@@ -135,14 +135,7 @@ static int find_parts(const struct fpd_sumtree *t, struct part *parts, uint32_t 
             for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
                 units[i++] = (uint32_t)t->node[c].leaf;
         } else {
-            /* push the children, then reverse them on the stack so the smallest comes out first */
-            size_t first = top;
-            for (int32_t c = v->first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
-                stack[top++] = c;
-            for (size_t lo = first, hi = top; lo + 1 < hi; lo++, hi--) {
-                int32_t x = stack[lo];
-                stack[lo] = stack[hi - 1], stack[hi - 1] = x;
-            }
+            top = fpd_sumtree_push_children(t, id, stack, top); /* the smallest comes out first */
             continue;
         }
         measure_part(&p, units, v->size);

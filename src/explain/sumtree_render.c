@@ -69,13 +69,7 @@ int fpd_sumtree_write_svg(const struct fpd_sumtree *t, FILE *f, const char *titl
             rightmost = id;
             x[id] = (double)leaf_at++;
         }
-        size_t first = top;
-        for (int32_t c = t->node[id].first_child; c != FPD_NO_NODE; c = t->node[c].next_sibling)
-            stack[top++] = c;
-        for (size_t lo = first, hi = top; lo + 1 < hi; lo++, hi--) { /* the first child comes out first */
-            int32_t s = stack[lo];
-            stack[lo] = stack[hi - 1], stack[hi - 1] = s;
-        }
+        top = fpd_sumtree_push_children(t, id, stack, top);
     }
     uint32_t tallest = 0;
     for (size_t i = seen; i-- > 0;) { /* children before parents */
@@ -101,9 +95,11 @@ int fpd_sumtree_write_svg(const struct fpd_sumtree *t, FILE *f, const char *titl
 #define PX(id) (left + x[id] * dx)
 #define PY(id) (top_y + (double)(tallest - height[id]) * dy)
     double title_w = left * 2 + 7.0 * (double)strlen(title); /* about 7 px a character at 12 px */
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-               "font-size=\"10\">\n<title>",
-            width < title_w ? title_w : width, canvas_h);
+    double canvas_w = width < title_w ? title_w : width;
+    /* the viewBox lets a page scale a wide tree down to its width */
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sumtree\" width=\"%.0f\" height=\"%.0f\" "
+               "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"10\">\n<title>",
+            canvas_w, canvas_h, canvas_w, canvas_h);
     put_plain(f, title);
     fprintf(f, "</title>\n<text x=\"%.0f\" y=\"18\" font-size=\"12\">", left);
     put_plain(f, title);

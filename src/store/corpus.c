@@ -639,7 +639,7 @@ static int read_case_file(const char *path, json_t *root, double max_mem, bool a
 
 /* A case file's JSON. Only a regular file is read: a FIFO named *.json would hang the reader, and a
  * directory would read as nothing. */
-static json_t *load_json(const char *path, size_t flags, char *why, size_t why_size)
+json_t *fpd_json_file_load(const char *path, size_t flags, char *why, size_t why_size)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -666,7 +666,7 @@ static json_t *load_json(const char *path, size_t flags, char *why, size_t why_s
 static int load_case_file(const char *path, bool any_backend, struct fpd_case_file *f, char *why, size_t why_size)
 {
     *f = (struct fpd_case_file){0};
-    json_t *root = load_json(path, JSON_REJECT_DUPLICATES, why, why_size);
+    json_t *root = fpd_json_file_load(path, JSON_REJECT_DUPLICATES, why, why_size);
     if (!root)
         return FPD_ERR_INPUT;
     return read_case_file(path, root, fpd_case_default_max_mem(), any_backend, f, why, why_size);
@@ -713,7 +713,7 @@ bool fpd_signature_equal(const struct fpd_signature_key *a, const struct fpd_sig
 
 int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, char *why, size_t why_size)
 {
-    json_t *root = load_json(path, 0, why, why_size);
+    json_t *root = fpd_json_file_load(path, 0, why, why_size);
     if (!root)
         return FPD_ERR_INPUT;
     json_t *schema = json_object_get(root, "schema"), *prov = json_object_get(root, "provenance");

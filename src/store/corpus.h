@@ -59,6 +59,9 @@ int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, siz
 /* The same for a command that does not run the case (export): a backend not loaded here (a
  * plugin's) stands in as a placeholder that is unavailable, named as the file names it. */
 int fpd_case_file_load_any(const char *path, struct fpd_case_file *f, char *why, size_t why_size);
+/* A JSON document from a regular file only (a FIFO named *.json would hang its reader): NULL with
+ * why naming file, line and column of a syntax error. `flags` are Jansson's. */
+json_t *fpd_json_file_load(const char *path, size_t flags, char *why, size_t why_size);
 /* The same from memory: name stands for the file in errors; a case needing more than max_mem
  * bytes is refused before its data is generated. */
 int fpd_case_file_parse(const char *name, const char *text, size_t len, double max_mem, struct fpd_case_file *f,

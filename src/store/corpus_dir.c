@@ -167,6 +167,31 @@ int fpd_case_file_replace(const char *dir, const struct fpd_case_file *f, char *
     return save(dir, f, true, path, path_size, &existed, why, why_size);
 }
 
+int fpd_corpus_save_result(const char *dir, const char *kind, const char *text, char *path, size_t path_size,
+                           bool *existed, char *why, size_t why_size)
+{
+    *existed = false;
+    char name[32], where[4200];
+    snprintf(name, sizeof name, "%016" PRIx64 ".json", (uint64_t)XXH3_64bits(text, strlen(text)));
+    snprintf(path, path_size, "%s/%s/%s/%s", dir, FPD_RESULTS_DIR, kind, name);
+    snprintf(where, sizeof where, "%.2000s/%s", dir, FPD_RESULTS_DIR);
+    int root = open_root(dir, true, why, why_size);
+    if (root < 0)
+        return FPD_ERR_INPUT;
+    int results = open_inside(root, dir, FPD_RESULTS_DIR, true, why, why_size);
+    close(root);
+    if (results < 0)
+        return FPD_ERR_INPUT;
+    int sub = open_inside(results, where, kind, true, why, why_size);
+    close(results);
+    if (sub < 0)
+        return FPD_ERR_INPUT;
+    snprintf(where + strlen(where), sizeof where - strlen(where), "/%s", kind);
+    int rc = write_at(sub, where, name, text, false, existed, why, why_size);
+    close(sub);
+    return rc;
+}
+
 int fpd_corpus_remove(const char *dir, const char *relation, const char *name, char *why, size_t why_size)
 {
     if (!fpd_relation_find(relation) || strchr(name, '/') || name[0] == '.' || !name[0]) {
@@ -232,6 +257,8 @@ static int collect(const char *path, const struct stat *st, int type, struct FTW
     const char *base = path + ftw->base;
     if (ftw->level > 0 && base[0] == '.') /* hidden: temporaries, claims, a VCS's own */
         return type == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
+    if (ftw->level == 1 && type == FTW_D && strcmp(base, FPD_RESULTS_DIR) == 0)
+        return FTW_SKIP_SUBTREE; /* analyses saved beside the cases, not cases */
     switch (type) {
     case FTW_F:
         if (is_json(base))
@@ -283,6 +310,34 @@ int fpd_corpus_list(const char *path, struct fpd_corpus_entry **entries, size_t 
     *entries = found;
     *count = found_count;
     return FPD_OK;
+}
+
+int fpd_corpus_list_results(const char *dir, const char *kind, struct fpd_corpus_entry **entries, size_t *count,
+                            char *why, size_t why_size)
+{
+    *entries = NULL;
+    *count = 0;
+    char path[4200];
+    const char *parts[] = {FPD_RESULTS_DIR, kind};
+    snprintf(path, sizeof path, "%.4000s", dir);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", parts[i]);
+        struct stat st;
+        if (lstat(path, &st) != 0) {
+            if (errno == ENOENT)
+                return FPD_OK; /* nothing saved */
+            snprintf(why, why_size, "%s: %s", path, strerror(errno));
+            return FPD_ERR_INPUT;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(why, why_size, "%s: %s", path,
+                     S_ISLNK(st.st_mode) ? "a symbolic link where the corpus's own directory should be: fpdiv "
+                                           "reads no file through it"
+                                         : "not a directory");
+            return FPD_ERR_INPUT;
+        }
+    }
+    return fpd_corpus_list(path, entries, count, why, why_size);
 }
 
 void fpd_corpus_entries_free(struct fpd_corpus_entry *entries, size_t count)

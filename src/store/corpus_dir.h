@@ -36,6 +36,20 @@ struct fpd_corpus_entry {
 int fpd_corpus_list(const char *path, struct fpd_corpus_entry **entries, size_t *count, char *why, size_t why_size);
 void fpd_corpus_entries_free(struct fpd_corpus_entry *entries, size_t count);
 
+/* Analyses saved beside the cases (`sweep`, `bisect`, `explain` with --save-to DIR), for `fpdiv
+ * report` to draw: <dir>/results/<kind>/<16-hex XXH3 of the text>.json, written as a case is
+ * (atomically, never over an existing file, through no symbolic link). No relation is named
+ * "results", and listing a corpus for its cases passes over <dir>/results. `kind` is a name of the
+ * caller's table (lower-case letters). *existed when the same text is already saved. */
+#define FPD_RESULTS_DIR "results"
+int fpd_corpus_save_result(const char *dir, const char *kind, const char *text, char *path, size_t path_size,
+                           bool *existed, char *why, size_t why_size);
+/* The saved results of one kind, as fpd_corpus_list lists cases (sorted; an entry that is not a
+ * regular file is `refused`); none when the corpus has none. A symbolic link or a file where
+ * <dir>/results or its kind's directory should be is an error. */
+int fpd_corpus_list_results(const char *dir, const char *kind, struct fpd_corpus_entry **entries, size_t *count,
+                            char *why, size_t why_size);
+
 /* Claims one of the signature's slots `first` to `max - 1` in the corpus for a case about to be
  * saved (`first`: the cases of the signature the caller found there when it started). A slot is
  * taken while another fuzzer (of this run or another, sharing the corpus) holds it, and once it

@@ -126,6 +126,93 @@ checked hostile --cases 1 --js on --text "<script>alert(1)</script>\"'</svg></ta
     --text "</svg><img src=x onerror=alert(2)>&amp;" --text "]]><svg onload=alert(3)>" \
     --text "x86-64 <!-- <style>body{display:none}</style>"
 
+# --- sweeps, bisections and trees saved beside the corpus (--save-to), drawn by report ---
+cp -r $tmp/corpus $tmp/saved
+sweep_args=(sweep --relation vendor --backend seq,pairwise --shape 16x16x1 --vary k --range 1:1025:64 --save-to $tmp/saved)
+run "sweep --save-to" 0 $FPDIV "${sweep_args[@]}" &&
+    expect "sweep says where it saved" "$out" "^saved $tmp/saved/results/sweep/[0-9a-f]{16}\.json$"
+run "the same sweep saved again" 0 $FPDIV "${sweep_args[@]}" &&
+    expect "the same sweep: already saved" "$out" "^already saved: $tmp/saved/results/sweep/[0-9a-f]{16}\.json$"
+[ "$(ls $tmp/saved/results/sweep | wc -l)" -eq 1 ] && pass "the same sweep is one file" ||
+    fail "one file" "$(ls $tmp/saved/results/sweep)"
+run "bisect --scan --save-to" 0 $FPDIV bisect --relation vendor --backend seq,tc-a100 --dtype f16:f32 --good 8x8x1 \
+    --bad 8x8x64 --scan --save-to $tmp/saved && expect "bisect --scan saved" "$out" "^saved $tmp/saved/results/bisect/"
+run "bisect --save-to" 0 $FPDIV bisect --relation vendor --backend seq,tc-a100 --dtype f16:f32 --good 8x8x1 \
+    --bad 8x8x64 --save-to $tmp/saved
+run "explain --save-to" 0 $FPDIV explain --backend pairwise --shape 1x1x12 --save-to $tmp/saved
+run "explain CASE --save-to" 0 $FPDIV explain "$(find $tmp/corpus -name '*.json' | sort | head -1)" --save-to $tmp/saved
+saved_file=$(ls $tmp/saved/results/bisect/*.json | head -1)
+expect "a saved result holds the command that made it" "$(cat $saved_file)" \
+    "\"command\": \"fpdiv bisect --relation vendor --backend seq,tc-a100 "
+run "replay passes over results/" 0 $FPDIV replay $tmp/saved --json &&
+    expect "replay: the cases, not the results" "$(grep -c '"type":"replay"' <<<"$out")" "^$cases$"
+run "report with saved results" 0 $FPDIV report $tmp/saved --campaign $tmp/run.jsonl -o $tmp/saved.html &&
+    expect "report counts the saved results" "$out" "wrote .*saved.html: $cases cases, and the campaign, 5 saved results"
+render $tmp/saved.html saved
+checked saved --summary $tmp/run.jsonl --cases "$cases" --js on --saved sweep=1 --saved bisect=2 --saved explain=2 \
+    --text "path A: sequential over k" --text "(the documented order of pairwise)"
+expect "saved: each with its command" "$(cat $tmp/saved.html)" "<pre class='command'>fpdiv explain --backend pairwise --shape 1x1x12"
+
+# --- sorting and filtering, from the page's address ---
+filter=bf16
+want_shown=$(grep -c "<h3>[^<]*$filter" $tmp/report.html)
+render "$tmp/report.html#filter=$filter&sort=summary-table.4.desc" sorted
+checked sorted --cases "$cases" --shown "$want_shown" --sorted summary-table.4.desc --js on
+render "$tmp/report.html#sort=summary-table.2.asc" sorted2
+checked sorted2 --sorted summary-table.2.asc --shown "$cases" --js on
+
+# --- saved results from elsewhere: bad ones stop the report, nothing is written through a link ---
+mkdir -p $tmp/badsaved/results/sweep
+printf '{"schema": 1,\n "kind": }\n' >$tmp/badsaved/results/sweep/0000000000000000.json
+bad "a saved result that is not JSON: file, line and column" "sweep/0000000000000000.json:2:[0-9]+: " \
+    report $tmp/badsaved -o $tmp/kept.html
+mkdir -p $tmp/cycle/results/explain
+python3 - $(ls $tmp/saved/results/explain/*.json | head -1) $tmp/cycle/results/explain/0000000000000000.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+parent = d["trees"][0]["tree"]["parent"]
+first = d["trees"][0]["tree"]["terms"] + (1 if d["trees"][0]["tree"]["bias"] else 0)
+parent[first + 1], parent[first + 2] = first + 2, first + 1  # two additions each other's operand
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+bad "a saved tree with a cycle" "0000000000000000.json: a saved explain result: trees\[0\]: " \
+    report $tmp/cycle -o $tmp/kept.html
+mkdir -p $tmp/wrongkind/results/bisect
+cp $tmp/saved/results/sweep/*.json $tmp/wrongkind/results/bisect/
+bad "a saved result in another kind's directory" "a saved bisect result: \"kind\": not the kind" \
+    report $tmp/wrongkind -o $tmp/kept.html
+mkdir -p $tmp/badprobe/results/sweep
+python3 - $tmp/saved/results/sweep/*.json $tmp/badprobe/results/sweep/0000000000000000.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["probes"][3]["verdict"] = "<script>"
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+bad "a saved probe with a verdict that is none" "probes\[3\]\.verdict: missing or malformed" \
+    report $tmp/badprobe -o $tmp/kept.html
+mkdir -p $tmp/hostilesaved/results/sweep
+python3 - $tmp/saved/results/sweep/*.json $tmp/hostilesaved/results/sweep/0000000000000000.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["title"] = "<script>alert(4)</script>"
+d["dim"] = "</svg><b>k"
+d["command"] = "fpdiv sweep '</pre><img src=x onerror=alert(5)>'"
+d["environment"]["cpu"]["model"] = "<!-- \"'"
+d["probes"][0] = {"value": 1, "skipped": "<i>no</i>"}
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+run "report of a hostile saved result" 0 $FPDIV report $tmp/hostilesaved -o $tmp/hostilesaved.html
+render $tmp/hostilesaved.html hostilesaved
+checked hostilesaved --cases 0 --saved sweep=1 --js on --text "<script>alert(4)</script>" --text "</svg><b>k" \
+    --text "fpdiv sweep '</pre><img src=x onerror=alert(5)>'" --text "<!-- \"'"
+mkdir -p $tmp/elsewhere $tmp/linked
+ln -s $tmp/elsewhere $tmp/linked/results
+bad "report: a link where results/ should be" "linked/results: a symbolic link" \
+    report $tmp/linked -o $tmp/kept.html
+bad "--save-to through a link: refused" "results: a symbolic link or a file where the corpus needs its own directory" \
+    "${sweep_args[@]:0:${#sweep_args[@]}-1}" $tmp/linked
+[ -z "$(ls -A $tmp/elsewhere)" ] && pass "nothing written through the link" || fail "through the link" "$(ls -R $tmp/elsewhere)"
+
 # --- bad input: exit 2, a message naming what is wrong, the page left as it was ---
 echo "an earlier page" >$tmp/kept.html
 printf '{"type":"campaign","seed":1}\n{"type":"check", "relation": }\n' >$tmp/broken.jsonl

@@ -2,8 +2,8 @@
 """Checks a report page as a browser rendered it (the DOM Chromium dumped after its scripts ran).
 
 Usage: report_dom.py DOM.html [--summary RUN.jsonl] [--replay REPLAY.jsonl] [--cases N] [--js on|off]
-                      [--text TEXT]...
-Every plot (svg.plot) must have a bar or a point.
+                      [--text TEXT]... [--saved KIND=N]... [--shown N] [--sorted TABLE.COLUMN.asc|desc]
+Every plot (svg.plot) must have a bar, a point, a line of data or a mark where the paths agree.
   --summary  the campaign's JSON Lines: the page's table must hold its summary's counts, row for row,
              and each relation's histogram the number of its checks that were bitwise equal
   --replay   the replay's JSON Lines: the page's replay table must hold its summary's counts, and a
@@ -11,6 +11,10 @@ Every plot (svg.plot) must have a bar or a point.
   --cases    the number of saved cases the page must show
   --js       whether the page's script ran (it marks <html> with class "js"), or not
   --text     a string that must appear in the page's text as it is (a hostile one, escaped as text)
+  --saved    the number of results of a kind (sweep, bisect, explain) saved beside the corpus that the
+             page must show, each with a drawing that has data (a plot's, or a tree's lines)
+  --shown    the number of saved cases a filter (#filter=...) must leave shown
+  --sorted   a table's body rows must be in that order of the column (numbers, 0-based column)
 Prints one line per problem and exits 1 if there is any; every check can fail.
 """
 import argparse
@@ -34,6 +38,11 @@ class Page(HTMLParser):
         self.table = None  # the id of the table being read
         self.replay_counts = {}  # class -> count, from #replay-summary
         self.replay_rows = []  # [file text, class] per row of #replay-cases
+        self.tables = {}  # id -> the text of each body row's cells
+        self.in_body = False
+        self.saved = []  # per section.saved: [kind, marks drawn in it]
+        self.shown = 0  # saved cases not hidden
+        self.in_tree = False  # inside a summation tree's svg
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -51,6 +60,20 @@ class Page(HTMLParser):
             self.in_summary = True
         if tag == "table":
             self.table = a.get("id")
+            self.tables.setdefault(self.table, [])
+        if tag == "tbody":
+            self.in_body = True
+        if self.in_body and tag == "tr":
+            self.tables[self.table].append([])
+        if self.in_body and tag == "td" and self.tables[self.table]:
+            self.tables[self.table][-1].append("")
+        if tag == "section" and a.get("class") == "saved":
+            self.saved.append([a.get("data-kind"), 0])
+        if tag == "svg":
+            self.in_tree = "sumtree" in (a.get("class") or "")
+        if self.saved and (tag == "line" and (self.in_tree or a.get("class") == "agree")
+                           or (tag, a.get("class")) == ("polyline", "series")):
+            self.saved[-1][1] += 1
         if self.table == "replay-summary" and tag == "td":
             self.replay_counts[a.get("data-class")] = ""
             self.current = ("count", a.get("data-class"))
@@ -64,15 +87,22 @@ class Page(HTMLParser):
             self.rows[-1].append(["", a.get("data-verdict")])
         if tag == "svg" and "plot" in (a.get("class") or ""):
             self.plots.append(0)
-        if (tag, a.get("class")) in (("rect", "bar"), ("circle", "point")):
+        if (tag, a.get("class")) in (("rect", "bar"), ("circle", "point"), ("line", "agree")):
             self.plots[-1] += 1
+        if (tag, a.get("class")) == ("polyline", "series"):
+            self.plots[-1] += len((a.get("points") or "").split())
         if tag == "section" and a.get("class") == "finding":
             self.findings += 1
+            self.shown += "hidden" not in a
 
     def handle_endtag(self, tag):
         if tag == "table":
             self.in_summary = False
             self.table = None
+        if tag == "tbody":
+            self.in_body = False
+        if tag == "svg":
+            self.in_tree = False
         while self.stack and self.stack.pop() != tag:
             pass
 
@@ -80,6 +110,9 @@ class Page(HTMLParser):
         if self.stack and self.stack[-1] in ("script", "style"):
             return
         self.text.append(data)
+        if self.in_body and self.tables.get(self.table) and self.tables[self.table][-1] \
+                and "td" in self.stack:
+            self.tables[self.table][-1][-1] += data
         if self.table == "replay-summary" and self.stack and self.stack[-1] == "td":
             self.replay_counts[self.current[1]] += data
         if self.table == "replay-cases" and self.replay_rows and self.stack and self.stack[-1] in ("td", "a") \
@@ -97,6 +130,9 @@ def main():
     ap.add_argument("--cases", type=int)
     ap.add_argument("--js", choices=("on", "off"))
     ap.add_argument("--text", action="append", default=[])
+    ap.add_argument("--saved", action="append", default=[])
+    ap.add_argument("--shown", type=int)
+    ap.add_argument("--sorted")
     args = ap.parse_args()
     page = Page()
     page.feed(open(args.dom, encoding="utf-8").read())
@@ -150,6 +186,23 @@ def main():
         cases = {l["file"]: l["class"] for l in lines if l["type"] == "replay"}
         if {f: c for f, c in rows} != cases:
             problems.append(f"replay rows {rows} != the replay's cases {cases}")
+    for want in args.saved:
+        kind, n = want.split("=")
+        sections = [marks for k, marks in page.saved if k == kind]
+        if len(sections) != int(n):
+            problems.append(f"{len(sections)} saved {kind} results shown, want {n}")
+        for i, marks in enumerate(sections):
+            if not marks:
+                problems.append(f"saved {kind} result {i + 1}: nothing drawn")
+    if args.shown is not None and page.shown != args.shown:
+        problems.append(f"{page.shown} saved cases shown, want {args.shown} (the filter)")
+    if args.sorted:
+        table, column, order = args.sorted.split(".")
+        values = [float(row[int(column)]) for row in page.tables.get(table, []) if len(row) > int(column)]
+        if len(values) < 2:
+            problems.append(f"table {table}: {len(values)} rows to be sorted")
+        if values != sorted(values, reverse=order == "desc"):
+            problems.append(f"table {table} column {column} not in {order}ending order: {values}")
     text = "".join(page.text)
     for t in args.text:
         if t not in text:

@@ -480,3 +480,38 @@ Test(corpus, an_error_that_persists_is_reproduced, .init = setup, .fini = teardo
     fpd_checker_free(&ck);
     fpd_case_file_free(&f);
 }
+
+/* Results saved beside the cases (--save-to) are found as results, never as cases; the same text
+ * saved twice is one file; no relation can be mistaken for the results' directory. */
+Test(corpus, results_beside_the_cases, .init = setup, .fini = teardown)
+{
+    cr_assert_null(fpd_relation_find(FPD_RESULTS_DIR), "a relation named like the results' directory");
+    struct fpd_check chk = make_check("repeat", "seq", "f32", "2x2x2");
+    char path[4200], result[4200], again[4200], why[512];
+    save(&chk, 1 << 16, path, sizeof path);
+    bool existed;
+    cr_assert_eq(fpd_corpus_save_result(dir, "sweep", "{\"kind\": \"sweep\"}\n", result, sizeof result, &existed, why,
+                                        sizeof why),
+                 FPD_OK, "%s", why);
+    cr_expect(!existed);
+    cr_assert_eq(fpd_corpus_save_result(dir, "sweep", "{\"kind\": \"sweep\"}\n", again, sizeof again, &existed, why,
+                                        sizeof why),
+                 FPD_OK, "%s", why);
+    cr_expect(existed, "the same text saved twice is one file");
+    cr_expect_str_eq(result, again);
+    struct fpd_corpus_entry *entries;
+    size_t n;
+    cr_assert_eq(fpd_corpus_list(dir, &entries, &n, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect_eq(n, 1, "the corpus lists %zu files, want its one case", n);
+    if (n)
+        cr_expect_str_eq(entries[0].path, path);
+    fpd_corpus_entries_free(entries, n);
+    cr_assert_eq(fpd_corpus_list_results(dir, "sweep", &entries, &n, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect_eq(n, 1);
+    if (n)
+        cr_expect_str_eq(entries[0].path, result);
+    fpd_corpus_entries_free(entries, n);
+    cr_assert_eq(fpd_corpus_list_results(dir, "explain", &entries, &n, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect_eq(n, 0, "no explain result was saved");
+    fpd_corpus_entries_free(entries, n);
+}

@@ -537,3 +537,70 @@ Test(explain, fused_readings_that_queries_can_tell_apart)
         fpd_sumtree_free(&t);
     }
 }
+
+/* Saved and read back (--save-to, report): every shape of tree is the same tree, and its text is
+ * the same for the same tree however its nodes were made. */
+Test(explain, trees_round_trip_through_json)
+{
+    uint64_t state = 11;
+    for (uint32_t trial = 0; trial < 120; trial++) {
+        uint32_t k = 1 + trial % 61, terms[64];
+        for (uint32_t i = 0; i < k; i++)
+            terms[i] = k - 1 - i;
+        struct fpd_sumtree t, back;
+        char why[256];
+        fpd_sumtree_init(&t, k, false);
+        int32_t root = trial % 3 == 0 && k % 4 == 0 ? fused4(&t, k) : random_tree(&t, terms, k, &state);
+        cr_assert_eq(fpd_sumtree_finish(&t, root, why, sizeof why), FPD_OK, "%s", why);
+        if (trial % 5 == 0)
+            cr_assert_eq(fpd_sumtree_append_bias(&t, why, sizeof why), FPD_OK, "%s", why);
+        json_t *j = fpd_sumtree_json(&t);
+        cr_assert_not_null(j);
+        cr_assert_eq(fpd_sumtree_from_json(j, &back, why, sizeof why), FPD_OK, "k %u: %s", k, why);
+        cr_expect(fpd_sumtree_equal(&t, &back), "k %u: the tree read back is another", k);
+        json_t *again = fpd_sumtree_json(&back);
+        cr_expect(json_equal(j, again), "k %u: the same tree, another text", k);
+        json_decref(again);
+        json_decref(j);
+        fpd_sumtree_free(&back);
+        fpd_sumtree_free(&t);
+    }
+}
+
+/* A saved tree is a file from anywhere: what is not one tree over every term once is refused. */
+Test(explain, malformed_saved_trees_are_refused)
+{
+    static const struct {
+        const char *json, *why;
+    } bad[] = {
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 4, 4, -1]}", NULL}, /* the good one */
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 4, 4, 3]}", "no root"},
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 4, -1, -1]}", "a second root"},
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 1, 4, -1]}", "not the index of an addition"},
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 4, 3, -1]}", "parent[3]"},
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 3, 4, -1]}", "an addition with 1 operand"},
+        {"{\"terms\": 4, \"bias\": false, \"parent\": [6, 6, 4, 4, 5, 4, -1]}", "2 of 4 terms are in the tree"},
+        {"{\"terms\": 4, \"bias\": false, \"parent\": [4, 4, 4, 4, -1, 6, 5]}", "not in the tree (a cycle)"},
+        {"{\"terms\": 4, \"bias\": false, \"parent\": [4, 4, 5, 5, -1, 4, 6]}", "parent[6]"},
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 4, 4, -1, 4]}", "has 3 to 5 nodes"},
+        {"{\"terms\": 0, \"bias\": false, \"parent\": []}", "\"terms\" (1 to"},
+        {"{\"terms\": 3, \"bias\": 1, \"parent\": [3, 3, 4, 4, -1]}", "\"bias\" (true or false)"},
+        {"{\"terms\": 3, \"bias\": false, \"parent\": [3, 3, 4, \"4\", -1]}", "parent[3]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *j = json_loads(bad[i].json, 0, NULL);
+        cr_assert_not_null(j, "%s", bad[i].json);
+        struct fpd_sumtree t;
+        char why[256] = "";
+        int rc = fpd_sumtree_from_json(j, &t, why, sizeof why);
+        json_decref(j);
+        if (!bad[i].why) {
+            cr_expect_eq(rc, FPD_OK, "%s: %s", bad[i].json, why);
+            fpd_sumtree_free(&t);
+            continue;
+        }
+        cr_expect_eq(rc, FPD_ERR_INPUT, "%s was taken", bad[i].json);
+        cr_expect(strstr(why, bad[i].why), "%s: '%s' does not say '%s'", bad[i].json, why, bad[i].why);
+        cr_expect_null(t.node, "%s: a refused tree is left empty", bad[i].json);
+    }
+}
