@@ -145,7 +145,7 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
     if (!x->computed)
         return;
     const char *out = fpd_dtype_info(chk->c.dt.out)->name;
-    fprintf(f, "  exact    path A is %.3g ulp from the exact result, path B %.3g (%s ulps)", x->err_ulp[0], x->err_ulp[1],
+    fprintf(f, "  exact    path A is %.3g ulp from the correctly rounded result, path B %.3g (%s ulps)", x->err_ulp[0], x->err_ulp[1],
             out);
     if (x->err_ulp[0] > x->err_ulp[1])
         fprintf(f, ": path A is the farther, B the closer");
@@ -153,9 +153,18 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
         fprintf(f, ": path B is the farther, A the closer");
     fputc('\n', f);
     for (int w = 0; w < 2; w++) {
+        if (x->threshold[w]) /* a class change that rounding explains: say so, not "overflowed" */
+            fprintf(f, "           path %c is ±Inf where the correctly rounded result is finite, or finite where it\n"
+                       "           is ±Inf, at %zu element%s: the exact sum lies within the path's rounding bound of\n"
+                       "           %s's overflow threshold (its largest value, %.9g, and half an ulp), and its\n"
+                       "           rounding carried it across\n",
+                    "AB"[w], x->threshold[w], x->threshold[w] == 1 ? "" : "s", fpd_dtype_info(chk->c.dt.out)->name,
+                    fpd_dtype_info(chk->c.dt.out)->max_finite);
         if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
             fprintf(f, "           path %c is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
-                       "           element%s: its partial sums overflowed, or it lost an Inf or NaN\n",
+                       "           element%s, beyond what rounding explains: a partial sum overflowed (which the\n"
+                       "           magnitudes allow only where sum |a||b| exceeds the accumulator's range), it lost\n"
+                       "           an Inf or NaN, or it is wrong\n",
                     "AB"[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s");
         else if (x->beyond & (1u << w))
             fprintf(f, "           path %c exceeds its own rounding bound (%.3g times it): it lost precision\n",
@@ -192,6 +201,9 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
         fprintf(f, "  differ   %zu of %zu elements", m->diff, m->count);
         if (m->nonfinite_mismatch)
             fprintf(f, " (%zu with a different NaN/Inf class)", m->nonfinite_mismatch);
+        if (m->threshold_crossings) /* counted within the bound: the ratio has their distance to the threshold */
+            fprintf(f, " (%zu ±Inf on one path, finite on the other: within the bound of the overflow threshold, "
+                       "which an order's rounding may cross)", m->threshold_crossings);
         fputc('\n', f);
         if (m->diff) {
             fprintf(f, "  max      %" PRIu64 " ulp, abs %.3g, rel %.3g\n", m->max_ulp, m->max_abs, m->max_rel);
@@ -237,6 +249,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "diff", json_integer((json_int_t)m->diff));
     json_object_set_new(o, "count", json_integer((json_int_t)m->count));
     json_object_set_new(o, "nonfinite_mismatch", json_integer((json_int_t)m->nonfinite_mismatch));
+    json_object_set_new(o, "threshold_crossings", json_integer((json_int_t)m->threshold_crossings));
     json_object_set_new(o, "max_ulp", json_integer((json_int_t)(m->max_ulp > INT64_MAX ? INT64_MAX : m->max_ulp)));
     json_object_set_new(o, "max_abs", real(m->max_abs));
     json_object_set_new(o, "max_rel", real(m->max_rel));
@@ -279,11 +292,14 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         for (int w = 0; w < 2; w++)
             if (x->beyond & (1u << w))
                 json_array_append_new(beyond, json_string(w ? "B" : "A"));
-        json_object_set_new(o, "exact", json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "ulp_a", real(x->err_ulp[0]),
-                                                  "ulp_b", real(x->err_ulp[1]), "own_ratio_a", real(x->own_ratio[0]),
-                                                  "own_ratio_b", real(x->own_ratio[1]), "beyond_bound", beyond,
-                                                  "wrong_class_a", (json_int_t)x->wrong_class[0], "wrong_class_b",
-                                                  (json_int_t)x->wrong_class[1]));
+        json_object_set_new(o, "exact", json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:I,s:I}", "ulp_a",
+                                                  real(x->err_ulp[0]), "ulp_b", real(x->err_ulp[1]), "own_ratio_a",
+                                                  real(x->own_ratio[0]), "own_ratio_b", real(x->own_ratio[1]),
+                                                  "beyond_bound", beyond, "wrong_class_a",
+                                                  (json_int_t)x->wrong_class[0], "wrong_class_b",
+                                                  (json_int_t)x->wrong_class[1], "threshold_a",
+                                                  (json_int_t)x->threshold[0], "threshold_b",
+                                                  (json_int_t)x->threshold[1]));
     }
     const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
     json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());

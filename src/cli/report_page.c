@@ -525,8 +525,8 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
             fpd_html_printf(f, " (%s)", e->note);
         fputs("</td></tr>\n", f);
         if (e->exact)
-            fprintf(f, "<tr><th>from the exact result</th><td>path A %.3g ulp, path B %.3g ulp (of the correctly "
-                       "rounded sum, by the replay)</td></tr>\n",
+            fprintf(f, "<tr><th>from the correctly rounded result</th><td>path A %.3g ulp, path B %.3g ulp (by "
+                       "the replay)</td></tr>\n",
                     e->ulp_a, e->ulp_b);
     }
     fputs("</table>\n<p>Replay it, see it in full (re-run), and where a framework has its relation, "

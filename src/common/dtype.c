@@ -140,6 +140,12 @@ static double round_to_format(double x, const struct fpd_dtype_info *f)
     return r;
 }
 
+double fpd_below_overflow(enum fpd_dtype t, double x_abs)
+{
+    const struct fpd_dtype_info *f = fpd_dtype_info(t);
+    return (f->max_finite - x_abs) + ldexp(1, f->emax - f->precision); /* half an ulp of the largest */
+}
+
 double fpd_round(enum fpd_dtype t, double x)
 {
     if (t == FPD_F64)

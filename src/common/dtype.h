@@ -39,6 +39,11 @@ bool fpd_dtypes_equal(const struct fpd_dtypes *a, const struct fpd_dtypes *b);
 /* x rounded to the nearest value of type t, ties to even; overflow gives ±Inf, NaN stays NaN. */
 double fpd_round(enum fpd_dtype t, double x);
 
+/* How far magnitude x_abs lies below type t's overflow threshold: its largest finite value plus
+ * half an ulp, from which on round-to-nearest gives ±Inf (65520 for f16); negative beyond it.
+ * Computed without forming the threshold, which for f64 is beyond binary64's own range. */
+double fpd_below_overflow(enum fpd_dtype t, double x_abs);
+
 /* x[0..count) into elements at, at + stride, at + 2 stride, …, as fpd_store does one by one. */
 void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const double *x, size_t count);
 /* The value raw bits encode (fpd_bits, below, reads an element's bits). */

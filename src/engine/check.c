@@ -403,6 +403,29 @@ static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_check
         fpd_bound_model_widen(bm, &r, dt, chk->c.k, subnormal_reach(ck, chk, cmp, dt->in));
 }
 
+/* A path's value v against the exact sum hi + lo (rounded once to t: exact_out): its error and its
+ * own bound. False for a class change that rounding does not explain: v Inf or NaN where the
+ * correctly rounded result is finite, or the other way round, except across the overflow
+ * threshold within the bound where no partial sum can overflow (the sum so near the threshold that
+ * the path's rounding carried it over, or kept it under: then the error is its distance to the
+ * threshold, or to the path's finite value). */
+static bool path_error(enum fpd_dtype t, double v, double hi, double lo, double exact_out,
+                       const struct fpd_bound_model *own, double g, double *err, double *bound)
+{
+    if (same_class(v, exact_out) ||
+        (fpd_crosses_overflow(v, exact_out) && isfinite(v) && !fpd_partial_sums_may_overflow(own, g))) {
+        *err = fabs((v - hi) - lo);
+        *bound = fpd_bound_element(own, g, fabs(v));
+    } else if (fpd_crosses_overflow(v, exact_out) && isfinite(hi) && !fpd_partial_sums_may_overflow(own, g)) {
+        /* v is ±Inf, |hi + lo| below the threshold */
+        *err = fpd_below_overflow(t, fabs(hi)) - (signbit(hi) ? -lo : lo);
+        *bound = fpd_bound_element(own, g, fpd_dtype_info(t)->max_finite);
+    } else {
+        return false;
+    }
+    return same_class(v, exact_out) || *err <= *bound;
+}
+
 /* Each path against the correctly rounded result: error in ulps, and against its own bound. */
 static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
                         struct magnitudes *magnitudes, struct fpd_check_result *res)
@@ -435,24 +458,30 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
                 double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0;
-                double hi, lo;
-                fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in, &hi, &lo);
-                /* the correctly rounded result's class: a path that overflows where it does not
-                 * (or returns a finite value where it is Inf or NaN) is as wrong as a path can be */
-                double exact_out = fpd_round(c->dt.out, hi);
+                double hi, lo, exact_out; /* the exact sum hi + lo, and rounded once to the output type */
+                fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in,
+                                    c->dt.out, &hi, &lo, &exact_out);
                 for (int w = 0; w < 2; w++) {
                     double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], (bi * m + i) * n + j), 0);
-                    if (!same_class(v, exact_out)) {
+                    if (same_class(v, exact_out) && !isfinite(v))
+                        continue; /* the same Inf or NaN as the exact result */
+                    double err, bound;
+                    if (!path_error(c->dt.out, v, hi, lo, exact_out, &own[w], g[i * n + j], &err, &bound)) {
+                        /* Inf, NaN or finite where the correctly rounded result is not, beyond
+                         * what rounding explains: as wrong as a path can be */
                         x->wrong_class[w]++;
                         x->err_ulp[w] = x->own_ratio[w] = INFINITY;
                         continue;
                     }
-                    if (!isfinite(v))
-                        continue; /* the same Inf or NaN as the exact result */
-                    double err = fabs((v - hi) - lo);
-                    x->err_ulp[w] = fmax(x->err_ulp[w], err / ulp_of(hi, c->dt.out));
-                    double bound = fpd_bound_element(&own[w], g[i * n + j], fabs(v));
-                    if (isfinite(bound))
+                    if (!same_class(v, exact_out)) {
+                        x->threshold[w]++;
+                        x->err_ulp[w] = fmax(x->err_ulp[w], (double)fpd_ulp_distance(c->dt.out,
+                                                                                  fpd_bits_of_value(c->dt.out, v),
+                                                                                  fpd_bits_of_value(c->dt.out, exact_out)));
+                    } else { /* ulps from the correctly rounded result: 0 for a path that gives it */
+                        x->err_ulp[w] = fmax(x->err_ulp[w], fabs(v - exact_out) / ulp_of(exact_out, c->dt.out));
+                    }
+                    if (isfinite(bound)) /* the error from the exact sum itself, against the path's own bound */
                         x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
                 }
             }

@@ -32,10 +32,15 @@ struct fpd_check {
 /* Each path against the correctly rounded result. */
 struct fpd_exact_report {
     bool computed;
-    double err_ulp[2];   /* max |c - exact| over the compared block, in ulps of the case's output type */
+    double err_ulp[2];   /* max |c - RN(exact)| over the compared block, in ulps of the case's output type:
+                            the distance from the correctly rounded result, 0 for a path that gives it */
     double own_ratio[2]; /* max |c - exact| / the path's own rounding bound (its own output type) */
     unsigned beyond;     /* bit 0: path A exceeds its own bound; bit 1: path B */
-    size_t wrong_class[2]; /* elements where a path is Inf/NaN/finite and the exact result is not */
+    size_t wrong_class[2]; /* elements where a path is Inf/NaN/finite and the exact result is not,
+                              beyond what rounding explains */
+    size_t threshold[2];   /* elements where a path is ±Inf and the correctly rounded result finite (or
+                              the other way round) within the path's own bound of the overflow
+                              threshold: its rounding carried the sum across (see fpd_metrics) */
 };
 
 struct fpd_check_result {

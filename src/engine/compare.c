@@ -38,6 +38,7 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
     bm->terms = k + (bias ? 1 : 0);
     bm->extra_out_roundings = extra_out_roundings;
     bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
+    bm->acc = dt->acc, bm->out = dt->out;
 }
 
 void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding *r, const struct fpd_dtypes *dt,
@@ -282,7 +283,7 @@ static inline __attribute__((always_inline)) size_t first_with_difference(enum f
  * and the first element to reach it.
  */
 struct scan {
-    size_t diff, mismatches;
+    size_t diff, mismatches, crossings;
     uint64_t max_ulp, max_abs, max_rel; /* the last two as bits */
     struct chunk first_mismatch, worst_ulp; /* end 0: none */
     bool ratio_taken;
@@ -364,12 +365,52 @@ static inline __attribute__((always_inline)) bool scan_entry(enum fpd_dtype t, b
     return true;
 }
 
+/* Class changes the bound admits (struct fpd_metrics: threshold_crossings), in entry e once its scan
+ * found class changes: where the finite side lies within twice its bound below the overflow
+ * threshold, and no partial sum can overflow, two orders that each honour the bound can fall on
+ * either side of it. They leave the mismatches, their distance to the threshold joins the ratios
+ * (the first to reach the largest is still the worst), and the first class change left is the
+ * first mismatch. Element by element, and not inlined: only a scan that found a class change
+ * comes here. */
+static __attribute__((noinline)) void admit_threshold_crossings(enum fpd_dtype t, const struct fpd_comparison *x,
+                                                                 size_t e, const struct entry_magnitudes *em,
+                                                                 const struct fpd_bound_model *bm, struct scan *s)
+{
+    size_t per_entry = x->rows * x->cols, es = fpd_bits_width(t) / 8;
+    s->first_mismatch.end = 0;
+    for (size_t at = 0; at < per_entry; at += CHUNK) {
+        size_t count = per_entry - at < CHUNK ? per_entry - at : CHUNK;
+        double staged[CHUNK];
+        const double *g = chunk_magnitudes(em, at, count, staged);
+        for (size_t l = 0; l < count; l++) {
+            size_t flat = e * per_entry + at + l;
+            const void *pa = fpd_comparison_element(x, &x->a, flat), *pb = fpd_comparison_element(x, &x->b, flat);
+            if (fpd_classify_bits(t, fpd_bits(t, pa, 0)) == fpd_classify_bits(t, fpd_bits(t, pb, 0)))
+                continue;
+            double va = fpd_load(t, pa, 0), vb = fpd_load(t, pb, 0);
+            double finite = fabs(isinf(va) ? vb : va), bound = fpd_bound_element(bm, g[l], finite);
+            double ratio = 0.5 * (fpd_below_overflow(t, finite) / bound);
+            if (!fpd_crosses_overflow(va, vb) || !isfinite(bound) || !(ratio <= 1) ||
+                fpd_partial_sums_may_overflow(bm, g[l])) { /* an Inf among the inputs, too far, or an overflow */
+                if (s->first_mismatch.end == 0)
+                    s->first_mismatch = (struct chunk){run_at(x, es, flat), 0, 1};
+                continue;
+            }
+            s->mismatches--, s->crossings++;
+            uint64_t bits = bits_of(ratio);
+            if (!s->ratio_taken || bits > s->max_ratio || (bits == s->max_ratio && flat < s->worst_ratio))
+                s->ratio_taken = true, s->max_ratio = bits, s->worst_ratio = flat;
+        }
+    }
+}
+
 /* An entry's scan merged after those of the entries before it (inlined into the copies: see
  * clones.h). */
 static inline __attribute__((always_inline)) void merge_scan(struct scan *all, const struct scan *s)
 {
     all->diff += s->diff;
     all->mismatches += s->mismatches;
+    all->crossings += s->crossings;
     all->max_abs = s->max_abs > all->max_abs ? s->max_abs : all->max_abs;
     all->max_rel = s->max_rel > all->max_rel ? s->max_rel : all->max_rel;
     if (all->first_mismatch.end == 0)
@@ -408,10 +449,13 @@ static inline __attribute__((always_inline)) int scan_elements(enum fpd_dtype t,
                 return FPD_ERR_NOMEM;
             scan_entry(t, bounded, x, e, &em, bm, &s);
         }
+        if (bounded && s.mismatches > 0)
+            admit_threshold_crossings(t, x, e, &em, bm, &s);
         merge_scan(&all, &s);
     }
     m->diff = all.diff;
     m->nonfinite_mismatch = all.mismatches;
+    m->threshold_crossings = all.crossings;
     m->max_abs = value_of_bits(all.max_abs);
     m->max_rel = value_of_bits(all.max_rel);
     m->max_ulp = all.max_ulp;

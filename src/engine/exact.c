@@ -272,19 +272,22 @@ double fpd_superacc_round(struct fpd_superacc *s, enum fpd_dtype t)
     return negative ? -r : r;
 }
 
-void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo)
+void fpd_superacc_split(struct fpd_superacc *s, enum fpd_dtype t, double *hi, double *lo, double *rounded)
 {
     bool done;
-    *hi = special_result(s, &done);
+    *rounded = *hi = special_result(s, &done);
     *lo = 0;
     if (done)
         return;
     bool negative = to_magnitude(s);
     if (s->hi < s->lo) {
-        *hi = s->all_negative_zero && s->any_term ? -0.0 : 0.0;
+        *rounded = *hi = s->all_negative_zero && s->any_term ? -0.0 : 0.0;
         return;
     }
-    double magnitude = round_magnitude(s, FPD_F64);
+    /* from the sum itself: hi rounded again to t would round twice (65520 - 2^-40 is 65520 in
+     * binary64, which ties to Inf in binary16, where the sum's own nearest is 65504) */
+    double in_t = round_magnitude(s, t), magnitude = round_magnitude(s, FPD_F64);
+    *rounded = negative ? -in_t : in_t;
     *hi = negative ? -magnitude : magnitude;
     if (!isfinite(magnitude))
         return;
@@ -434,8 +437,8 @@ double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, s
 }
 
 void fpd_exact_dot_split(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
-                         enum fpd_dtype in, double *hi, double *lo)
+                         enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo, double *rounded)
 {
     accumulate_dot(s, a, b, n, with_bias, bias, in);
-    fpd_superacc_split(s, hi, lo);
+    fpd_superacc_split(s, t, hi, lo, rounded);
 }

@@ -47,17 +47,18 @@ void fpd_superacc_add_product(struct fpd_superacc *s, double a, double b);
 void fpd_superacc_add(struct fpd_superacc *s, double x);
 /* The sum rounded once to type t (returned as a double holding a value of t). */
 double fpd_superacc_round(struct fpd_superacc *s, enum fpd_dtype t);
-/* The sum as an unevaluated pair hi + lo: hi the sum rounded to binary64, lo the rest rounded.
- * Consumes s (it is left holding lo's part). */
-void fpd_superacc_split(struct fpd_superacc *s, double *hi, double *lo);
+/* The sum as an unevaluated pair hi + lo: hi the sum rounded to binary64, lo the rest rounded;
+ * and `rounded`, the sum rounded once to type t (not hi rounded again: that can differ, at ties and
+ * at the overflow threshold). Consumes s (it is left holding lo's part). */
+void fpd_superacc_split(struct fpd_superacc *s, enum fpd_dtype t, double *hi, double *lo, double *rounded);
 
 /* Correctly rounded dot product of a[0..n) and b[0..n) (contiguous; + bias when with_bias) in
  * type t. The factors are values of type `in` (products of f32, f16 and bf16 values are exact
  * in binary64, which the fast path relies on). */
 double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
                      enum fpd_dtype in, enum fpd_dtype t);
-/* The same dot product as an unevaluated pair hi + lo (see fpd_superacc_split). */
+/* The same dot product as an unevaluated pair hi + lo, and rounded once to t (fpd_superacc_split). */
 void fpd_exact_dot_split(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
-                         enum fpd_dtype in, double *hi, double *lo);
+                         enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo, double *rounded);
 
 #endif

@@ -28,7 +28,7 @@ run "addmm openblas" 0 $FPDIV check --relation addmm --backend openblas --shape 
 run "cast-out bf16 fails the default policy" 1 $FPDIV check --relation cast-out --backend openblas --shape 16x64x256 --dtype bf16 --json &&
     expect "cast-out bf16 is bound" "$out" '"verdict":"bound"'
 run "cast-out report" 1 $FPDIV check --relation cast-out --backend openblas --shape 16x64x256 --dtype bf16 &&
-    expect "cast-out: the bf16-output path is named the inaccurate side" "$out" '^  exact +path A is .* ulp from the exact result, path B .*: path B is the farther'
+    expect "cast-out: the bf16-output path is named the inaccurate side" "$out" '^  exact +path A is .* ulp from the correctly rounded result, path B .*: path B is the farther'
 run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --json &&
     expect "exact in JSON" "$out" '"exact":\{"ulp_a":[0-9.e+-]+,"ulp_b":[0-9.e+-]+,"own_ratio_a":'
 # max-finite specials overflow f32 partial sums in both paths alike: the report says so, rather
@@ -36,6 +36,30 @@ run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-
 run "overflowing sums against the exact result" 1 $FPDIV check --relation addmm --backend seq --shape 3x200x300 \
     --trans-b --dist wide --specials 0.001 --seed 77 --index 5 --generator 1 &&
     expect "overflow: bound, and why" "$out" '^ +path A is Inf, NaN or finite where the correctly rounded result is not, at [0-9]+$'
+# an f32 accumulator's rounding carries 65520 - 2^-8 (whose nearest f16 is 65504) across f16's
+# overflow threshold on pairwise, not on seq: no partial sum comes near f32's range, so it is an
+# order's rounding (reorder), said so, and pairwise is within its own bound of the exact result
+threshold_case() { # RELATION BACKENDS...
+    local relation=$1
+    shift
+    python3 -c 'import json, sys
+a = ["-0x1p-10"] * 3 + ["0x1.ffcp+15", "-0x1p-10", "0x1p+4"]
+print(json.dumps({"schema": 2, "check": {"relation": sys.argv[1], "backends": sys.argv[2:], "params": {},
+    "case": {"batch": 1, "m": 1, "n": 1, "k": 6, "trans_a": False, "trans_b": False, "bias": False, "pad": 0,
+             "dtype": "f16:f16", "data": {"a": a, "b": ["0x1p+0"] * 6, "bias": ["0x0p+0"]}}},
+    "outcome": {"verdict": "nonfinite", "diff": 1, "count": 1, "max_ulp": 0, "hash_a": "0" * 16,
+                "hash_b": "0" * 16, "ratio": None},
+    "origin": {"seed": 0, "index": 0, "generator": 4}, "count": 1,
+    "environment": {"fpdiv": "0.1.0", "generator": 4, "cpu": {}, "backends": {}}}))' "$relation" "$@"
+}
+threshold_case vendor seq pairwise >$tmp/threshold.json
+run "a rounding across f16's overflow threshold" 0 $FPDIV show $tmp/threshold.json &&
+    expect "across the threshold: reorder" "$out" '^check vendor on seq,pairwise: reorder$' &&
+    expect "across the threshold: counted as such" "$out" '^  differ   1 of 1 elements \(1 ±Inf on one path, finite on the other: within the bound of the overflow threshold' &&
+    expect "across the threshold: the exact report says why" "$out" "^           f16's overflow threshold \(its largest value, 65504, and half an ulp\), and its$"
+threshold_case repeat pairwise >$tmp/threshold-repeat.json
+run "pairwise against itself across the threshold" 0 $FPDIV show $tmp/threshold-repeat.json &&
+    expect "pairwise against itself: same, not bound" "$out" '^check repeat on pairwise: same$'
 if run "the exact backend across a fuzz run" 0 $FPDIV fuzz --no-corpus --seed 4 --cases 600 --max-dim 40 --backends exact --dtypes f64,f32,f16,bf16,f16:f16,bf16:bf16:bf16 --specials 0.001; then
     expect "exact is same on every relation it runs" "$out" '^600 checks in .*: same 600, reorder 0, bound 0, nonfinite 0, error 0'
 fi

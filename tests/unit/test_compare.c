@@ -24,19 +24,22 @@ static const double *whole_g(void *ctx, size_t entry)
     return ctx;
 }
 
-/* Phase 1's fields of `both` (fpd_compare) are those of `bits` (fpd_compare_bits); so is its worst
- * element where a class changed. */
+/* Phase 1's fields of `both` (fpd_compare) are those of `bits` (fpd_compare_bits), but for the
+ * class changes the bound admits (threshold crossings, which phase 1 alone counts as mismatches);
+ * so is its worst element where a class changed and none was admitted. */
 static void expect_phase_1(const struct fpd_metrics *both, const struct fpd_metrics *bits, const char *what)
 {
     cr_expect_eq(both->identical, bits->identical, "%s: identical", what);
     cr_expect_eq(both->diff, bits->diff, "%s: diff %zu, phase 1 alone %zu", what, both->diff, bits->diff);
-    cr_expect_eq(both->nonfinite_mismatch, bits->nonfinite_mismatch, "%s: nonfinite mismatches", what);
+    cr_expect_eq(both->nonfinite_mismatch + both->threshold_crossings, bits->nonfinite_mismatch,
+                 "%s: nonfinite mismatches", what);
+    cr_expect_eq(bits->threshold_crossings, 0, "%s: phase 1 alone admits no crossing", what);
     cr_expect_eq(both->max_ulp, bits->max_ulp, "%s: max_ulp", what);
     cr_expect(memcmp(&both->max_abs, &bits->max_abs, sizeof bits->max_abs) == 0, "%s: max_abs", what);
     cr_expect(memcmp(&both->max_rel, &bits->max_rel, sizeof bits->max_rel) == 0, "%s: max_rel", what);
     cr_expect_eq(both->bounded, bits->diff > 0, "%s: bounded where something differs", what);
     cr_expect(!bits->bounded && !(bits->ratio > 0), "%s: phase 1 alone takes no ratio", what);
-    if (both->nonfinite_mismatch > 0)
+    if (both->nonfinite_mismatch > 0 && both->threshold_crossings == 0)
         cr_expect_eq(both->worst, bits->worst, "%s: worst %zu, phase 1 alone %zu", what, both->worst, bits->worst);
 }
 
@@ -184,19 +187,41 @@ Test(compare, verdict_names)
 
 /* The comparison as its definition reads, one element at a time: the reference the chunked,
  * vectorized loops of compare.c must match field for field. */
+/* The definition of a threshold crossing (compare.h): ±Inf against a finite value of the same sign,
+ * within twice the bound below the overflow threshold, where no partial sum can overflow. Its
+ * ratio, or -1 for an element that is none. */
+static double crossing_ratio(enum fpd_dtype t, const void *a, const void *b, double g, const struct fpd_bound_model *bm,
+                             size_t i)
+{
+    double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
+    if (!(isinf(va) != isinf(vb) && !isnan(va) && !isnan(vb) && signbit(va) == signbit(vb)))
+        return -1;
+    double finite = isinf(va) ? fabs(vb) : fabs(va), bound = fpd_bound_element(bm, g, finite);
+    double ratio = 0.5 * (fpd_below_overflow(t, finite) / bound);
+    double reach = g * (1 + bm->gamma);
+    bool may_overflow = !(fpd_below_overflow(bm->acc, reach) > 0) ||
+                        (bm->extra_out_roundings > 0 && !(fpd_below_overflow(bm->out, reach) > 0));
+    return isfinite(bound) && ratio <= 1 && !may_overflow ? ratio : -1;
+}
+
 static void reference_metrics(enum fpd_dtype t, const void *a, const void *b, const double *g, size_t count,
                               const struct fpd_bound_model *bm, struct fpd_metrics *m, size_t *worst_before_ratios)
 {
     *m = (struct fpd_metrics){.count = count, .bounded = true};
     bool found = false, found_ratio = false;
     uint64_t worst_ulp = 0;
+    size_t class_changed = 0, first_class_change = 0, worst_ulp_at = 0;
     for (size_t i = 0; i < count; i++) {
         uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
         if (fpd_same_value_bits(t, ba, bb))
             continue;
         m->diff++;
         if (fpd_classify_bits(t, ba) != fpd_classify_bits(t, bb)) {
-            if (m->nonfinite_mismatch++ == 0)
+            if (!class_changed++)
+                first_class_change = i; /* phase 1's worst, which admits nothing */
+            if (crossing_ratio(t, a, b, g[i], bm, i) >= 0)
+                m->threshold_crossings++;
+            else if (m->nonfinite_mismatch++ == 0)
                 m->worst = i;
             continue;
         }
@@ -208,21 +233,28 @@ static void reference_metrics(enum fpd_dtype t, const void *a, const void *b, co
             m->max_rel = fmax(m->max_rel, diff / scale);
         if (ulp > m->max_ulp)
             m->max_ulp = ulp;
-        if (m->nonfinite_mismatch == 0 && (!found || ulp > worst_ulp))
-            m->worst = i, worst_ulp = ulp, found = true;
+        if (!found || ulp > worst_ulp)
+            worst_ulp_at = i, worst_ulp = ulp, found = true;
+        if (m->nonfinite_mismatch == 0 && worst_ulp_at == i)
+            m->worst = i;
     }
-    *worst_before_ratios = m->worst;
+    *worst_before_ratios = class_changed ? first_class_change : worst_ulp_at;
     size_t worst_by_ratio = m->worst;
     for (size_t i = 0; i < count; i++) {
         uint64_t ba = fpd_bits(t, a, i), bb = fpd_bits(t, b, i);
-        if (fpd_same_value_bits(t, ba, bb) || fpd_classify_bits(t, ba) != FPD_CLASS_FINITE ||
-            fpd_classify_bits(t, bb) != FPD_CLASS_FINITE)
-            continue;
-        double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
-        double bound = fpd_bound_element(bm, g[i], fmax(fabs(va), fabs(vb)));
-        double ratio = 0.5 * (fabs(va - vb) / bound); /* halved after: 2 bound may overflow */
-        if (!isfinite(bound))
-            continue;
+        double crossing = crossing_ratio(t, a, b, g[i], bm, i), ratio;
+        if (crossing >= 0) {
+            ratio = crossing;
+        } else {
+            if (fpd_same_value_bits(t, ba, bb) || fpd_classify_bits(t, ba) != FPD_CLASS_FINITE ||
+                fpd_classify_bits(t, bb) != FPD_CLASS_FINITE)
+                continue;
+            double va = fpd_load(t, a, i), vb = fpd_load(t, b, i);
+            double bound = fpd_bound_element(bm, g[i], fmax(fabs(va), fabs(vb)));
+            ratio = 0.5 * (fabs(va - vb) / bound); /* halved after: 2 bound may overflow */
+            if (!isfinite(bound))
+                continue;
+        }
         if (!found_ratio || ratio > m->ratio)
             m->ratio = ratio, worst_by_ratio = i, found_ratio = true;
     }
@@ -517,4 +549,51 @@ Test(compare, binary32_sums_give_what_their_raised_g_gives)
             }
             free(a), free(b), free(sum), free(raised), free(other), free(abs_bias), free(want_g);
         }
+}
+
+/* Threshold crossings (compare.h): f16 outputs summed in f32. 65504 against +Inf with g = 65520
+ * is one (65504 + 16 reaches the threshold, within twice the bound); so is -65504 against -Inf.
+ * Not: a finite value far below it, opposite signs, a NaN, or g beyond f32's range (a partial sum
+ * may have overflowed). The worst element is the first class change left. */
+Test(compare, class_changes_across_the_overflow_threshold)
+{
+    static const struct {
+        double a, b, g;
+        bool crossing;
+    } pairs[] = {
+        {0x1.ffcp15, INFINITY, 65520, true},  {-INFINITY, -0x1.ffcp15, 65520, true},
+        {1000, INFINITY, 65520, false},       {-0x1.ffcp15, INFINITY, 65520, false},
+        {0x1.ffcp15, NAN, 65520, false},      {0x1.ffcp15, INFINITY, 0x1p129, false},
+    };
+    enum { N = sizeof pairs / sizeof pairs[0] };
+    for (size_t p = 0; p < N; p++) {
+        uint16_t a[3], b[3];
+        double g[3] = {1, pairs[p].g, 1};
+        for (int i = 0; i < 3; i++)
+            a[i] = b[i] = fpd_f16_from_double(1);
+        a[1] = fpd_f16_from_double(pairs[p].a), b[1] = fpd_f16_from_double(pairs[p].b);
+        struct fpd_dtypes dt = {FPD_F16, FPD_F16, FPD_F32};
+        struct fpd_bound_model bm;
+        fpd_bound_model_init(&bm, &dt, 6, false, 0);
+        struct fpd_metrics m;
+        compare_packed(FPD_F16, a, b, g, 3, &bm, &m);
+        cr_expect_eq(m.threshold_crossings, pairs[p].crossing ? 1 : 0, "pair %zu", p);
+        cr_expect_eq(m.nonfinite_mismatch, pairs[p].crossing ? 0 : 1, "pair %zu", p);
+        cr_expect_eq(fpd_classify(&m), pairs[p].crossing ? FPD_REORDER : FPD_NONFINITE, "pair %zu: %s", p,
+                     fpd_verdict_table[fpd_classify(&m)].name);
+        if (pairs[p].crossing) /* 16 from the threshold, against twice a bound of about 32 (f16's half ulp) */
+            cr_expect(m.ratio > 0.1 && m.ratio <= 1, "pair %zu: ratio %g", p, m.ratio);
+    }
+    /* a crossing first, then a class change that is none: the second is the worst */
+    uint16_t a[2] = {fpd_f16_from_double(0x1.ffcp15), fpd_f16_from_double(1)};
+    uint16_t b[2] = {fpd_f16_from_double(INFINITY), fpd_f16_from_double(INFINITY)};
+    double g[2] = {65520, 65520};
+    struct fpd_dtypes dt = {FPD_F16, FPD_F16, FPD_F32};
+    struct fpd_bound_model bm;
+    fpd_bound_model_init(&bm, &dt, 6, false, 0);
+    struct fpd_metrics m;
+    compare_packed(FPD_F16, a, b, g, 2, &bm, &m);
+    cr_expect(m.threshold_crossings == 1 && m.nonfinite_mismatch == 1, "%zu crossings, %zu mismatches",
+              m.threshold_crossings, m.nonfinite_mismatch);
+    cr_expect_eq(m.worst, 1, "worst %zu", m.worst);
 }

@@ -149,12 +149,12 @@ Test(exact, split_gives_the_rest)
     fpd_superacc_reset(&s);
     fpd_superacc_add_product(&s, a[0], b[0]);
     fpd_superacc_add_product(&s, a[1], b[1]);
-    double hi, lo;
-    fpd_superacc_split(&s, &hi, &lo);
+    double hi, lo, rounded;
+    fpd_superacc_split(&s, FPD_F64, &hi, &lo, &rounded);
     cr_expect(memcmp(&hi, &(double){1}, 8) == 0 && memcmp(&lo, &(double){0x1p-80}, 8) == 0, "%a %a", hi, lo);
     fpd_superacc_reset(&s);
     fpd_superacc_add(&s, -1);
     fpd_superacc_add(&s, 0x1p-60);
-    fpd_superacc_split(&s, &hi, &lo); /* -1 + 2^-60: hi -1, lo +2^-60 */
+    fpd_superacc_split(&s, FPD_F64, &hi, &lo, &rounded); /* -1 + 2^-60: hi -1, lo +2^-60 */
     cr_expect(memcmp(&hi, &(double){-1}, 8) == 0 && memcmp(&lo, &(double){0x1p-60}, 8) == 0, "%a %a", hi, lo);
 }

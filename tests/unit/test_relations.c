@@ -13,6 +13,7 @@
 #include "backends/plugin.h"
 #include "common/dtype.h"
 #include "engine/check.h"
+#include "engine/exact.h"
 #include "helpers.h"
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
@@ -439,6 +440,97 @@ Test(relations, overflow_against_the_exact_result_is_bound, .init = setup, .fini
     cr_expect_eq(res.exact.beyond, 3u);
     cr_expect(res.exact.wrong_class[0] == 1 && res.exact.wrong_class[1] == 1, "wrong class: %zu, %zu",
               res.exact.wrong_class[0], res.exact.wrong_class[1]);
+}
+
+static bool same_bits(double x, double y) { return memcmp(&x, &y, sizeof x) == 0; }
+
+/* Sums just below an output type's overflow tie point: binary64 rounds them up to the tie, which
+ * rounds again to Inf, where the sum's own nearest value is the largest finite one. The reference
+ * is the sum rounded once, so the exact backend agrees with it (0 ulp, no wrong class): `same`,
+ * and the correctly rounded value is the largest finite. f32: FLT_MAX + 2^103 - 2^-200; f16:
+ * 65504 + 16 - 2^-40; bf16: its largest + 2^119 - 2^-200. */
+Test(relations, the_exact_reference_rounds_once_at_the_overflow_threshold, .init = setup, .fini = teardown)
+{
+    static const struct {
+        const char *dtype;
+        double a[3], b[3], want;
+    } cases[] = {
+        {"f32:f32", {0x1.fffffep127, 0x1p103, 0x1p-100}, {1, 1, -0x1p-100}, 0x1.fffffep127},
+        {"f16:f16", {0x1.ffcp15, 0x1p4, 0x1p-20}, {1, 1, -0x1p-20}, 0x1.ffcp15},
+        {"bf16:bf16", {0x1.fep127, 0x1p119, 0x1p-100}, {1, 1, -0x1p-100}, 0x1.fep127},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        struct fpd_check chk = {.relation = fpd_relation_find("repeat"), .backends = {fpd_registry_find("exact")},
+                                .exact = FPD_EXACT_ALWAYS};
+        fpd_case_defaults(&chk.c);
+        char why[256];
+        cr_assert_eq(fpd_dtypes_parse(cases[t].dtype, &chk.c.dt, why, sizeof why), FPD_OK, "%s", why);
+        uint64_t a[3], b[3], bias[1] = {0}; /* room for any element size */
+        for (int i = 0; i < 3; i++) {
+            fpd_store(chk.c.dt.in, a, (size_t)i, cases[t].a[i]);
+            fpd_store(chk.c.dt.in, b, (size_t)i, cases[t].b[i]);
+            double stored_a = fpd_load(chk.c.dt.in, a, (size_t)i), stored_b = fpd_load(chk.c.dt.in, b, (size_t)i);
+            cr_assert(same_bits(stored_a, cases[t].a[i]) && same_bits(stored_b, cases[t].b[i]),
+                      "%s: an input is not exact", cases[t].dtype);
+        }
+        struct fpd_case_data data = {.batch = 1, .m = 1, .n = 1, .k = 3, .a = a, .b = b, .bias = bias};
+        chk.c.m = 1, chk.c.n = 1, chk.c.k = 3, chk.c.data = &data;
+        struct fpd_checker ck = {0};
+        struct fpd_check_result res;
+        cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+        fpd_checker_free(&ck);
+        struct fpd_superacc acc = {0};
+        double hi, lo, rounded;
+        fpd_exact_dot_split(&acc, cases[t].a, cases[t].b, 3, false, 0, chk.c.dt.in, chk.c.dt.out, &hi, &lo, &rounded);
+        cr_expect(same_bits(rounded, cases[t].want), "%s: rounded once %a, want %a", cases[t].dtype, rounded, cases[t].want);
+        cr_expect(isinf(fpd_round(chk.c.dt.out, hi)), "%s: %a is not the tie it was meant to be", cases[t].dtype, hi);
+        cr_expect_eq(res.verdict, FPD_SAME, "%s: %s against itself", cases[t].dtype, fpd_verdict_table[res.verdict].name);
+        cr_expect(res.exact.wrong_class[0] == 0 && res.exact.wrong_class[1] == 0, "%s: wrong class %zu, %zu",
+                  cases[t].dtype, res.exact.wrong_class[0], res.exact.wrong_class[1]);
+        cr_expect(!(res.exact.err_ulp[0] > 0) && !(res.exact.err_ulp[1] > 0), "%s: %g and %g ulp from the correctly "
+                  "rounded result", cases[t].dtype, res.exact.err_ulp[0], res.exact.err_ulp[1]);
+        cr_expect_eq(res.exact.beyond, 0u, "%s", cases[t].dtype);
+    }
+}
+
+/* An f32 accumulator's rounding, far inside the bound, carries a sum across f16's overflow
+ * threshold: 65504 + 16 - 4 * 2^-10 is 65520 - 2^-8, whose nearest f16 is 65504; pairwise's
+ * roundings give 65520 in f32, which is Inf in f16, where seq's give 65520 - 2^-8. No partial sum
+ * comes near f32's range. Both are orders within the bound: `reorder`, the Inf a threshold
+ * crossing, not a class change; and pairwise against the exact result is within its bound. */
+Test(relations, a_rounding_across_the_overflow_threshold_is_a_reordering, .init = setup, .fini = teardown)
+{
+    const double a_values[6] = {-0x1p-10, -0x1p-10, -0x1p-10, 0x1.ffcp15, -0x1p-10, 16};
+    uint16_t a[6], b[6], bias[1] = {0};
+    for (int i = 0; i < 6; i++)
+        a[i] = fpd_f16_from_double(a_values[i]), b[i] = fpd_f16_from_double(1);
+    struct fpd_case_data data = {.batch = 1, .m = 1, .n = 1, .k = 6, .a = a, .b = b, .bias = bias};
+    static const struct {
+        const char *relation, *backends[2];
+        enum fpd_verdict want;
+        size_t crossings;
+    } runs[] = {{"vendor", {"seq", "pairwise"}, FPD_REORDER, 1}, {"repeat", {"pairwise"}, FPD_SAME, 0}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        struct fpd_check chk = {.relation = fpd_relation_find(runs[r].relation), .exact = FPD_EXACT_ALWAYS};
+        for (int w = 0; w < chk.relation->backends; w++)
+            chk.backends[w] = fpd_registry_find(runs[r].backends[w]);
+        fpd_case_defaults(&chk.c);
+        char why[256];
+        cr_assert_eq(fpd_dtypes_parse("f16:f16", &chk.c.dt, why, sizeof why), FPD_OK, "%s", why);
+        chk.c.m = 1, chk.c.n = 1, chk.c.k = 6, chk.c.data = &data;
+        struct fpd_checker ck = {0};
+        struct fpd_check_result res;
+        cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+        fpd_checker_free(&ck);
+        cr_expect_eq(res.verdict, runs[r].want, "%s: %s", runs[r].relation, fpd_verdict_table[res.verdict].name);
+        cr_expect_eq(res.metrics.nonfinite_mismatch, 0, "%s", runs[r].relation);
+        cr_expect_eq(res.metrics.threshold_crossings, runs[r].crossings, "%s", runs[r].relation);
+        cr_expect(res.metrics.ratio <= 1, "%s: ratio %g", runs[r].relation, res.metrics.ratio);
+        size_t pairwise = strcmp(runs[r].backends[0], "pairwise") == 0 ? 0 : 1; /* its path */
+        cr_expect_eq(res.exact.wrong_class[pairwise], 0, "%s: pairwise's Inf is no wrong class", runs[r].relation);
+        cr_expect_eq(res.exact.threshold[pairwise], 1, "%s: pairwise crosses the threshold", runs[r].relation);
+        cr_expect_eq(res.exact.beyond, 0u, "%s: beyond %u", runs[r].relation, res.exact.beyond);
+    }
 }
 
 /* mm + bias after: where both C and the bias are NaN, C's NaN comes out (as x86's scalar addition
