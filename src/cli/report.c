@@ -108,8 +108,7 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
     return buf;
 }
 
-static void describe_path(FILE *f, const char *label, const struct fpd_check *chk, const struct fpd_path *p,
-                          const struct fpd_region *cmp)
+void fpd_path_words(FILE *f, const struct fpd_check *chk, const struct fpd_path *p, const struct fpd_region *cmp)
 {
     static const char *const bias_words[] = {[FPD_BIAS_NONE] = "", [FPD_BIAS_FUSED] = ", fused bias",
                                              [FPD_BIAS_AFTER] = ", then + bias"};
@@ -117,7 +116,7 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
     struct fpd_case sub = chk->c;
     sub.batch = g->batch.len, sub.m = g->rows.len, sub.n = g->cols.len;
     char shape[64];
-    fprintf(f, "  path %s   %s: %s %s", label, chk->backends[p->backend]->impl->name, fpd_route_words[p->route],
+    fprintf(f, "%s: %s %s", chk->backends[p->backend]->impl->name, fpd_route_words[p->route],
             fpd_shape_format(&sub, shape, sizeof shape));
     if (g->batch.start || g->rows.start || g->cols.start)
         fprintf(f, " at batch %u, row %u, col %u", g->batch.start, g->rows.start, g->cols.start);
@@ -135,6 +134,13 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
                 cmp->batch.len, cmp->rows.start, cmp->rows.len, cmp->cols.start, cmp->cols.len);
     if (p->out != chk->c.dt.out)
         fprintf(f, "; cast to %s", fpd_dtype_info(chk->c.dt.out)->name);
+}
+
+static void describe_path(FILE *f, const char *label, const struct fpd_check *chk, const struct fpd_path *p,
+                          const struct fpd_region *cmp)
+{
+    fprintf(f, "  path %s   ", label);
+    fpd_path_words(f, chk, p, cmp);
     fputc('\n', f);
 }
 

@@ -25,6 +25,10 @@ const char *fpd_generator_option(unsigned generator, char buf[32]);
  * no bound applies to them; JSON's null). */
 double fpd_reported_ratio(const struct fpd_metrics *m);
 
+/* "openblas@Haswell: gemm 4x1000x1000, f32 in, f32 out; then take ...": what a path computes and
+ * how its output is compared (cmp), without a newline. */
+void fpd_path_words(FILE *f, const struct fpd_check *chk, const struct fpd_path *p, const struct fpd_region *cmp);
+
 /* A full human-readable report of one check; `environment` is the one it ran in (environment.h),
  * NULL for this process's backends. */
 void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment);

@@ -466,6 +466,30 @@ static void replay_section(FILE *f, const struct fpd_report_input *in, const str
     fputs("</tbody></table>\n", f);
 }
 
+/* What each path computes and how the outputs are compared, as `show` says it: a row each. */
+static void paths(FILE *f, const struct fpd_check *chk)
+{
+    struct fpd_paths built;
+    fpd_relation_build(chk->relation, &chk->c, &chk->params, &built);
+    const struct fpd_path *both[2] = {&built.a, &built.b};
+    for (int w = 0; w < 2; w++) {
+        char *line = NULL;
+        size_t size = 0;
+        FILE *m = open_memstream(&line, &size);
+        if (!m)
+            return;
+        fpd_path_words(m, chk, both[w], &built.compare);
+        if (fclose(m) != 0 || !line) {
+            free(line);
+            return;
+        }
+        fprintf(f, "<tr><th>path %c</th><td>", "AB"[w]);
+        fpd_html_text(f, line); /* a plugin's backend name is anyone's */
+        fputs("</td></tr>\n", f);
+        free(line);
+    }
+}
+
 /* One saved case: what it is, its numbers, where it ran, and the commands that bring it back. */
 static void finding(FILE *f, const struct fpd_report_input *in, const struct replay_match *match, size_t index)
 {
@@ -482,6 +506,7 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
     fputs("</h3>\n<p>", f);
     fpd_html_text(f, chk->relation->doc);
     fputs("</p>\n<table class='numbers'>\n", f);
+    paths(f, chk);
     fputs("<tr><th>shape</th><td>", f);
     fpd_html_printf(f, "%s (%s)%s%s%s", shape, chk->c.batch > 1 ? "batch x m x n x k" : "m x n x k",
                     chk->c.trans_a ? ", A transposed" : "",
@@ -498,6 +523,21 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
             cf->recorded.ratio, cf->recorded.hash_a, cf->recorded.hash_b, cf->origin_seed, cf->origin_index,
             cf->origin_generator, cf->signature_count, cf->signature_count == 1 ? "" : "s",
             cf->has_data ? "inline, exact" : "generated from the recipe");
+    const struct fpd_exact_report *x = &cf->recorded.exact;
+    if (x->computed) {
+        fprintf(f, "<tr><th>from the correctly rounded result</th><td>path A %.3g ulp, path B %.3g ulp; each "
+                   "against its own bound %.3g and %.3g",
+                x->err_ulp[0], x->err_ulp[1], x->own_ratio[0], x->own_ratio[1]);
+        for (int w = 0; w < 2; w++) {
+            if (x->wrong_class[w])
+                fprintf(f, "; path %c Inf, NaN or finite where it is not, at %zu element%s", "AB"[w], x->wrong_class[w],
+                        x->wrong_class[w] == 1 ? "" : "s");
+            if (x->threshold[w])
+                fprintf(f, "; path %c across the overflow threshold, at %zu element%s", "AB"[w], x->threshold[w],
+                        x->threshold[w] == 1 ? "" : "s");
+        }
+        fputs(" (when saved)</td></tr>\n", f);
+    }
     json_t *cpu = json_object_get(cf->environment, "cpu");
     fputs("<tr><th>ran on</th><td>", f);
     fpd_html_printf(f, "%s, %s", *string_of(cpu, "model") ? string_of(cpu, "model") : "unrecorded CPU",
@@ -525,7 +565,7 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
             fpd_html_printf(f, " (%s)", e->note);
         fputs("</td></tr>\n", f);
         if (e->exact)
-            fprintf(f, "<tr><th>from the correctly rounded result</th><td>path A %.3g ulp, path B %.3g ulp (by "
+            fprintf(f, "<tr><th>from the correctly rounded result now</th><td>path A %.3g ulp, path B %.3g ulp (by "
                        "the replay)</td></tr>\n",
                     e->ulp_a, e->ulp_b);
     }

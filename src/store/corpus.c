@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -133,6 +134,37 @@ static json_t *check_json(const struct fpd_case_file *f)
     return check;
 }
 
+/* A number as JSON: null where it is not finite (an infinite ratio or ulp count: a wrong class). */
+static json_t *finite_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+/* The exact report's members as a case file keeps them, in a table for writing and reading alike. */
+static const struct {
+    const char *key;
+    size_t offset;
+    bool count; /* a count of elements, else a number (null: infinite) */
+} exact_members[] = {
+    {"ulp_a", offsetof(struct fpd_exact_report, err_ulp[0]), false},
+    {"ulp_b", offsetof(struct fpd_exact_report, err_ulp[1]), false},
+    {"own_ratio_a", offsetof(struct fpd_exact_report, own_ratio[0]), false},
+    {"own_ratio_b", offsetof(struct fpd_exact_report, own_ratio[1]), false},
+    {"wrong_class_a", offsetof(struct fpd_exact_report, wrong_class[0]), true},
+    {"wrong_class_b", offsetof(struct fpd_exact_report, wrong_class[1]), true},
+    {"threshold_a", offsetof(struct fpd_exact_report, threshold[0]), true},
+    {"threshold_b", offsetof(struct fpd_exact_report, threshold[1]), true},
+};
+
+static json_t *exact_json(const struct fpd_exact_report *x)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < sizeof exact_members / sizeof exact_members[0]; i++) {
+        const char *at = (const char *)x + exact_members[i].offset;
+        json_object_set_new(o, exact_members[i].key,
+                            exact_members[i].count ? json_integer((json_int_t)*(const size_t *)at)
+                                                   : finite_or_null(*(const double *)at));
+    }
+    return o;
+}
+
 json_t *fpd_case_file_json(const struct fpd_case_file *f)
 {
     json_t *outcome = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o}", "verdict", fpd_verdict_table[f->recorded.verdict].name,
@@ -140,6 +172,8 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
                                 "max_ulp", (json_int_t)(f->recorded.max_ulp > INT64_MAX ? INT64_MAX : f->recorded.max_ulp),
                                 "hash_a", hex64_json(f->recorded.hash_a), "hash_b", hex64_json(f->recorded.hash_b));
     json_object_set_new(outcome, "ratio", isfinite(f->recorded.ratio) ? json_real(f->recorded.ratio) : json_null());
+    if (f->recorded.exact.computed)
+        json_object_set_new(outcome, "exact", exact_json(&f->recorded.exact));
     return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
                      "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
                      "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
@@ -173,6 +207,7 @@ int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *ch
     f->recorded.ratio = res->metrics.ratio;
     f->recorded.hash_a = res->metrics.hash_a;
     f->recorded.hash_b = res->metrics.hash_b;
+    f->recorded.exact = res->exact;
     f->origin_seed = c->recipe.seed;
     f->origin_index = c->recipe.index;
     f->origin_generator = c->recipe.generator;
@@ -284,6 +319,34 @@ static uint64_t get_hex64(struct reader *r, json_t *obj, const char *field, cons
         return 0;
     }
     return x;
+}
+
+/* "outcome.exact", where the file has it: every member a count, or a non-negative number or null. */
+static void read_exact(struct reader *r, json_t *outcome, struct fpd_exact_report *x, int *rc)
+{
+    json_t *o = json_object_get(outcome, "exact");
+    if (!o || *rc != FPD_OK)
+        return;
+    if (!json_is_object(o)) {
+        *rc = bad(r, "outcome.exact", "expected an object");
+        return;
+    }
+    *x = (struct fpd_exact_report){.computed = true};
+    for (size_t i = 0; i < sizeof exact_members / sizeof exact_members[0] && *rc == FPD_OK; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "outcome.exact.%s", exact_members[i].key);
+        char *at = (char *)x + exact_members[i].offset;
+        json_t *v = json_object_get(o, exact_members[i].key);
+        if (exact_members[i].count)
+            *(size_t *)at = (size_t)get_uint(r, o, field, exact_members[i].key, 0, INT64_MAX, rc);
+        else if (json_is_null(v) || (json_is_number(v) && json_number_value(v) >= 0))
+            *(double *)at = json_is_null(v) ? INFINITY : json_number_value(v);
+        else
+            *rc = bad(r, field, v ? "expected a non-negative number or null" : "missing; expected a number or null");
+    }
+    for (int w = 0; w < 2 && *rc == FPD_OK; w++)
+        if (x->own_ratio[w] > 1)
+            x->beyond |= 1u << w;
 }
 
 static uint64_t get_seed(struct reader *r, json_t *obj, const char *field, int *rc)
@@ -621,6 +684,7 @@ static int read_case_file(const char *path, json_t *root, double max_mem, bool a
         f->recorded.ratio = json_is_number(ratio) ? json_number_value(ratio) : NAN;
         f->recorded.hash_a = get_hex64(&r, outcome, "outcome.hash_a", "hash_a", &rc);
         f->recorded.hash_b = get_hex64(&r, outcome, "outcome.hash_b", "hash_b", &rc);
+        read_exact(&r, outcome, &f->recorded.exact, &rc);
         f->origin_seed = get_seed(&r, origin, "origin.seed", &rc);
         f->origin_index = (uint32_t)get_uint(&r, origin, "origin.index", "index", 0, UINT32_MAX, &rc);
         /* files from before generator 2 do not say: generator 1 made their data */

@@ -32,6 +32,8 @@ struct fpd_case_file {
         uint64_t max_ulp;
         double ratio;
         uint64_t hash_a, hash_b;
+        struct fpd_exact_report exact; /* each path against the correctly rounded result, where the
+                                          check that saved it took it ("outcome.exact"; optional) */
     } recorded;
     uint64_t origin_seed;
     uint32_t origin_index;

@@ -60,6 +60,10 @@ else
 fi
 expect "report: the copy buttons show only with JavaScript" "$(cat $tmp/report.html)" "\.js button\.copy\{display:inline\}"
 expect "report: a finding's replay command" "$(cat $tmp/report.html)" "<pre class='command'>fpdiv replay $tmp/corpus/"
+expect "report: each case's paths, as show describes them" "$(cat $tmp/report.html)" \
+    "<tr><th>path B</th><td>(seq|pairwise|blocked): gemm [0-9x]+, (f32|bf16) in, f32 out"
+expect "report: each case's distance from the correctly rounded result, as saved" "$(cat $tmp/report.html)" \
+    "<tr><th>from the correctly rounded result</th><td>path A [0-9.e+]+ ulp, path B [0-9.e+]+ ulp; each against its own bound"
 expect "report: only the XML namespace names a web address" \
     "$(grep -o 'https\?://[^ '"'"'"]*' $tmp/report.html | sort -u | tr '\n' ' ')" '^http://www.w3.org/2000/svg $'
 

@@ -226,15 +226,36 @@ Test(corpus, concurrent_writers, .init = setup, .fini = teardown)
     cr_expect_eq(system(cmd), 0, "temporary files left behind");
 }
 
+/* An edit of a saved case file (a sed script) and what the refusal must say. */
+struct file_edit {
+    const char *sed, *expect;
+};
+
+/* Each edit applied to the file at `path` alone must make it refused, naming the file and saying
+ * what is wrong. */
+static void expect_edits_refused(const char *path, const struct file_edit *edits, size_t n)
+{
+    char original[4300], cmd[16384], why[512];
+    snprintf(original, sizeof original, "%s.orig", path);
+    snprintf(cmd, sizeof cmd, "cp %s %s", path, original);
+    cr_assert_eq(system(cmd), 0);
+    for (size_t i = 0; i < n; i++) {
+        struct fpd_case_file f;
+        snprintf(cmd, sizeof cmd, "cp %s %s && sed -i '%s' %s", original, path, edits[i].sed, path);
+        cr_assert_eq(system(cmd), 0);
+        cr_expect_eq(fpd_case_file_load(path, &f, why, sizeof why), FPD_ERR_INPUT, "edit %zu accepted", i);
+        cr_expect(strstr(why, path) && strstr(why, edits[i].expect), "edit %zu: '%s' lacks '%s'", i, why,
+                  edits[i].expect);
+    }
+}
+
 /* Malformed files: one line naming the file, and line and column or the field. */
 Test(corpus, malformed_files_are_named, .init = setup, .fini = teardown)
 {
     struct fpd_check chk = make_check("slice-rows", "seq", "bf16", "2x3x4");
     char path[4200], why[512];
     save(&chk, 1 << 16, path, sizeof path);
-    struct {
-        const char *sed, *expect;
-    } edits[] = {
+    static const struct file_edit edits[] = {
         {"3s/.*/ \"fpdiv\" \"0.1.0\",/", ":3:"},                       /* syntax: line 3 */
         {"s/\"schema\": 2/\"schema\": 7/", "schema: version 7"},
         {"s/\"m\": 2/\"m\": 0/", "check.case.m: expected an integer from 1"},
@@ -244,20 +265,9 @@ Test(corpus, malformed_files_are_named, .init = setup, .fini = teardown)
         {"s/\"k\": 4/\"k\": 5/", "check.case.data.a: expected 10 elements, found 8"},
         {"s/\"dtype\": \"bf16\"/\"dtype\": \"bf8\"/", "check.case.dtype"},
     };
-    char original[4300];
-    snprintf(original, sizeof original, "%s.orig", path);
+    expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
     char cmd[16384];
-    snprintf(cmd, sizeof cmd, "cp %s %s", path, original);
-    cr_assert_eq(system(cmd), 0);
-    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
-        snprintf(cmd, sizeof cmd, "cp %s %s && sed -i '%s' %s", original, path, edits[i].sed, path);
-        cr_assert_eq(system(cmd), 0);
-        struct fpd_case_file f;
-        cr_expect_eq(fpd_case_file_load(path, &f, why, sizeof why), FPD_ERR_INPUT, "edit %zu accepted", i);
-        cr_expect(strstr(why, path) && strstr(why, edits[i].expect), "edit %zu: '%s' lacks '%s'", i, why,
-                  edits[i].expect);
-    }
-    snprintf(cmd, sizeof cmd, "head -c 200 %s > %s", original, path);
+    snprintf(cmd, sizeof cmd, "head -c 200 %s.orig > %s", path, path);
     cr_assert_eq(system(cmd), 0);
     struct fpd_case_file f;
     cr_expect_eq(fpd_case_file_load(path, &f, why, sizeof why), FPD_ERR_INPUT, "truncated file accepted");
@@ -279,9 +289,7 @@ Test(corpus, corrupt_environment_records_are_named, .init = setup, .fini = teard
     cr_expect_str_eq(f.backend_names[0], "openblas@Prescott");
     cr_expect_eq(f.chk.default_threads, 1);
     fpd_case_file_free(&f);
-    struct {
-        const char *sed, *expect;
-    } edits[] = {
+    static const struct file_edit edits[] = {
         {"s/\"kernel_set\": \"Prescott\"/\"kernel_set\": \"Haswell\"/",
          "environment.backends.openblas@Prescott.kernel_set: 'Haswell', where the check names kernel set Prescott"},
         {"s/\"library\": \"OpenBLAS\"/\"library\": 5/", "environment.backends.openblas@Prescott.library: expected a string"},
@@ -292,17 +300,7 @@ Test(corpus, corrupt_environment_records_are_named, .init = setup, .fini = teard
         {"0,/\"openblas@Prescott\"/s//\"openblas@bad name\"/",
          "check.backends: 'openblas@bad name': a kernel set is a name of letters, digits and '_'"},
     };
-    char original[4300], cmd[16384];
-    snprintf(original, sizeof original, "%s.orig", path);
-    snprintf(cmd, sizeof cmd, "cp %s %s", path, original);
-    cr_assert_eq(system(cmd), 0);
-    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
-        snprintf(cmd, sizeof cmd, "cp %s %s && sed -i '%s' %s", original, path, edits[i].sed, path);
-        cr_assert_eq(system(cmd), 0);
-        cr_expect_eq(fpd_case_file_load(path, &f, why, sizeof why), FPD_ERR_INPUT, "edit %zu accepted", i);
-        cr_expect(strstr(why, path) && strstr(why, edits[i].expect), "edit %zu: '%s' lacks '%s'", i, why,
-                  edits[i].expect);
-    }
+    expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
 }
 
 /* A file of schema 1 named a library alone, with its core in the provenance: it loads pinned to that
@@ -514,4 +512,39 @@ Test(corpus, results_beside_the_cases, .init = setup, .fini = teardown)
     cr_assert_eq(fpd_corpus_list_results(dir, "explain", &entries, &n, why, sizeof why), FPD_OK, "%s", why);
     cr_expect_eq(n, 0, "no explain result was saved");
     fpd_corpus_entries_free(entries, n);
+}
+
+/* The exact report a check took is kept in its case file (outcome.exact) and read back as it was;
+ * a malformed one is named. */
+Test(corpus, the_exact_report_is_kept, .init = setup, .fini = teardown)
+{
+    struct fpd_check chk = make_check("addmm", "seq", "bf16", "3x5x40");
+    chk.exact = FPD_EXACT_ALWAYS;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    cr_assert(res.exact.computed);
+    struct fpd_case_file f, back;
+    char path[4200], why[512];
+    bool existed;
+    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
+    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
+    fpd_case_file_free(&f);
+    cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
+    const struct fpd_exact_report *x = &back.recorded.exact;
+    cr_expect(x->computed, "the exact report was not kept");
+    for (int w = 0; w < 2; w++) {
+        cr_expect(memcmp(&x->err_ulp[w], &res.exact.err_ulp[w], sizeof(double)) == 0, "ulp of path %d", w);
+        cr_expect(memcmp(&x->own_ratio[w], &res.exact.own_ratio[w], sizeof(double)) == 0, "own ratio of path %d", w);
+        cr_expect(x->wrong_class[w] == res.exact.wrong_class[w] && x->threshold[w] == res.exact.threshold[w]);
+    }
+    cr_expect_eq(x->beyond, res.exact.beyond);
+    fpd_case_file_free(&back);
+    static const struct file_edit edits[] = {
+        {"s/\"ulp_a\": [^,]*/\"ulp_a\": -1/", "outcome.exact.ulp_a: expected a non-negative number or null"},
+        {"s/\"wrong_class_b\": [0-9]*/\"wrong_class_b\": \"none\"/", "outcome.exact.wrong_class_b: expected an integer"},
+        {"/\"threshold_a\"/d", "outcome.exact.threshold_a: missing"},
+    };
+    expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
 }
