@@ -184,23 +184,18 @@ static int save(const struct bisect_options *o, const struct fpd_check *chk, con
     snprintf(title, sizeof title, "%s on %s, %s, shape %s, %s from %" PRIu64 " to %" PRIu64 ", by %s%s",
              chk->relation->name, names, dt, shape, fpd_dim_names[b->dim], o->lo, o->hi,
              b->by == FPD_BY_HASH ? "path A's bits" : "verdict", o->scan ? ", every transition" : "");
-    json_t *doc = fpd_saved_result_new(FPD_SAVED_BISECT, argc, argv, title, fpd_checker_environment(ck, chk));
     json_t *boundaries = json_array();
-    bool whole = doc && boundaries;
-    for (size_t i = 0; whole && i < n; i++) {
+    for (size_t i = 0; boundaries && i < n; i++) {
         struct fpd_shape_probe pair[2] = {found[i].before, found[i].after};
-        whole = json_array_append_new(boundaries, fpd_shape_probes_json(pair, 2)) == 0;
+        if (json_array_append_new(boundaries, fpd_shape_probes_json(pair, 2)) != 0)
+            json_decref(boundaries), boundaries = NULL;
     }
-    whole = whole && json_object_set_new(doc, "dim", json_string(fpd_dim_names[b->dim])) == 0 &&
-            json_object_set_new(doc, "by", json_string(b->by == FPD_BY_HASH ? "hash" : "verdict")) == 0 &&
-            json_object_set_new(doc, "probes", fpd_shape_probes_json(run->probes, run->count)) == 0 &&
-            json_object_set(doc, "boundaries", boundaries) == 0;
-    int exit_code = whole ? fpd_saved_result_write(o->save_to, "bisect", doc) : FPD_EXIT_INTERNAL;
-    if (!whole)
-        fpd_cli_error("bisect", "out of memory");
-    json_decref(boundaries);
-    json_decref(doc);
-    return exit_code;
+    json_t *members = json_pack("{s:s, s:s, s:o, s:o}", "dim", fpd_dim_names[b->dim], "by",
+                                b->by == FPD_BY_HASH ? "hash" : "verdict", "probes",
+                                fpd_shape_probes_json(run->probes, run->count), "boundaries", boundaries);
+    return fpd_saved_result_write(
+        o->save_to, "bisect",
+        fpd_saved_result_new(FPD_SAVED_BISECT, argc, argv, title, fpd_checker_environment(ck, chk), members));
 }
 
 int fpd_cmd_bisect(int argc, char **argv)

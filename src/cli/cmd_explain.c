@@ -317,20 +317,15 @@ static int write_outputs(const struct explain_options *o, const struct revealed 
 static int save_trees(const struct explain_options *o, const char *title, json_t *environment,
                       const char *const labels[], const struct revealed *r, size_t n)
 {
-    json_t *doc = fpd_saved_result_new(FPD_SAVED_EXPLAIN, o->argc, o->argv, title, environment);
     json_t *trees = json_array();
-    bool whole = doc && trees;
-    for (size_t i = 0; whole && i < n; i++)
-        whole = json_array_append_new(trees, json_pack("{s:s, s:s, s:s?, s:o}", "label", labels[i], "order",
-                                                       r[i].order, "known", fpd_sumtree_known_order(&r[i].tree),
-                                                       "tree", fpd_sumtree_json(&r[i].tree))) == 0;
-    whole = whole && json_object_set(doc, "trees", trees) == 0;
-    int exit_code = whole ? fpd_saved_result_write(o->save_to, "explain", doc) : FPD_EXIT_INTERNAL;
-    if (!whole)
-        fpd_cli_error("explain", "out of memory");
-    json_decref(trees);
-    json_decref(doc);
-    return exit_code;
+    for (size_t i = 0; trees && i < n; i++)
+        if (json_array_append_new(trees, json_pack("{s:s, s:s, s:s?, s:o}", "label", labels[i], "order", r[i].order,
+                                                   "known", fpd_sumtree_known_order(&r[i].tree), "tree",
+                                                   fpd_sumtree_json(&r[i].tree))) != 0)
+            json_decref(trees), trees = NULL;
+    return fpd_saved_result_write(o->save_to, "explain",
+                                  fpd_saved_result_new(FPD_SAVED_EXPLAIN, o->argc, o->argv, title, environment,
+                                                       json_pack("{s:o}", "trees", trees)));
 }
 
 static int explain_one(struct explain_options *o)

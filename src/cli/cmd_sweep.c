@@ -183,15 +183,11 @@ int fpd_cmd_sweep(int argc, char **argv)
     if (rc == FPD_OK && svg)
         fpd_plot_sweep(svg, title, o.vary, points, n);
     int saved = FPD_EXIT_OK;
-    if (rc == FPD_OK && o.save_to) {
-        json_t *doc = fpd_saved_result_new(FPD_SAVED_SWEEP, argc, argv, title, fpd_checker_environment(&ck, &cf.chk));
-        if (doc && json_object_set_new(doc, "dim", json_string(o.vary)) == 0 &&
-            json_object_set_new(doc, "probes", fpd_shape_probes_json(points, n)) == 0)
-            saved = fpd_saved_result_write(o.save_to, "sweep", doc);
-        else
-            rc = FPD_ERR_NOMEM;
-        json_decref(doc);
-    }
+    if (rc == FPD_OK && o.save_to)
+        saved = fpd_saved_result_write(
+            o.save_to, "sweep",
+            fpd_saved_result_new(FPD_SAVED_SWEEP, argc, argv, title, fpd_checker_environment(&ck, &cf.chk),
+                                 json_pack("{s:s, s:o}", "dim", o.vary, "probes", fpd_shape_probes_json(points, n))));
     bool csv_failed = csv && fclose(csv) != 0, svg_failed = svg && fclose(svg) != 0; /* both closed */
     bool close_failed = csv_failed || svg_failed;
     free(points);

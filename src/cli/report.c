@@ -9,6 +9,7 @@
 #include "backends/host.h"
 #include "common/cpu.h"
 #include "common/dtype.h"
+#include "common/text.h"
 #include "engine/environment.h"
 #include "store/corpus.h"
 
@@ -235,8 +236,6 @@ static json_t *hex64(uint64_t x)
 }
 
 /* JSON has no Inf or NaN: non-finite numbers become null. */
-static json_t *real(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
 double fpd_reported_ratio(const struct fpd_metrics *m) { return m->bounded || m->diff == 0 ? m->ratio : NAN; }
 
 json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res)
@@ -257,9 +256,9 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "nonfinite_mismatch", json_integer((json_int_t)m->nonfinite_mismatch));
     json_object_set_new(o, "threshold_crossings", json_integer((json_int_t)m->threshold_crossings));
     json_object_set_new(o, "max_ulp", json_integer((json_int_t)(m->max_ulp > INT64_MAX ? INT64_MAX : m->max_ulp)));
-    json_object_set_new(o, "max_abs", real(m->max_abs));
-    json_object_set_new(o, "max_rel", real(m->max_rel));
-    json_object_set_new(o, "ratio", real(fpd_reported_ratio(m)));
+    json_object_set_new(o, "max_abs", fpd_json_finite(m->max_abs));
+    json_object_set_new(o, "max_rel", fpd_json_finite(m->max_rel));
+    json_object_set_new(o, "ratio", fpd_json_finite(fpd_reported_ratio(m)));
     json_object_set_new(o, "hash_a", hex64(m->hash_a));
     json_object_set_new(o, "hash_b", hex64(m->hash_b));
     json_object_set_new(o, "seed", fpd_seed_json(c->recipe.seed));
@@ -294,18 +293,12 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     }
     if (res->exact.computed) {
         const struct fpd_exact_report *x = &res->exact;
-        json_t *beyond = json_array();
+        json_t *beyond = json_array(), *exact = fpd_exact_report_json(x); /* as a case file keeps it */
         for (int w = 0; w < 2; w++)
             if (x->beyond & (1u << w))
                 json_array_append_new(beyond, json_string(w ? "B" : "A"));
-        json_object_set_new(o, "exact", json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:I,s:I}", "ulp_a",
-                                                  real(x->err_ulp[0]), "ulp_b", real(x->err_ulp[1]), "own_ratio_a",
-                                                  real(x->own_ratio[0]), "own_ratio_b", real(x->own_ratio[1]),
-                                                  "beyond_bound", beyond, "wrong_class_a",
-                                                  (json_int_t)x->wrong_class[0], "wrong_class_b",
-                                                  (json_int_t)x->wrong_class[1], "threshold_a",
-                                                  (json_int_t)x->threshold[0], "threshold_b",
-                                                  (json_int_t)x->threshold[1]));
+        json_object_set_new(exact, "beyond_bound", beyond);
+        json_object_set_new(o, "exact", exact);
     }
     const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);
     json_object_set_new(o, "reproduce", rerun ? json_string(rerun) : json_null());

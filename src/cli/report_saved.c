@@ -67,9 +67,10 @@ static void plot_probes(FILE *f, const struct fpd_saved_result *r)
 
 static void outcome(FILE *f, const struct fpd_saved_result *r, const struct fpd_shape_probe *p)
 {
+    const char *by = member(r, "by");
     if (!p->tested)
         fpd_html_printf(f, "skipped (%s)", p->skip_reason);
-    else if (strcmp(member(r, "by") ? member(r, "by") : "", "hash") == 0)
+    else if (by && strcmp(by, "hash") == 0)
         fprintf(f, "path A bits <code>%016" PRIx64 "</code> (%s)", p->key, fpd_verdict_table[p->verdict].name);
     else
         fprintf(f, "%s, %zu of %zu elements differ", fpd_verdict_table[p->verdict].name, p->metrics.diff,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "common/text.h"
 #include "common/version.h"
 #include "store/corpus.h"
@@ -14,7 +15,8 @@
 
 const char *const fpd_saved_kind_names[FPD_SAVED_KIND_COUNT] = {"sweep", "bisect", "explain"};
 
-json_t *fpd_saved_result_new(enum fpd_saved_kind kind, int argc, char **argv, const char *title, json_t *environment)
+json_t *fpd_saved_result_new(enum fpd_saved_kind kind, int argc, char **argv, const char *title, json_t *environment,
+                             json_t *members)
 {
     /* the command as it was typed, one shell word per argument, to be copied from the page */
     size_t size = 16;
@@ -22,7 +24,7 @@ json_t *fpd_saved_result_new(enum fpd_saved_kind kind, int argc, char **argv, co
         size += 4 * strlen(argv[i]) + 4; /* quoted and made printable: at most 4 bytes a byte */
     char *command = malloc(size), *word = malloc(size);
     json_t *doc = NULL;
-    if (command && word) {
+    if (command && word && members) {
         strcpy(command, "fpdiv");
         for (int i = 0; i < argc; i++)
             strcat(strcat(command, " "), fpd_shell_word(argv[i], word, size));
@@ -30,8 +32,11 @@ json_t *fpd_saved_result_new(enum fpd_saved_kind kind, int argc, char **argv, co
                         fpd_saved_kind_names[kind], "fpdiv", FPD_VERSION, "title", fpd_json_text(title), "command",
                         fpd_json_text(command), "environment", environment ? environment : json_object());
         environment = NULL;
+        if (doc && json_object_update(doc, members) != 0)
+            json_decref(doc), doc = NULL;
     }
     json_decref(environment);
+    json_decref(members);
     free(command);
     free(word);
     return doc;
@@ -41,8 +46,10 @@ int fpd_saved_result_write(const char *corpus_dir, const char *command, json_t *
 {
     char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
     char *file = text ? malloc(strlen(text) + 2) : NULL;
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
     if (!file) {
         free(text);
+        json_decref(doc);
         fpd_cli_error(command, "out of memory");
         return FPD_EXIT_INTERNAL;
     }
@@ -50,9 +57,9 @@ int fpd_saved_result_write(const char *corpus_dir, const char *command, json_t *
     free(text);
     char path[4300], why[1024], shown[4400];
     bool existed;
-    int rc = fpd_corpus_save_result(corpus_dir, json_string_value(json_object_get(doc, "kind")), file, path,
-                                    sizeof path, &existed, why, sizeof why);
+    int rc = fpd_corpus_save_result(corpus_dir, kind, file, path, sizeof path, &existed, why, sizeof why);
     free(file);
+    json_decref(doc);
     if (rc != FPD_OK) {
         fpd_cli_error(command, "--save-to: %s", why);
         return FPD_EXIT_USAGE;
@@ -60,9 +67,6 @@ int fpd_saved_result_write(const char *corpus_dir, const char *command, json_t *
     printf("%s %s\n", existed ? "already saved:" : "saved", fpd_printable(path, shown, sizeof shown));
     return FPD_EXIT_OK;
 }
-
-/* A finite number as JSON, else null (JSON has no Inf or NaN). */
-static json_t *number_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
 json_t *fpd_shape_probes_json(const struct fpd_shape_probe *probes, size_t n)
 {
@@ -74,9 +78,9 @@ json_t *fpd_shape_probes_json(const struct fpd_shape_probe *probes, size_t n)
         snprintf(key, sizeof key, "%016" PRIx64, p->key);
         json_t *o = p->tested ? json_pack("{s:I, s:s, s:I, s:I, s:o, s:I, s:o, s:s}", "value", (json_int_t)p->value,
                                           "verdict", fpd_verdict_table[p->verdict].name, "diff", (json_int_t)m->diff,
-                                          "count", (json_int_t)m->count, "max_abs", number_or_null(m->max_abs),
+                                          "count", (json_int_t)m->count, "max_abs", fpd_json_finite(m->max_abs),
                                           "max_ulp", (json_int_t)m->max_ulp, "ratio",
-                                          number_or_null(m->bounded ? m->ratio : NAN), "key", key)
+                                          fpd_json_finite(fpd_reported_ratio(m)), "key", key)
                               : json_pack("{s:I, s:o}", "value", (json_int_t)p->value, "skipped",
                                           fpd_json_text(p->skip_reason));
         if (json_array_append_new(a, o) != 0) {

@@ -21,10 +21,14 @@ extern const char *const fpd_saved_kind_names[FPD_SAVED_KIND_COUNT];
 
 #define FPD_SAVED_SCHEMA 1
 
-/* The shared header; `environment` is taken (may be NULL). NULL when out of memory. */
-json_t *fpd_saved_result_new(enum fpd_saved_kind kind, int argc, char **argv, const char *title, json_t *environment);
-/* Saves it in corpus_dir/results/<kind>/ and says where on stdout ("saved ..." or "already
- * saved ..."); an error is printed as `command`'s. An exit status: FPD_EXIT_OK, _USAGE or _INTERNAL. */
+/* The shared header with the kind's own members (an object); `environment` and `members` are
+ * taken (NULL: an environment unrecorded; members that could not be made). NULL when out of
+ * memory. */
+json_t *fpd_saved_result_new(enum fpd_saved_kind kind, int argc, char **argv, const char *title, json_t *environment,
+                             json_t *members);
+/* Saves doc (taken; NULL: out of memory) in corpus_dir/results/<kind>/ and says where on stdout
+ * ("saved ..." or "already saved ..."); an error is printed as `command`'s. An exit status:
+ * FPD_EXIT_OK, _USAGE or _INTERNAL. */
 int fpd_saved_result_write(const char *corpus_dir, const char *command, json_t *doc);
 
 json_t *fpd_shape_probes_json(const struct fpd_shape_probe *probes, size_t n);

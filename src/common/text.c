@@ -1,6 +1,7 @@
 /* text.c — untrusted text made safe to show: see text.h. */
 #include "common/text.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,8 @@ json_t *fpd_json_text(const char *in)
     free(shown);
     return s;
 }
+
+json_t *fpd_json_finite(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
 const char *fpd_shell_word(const char *in, char *out, size_t size)
 {

@@ -22,6 +22,9 @@ void fpd_put_printable(FILE *f, const char *in);
  * escaped as above; a file name is any bytes, and a record must not be lost for it. */
 json_t *fpd_json_text(const char *in);
 
+/* A number as JSON, or null where it is not finite: JSON has no Inf or NaN. */
+json_t *fpd_json_finite(double x);
+
 /* `in` as one word of a POSIX shell command (quoted when it has to be), then made printable:
  * for the commands fpdiv prints to be copied. Returns out; an empty string when it does not fit. */
 const char *fpd_shell_word(const char *in, char *out, size_t size);

@@ -16,6 +16,7 @@
 
 #include "backends/backend_pinned.h"
 #include "common/dtype.h"
+#include "common/text.h"
 #include "common/version.h"
 #include "gen/gen.h"
 
@@ -134,9 +135,6 @@ static json_t *check_json(const struct fpd_case_file *f)
     return check;
 }
 
-/* A number as JSON: null where it is not finite (an infinite ratio or ulp count: a wrong class). */
-static json_t *finite_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
 /* The exact report's members as a case file keeps them, in a table for writing and reading alike. */
 static const struct {
     const char *key;
@@ -153,14 +151,14 @@ static const struct {
     {"threshold_b", offsetof(struct fpd_exact_report, threshold[1]), true},
 };
 
-static json_t *exact_json(const struct fpd_exact_report *x)
+json_t *fpd_exact_report_json(const struct fpd_exact_report *x)
 {
     json_t *o = json_object();
     for (size_t i = 0; o && i < sizeof exact_members / sizeof exact_members[0]; i++) {
         const char *at = (const char *)x + exact_members[i].offset;
         json_object_set_new(o, exact_members[i].key,
                             exact_members[i].count ? json_integer((json_int_t)*(const size_t *)at)
-                                                   : finite_or_null(*(const double *)at));
+                                                   : fpd_json_finite(*(const double *)at) /* Inf: a wrong class */);
     }
     return o;
 }
@@ -171,9 +169,9 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
                                 "diff", (json_int_t)f->recorded.diff, "count", (json_int_t)f->recorded.count,
                                 "max_ulp", (json_int_t)(f->recorded.max_ulp > INT64_MAX ? INT64_MAX : f->recorded.max_ulp),
                                 "hash_a", hex64_json(f->recorded.hash_a), "hash_b", hex64_json(f->recorded.hash_b));
-    json_object_set_new(outcome, "ratio", isfinite(f->recorded.ratio) ? json_real(f->recorded.ratio) : json_null());
+    json_object_set_new(outcome, "ratio", fpd_json_finite(f->recorded.ratio));
     if (f->recorded.exact.computed)
-        json_object_set_new(outcome, "exact", exact_json(&f->recorded.exact));
+        json_object_set_new(outcome, "exact", fpd_exact_report_json(&f->recorded.exact));
     return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
                      "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
                      "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",

@@ -61,6 +61,9 @@ int fpd_case_file_load(const char *path, struct fpd_case_file *f, char *why, siz
 /* The same for a command that does not run the case (export): a backend not loaded here (a
  * plugin's) stands in as a placeholder that is unavailable, named as the file names it. */
 int fpd_case_file_load_any(const char *path, struct fpd_case_file *f, char *why, size_t why_size);
+/* The exact report as JSON, as a case file keeps it ("outcome.exact") and --json prints it:
+ * ulp_a/_b, own_ratio_a/_b (null where infinite), wrong_class_a/_b, threshold_a/_b. */
+json_t *fpd_exact_report_json(const struct fpd_exact_report *x);
 /* A JSON document from a regular file only (a FIFO named *.json would hang its reader): NULL with
  * why naming file, line and column of a syntax error. `flags` are Jansson's. */
 json_t *fpd_json_file_load(const char *path, size_t flags, char *why, size_t why_size);

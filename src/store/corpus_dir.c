@@ -53,6 +53,23 @@ static int open_inside(int parent, const char *dir, const char *name, bool creat
     return fd;
 }
 
+/* dir/names[0]/.../names[n - 1], the corpus root made with its parents and each name inside it
+ * made where missing, none a symbolic link (open_inside): its descriptor, or -1 with why. `where`
+ * receives its path, for messages. */
+static int open_corpus_path(const char *dir, const char *const names[], size_t n, char *where, size_t where_size,
+                            char *why, size_t why_size)
+{
+    int fd = open_root(dir, true, why, why_size);
+    snprintf(where, where_size, "%.2000s", dir);
+    for (size_t i = 0; fd >= 0 && i < n; i++) {
+        int inner = open_inside(fd, where, names[i], true, why, why_size);
+        close(fd);
+        fd = inner;
+        snprintf(where + strlen(where), where_size - strlen(where), "/%s", names[i]);
+    }
+    return fd;
+}
+
 /* ---- atomic writes --------------------------------------------------------------------------------- */
 
 /* Writes text as dir_fd/name: a temporary file, made durable, then linked into place (link fails
@@ -128,11 +145,8 @@ static int save(const char *dir, const struct fpd_case_file *f, bool replace, ch
     char name[32];
     snprintf(name, sizeof name, "%016" PRIx64 ".json", hash);
     snprintf(path, path_size, "%s/%s/%s", dir, relation, name);
-    int root = open_root(dir, true, why, why_size);
-    if (root < 0)
-        return FPD_ERR_INPUT;
-    int sub = open_inside(root, dir, relation, true, why, why_size);
-    close(root);
+    char where[4200];
+    int sub = open_corpus_path(dir, (const char *const[]){relation}, 1, where, sizeof where, why, why_size);
     if (sub < 0)
         return FPD_ERR_INPUT;
     json_t *j = fpd_case_file_json(f);
@@ -142,8 +156,6 @@ static int save(const char *dir, const struct fpd_case_file *f, bool replace, ch
     char *line = text ? malloc(strlen(text) + 2) : NULL;
     if (line) {
         sprintf(line, "%s\n", text);
-        char where[4200];
-        snprintf(where, sizeof where, "%s/%s", dir, relation);
         rc = write_at(sub, where, name, line, replace, existed, why, why_size);
     }
     if (rc == FPD_ERR_NOMEM)
@@ -174,19 +186,10 @@ int fpd_corpus_save_result(const char *dir, const char *kind, const char *text, 
     char name[32], where[4200];
     snprintf(name, sizeof name, "%016" PRIx64 ".json", (uint64_t)XXH3_64bits(text, strlen(text)));
     snprintf(path, path_size, "%s/%s/%s/%s", dir, FPD_RESULTS_DIR, kind, name);
-    snprintf(where, sizeof where, "%.2000s/%s", dir, FPD_RESULTS_DIR);
-    int root = open_root(dir, true, why, why_size);
-    if (root < 0)
-        return FPD_ERR_INPUT;
-    int results = open_inside(root, dir, FPD_RESULTS_DIR, true, why, why_size);
-    close(root);
-    if (results < 0)
-        return FPD_ERR_INPUT;
-    int sub = open_inside(results, where, kind, true, why, why_size);
-    close(results);
+    int sub = open_corpus_path(dir, (const char *const[]){FPD_RESULTS_DIR, kind}, 2, where, sizeof where, why,
+                               why_size);
     if (sub < 0)
         return FPD_ERR_INPUT;
-    snprintf(where + strlen(where), sizeof where - strlen(where), "/%s", kind);
     int rc = write_at(sub, where, name, text, false, existed, why, why_size);
     close(sub);
     return rc;
