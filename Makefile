@@ -328,7 +328,8 @@ $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/squa
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags openblas) -o $@ $< $(BUILD)/libfpdiv.a $(LDLIBS) \
 	    $(shell pkg-config --libs openblas)
 
-# Benchmarks: run on an idle machine; each prints what it measured and how.
+# Benchmarks: run on an idle machine; each prints what it measured and how. The last counts the
+# probabilistic tier's false alarms, which no timing depends on.
 bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
@@ -336,6 +337,7 @@ bench: $(BENCH_BIN) $(BUILD)/fpdiv
 	@BACKENDS="seq tc-v100 tc-a100 tc-ada tc-h100 tc-b200 tc-b200rn" DTYPES=f16,bf16 \
 	    FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh 10
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_bridge.sh
+	@FPDIV=$(BUILD)/fpdiv scripts/bench/false_alarms.sh
 
 # The README's picture of `fpdiv report`, from a real campaign (scripts/readme/screenshot.sh says which).
 readme-screenshot: $(BUILD)/fpdiv

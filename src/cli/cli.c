@@ -147,7 +147,7 @@ int fpd_cli_verdict(const char *opt, const char *text, bool allow_never, int *ou
         return FPD_OK;
     }
     if (fpd_verdict_parse(text, &v) != FPD_OK) {
-        snprintf(why, why_size, "%s '%s': expected same, reorder, bound, nonfinite, error%s", opt, text,
+        snprintf(why, why_size, "%s '%s': expected same, reorder, improbable, bound, nonfinite, error%s", opt, text,
                  allow_never ? " or never" : "");
         return FPD_ERR_INPUT;
     }

@@ -17,8 +17,8 @@ static const char help_head[] =
     "Runs one relation on one case and reports the verdict, the difference metrics, the worst\n"
     "element, and the environment both paths ran in (CPU, library, kernel set, threads).\n\n";
 static const char help_tail[] =
-    "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, bound, never\n"
-    "                       (default bound)\n"
+    "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, improbable,\n"
+    "                       bound, never (default improbable)\n"
     "  --json               print one JSON object instead of the report\n"
     "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
     "  -h, --help           this text\n";
@@ -110,7 +110,7 @@ int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_case_flags cf;
     fpd_case_flags_init(&cf);
-    struct check_options o = {.fail_on = FPD_BOUND};
+    struct check_options o = {.fail_on = FPD_IMPROBABLE};
     char why[512];
     int rc = parse(argc, argv, &cf, &o, why, sizeof why);
     if (rc < 0)

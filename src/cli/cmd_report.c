@@ -63,7 +63,7 @@ static int take_check(json_t *o, struct lines *l, const char **problem)
                : !json_is_integer(diff) || json_integer_value(diff) < 0   ? "without \"diff\" (a count)"
                : !json_is_integer(count) || json_integer_value(count) < 0 ? "without \"count\" (a count)"
                : !verdict_name || fpd_verdict_parse(verdict_name, &verdict) != FPD_OK
-                   ? "without \"verdict\" (same, reorder, bound, nonfinite or error)"
+                   ? "without \"verdict\" (same, reorder, improbable, bound, nonfinite or error)"
                : !shape || fpd_shape_parse(shape, &c, shape_why, sizeof shape_why) != FPD_OK
                    ? "without \"shape\" ([BATCHx]MxNxK)"
                    : NULL;

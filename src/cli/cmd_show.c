@@ -64,6 +64,8 @@ static void show_recorded(const struct fpd_case_file *f)
     printf("recorded %s: %zu of %zu elements differ, max %" PRIu64 " ulp, ratio %.3g\n",
            fpd_verdict_table[f->recorded.verdict].name, f->recorded.diff, f->recorded.count, f->recorded.max_ulp,
            f->recorded.ratio);
+    if (f->recorded.probable_ratio > 1)
+        printf("  likely   %.3g times the probabilistic threshold\n", f->recorded.probable_ratio);
     printf("  hashes   A %016" PRIx64 "  B %016" PRIx64 "\n", f->recorded.hash_a, f->recorded.hash_b);
     printf("  origin   seed %" PRIu64 " index %" PRIu32 ", generator %u (%zu check%s of this signature), by fpdiv %s\n",
            f->origin_seed, f->origin_index, f->origin_generator, f->signature_count, f->signature_count == 1 ? "" : "s",

@@ -35,22 +35,33 @@ void fpd_fuzz_report_progress(struct fpd_fuzz_report *r, const struct fpd_stats 
     r->last = t;
     double rate = st->checks / (t - r->start > 0 ? t - r->start : 1e-9);
     fflush(stdout); /* between stdout's lines (fpd_cli_error says why) */
-    fprintf(stderr, "%s%zu checks, %.0f/s; reorder %zu, bound %zu, nonfinite %zu, error %zu%s", r->tty ? "\r\033[K" : "",
-            st->checks, rate, st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
-            st->by_verdict[FPD_ERROR], r->tty && !final ? "" : "\n");
+    fprintf(stderr, "%s%zu checks, %.0f/s", r->tty ? "\r\033[K" : "", st->checks, rate);
+    for (int v = FPD_REORDER; v < FPD_VERDICT_COUNT; v++) /* every verdict but same */
+        fprintf(stderr, "%s %s %zu", v == FPD_REORDER ? ";" : ",", fpd_verdict_table[v].name, st->by_verdict[v]);
+    fputs(r->tty && !final ? "" : "\n", stderr);
     fflush(stderr);
+}
+
+/* "ratio R" to the worst-case bound; an improbable check also says how far past the probabilistic
+ * threshold it is, since its ratio alone (at most 1) reads as a reordering. */
+static const char *ratio_words(const struct fpd_check_result *res, char *buf, size_t size)
+{
+    int len = snprintf(buf, size, "ratio %.3g", res->metrics.ratio);
+    if (res->verdict == FPD_IMPROBABLE && len >= 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, ", %.3g times the probabilistic threshold", res->probable_ratio);
+    return buf;
 }
 
 static void print_finding(const struct fpd_check *chk, const struct fpd_check_result *res)
 {
-    char dt[32], cmd[FPD_COMMAND_MAX], backends[160];
+    char dt[32], cmd[FPD_COMMAND_MAX], backends[160], ratio[96];
     fpd_check_backend_names(chk, backends, sizeof backends);
     const struct fpd_metrics *m = &res->metrics;
     printf("finding %-9s %-11s %-24s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
-           " ulp, ratio %.3g%s%s\n  rerun: %s\n",
+           " ulp, %s%s%s\n  rerun: %s\n",
            fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
            fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, m->diff, m->count,
-           m->max_ulp, m->ratio, res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "",
+           m->max_ulp, ratio_words(res, ratio, sizeof ratio), res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "",
            fpd_reproduce_command(chk, cmd, sizeof cmd));
 }
 
@@ -65,6 +76,13 @@ static int tally_order(const void *x, const void *y)
     return (a->backend[1] > b->backend[1]) - (a->backend[1] < b->backend[1]);
 }
 
+/* A verdict's column in the summary table: as wide as its name, 7 at least. */
+static int verdict_width(int v)
+{
+    int len = (int)strlen(fpd_verdict_table[v].name);
+    return len > 7 ? len : 7;
+}
+
 static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, double seconds, int fail_on,
                           size_t failed, double gemm_seconds)
 {
@@ -76,20 +94,22 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
         int len = (int)strlen(combo_backends(cp, st->tallies[i].backend, backends, sizeof backends));
         width = len > width ? len : width;
     }
-    printf("\n%-12s %-*s %7s %7s %7s %7s %9s %6s %9s %9s\n", "relation", width, "backends", "checks", "same", "reorder",
-           "bound", "nonfinite", "error", "max ulp", "max ratio");
+    printf("\n%-12s %-*s %7s", "relation", width, "backends", "checks");
+    for (int v = 0; v < FPD_VERDICT_COUNT; v++)
+        printf(" %*s", verdict_width(v), fpd_verdict_table[v].name);
+    printf(" %9s %9s\n", "max ulp", "max ratio");
     for (size_t i = 0; i < st->n_tallies; i++) {
         const struct fpd_tally *t = &st->tallies[i];
-        printf("%-12s %-*s %7zu %7zu %7zu %7zu %9zu %6zu %9" PRIu64 " %9.3g\n", cp->cfg.relations[t->relation]->name,
-               width, combo_backends(cp, t->backend, backends, sizeof backends), t->checks, t->by_verdict[FPD_SAME],
-               t->by_verdict[FPD_REORDER], t->by_verdict[FPD_BOUND], t->by_verdict[FPD_NONFINITE],
-               t->by_verdict[FPD_ERROR], t->max_ulp, t->max_ratio);
+        printf("%-12s %-*s %7zu", cp->cfg.relations[t->relation]->name, width,
+               combo_backends(cp, t->backend, backends, sizeof backends), t->checks);
+        for (int v = 0; v < FPD_VERDICT_COUNT; v++)
+            printf(" %*zu", verdict_width(v), t->by_verdict[v]);
+        printf(" %9" PRIu64 " %9.3g\n", t->max_ulp, t->max_ratio);
     }
-    printf("\n%zu checks in %.1f s (%.0f/s): same %zu, reorder %zu, bound %zu, nonfinite %zu, error %zu; "
-           "%zu signatures\n",
-           st->checks, seconds, st->checks / (seconds > 0 ? seconds : 1e-9), st->by_verdict[FPD_SAME],
-           st->by_verdict[FPD_REORDER], st->by_verdict[FPD_BOUND], st->by_verdict[FPD_NONFINITE],
-           st->by_verdict[FPD_ERROR], st->n_signatures);
+    printf("\n%zu checks in %.1f s (%.0f/s):", st->checks, seconds, st->checks / (seconds > 0 ? seconds : 1e-9));
+    for (int v = 0; v < FPD_VERDICT_COUNT; v++)
+        printf("%s %s %zu", v ? "," : "", fpd_verdict_table[v].name, st->by_verdict[v]);
+    printf("; %zu signatures\n", st->n_signatures);
     if (st->skipped)
         printf("skipped %zu check%s over the --max-mem budget at the smallest shape (the first is named on stderr)\n",
                st->skipped, st->skipped == 1 ? "" : "s");
@@ -213,7 +233,7 @@ void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line)
 static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, const struct fpd_check_result *res,
                      bool fails)
 {
-    char classname[64], backends[160], dt[32], message[512], cmd[FPD_COMMAND_MAX];
+    char classname[64], backends[160], dt[32], message[512], cmd[FPD_COMMAND_MAX], ratio[96];
     snprintf(classname, sizeof classname, "fpdiv.%s", chk->relation->name);
     fpd_check_backend_names(chk, backends, sizeof backends);
     struct fpd_ci_case *c = fpd_ci_case(ci, classname, backends);
@@ -223,10 +243,10 @@ static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, cons
     if (!fails)
         return FPD_OK;
     snprintf(message, sizeof message,
-             "%s: %s on %s, %s, seed %" PRIu64 " index %" PRIu32 ": %zu of %zu elements differ, ratio %.3g%s%s",
+             "%s: %s on %s, %s, seed %" PRIu64 " index %" PRIu32 ": %zu of %zu elements differ, %s%s%s",
              fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
              fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, res->metrics.diff,
-             res->metrics.count, res->metrics.ratio, res->verdict == FPD_ERROR ? "; " : "",
+             res->metrics.count, ratio_words(res, ratio, sizeof ratio), res->verdict == FPD_ERROR ? "; " : "",
              res->verdict == FPD_ERROR ? res->error : "");
     return fpd_ci_fail(c, fpd_verdict_table[res->verdict].name, message, fpd_reproduce_command(chk, cmd, sizeof cmd));
 }

@@ -329,8 +329,8 @@ void fpd_plot_fraction(FILE *f, const char *title, const char *x_label, const st
     int key = WIDTH - RIGHT - 360;
     fprintf(f, "<circle cx='%d' cy='%d' r='5' fill='" WITHIN_COLOUR "'/><text x='%d' y='%d' font-size='12'>within "
                "the bound (reorder)</text>\n", key + 6, 54, key + 16, 58);
-    fprintf(f, "<circle cx='%d' cy='%d' r='5' fill='" BEYOND_COLOUR "'/><text x='%d' y='%d' font-size='12'>beyond "
-               "it, or NaN/Inf</text>\n", key + 216, 54, key + 226, 58);
+    fprintf(f, "<circle cx='%d' cy='%d' r='5' fill='" BEYOND_COLOUR "'/><text x='%d' y='%d' font-size='12'>improbable "
+               "or worse</text>\n", key + 216, 54, key + 226, 58);
     fprintf(f, "<text x='22' y='%.1f' font-size='13' transform='rotate(-90 22 %.1f)' text-anchor='middle'>fraction "
                "of elements that differ</text>\n", top + PANEL_H / 2.0, top + PANEL_H / 2.0);
     fprintf(f, "<text x='%d' y='%d' font-size='13' text-anchor='middle'>", LEFT + (WIDTH - LEFT - RIGHT) / 2, height - 14);

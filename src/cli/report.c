@@ -215,6 +215,11 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
         if (m->diff) {
             fprintf(f, "  max      %" PRIu64 " ulp, abs %.3g, rel %.3g\n", m->max_ulp, m->max_abs, m->max_rel);
             fprintf(f, "  ratio    %.3g of the rounding bound (<= 1: any summation order may give it)\n", m->ratio);
+            if (res->probable_ratio > 1)
+                fprintf(f, "  likely   %.3g of the probabilistic threshold (> 1: no reordering gives it, but with odds\n"
+                           "           below 1e-13 an element, under independent, mean-zero rounding errors%s)\n",
+                        res->probable_ratio,
+                        res->probable_order_free ? "; its data are not exchangeable, so the order-free threshold" : "");
             fprintf(f, "  worst    [%u, %u, %u]: A = %s, B = %s\n", res->worst_batch, res->worst_row, res->worst_col,
                     fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a),
                     fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b));
@@ -259,6 +264,9 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "max_abs", fpd_json_finite(m->max_abs));
     json_object_set_new(o, "max_rel", fpd_json_finite(m->max_rel));
     json_object_set_new(o, "ratio", fpd_json_finite(fpd_reported_ratio(m)));
+    /* against the probabilistic threshold: a number where it is over 1 (improbable), else null */
+    json_object_set_new(o, "probable_ratio", res->probable_ratio > 0 ? json_real(res->probable_ratio) : json_null());
+    json_object_set_new(o, "probable_order_free", json_boolean(res->probable_order_free));
     json_object_set_new(o, "hash_a", hex64(m->hash_a));
     json_object_set_new(o, "hash_b", hex64(m->hash_b));
     json_object_set_new(o, "seed", fpd_seed_json(c->recipe.seed));

@@ -154,7 +154,7 @@ static void summary_table(FILE *f, const struct fpd_report_input *in)
         for (int v = 0; v < FPD_VERDICT_COUNT; v++) {
             json_int_t n = json_integer_value(json_object_get(verdicts, fpd_verdict_table[v].name));
             fprintf(f, "<td class='num%s' data-verdict='%s'>%" JSON_INTEGER_FORMAT "</td>",
-                    n && v >= FPD_BOUND ? " alarm" : "", fpd_verdict_table[v].name, n);
+                    n && v >= FPD_IMPROBABLE ? " alarm" : "", fpd_verdict_table[v].name, n);
         }
         fprintf(f, "<td class='num'>%" JSON_INTEGER_FORMAT "</td><td class='num'>%.3g</td></tr>\n",
                 json_integer_value(json_object_get(row, "max_ulp")), json_number_value(json_object_get(row, "max_ratio")));
@@ -241,7 +241,8 @@ int fpd_campaign_digest_add(struct fpd_campaign_digest *d, const char *relation,
         return FPD_OK;
     if (!FPD_ARRAY_RESERVE(d->points, d->point_cap, d->point_count + 1))
         return FPD_ERR_NOMEM;
-    d->points[d->point_count++] = (struct fpd_difference_point){m, k, (double)diff / (double)count, verdict >= FPD_BOUND};
+    d->points[d->point_count++] =
+        (struct fpd_difference_point){m, k, (double)diff / (double)count, verdict >= FPD_IMPROBABLE};
     return FPD_OK;
 }
 
@@ -523,6 +524,9 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
             cf->recorded.ratio, cf->recorded.hash_a, cf->recorded.hash_b, cf->origin_seed, cf->origin_index,
             cf->origin_generator, cf->signature_count, cf->signature_count == 1 ? "" : "s",
             cf->has_data ? "inline, exact" : "generated from the recipe");
+    if (cf->recorded.probable_ratio > 0)
+        fprintf(f, "<tr><th>ratio to the probabilistic threshold</th><td class='num%s'>%.4g</td></tr>\n",
+                cf->recorded.probable_ratio > 1 ? " alarm" : "", cf->recorded.probable_ratio);
     const struct fpd_exact_report *x = &cf->recorded.exact;
     if (x->computed) {
         fprintf(f, "<tr><th>from the correctly rounded result</th><td>path A %.3g ulp, path B %.3g ulp; each "

@@ -28,7 +28,7 @@ struct fpd_ratio_set {
 };
 struct fpd_difference_point {
     double m, k, fraction;
-    bool beyond; /* its verdict is bound or worse */
+    bool beyond; /* its verdict is improbable or worse: a finding, not a reordering */
 };
 struct fpd_campaign_digest {
     struct fpd_ratio_set *sets;

@@ -1,5 +1,6 @@
 /* check.c — execute two paths, compare, classify. */
 #include "engine/check.h"
+#include "engine/probable.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -393,14 +394,18 @@ static double subnormal_reach(const struct fpd_checker *ck, const struct fpd_che
 }
 
 /* The bound widened for the rounding of the backend that computed path p (a tensor core's block
- * FMA), where it is not round-to-nearest. */
-static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_checker *ck, const struct fpd_check *chk,
+ * FMA), where it is not round-to-nearest. True where its rounding errors may be taken as random
+ * and mean zero (probable.h): it rounds to nearest on a CPU. A GPU backend may run on tensor
+ * cores, which truncate (cuBLAS picks them for 16-bit inputs), whatever it declares. */
+static bool widen_for_backend(struct fpd_bound_model *bm, const struct fpd_checker *ck, const struct fpd_check *chk,
                               const struct fpd_region *cmp, const struct fpd_path *p, const struct fpd_dtypes *dt)
 {
+    const struct fpd_backend_slot *slot = chk->backends[p->backend];
     struct fpd_rounding r;
-    fpd_backend_rounding(chk->backends[p->backend], dt, &r);
+    fpd_backend_rounding(slot, dt, &r);
     if (r.kind != FPD_ROUNDING_NEAREST)
         fpd_bound_model_widen(bm, &r, dt, chk->c.k, subnormal_reach(ck, chk, cmp, dt->in));
+    return r.kind == FPD_ROUNDING_NEAREST && slot->impl->device == FPD_DEVICE_CPU;
 }
 
 /* A path's value v against the exact sum hi + lo (rounded once to t: exact_out): its error and its
@@ -492,6 +497,70 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     return FPD_OK;
 }
 
+/* lambda: a path's error exceeds tau with probability at most 2 exp(-lambda^2 / 2) = 2.5e-14 */
+#define PROBABLE_LAMBDA 8.0
+
+/* Each differing element's difference against the probabilistic threshold (probable.h) of both
+ * paths: 2 tau + the roundings besides the additions' that the bound allows (the output's, the
+ * inputs' casts), which are not random. res->probable_ratio: the largest where over 1, else 0;
+ * elements that cannot exceed 1, or the largest so far, are passed over unmeasured. */
+static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
+                           struct magnitudes *magnitudes, const struct fpd_bound_model *bm, struct fpd_check_result *res)
+{
+    const struct fpd_case *c = &chk->c;
+    const struct fpd_region *cmp = &res->paths.compare;
+    size_t m = cmp->rows.len, n = cmp->cols.len, T = c->k + (c->has_bias ? 1 : 0);
+    struct operand a, b;
+    compared_operands(ck, c, cmp, &a, &b);
+    double *x = malloc(T * sizeof *x), largest = 1;
+    if (!x)
+        return FPD_ERR_NOMEM;
+    for (size_t bi = 0; bi < cmp->batch.len; bi++) {
+        if (pack_f64(&ck->values_a, &a, bi, m, c->k, false) != FPD_OK ||
+            pack_f64(&ck->values_b, &b, bi, c->k, n, true) != FPD_OK) {
+            free(x);
+            return FPD_ERR_NOMEM;
+        }
+        const double *g = magnitudes_of_entry(magnitudes, bi);
+        if (!g) {
+            free(x);
+            return FPD_ERR_NOMEM;
+        }
+        const double *rows = ck->values_a.buf, *cols = ck->values_b.buf;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t flat = (bi * m + i) * n + j;
+                double va = fpd_load(c->dt.out, fpd_comparison_element(outputs, &outputs->a, flat), 0);
+                double vb = fpd_load(c->dt.out, fpd_comparison_element(outputs, &outputs->b, flat), 0);
+                double delta = fabs(va - vb), gij = g[i * n + j];
+                if (!(delta > 0) || !isfinite(delta))
+                    continue;
+                /* screened first, in O(1): sqrt(V) >= |mu| sqrt(sum s^2) >= |S| sqrt(T / 3), the
+                 * exact sum S at least the smaller output less the worst-case bound; same-sign sums
+                 * mostly stop here, and a difference the output roundings alone hold always does */
+                double rest = fpd_bound_element(bm, gij, fmax(fabs(va), fabs(vb))) - bm->gamma * gij;
+                double s_low = fmax(fmin(fabs(va), fabs(vb)) - bm->gamma * gij, 0);
+                double tau_low = PROBABLE_LAMBDA * bm->u_acc * s_low * sqrt((double)T / 3);
+                if (delta <= 2 * (tau_low + fmax(rest, 0)) * largest)
+                    continue;
+                for (size_t p = 0; p < c->k; p++)
+                    x[p] = rows[i * c->k + p] * cols[j * c->k + p];
+                if (c->has_bias)
+                    x[c->k] = fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j);
+                struct fpd_probable_element e;
+                fpd_probable_element(x, T, gij, bm->u_acc, PROBABLE_LAMBDA, &e);
+                double ratio = delta / (2 * (e.tau + fmax(rest, 0)));
+                if (ratio > largest) {
+                    largest = ratio;
+                    res->probable_ratio = ratio;
+                    res->probable_order_free = e.structured;
+                }
+            }
+    }
+    free(x);
+    return FPD_OK;
+}
+
 /* A backend that adds the bias to its rounded product (a framework's `x @ W + b`) rounds once more
  * than a fused form: the bound counts it. */
 static void note_added_bias(const struct fpd_check *chk, struct fpd_paths *paths)
@@ -558,14 +627,22 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     struct fpd_bound_model bm;
     fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
     const struct fpd_path *both[] = {&res->paths.a, &res->paths.b};
+    bool random_rounding = true; /* both paths' rounding errors random and mean zero */
     for (int w = 0; w < 2; w++) {
         struct fpd_dtypes dt = {both[w]->in, both[w]->out, c->dt.acc};
-        widen_for_backend(&bm, ck, chk, cmp, both[w], &dt);
+        random_rounding &= widen_for_backend(&bm, ck, chk, cmp, both[w], &dt);
     }
     struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
     if ((rc = fpd_compare(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
         return rc;
     res->verdict = fpd_classify(&res->metrics);
+    /* within the worst-case bound: is it within what reordering gives, but for negligible odds? */
+    if (res->verdict == FPD_REORDER && random_rounding) {
+        if ((rc = probable_report(ck, chk, &outputs, &magnitudes, &bm, res)) != FPD_OK)
+            return rc;
+        if (res->probable_ratio > 1)
+            res->verdict = FPD_IMPROBABLE;
+    }
     if (chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0)) {
         if ((rc = exact_report(ck, chk, &outputs, &magnitudes, res)) != FPD_OK)
             return rc;

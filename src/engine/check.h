@@ -55,6 +55,10 @@ struct fpd_check_result {
     bool not_applicable;
     char error[256];
     struct fpd_exact_report exact;
+    /* Within the worst-case bound: the largest |a - b| against the probabilistic threshold
+     * (probable.h), where it is over 1 (the verdict is then improbable); else 0. */
+    double probable_ratio;
+    bool probable_order_free; /* that element's data break the model: its threshold is the order-free one */
     uint64_t digest; /* the checker's `digest` of this check's outputs, when it has one */
 };
 

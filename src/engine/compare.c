@@ -13,6 +13,8 @@
 const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT] = {
     [FPD_SAME] = {"same", "bitwise equal"},
     [FPD_REORDER] = {"reorder", "differs, but within what any summation order may give"},
+    [FPD_IMPROBABLE] = {"improbable", "within the worst-case bound, but beyond what reordering gives except with "
+                                      "negligible probability: lost precision, most likely"},
     [FPD_BOUND] = {"bound", "beyond the worst-case rounding bound: lost precision or a wrong result"},
     [FPD_NONFINITE] = {"nonfinite", "the NaN/Inf pattern differs"},
     [FPD_ERROR] = {"error", "a path failed"},

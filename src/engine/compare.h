@@ -18,7 +18,7 @@
 #include "engine/magnitude.h"
 #include "fpdiv_backend.h"
 
-enum fpd_verdict { FPD_SAME, FPD_REORDER, FPD_BOUND, FPD_NONFINITE, FPD_ERROR, FPD_VERDICT_COUNT };
+enum fpd_verdict { FPD_SAME, FPD_REORDER, FPD_IMPROBABLE, FPD_BOUND, FPD_NONFINITE, FPD_ERROR, FPD_VERDICT_COUNT };
 
 struct fpd_verdict_info {
     const char *name;

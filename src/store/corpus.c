@@ -172,6 +172,8 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
     json_object_set_new(outcome, "ratio", fpd_json_finite(f->recorded.ratio));
     if (f->recorded.exact.computed)
         json_object_set_new(outcome, "exact", fpd_exact_report_json(&f->recorded.exact));
+    if (f->recorded.probable_ratio > 0)
+        json_object_set_new(outcome, "probable_ratio", json_real(f->recorded.probable_ratio));
     return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
                      "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
                      "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
@@ -206,6 +208,7 @@ int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *ch
     f->recorded.hash_a = res->metrics.hash_a;
     f->recorded.hash_b = res->metrics.hash_b;
     f->recorded.exact = res->exact;
+    f->recorded.probable_ratio = res->probable_ratio;
     f->origin_seed = c->recipe.seed;
     f->origin_index = c->recipe.index;
     f->origin_generator = c->recipe.generator;
@@ -345,6 +348,18 @@ static void read_exact(struct reader *r, json_t *outcome, struct fpd_exact_repor
     for (int w = 0; w < 2 && *rc == FPD_OK; w++)
         if (x->own_ratio[w] > 1)
             x->beyond |= 1u << w;
+}
+
+/* outcome.probable_ratio, where the saving check took it: a positive number. */
+static void read_probable_ratio(struct reader *r, json_t *outcome, double *ratio, int *rc)
+{
+    json_t *v = json_object_get(outcome, "probable_ratio");
+    if (!v || *rc != FPD_OK)
+        return;
+    if (json_is_number(v) && json_number_value(v) > 0)
+        *ratio = json_number_value(v);
+    else
+        *rc = bad(r, "outcome.probable_ratio", "expected a positive number");
 }
 
 static uint64_t get_seed(struct reader *r, json_t *obj, const char *field, int *rc)
@@ -683,6 +698,7 @@ static int read_case_file(const char *path, json_t *root, double max_mem, bool a
         f->recorded.hash_a = get_hex64(&r, outcome, "outcome.hash_a", "hash_a", &rc);
         f->recorded.hash_b = get_hex64(&r, outcome, "outcome.hash_b", "hash_b", &rc);
         read_exact(&r, outcome, &f->recorded.exact, &rc);
+        read_probable_ratio(&r, outcome, &f->recorded.probable_ratio, &rc);
         f->origin_seed = get_seed(&r, origin, "origin.seed", &rc);
         f->origin_index = (uint32_t)get_uint(&r, origin, "origin.index", "index", 0, UINT32_MAX, &rc);
         /* files from before generator 2 do not say: generator 1 made their data */

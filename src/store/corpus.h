@@ -34,6 +34,8 @@ struct fpd_case_file {
         uint64_t hash_a, hash_b;
         struct fpd_exact_report exact; /* each path against the correctly rounded result, where the
                                           check that saved it took it ("outcome.exact"; optional) */
+        double probable_ratio;         /* against the probabilistic threshold, where the check took it
+                                          ("outcome.probable_ratio"; optional; else 0) */
     } recorded;
     uint64_t origin_seed;
     uint32_t origin_index;

@@ -353,12 +353,13 @@ void fpd_corpus_entries_free(struct fpd_corpus_entry *entries, size_t count)
 /* ---- claims -------------------------------------------------------------------------------------- */
 
 /* A slot's file name: the signature in a canonical text, hashed (the key's bytes are not: a
- * struct's padding is no part of its value). */
+ * struct's padding is no part of its value). The verdict by name: its number changes when the
+ * scale gains a verdict, and an old claim must not be read as another verdict's. */
 static void slot_name(const struct fpd_signature_key *key, size_t slot, char *name, size_t name_size)
 {
     char dt[32], text[256];
-    int len = snprintf(text, sizeof text, "%s|%s|%s|%s|%d", key->relation, key->backends[0], key->backends[1],
-                       fpd_dtypes_format(&key->dt, dt, sizeof dt), (int)key->verdict);
+    int len = snprintf(text, sizeof text, "%s|%s|%s|%s|%s", key->relation, key->backends[0], key->backends[1],
+                       fpd_dtypes_format(&key->dt, dt, sizeof dt), fpd_verdict_table[key->verdict].name);
     uint64_t hash = XXH3_64bits(text, (size_t)len < sizeof text ? (size_t)len : sizeof text - 1);
     snprintf(name, name_size, "%016" PRIx64 "-%zu", hash, slot);
 }

@@ -29,6 +29,44 @@ run "cast-out bf16 fails the default policy" 1 $FPDIV check --relation cast-out 
     expect "cast-out bf16 is bound" "$out" '"verdict":"bound"'
 run "cast-out report" 1 $FPDIV check --relation cast-out --backend openblas --shape 16x64x256 --dtype bf16 &&
     expect "cast-out: the bf16-output path is named the inaccurate side" "$out" '^  exact +path A is .* ulp from the correctly rounded result, path B .*: path B is the farther'
+# issue 38: at k = 4096 rounding to bf16 is inside the worst-case bound, and improbable: beyond what
+# any reordering gives but with odds below 1e-13 (seq: the same bits on every CPU)
+run "cast-out bf16 at k = 4096 fails the default policy" 1 $FPDIV check --relation cast-out --backend seq \
+    --shape 16x64x4096 --dtype bf16 --seed 11 &&
+    expect "cast-out at k = 4096: improbable" "$out" '^  verdict  improbable \(within the worst-case bound' &&
+    expect "cast-out at k = 4096: within the worst-case bound" "$out" '^  ratio    0\.[0-9]+ of the rounding bound' &&
+    expect "cast-out at k = 4096: how far past the threshold" "$out" '^  likely   [0-9.]+ of the probabilistic threshold \(> 1: no reordering gives it'
+run "--fail-on bound leaves it" 0 $FPDIV check --relation cast-out --backend seq --shape 16x64x4096 --dtype bf16 \
+    --seed 11 --fail-on bound --json &&
+    expect "improbable in JSON, with its ratio" "$out" '"verdict":"improbable",.*"probable_ratio":[0-9.]+,"probable_order_free":false'
+run "a legitimate reordering at k = 4096" 0 $FPDIV check --relation vendor --backend seq,pairwise \
+    --shape 16x64x4096 --dtype bf16 --seed 11 --json &&
+    expect "seq against pairwise: reorder, no probable ratio" "$out" '"verdict":"reorder",.*"probable_ratio":null'
+# A campaign of legitimate reorderings raises no improbable (a false alarm has odds below 5e-14 per
+# differing element); scripts/bench/false_alarms.sh runs larger ones (BENCHMARKS.md). Fewer checks
+# under the sanitizers (make exports ASAN_OPTIONS there only), which run about five times slower.
+checks=$([ -n "${ASAN_OPTIONS:-}" ] && echo 600 || echo 2500)
+run "$checks checks of legitimate reorderings" 0 $FPDIV fuzz --no-corpus --seed 38 --cases $checks &&
+    expect "reorderings, none improbable" "$out" "^$checks checks in .*: same [0-9]+, reorder [0-9]{3,}, improbable 0, bound 0, nonfinite 0, error 0"
+# An improbable finding through fuzz, the corpus, replay, show and JUnit: case 18 of seed 3 (the
+# shard picks it alone) is an f16 cast-out at k = 409 that its worst-case bound holds
+run "fuzz finds an improbable cast-out" 1 $FPDIV fuzz --relations cast-out --backends seq --dtypes f16,bf16 \
+    --max-dim 2048 --seed 3 --cases 19 --shard 18/19 --corpus $tmp/improbable --junit $tmp/improbable.xml &&
+    expect "the finding says how far past the threshold" "$out" '^finding improbable cast-out +seq +f16 +seed 3 index 18: .*, ratio 0\.[0-9]+, [0-9.]+ times the probabilistic threshold$' &&
+    expect "the summary counts it" "$out" '^1 checks in .*: same 0, reorder 0, improbable 1, bound 0' &&
+    expect "JUnit fails it as improbable" "$(cat $tmp/improbable.xml)" '<failure type="improbable" message="improbable: cast-out on seq, f16, seed 3 index 18: .* times the probabilistic threshold"'
+run "the improbable case replays" 0 $FPDIV replay $tmp/improbable &&
+    expect "reproduced" "$out" '^1 cases: reproduced 1, changed 0, fixed 0, worse 0'
+saved=$(ls $tmp/improbable/cast-out/*.json 2>/dev/null | head -1)
+run "show the improbable case" 0 $FPDIV show "$saved" &&
+    expect "recorded as improbable, with its ratio" "$out" '^recorded improbable: .*' &&
+    expect "show: how far past the threshold" "$out" '^  likely   [0-9.]+ times the probabilistic threshold$'
+run "fuzz's JSON of the improbable campaign" 1 $FPDIV fuzz --relations cast-out --backends seq --dtypes f16,bf16 \
+    --max-dim 2048 --seed 3 --cases 19 --shard 18/19 --no-corpus --json &&
+    printf '%s\n' "$out" >$tmp/improbable.jsonl &&
+    run "report of the improbable case" 0 $FPDIV report $tmp/improbable --campaign $tmp/improbable.jsonl -o $tmp/improbable.html &&
+    expect "the page marks the improbable count" "$(cat $tmp/improbable.html)" "<td class='num alarm' data-verdict='improbable'>1</td>" &&
+    expect "the page gives the case's ratio to the threshold" "$(cat $tmp/improbable.html)" "ratio to the probabilistic threshold</th><td class='num alarm'>[0-9.]+<"
 run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --json &&
     expect "exact in JSON" "$out" '"exact":\{"ulp_a":[0-9.e+-]+,"ulp_b":[0-9.e+-]+,"own_ratio_a":'
 # max-finite specials overflow f32 partial sums in both paths alike: the report says so, rather
@@ -61,7 +99,7 @@ threshold_case repeat pairwise >$tmp/threshold-repeat.json
 run "pairwise against itself across the threshold" 0 $FPDIV show $tmp/threshold-repeat.json &&
     expect "pairwise against itself: same, not bound" "$out" '^check repeat on pairwise: same$'
 if run "the exact backend across a fuzz run" 0 $FPDIV fuzz --no-corpus --seed 4 --cases 600 --max-dim 40 --backends exact --dtypes f64,f32,f16,bf16,f16:f16,bf16:bf16:bf16 --specials 0.001; then
-    expect "exact is same on every relation it runs" "$out" '^600 checks in .*: same 600, reorder 0, bound 0, nonfinite 0, error 0'
+    expect "exact is same on every relation it runs" "$out" '^600 checks in .*: same 600, reorder 0, improbable 0, bound 0, nonfinite 0, error 0'
 fi
 for b in seq pairwise blocked openblas; do
     run "cast-in $b" 0 $FPDIV check --relation cast-in --backend $b --shape 16x64x256 --dtype bf16 --json &&

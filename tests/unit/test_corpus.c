@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "backends/backend_pinned.h"
 #include "backends/host.h"
@@ -547,4 +548,51 @@ Test(corpus, the_exact_report_is_kept, .init = setup, .fini = teardown)
         {"/\"threshold_a\"/d", "outcome.exact.threshold_a: missing"},
     };
     expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
+}
+
+/* An improbable case keeps its ratio to the probabilistic threshold (outcome.probable_ratio) and
+ * reads it back as it was; a malformed one is named. */
+Test(corpus, the_probable_ratio_is_kept, .init = setup, .fini = teardown)
+{
+    struct fpd_check chk = make_check("cast-out", "seq", "f16", "4x8x1024");
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    cr_assert_eq(res.verdict, FPD_IMPROBABLE, "%s", fpd_verdict_table[res.verdict].name);
+    struct fpd_case_file f, back;
+    char path[4200], why[512];
+    bool existed;
+    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
+    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
+    fpd_case_file_free(&f);
+    cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect_eq(back.recorded.verdict, FPD_IMPROBABLE);
+    cr_expect(memcmp(&back.recorded.probable_ratio, &res.probable_ratio, sizeof(double)) == 0, "%g read back as %g",
+              res.probable_ratio, back.recorded.probable_ratio);
+    fpd_case_file_free(&back);
+    static const struct file_edit edits[] = {
+        {"s/\"probable_ratio\": [^,}]*/\"probable_ratio\": -1/", "outcome.probable_ratio: expected a positive number"},
+        {"s/\"probable_ratio\": [^,}]*/\"probable_ratio\": \"far\"/", "outcome.probable_ratio: expected a positive number"},
+    };
+    expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
+}
+
+/* A claim's file is named by the signature's text with the verdict by name, so the claims a corpus
+ * keeps stay a signature's own when the verdict scale grows (an "improbable" signature once read
+ * an old "bound" claim, the number 2, as its own). */
+Test(corpus, claims_name_the_verdict, .init = setup, .fini = teardown)
+{
+    struct fpd_signature_key key = {.relation = "slice-rows", .backends = {"seq", ""}, .verdict = FPD_BOUND};
+    char why[512];
+    cr_assert_eq(fpd_dtypes_parse("f32", &key.dt, why, sizeof why), FPD_OK);
+    struct fpd_corpus_claim claim;
+    cr_assert_eq(fpd_corpus_claim(dir, &key, 0, 1, &claim, why, sizeof why), FPD_OK, "%s", why);
+    cr_assert_geq(claim.slot, 0);
+    const char text[] = "slice-rows|seq||f32|bound";
+    char path[256];
+    snprintf(path, sizeof path, "%s/.claims/%016llx-0", dir, (unsigned long long)XXH3_64bits(text, strlen(text)));
+    struct stat st;
+    cr_expect_eq(stat(path, &st), 0, "no claim file %s", path);
+    fpd_corpus_unclaim(&claim, NULL);
 }
