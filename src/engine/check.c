@@ -394,17 +394,24 @@ static double subnormal_reach(const struct fpd_checker *ck, const struct fpd_che
 }
 
 /* The bound widened for the rounding of the backend that computed path p (a tensor core's block
- * FMA), where it is not round-to-nearest. True where its rounding errors may be taken as random
- * and mean zero (probable.h): it rounds to nearest on a CPU. A GPU backend may run on tensor
- * cores, which truncate (cuBLAS picks them for 16-bit inputs), whatever it declares. */
-static bool widen_for_backend(struct fpd_bound_model *bm, const struct fpd_checker *ck, const struct fpd_check *chk,
+ * FMA), where it is not round-to-nearest. */
+static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_checker *ck, const struct fpd_check *chk,
                               const struct fpd_region *cmp, const struct fpd_path *p, const struct fpd_dtypes *dt)
+{
+    struct fpd_rounding r;
+    fpd_backend_rounding(chk->backends[p->backend], dt, &r);
+    if (r.kind != FPD_ROUNDING_NEAREST)
+        fpd_bound_model_widen(bm, &r, dt, chk->c.k, subnormal_reach(ck, chk, cmp, dt->in));
+}
+
+/* Whether path p's rounding errors may be taken as random and mean zero (probable.h): its backend
+ * rounds to nearest on a CPU. A GPU backend may run on tensor cores, which truncate (cuBLAS picks
+ * them for 16-bit inputs), whatever it declares. */
+static bool rounds_at_random(const struct fpd_check *chk, const struct fpd_path *p, const struct fpd_dtypes *dt)
 {
     const struct fpd_backend_slot *slot = chk->backends[p->backend];
     struct fpd_rounding r;
     fpd_backend_rounding(slot, dt, &r);
-    if (r.kind != FPD_ROUNDING_NEAREST)
-        fpd_bound_model_widen(bm, &r, dt, chk->c.k, subnormal_reach(ck, chk, cmp, dt->in));
     return r.kind == FPD_ROUNDING_NEAREST && slot->impl->device == FPD_DEVICE_CPU;
 }
 
@@ -431,6 +438,19 @@ static bool path_error(enum fpd_dtype t, double v, double hi, double lo, double 
     return same_class(v, exact_out) || *err <= *bound;
 }
 
+/* Batch entry bi's compared A rows (row-major) and B columns (column-major) as binary64, k values
+ * each, and its magnitudes g (m x n): what every per-element report reads. */
+static int entry_values(struct fpd_checker *ck, const struct fpd_case *c, const struct operand *a,
+                        const struct operand *b, size_t bi, size_t m, size_t n, struct magnitudes *magnitudes,
+                        const double **rows, const double **cols, const double **g)
+{
+    if (pack_f64(&ck->values_a, a, bi, m, c->k, false) != FPD_OK ||
+        pack_f64(&ck->values_b, b, bi, c->k, n, true) != FPD_OK || !(*g = magnitudes_of_entry(magnitudes, bi)))
+        return FPD_ERR_NOMEM;
+    *rows = ck->values_a.buf, *cols = ck->values_b.buf;
+    return FPD_OK;
+}
+
 /* Each path against the correctly rounded result: error in ulps, and against its own bound. */
 static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
                         struct magnitudes *magnitudes, struct fpd_check_result *res)
@@ -453,13 +473,9 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     *x = (struct fpd_exact_report){.computed = true};
     const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        if (pack_f64(&ck->values_a, &a, bi, m, c->k, false) != FPD_OK ||
-            pack_f64(&ck->values_b, &b, bi, c->k, n, true) != FPD_OK)
+        const double *rows, *cols, *g;
+        if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
             return FPD_ERR_NOMEM;
-        const double *g = magnitudes_of_entry(magnitudes, bi);
-        if (!g)
-            return FPD_ERR_NOMEM;
-        const double *rows = ck->values_a.buf, *cols = ck->values_b.buf;
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
                 double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0;
@@ -512,21 +528,13 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
     size_t m = cmp->rows.len, n = cmp->cols.len, T = c->k + (c->has_bias ? 1 : 0);
     struct operand a, b;
     compared_operands(ck, c, cmp, &a, &b);
-    double *x = malloc(T * sizeof *x), largest = 1;
-    if (!x)
+    if (fpd_grow(&ck->terms.buf, &ck->terms.cap, T * sizeof(double)) != FPD_OK)
         return FPD_ERR_NOMEM;
+    double *x = ck->terms.buf, largest = 1;
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        if (pack_f64(&ck->values_a, &a, bi, m, c->k, false) != FPD_OK ||
-            pack_f64(&ck->values_b, &b, bi, c->k, n, true) != FPD_OK) {
-            free(x);
+        const double *rows, *cols, *g;
+        if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
             return FPD_ERR_NOMEM;
-        }
-        const double *g = magnitudes_of_entry(magnitudes, bi);
-        if (!g) {
-            free(x);
-            return FPD_ERR_NOMEM;
-        }
-        const double *rows = ck->values_a.buf, *cols = ck->values_b.buf;
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
                 size_t flat = (bi * m + i) * n + j;
@@ -557,7 +565,6 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
                 }
             }
     }
-    free(x);
     return FPD_OK;
 }
 
@@ -630,7 +637,8 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     bool random_rounding = true; /* both paths' rounding errors random and mean zero */
     for (int w = 0; w < 2; w++) {
         struct fpd_dtypes dt = {both[w]->in, both[w]->out, c->dt.acc};
-        random_rounding &= widen_for_backend(&bm, ck, chk, cmp, both[w], &dt);
+        widen_for_backend(&bm, ck, chk, cmp, both[w], &dt);
+        random_rounding &= rounds_at_random(chk, both[w], &dt);
     }
     struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
     if ((rc = fpd_compare(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
@@ -851,7 +859,7 @@ void fpd_checker_free(struct fpd_checker *ck)
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
                                  &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,
-                                 &ck->values_a,     &ck->values_b};
+                                 &ck->values_a,     &ck->values_b,     &ck->terms};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fpd_staging_free(all[i]);
     fpd_magnitude_work_free(&ck->abs);

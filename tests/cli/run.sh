@@ -48,25 +48,22 @@ run "a legitimate reordering at k = 4096" 0 $FPDIV check --relation vendor --bac
 checks=$([ -n "${ASAN_OPTIONS:-}" ] && echo 600 || echo 2500)
 run "$checks checks of legitimate reorderings" 0 $FPDIV fuzz --no-corpus --seed 38 --cases $checks &&
     expect "reorderings, none improbable" "$out" "^$checks checks in .*: same [0-9]+, reorder [0-9]{3,}, improbable 0, bound 0, nonfinite 0, error 0"
-# An improbable finding through fuzz, the corpus, replay, show and JUnit: case 18 of seed 3 (the
+# An improbable finding through fuzz, JUnit, the page, the corpus, replay and show: case 18 of seed 3 (the
 # shard picks it alone) is an f16 cast-out at k = 409 that its worst-case bound holds
 run "fuzz finds an improbable cast-out" 1 $FPDIV fuzz --relations cast-out --backends seq --dtypes f16,bf16 \
-    --max-dim 2048 --seed 3 --cases 19 --shard 18/19 --corpus $tmp/improbable --junit $tmp/improbable.xml &&
+    --max-dim 2048 --seed 3 --cases 19 --shard 18/19 --corpus $tmp/improbable --junit $tmp/improbable.xml \
+    --html $tmp/improbable.html &&
     expect "the finding says how far past the threshold" "$out" '^finding improbable cast-out +seq +f16 +seed 3 index 18: .*, ratio 0\.[0-9]+, [0-9.]+ times the probabilistic threshold$' &&
     expect "the summary counts it" "$out" '^1 checks in .*: same 0, reorder 0, improbable 1, bound 0' &&
-    expect "JUnit fails it as improbable" "$(cat $tmp/improbable.xml)" '<failure type="improbable" message="improbable: cast-out on seq, f16, seed 3 index 18: .* times the probabilistic threshold"'
+    expect "JUnit fails it as improbable" "$(cat $tmp/improbable.xml)" '<failure type="improbable" message="improbable: cast-out on seq, f16, seed 3 index 18: .* times the probabilistic threshold"' &&
+    expect "the page marks the improbable count" "$(cat $tmp/improbable.html)" "<td class='num alarm' data-verdict='improbable'>1</td>" &&
+    expect "the page gives the case's ratio to the threshold" "$(cat $tmp/improbable.html)" "ratio to the probabilistic threshold</th><td class='num alarm'>[0-9.]+<"
 run "the improbable case replays" 0 $FPDIV replay $tmp/improbable &&
     expect "reproduced" "$out" '^1 cases: reproduced 1, changed 0, fixed 0, worse 0'
 saved=$(ls $tmp/improbable/cast-out/*.json 2>/dev/null | head -1)
 run "show the improbable case" 0 $FPDIV show "$saved" &&
     expect "recorded as improbable, with its ratio" "$out" '^recorded improbable: .*' &&
     expect "show: how far past the threshold" "$out" '^  likely   [0-9.]+ times the probabilistic threshold$'
-run "fuzz's JSON of the improbable campaign" 1 $FPDIV fuzz --relations cast-out --backends seq --dtypes f16,bf16 \
-    --max-dim 2048 --seed 3 --cases 19 --shard 18/19 --no-corpus --json &&
-    printf '%s\n' "$out" >$tmp/improbable.jsonl &&
-    run "report of the improbable case" 0 $FPDIV report $tmp/improbable --campaign $tmp/improbable.jsonl -o $tmp/improbable.html &&
-    expect "the page marks the improbable count" "$(cat $tmp/improbable.html)" "<td class='num alarm' data-verdict='improbable'>1</td>" &&
-    expect "the page gives the case's ratio to the threshold" "$(cat $tmp/improbable.html)" "ratio to the probabilistic threshold</th><td class='num alarm'>[0-9.]+<"
 run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --json &&
     expect "exact in JSON" "$out" '"exact":\{"ulp_a":[0-9.e+-]+,"ulp_b":[0-9.e+-]+,"own_ratio_a":'
 # max-finite specials overflow f32 partial sums in both paths alike: the report says so, rather

@@ -50,8 +50,8 @@ static struct fpd_check make_check(const char *relation, const char *backend, co
     return chk;
 }
 
-/* Saves a check's case file into dir and returns its path. */
-static void save(const struct fpd_check *chk, size_t inline_max, char *path, size_t size)
+/* Runs a check, saves its case file into dir and returns its path, and the check's result. */
+static struct fpd_check_result save(const struct fpd_check *chk, size_t inline_max, char *path, size_t size)
 {
     struct fpd_checker ck = {0};
     struct fpd_check_result res;
@@ -64,6 +64,7 @@ static void save(const struct fpd_check *chk, size_t inline_max, char *path, siz
     cr_assert_eq(fpd_case_file_save(dir, &f, path, size, &existed, why, sizeof why), FPD_OK, "%s", why);
     cr_expect(!existed);
     fpd_case_file_free(&f);
+    return res;
 }
 
 Test(corpus, element_strings_round_trip_every_pattern, .init = setup, .fini = teardown)
@@ -521,17 +522,10 @@ Test(corpus, the_exact_report_is_kept, .init = setup, .fini = teardown)
 {
     struct fpd_check chk = make_check("addmm", "seq", "bf16", "3x5x40");
     chk.exact = FPD_EXACT_ALWAYS;
-    struct fpd_checker ck = {0};
-    struct fpd_check_result res;
-    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
-    fpd_checker_free(&ck);
-    cr_assert(res.exact.computed);
-    struct fpd_case_file f, back;
     char path[4200], why[512];
-    bool existed;
-    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
-    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
-    fpd_case_file_free(&f);
+    struct fpd_check_result res = save(&chk, 1 << 16, path, sizeof path);
+    cr_assert(res.exact.computed);
+    struct fpd_case_file back;
     cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
     const struct fpd_exact_report *x = &back.recorded.exact;
     cr_expect(x->computed, "the exact report was not kept");
@@ -555,17 +549,10 @@ Test(corpus, the_exact_report_is_kept, .init = setup, .fini = teardown)
 Test(corpus, the_probable_ratio_is_kept, .init = setup, .fini = teardown)
 {
     struct fpd_check chk = make_check("cast-out", "seq", "f16", "4x8x1024");
-    struct fpd_checker ck = {0};
-    struct fpd_check_result res;
-    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
-    fpd_checker_free(&ck);
-    cr_assert_eq(res.verdict, FPD_IMPROBABLE, "%s", fpd_verdict_table[res.verdict].name);
-    struct fpd_case_file f, back;
     char path[4200], why[512];
-    bool existed;
-    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
-    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
-    fpd_case_file_free(&f);
+    struct fpd_check_result res = save(&chk, 1 << 16, path, sizeof path);
+    cr_assert_eq(res.verdict, FPD_IMPROBABLE, "%s", fpd_verdict_table[res.verdict].name);
+    struct fpd_case_file back;
     cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
     cr_expect_eq(back.recorded.verdict, FPD_IMPROBABLE);
     cr_expect(memcmp(&back.recorded.probable_ratio, &res.probable_ratio, sizeof(double)) == 0, "%g read back as %g",
