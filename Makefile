@@ -103,7 +103,8 @@ override NVCCFLAGS += --fmad=false --ftz=false -Ikernels -Xcompiler -fPIC \
                       -gencode arch=compute_90,code=compute_90
 CUDA_CU_OBJ := $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu))
 CUDA_C_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/backends/cuda/*.c))
-CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o backends/backend_util.o common/isolate.o) \
+CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o backends/backend_util.o common/isolate.o \
+               common/env_number.o common/text.o) \
                $(BUILD)/obj/kernels/cpu/vector_width.o
 endif
 

@@ -13,6 +13,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NUMPY_TYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
 
 
+def shown(text):
+    """Text from the case file, safe on a terminal: what does not print (controls, bidirectional
+    overrides, zero-width characters) is escaped."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text))
+
+
 def load(name, dtype):
     """An input as its values: bf16 bits become the float32 values they stand for (exactly)."""
     x = np.load(os.path.join(HERE, name))
@@ -82,7 +88,10 @@ def main():
     print(f"{differ} of {p.size} elements differ; largest difference {np.nanmax(np.abs(p - q)) if differ else 0:.3g}")
     print(f"{NAME} ran it: " + ", ".join(f"{key} {value}" for key, value in PROVENANCE().items()))
     saw = CASE["recorded"]
-    print(f"fpdiv saw {saw['diff']} of {saw['count']} differ ({saw['verdict']}) on {saw['backends']}")
+    print(f"fpdiv saw {saw['diff']} of {saw['count']} differ ({saw['verdict']}) on {shown(saw['backends'])}")
+    for backend, entry in json.loads(RECORDED_ENVIRONMENT).get("backends", {}).items():
+        facts = [f"{key} {entry[key]}" for key in ("library", "version", "kernel_set", "threads") if key in entry]
+        print(f"fpdiv ran {shown(backend)}: {shown(', '.join(facts)) or 'nothing recorded'}")
     if CASE["matching"]:  # fpdiv ran this framework: the same operations, so the same count
         if differ == saw["diff"]:
             print(f"reproduced in {NAME}: the same count")

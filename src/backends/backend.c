@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/fpenv.h"
+#include "common/text.h"
 
 static const struct fpd_backend *const builtin_backends[] = {
     &fpd_backend_seq,
@@ -47,6 +48,24 @@ static struct fpd_backend_slot slots[FPD_MAX_BACKENDS];
 static size_t slot_count;
 static bool initialized;
 
+static bool name_char(char c, bool in_set)
+{
+    bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    return alnum || c == '_' || (!in_set && (c == '-' || c == '.' || c == '+'));
+}
+
+bool fpd_backend_name_valid(const char *name)
+{
+    const char *at = strchr(name, '@');
+    size_t len = strlen(name), base = at ? (size_t)(at - name) : len;
+    if (base == 0 || len >= 64 || name[0] == '_' || !name_char(name[0], true) || (at && !at[1]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (i != base && !name_char(name[i], i > base))
+            return false;
+    return true;
+}
+
 int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
 {
     if (b->abi != FPDIV_BACKEND_ABI) {
@@ -56,6 +75,12 @@ int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
     }
     if (!b->name || !b->open || !b->supports || !b->gemm) {
         snprintf(why, why_size, "backend '%s' lacks a name, open, supports or gemm", b->name ? b->name : "?");
+        return FPD_ERR_INPUT;
+    }
+    if (!fpd_backend_name_valid(b->name)) {
+        char shown[300];
+        snprintf(why, why_size, "'%s' is not a backend name: a letter or digit, then letters, digits, '-', '_', '.' "
+                 "or '+' (and @SET for a kernel set), under 64 bytes", fpd_printable(b->name, shown, sizeof shown));
         return FPD_ERR_INPUT;
     }
     if (fpd_registry_find_loaded(b->name)) {

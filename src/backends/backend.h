@@ -16,6 +16,11 @@ struct fpd_backend_slot {
 
 #define FPD_MAX_BACKENDS 128
 
+/* Whether a name is one fpdiv writes for a backend: a letter or digit, then letters, digits, '-',
+ * '_', '.' or '+' (at most 63 bytes in all), and for a library pinned to a kernel set, '@' and the
+ * set's letters, digits and '_'. Names go into case files, the commands fpdiv prints and the
+ * scripts export writes: a name outside this grammar is refused wherever it comes from. */
+bool fpd_backend_name_valid(const char *name);
 /* Registers the built-in backends once; later calls do nothing. */
 void fpd_registry_init(void);
 /* Adds a backend (ABI and name checked). */
@@ -77,5 +82,9 @@ int fpd_framework_give(const char *spec, char *why, size_t why_size);
 /* A file of the bridge's (scripts/bridge/NAME): in $FPDIV_BRIDGE_DIR, the source tree, or where
  * `make install` put it; false when none has it. */
 bool fpd_bridge_file(const char *name, char *buf, size_t size);
+/* The Python the bridge runs: $FPDIV_PYTHON (a path, or a program on PATH), else the project's
+ * environment's (.venv), else python3 on PATH. FPD_OK with its path in buf, or FPD_ERR_UNAVAILABLE
+ * with why (FPDIV_PYTHON names nothing that runs). */
+int fpd_bridge_python(char *buf, size_t size, char *why, size_t why_size);
 
 #endif

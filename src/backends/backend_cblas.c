@@ -47,6 +47,17 @@
 static const char *const mkl_branches[] = {"OFF",    "AUTO", "COMPATIBLE", "SSE2",   "SSSE3",     "SSE4_1",
                                            "SSE4_2", "AVX",  "AVX2",       "AVX512", "AVX512_E1", NULL};
 
+/* BLIS's configurations for x86-64 CPUs, by the names bli_arch_string gives them (the numbers
+ * BLIS_ARCH_TYPE takes differ between BLIS versions: fpdiv names them, and the loader numbers them,
+ * cblas_library.c). generic is the reference kernels. */
+static const char *const blis_configs[] = {
+#if defined(__x86_64__)
+    "skx", "knl", "haswell", "sandybridge", "penryn", "zen5", "zen4", "zen3", "zen2", "zen", "excavator", "steamroller",
+    "piledriver", "bulldozer",
+#endif
+    "generic", NULL,
+};
+
 static const char *const openblas_cores[] = {
 #if defined(__x86_64__)
     "Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Nano", "Opteron", "Opteron_SSE3", "Barcelona",
@@ -447,8 +458,8 @@ const struct fpd_backend fpd_backend_openblas = CBLAS_BACKEND(
     .kernel_set_env = "OPENBLAS_CORETYPE", .kernel_sets = openblas_cores);
 const struct fpd_backend fpd_backend_refblas =
     CBLAS_BACKEND("refblas", "Netlib reference BLAS: the textbook loop order, the baseline; f16/bf16 upcast");
-const struct fpd_backend fpd_backend_blis =
-    CBLAS_BACKEND("blis", "BLIS through its CBLAS layer; f16/bf16 upcast exactly");
+const struct fpd_backend fpd_backend_blis = CBLAS_BACKEND("blis", "BLIS through its CBLAS layer; f16/bf16 upcast exactly",
+                                                          .kernel_set_env = "BLIS_ARCH_TYPE", .kernel_sets = blis_configs);
 const struct fpd_backend fpd_backend_mkl = CBLAS_BACKEND(
     "mkl", "Intel oneMKL (PyTorch's CPU matmul); native bf16 and f16 GEMMs (cblas_gemm_bf16bf16f32, _f16f16f32)",
     .kernel_set_env = "MKL_CBWR", .kernel_sets = mkl_branches);

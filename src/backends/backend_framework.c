@@ -21,6 +21,7 @@
 #include "backends/backend_util.h"
 #include "backends/bridge.h"
 #include "common/dtype.h"
+#include "common/env_number.h"
 #include "common/table.h"
 
 #ifndef FPD_BRIDGE_DIR
@@ -56,18 +57,39 @@ static const struct {
     {FPD_FEAT_VMAP, "vmap"},             {FPD_FEAT_COMPILE, "compile"}, {FPD_FEAT_BIAS_ADDED, "bias_added"},
 };
 
-/* The interpreter: $FPDIV_PYTHON, the project's environment's, or python3 from PATH. */
-static void find_python(char *buf, size_t size)
+/* A program named without a '/' found on PATH, as a shell finds it: its path in buf, or false. */
+static bool on_path(const char *name, char *buf, size_t size)
+{
+    const char *path = getenv("PATH");
+    for (const char *dir = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *dir;) {
+        size_t len = strcspn(dir, ":");
+        if (snprintf(buf, size, "%.*s/%s", len ? (int)len : 1, len ? dir : ".", name) < (int)size &&
+            access(buf, X_OK) == 0)
+            return true;
+        dir += len + (dir[len] == ':');
+    }
+    return false;
+}
+
+int fpd_bridge_python(char *buf, size_t size, char *why, size_t why_size)
 {
     const char *env = getenv("FPDIV_PYTHON");
     if (env && *env) {
-        snprintf(buf, size, "%s", env);
-        return;
+        if (strchr(env, '/') ? access(env, X_OK) == 0 && snprintf(buf, size, "%s", env) < (int)size
+                             : on_path(env, buf, size))
+            return FPD_OK;
+        snprintf(why, why_size, "FPDIV_PYTHON=%.200s: %s", env,
+                 strchr(env, '/') ? "no program there that fpdiv can run" : "no such program on PATH");
+        return FPD_ERR_UNAVAILABLE;
     }
     snprintf(buf, size, "%s/bin/python", fpd_python_environment());
     if (fpd_python_environment()[0] && access(buf, X_OK) == 0)
-        return;
-    snprintf(buf, size, "/usr/bin/python3");
+        return FPD_OK;
+    if (on_path("python3", buf, size))
+        return FPD_OK;
+    snprintf(why, why_size, "no Python: neither the project's environment (scripts/install-deps.sh makes it) nor "
+                            "python3 on PATH; FPDIV_PYTHON names one");
+    return FPD_ERR_UNAVAILABLE;
 }
 
 bool fpd_bridge_file(const char *name, char *buf, size_t size)
@@ -84,12 +106,13 @@ bool fpd_bridge_file(const char *name, char *buf, size_t size)
 }
 
 /* Seconds a server has for its hello and for each GEMM of a request: $FPDIV_BRIDGE_TIMEOUT, or
- * 600 (the first torch.compile of a shape takes tens of seconds). */
+ * 600 (the first torch.compile of a shape takes tens of seconds). main refuses a value that is no
+ * such number before any backend opens (env_number.h). */
 static double answer_timeout(void)
 {
-    const char *env = getenv("FPDIV_BRIDGE_TIMEOUT");
-    double t = env && *env ? strtod(env, NULL) : 600;
-    return t >= 0 ? t : 600;
+    double t;
+    char why[160];
+    return fpd_env_seconds("FPDIV_BRIDGE_TIMEOUT", 600, false, &t, why, sizeof why) == FPD_OK ? t : 600;
 }
 
 struct framework_state {
@@ -147,8 +170,9 @@ static int framework_open(const struct fpd_backend *self, void **state, char *wh
         return FPD_ERR_NOMEM;
     }
     s->fw = self->data;
-    find_python(s->interpreter, sizeof s->interpreter);
-    int rc = share_server(self, s, why, why_size);
+    int rc = fpd_bridge_python(s->interpreter, sizeof s->interpreter, why, why_size);
+    if (rc == FPD_OK)
+        rc = share_server(self, s, why, why_size);
     if (rc == FPD_OK && s->fw->given) { /* a backend --framework made: its server says what it does */
         unsigned features = 0;
         for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)

@@ -257,6 +257,77 @@ static void pinned_close(void *state)
     free(s);
 }
 
+/* ---- classes of CPU -------------------------------------------------------------------------------- */
+
+/* By the variable each library's set is picked with, so that an OpenBLAS given with --blas is
+ * OpenBLAS here too. */
+static const struct kernel_set_class {
+    const char *name;
+    struct {
+        const char *variable, *set;
+    } sets[3];
+} classes[] = {
+    {"baseline", {{"OPENBLAS_CORETYPE", "Prescott"}, {"BLIS_ARCH_TYPE", "generic"}, {"MKL_CBWR", "COMPATIBLE"}}},
+    {"sse4", {{"OPENBLAS_CORETYPE", "Nehalem"}, {"BLIS_ARCH_TYPE", "penryn"}, {"MKL_CBWR", "SSE4_2"}}},
+    {"avx", {{"OPENBLAS_CORETYPE", "Sandybridge"}, {"BLIS_ARCH_TYPE", "sandybridge"}, {"MKL_CBWR", "AVX"}}},
+    {"avx2", {{"OPENBLAS_CORETYPE", "Haswell"}, {"BLIS_ARCH_TYPE", "haswell"}, {"MKL_CBWR", "AVX2"}}},
+    {"avx512", {{"OPENBLAS_CORETYPE", "SkylakeX"}, {"BLIS_ARCH_TYPE", "skx"}, {"MKL_CBWR", "AVX512"}}},
+};
+
+static const struct kernel_set_class *class_of(const char *item)
+{
+    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+        if (strcasecmp(classes[c].name, item) == 0)
+            return &classes[c];
+        for (size_t s = 0; s < sizeof classes[c].sets / sizeof classes[c].sets[0]; s++)
+            if (strcasecmp(classes[c].sets[s].set, item) == 0)
+                return &classes[c];
+    }
+    return NULL;
+}
+
+bool fpd_kernel_set_class_known(const char *item) { return class_of(item) != NULL; }
+
+const char *fpd_kernel_set_for(const struct fpd_backend *b, const char *item)
+{
+    if (!fpd_backend_pinnable(b))
+        return NULL;
+    if (fpd_backend_lists_kernel_set(b, item))
+        return item;
+    const struct kernel_set_class *c = class_of(item);
+    for (size_t s = 0; c && s < sizeof c->sets / sizeof c->sets[0]; s++)
+        if (strcmp(c->sets[s].variable, b->kernel_set_env) == 0)
+            return c->sets[s].set;
+    return NULL;
+}
+
+int fpd_kernel_set_variables_check(char *why, size_t why_size)
+{
+    for (size_t i = 0; fpd_registry_at(i); i++) { /* those loaded: the deferred (CUDA) ones pin no set */
+        const struct fpd_backend *b = fpd_registry_at(i)->impl;
+        const char *value = fpd_backend_pinnable(b) ? getenv(b->kernel_set_env) : NULL;
+        if (!value || !*value)
+            continue;
+        char set[48];
+        snprintf(set, sizeof set, "%.*s", (int)strcspn(value, ","), value); /* MKL_CBWR=AVX2,STRICT */
+        bool known = false;
+        for (size_t j = 0; fpd_registry_at(j) && !known; j++) {
+            const struct fpd_backend *other = fpd_registry_at(j)->impl;
+            known = fpd_backend_pinnable(other) && strcmp(other->kernel_set_env, b->kernel_set_env) == 0 &&
+                    fpd_backend_lists_kernel_set(other, set);
+        }
+        if (!known) {
+            size_t used = (size_t)snprintf(why, why_size, "%s='%.40s' is no kernel set of %s that fpdiv knows (a "
+                                           "library runs this CPU's own for a name it does not know); %s's sets:",
+                                           b->kernel_set_env, value, b->name, b->name);
+            for (const char *const *k = b->kernel_sets; *k && used < why_size; k++)
+                used += (size_t)snprintf(why + used, why_size - used, " %s", *k);
+            return FPD_ERR_INPUT;
+        }
+    }
+    return FPD_OK;
+}
+
 /* ---- names --------------------------------------------------------------------------------------- */
 
 /* A kernel set's name as the base's list spells it, else as given: [A-Za-z0-9_]+, or NULL. */

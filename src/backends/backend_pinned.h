@@ -23,6 +23,26 @@ bool fpd_backend_pinnable(const struct fpd_backend *b);
 /* Whether `set` is one of the kernel sets the backend names (any case). */
 bool fpd_backend_lists_kernel_set(const struct fpd_backend *b, const char *set);
 
+/*
+ * Kernel sets of one class of CPU, across libraries: each library names its own (OpenBLAS's
+ * Haswell, BLIS's haswell and oneMKL's AVX2 are the AVX2 class's), and `--core Haswell` pins every
+ * library, not OpenBLAS alone. The classes: baseline (SSE2), sse4, avx, avx2, avx512, as
+ * FPDIV_VECTOR_WIDTH names fpdiv's own.
+ *
+ * The set of backend b for `item` (a set b lists, a class's name, or another library's set of a
+ * class): the set itself when b lists it, else the set b has in the item's class; NULL when b
+ * has none (the item is no set of b's and in no class).
+ */
+const char *fpd_kernel_set_for(const struct fpd_backend *b, const char *item);
+/* Whether `item` names a class, or a set that is in one. */
+bool fpd_kernel_set_class_known(const char *item);
+
+/* Each library's variable that picks its kernel set (OPENBLAS_CORETYPE, MKL_CBWR, BLIS_ARCH_TYPE),
+ * where it is set in fpdiv's environment, must name a set of that library's (MKL_CBWR's ",STRICT"
+ * aside): a library ignores a name it does not know and runs the CPU's own kernels, whose results
+ * would then be recorded under another name. FPD_ERR_INPUT with why naming the variable. */
+int fpd_kernel_set_variables_check(char *why, size_t why_size);
+
 /* A backend by the name users give: NAME, or NAME@SET for a kernel set of a pinnable backend (in
  * any letter case; a name from the backend's list is spelled as the list spells it). A pinnable
  * backend's plain name resolves to its kernel set in this process. FPD_ERR_INPUT with why for an

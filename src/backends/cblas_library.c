@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/isolate.h"
 #include "fpdiv_backend.h"
 
 /* How builds name their symbols: plain CBLAS, ILP64 OpenBLAS (cblas_sgemm64_), and numpy's
@@ -164,22 +165,87 @@ static void describe_mkl(struct fpd_cblas *lib)
     }
 }
 
-/* BLIS: its version, and the configuration (kernel set) it chose for the CPU. */
-static void describe_blis(struct fpd_cblas *lib)
+/* The number BLIS gives its configuration `name` in the library at hand, or -1 when it has none of
+ * that name. BLIS numbers its configurations in an enumeration whose order changes between
+ * versions, and bli_arch_string reads a table of that enumeration's size without a bound: the walk
+ * stops at "generic", which every version has last. */
+static int blis_arch_number(const char *(*arch_name)(int), const char *name)
+{
+    for (int id = 0; id < 64; id++) {
+        const char *s = arch_name(id);
+        if (!s)
+            return -1;
+        if (strcasecmp(s, name) == 0)
+            return id;
+        if (strcmp(s, "generic") == 0)
+            return -1;
+    }
+    return -1;
+}
+
+struct blis_start {
+    void (*init)(void);
+    int (*arch_id)(void);
+};
+
+static int start_blis(void *ctx)
+{
+    const struct blis_start *b = ctx;
+    b->init();
+    b->arch_id();
+    return 0;
+}
+
+/* BLIS: its version, and the configuration (kernel set) it chose for the CPU, or was made to take:
+ * BLIS_ARCH_TYPE as fpdiv sets it names a configuration ("haswell"), which BLIS reads as a number,
+ * once, when it initializes (here). The variable is given that number for that moment only, so
+ * that processes started later see the name. FPD_ERR_UNAVAILABLE where the library has no
+ * configuration of that name: it would abort at its first call. */
+static int describe_blis(struct fpd_cblas *lib, char *why, size_t why_size)
 {
     const char *(*version)(void) = (const char *(*)(void))find(lib, "bli_info_get_version_str");
+    void (*init)(void) = (void (*)(void))find(lib, "bli_init");
     int (*arch_id)(void) = (int (*)(void))find(lib, "bli_arch_query_id");
     const char *(*arch_name)(int) = (const char *(*)(int))find(lib, "bli_arch_string");
     int64_t (*threads)(void) = (int64_t (*)(void))find(lib, "bli_thread_get_num_threads");
     if (!version)
-        return;
+        return FPD_OK;
     snprintf(lib->library, sizeof lib->library, "BLIS");
     snprintf(lib->version, sizeof lib->version, "%s", version());
+    const char *asked = getenv("BLIS_ARCH_TYPE");
+    char name[48] = "";
+    if (asked && !*asked) /* BLIS reads an empty value as 0, its first configuration (skx) */
+        unsetenv("BLIS_ARCH_TYPE");
+    else if (asked) {
+        int id = arch_name && init && arch_id ? blis_arch_number(arch_name, asked) : -1;
+        if (id < 0) {
+            snprintf(why, why_size, "BLIS_ARCH_TYPE=%.40s: this BLIS (%s) has no configuration of that name", asked,
+                     lib->version);
+            return FPD_ERR_UNAVAILABLE;
+        }
+        char number[16], death[160];
+        snprintf(name, sizeof name, "%s", asked);
+        snprintf(number, sizeof number, "%d", id);
+        setenv("BLIS_ARCH_TYPE", number, 1);
+        snprintf(lib->settings, sizeof lib->settings, "BLIS_ARCH_TYPE=%s (%s)", name, number);
+        /* a configuration the build left out aborts BLIS as it starts: tried in a child first */
+        if (fpd_run_isolated(start_blis, &(struct blis_start){init, arch_id}, 60, death, sizeof death) != 0) {
+            setenv("BLIS_ARCH_TYPE", name, 1);
+            snprintf(why, why_size, "BLIS_ARCH_TYPE=%.40s: this BLIS (%s) cannot start on that configuration: %s",
+                     name, lib->version, death);
+            return FPD_ERR_UNAVAILABLE;
+        }
+    }
+    if (init) /* before the query: with BLIS_ARCH_TYPE set, a query before it aborts */
+        init();
     if (arch_id && arch_name)
         snprintf(lib->kernel_set, sizeof lib->kernel_set, "%s", arch_name(arch_id()));
+    if (name[0])
+        setenv("BLIS_ARCH_TYPE", name, 1);
     if (threads) /* -1 when no count is set: BLIS then runs one thread (BLIS_NUM_THREADS sets one) */
         lib->default_threads = threads() > 0 ? (int)threads() : 1;
     lib->set_threads_long = (void (*)(int64_t))find(lib, "bli_thread_set_num_threads");
+    return FPD_OK;
 }
 
 /* A library that does not say its version (the reference BLAS) may carry it in its file's name:
@@ -262,7 +328,10 @@ int fpd_cblas_load(const char *path, struct fpd_cblas *lib, char *why, size_t wh
     lib->default_threads = 1;
     describe_openblas(lib);
     describe_mkl(lib);
-    describe_blis(lib);
+    if (describe_blis(lib, why, why_size) != FPD_OK) {
+        fpd_cblas_unload(lib);
+        return FPD_ERR_UNAVAILABLE;
+    }
     if (!lib->version[0])
         version_of_file(lib);
     return FPD_OK;

@@ -9,6 +9,7 @@
 #include "common/array.h"
 #include "common/text.h"
 #include "fpdiv_backend.h"
+#include "store/corpus.h"
 
 enum { KEEP_FAILURES = 100, ANNOTATIONS = 50 };
 
@@ -76,6 +77,8 @@ void fpd_ci_free(struct fpd_ci_report *r)
 
 int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double seconds, char *why, size_t why_size)
 {
+    if (fpd_make_parent_dirs(path, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
     FILE *f = fopen(path, "w");
     if (!f) {
         snprintf(why, why_size, "cannot write %s: %s", path, strerror(errno));
@@ -129,22 +132,25 @@ bool fpd_ci_github(void)
     return v && strcmp(v, "true") == 0;
 }
 
-/* Workflow commands take their data on one line: %, CR and LF are escaped; other control
- * characters, which a case file or a file name may carry, are shown escaped (text.h). */
-static void command_data(FILE *out, const char *s)
+/* Workflow commands take their data on one line. What a case file or a file name may carry that
+ * is not printable text (CR, LF and other controls, bytes that are not UTF-8, characters that
+ * reorder text) is shown escaped first (text.h), and then the command's own escapes: % in data;
+ * in a property also : and , (which end it). */
+static void command_text(FILE *out, const char *s, bool property)
 {
-    for (; *s; s++) {
-        if (*s == '%')
+    size_t size = 4 * strlen(s) + 1;
+    char *shown = malloc(size);
+    for (const char *c = shown ? fpd_printable(s, shown, size) : ""; *c; c++) {
+        if (*c == '%')
             fputs("%25", out);
-        else if (*s == '\r')
-            fputs("%0D", out);
-        else if (*s == '\n')
-            fputs("%0A", out);
-        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            fpd_put_printable(out, (char[2]){*s, 0});
+        else if (property && *c == ':')
+            fputs("%3A", out);
+        else if (property && *c == ',')
+            fputs("%2C", out);
         else
-            fputc(*s, out);
+            fputc(*c, out);
     }
+    free(shown);
 }
 
 void fpd_ci_github_annotate(const struct fpd_ci_report *r, FILE *out)
@@ -154,10 +160,12 @@ void fpd_ci_github_annotate(const struct fpd_ci_report *r, FILE *out)
         const struct fpd_ci_case *c = &r->cases[i];
         total += c->n_failures + c->dropped;
         for (size_t j = 0; j < c->n_failures && shown < ANNOTATIONS; j++, shown++) {
-            fprintf(out, "::error title=fpdiv %s::", c->failures[j].kind);
-            command_data(out, c->failures[j].message);
+            fputs("::error title=fpdiv ", out);
+            command_text(out, c->failures[j].kind, true);
+            fputs("::", out);
+            command_text(out, c->failures[j].message, false);
             fputs("%0Areproduce: ", out);
-            command_data(out, c->failures[j].details);
+            command_text(out, c->failures[j].details, false);
             fputc('\n', out);
         }
     }
@@ -172,25 +180,23 @@ void fpd_ci_github_annotate(const struct fpd_ci_report *r, FILE *out)
 static void markdown_cell(FILE *f, const char *s, bool code)
 {
     static const char markup[] = "\\`*_{}[]()<>#+-.!|~&";
-    char shown[8];
+    size_t size = 4 * strlen(s) + 1;
+    char *shown = malloc(size); /* what is not printable text, escaped first (text.h) */
     if (code)
         fputc('`', f);
-    for (; *s; s++) {
-        if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else if (*s == '|')
+    for (const char *c = shown ? fpd_printable(s, shown, size) : ""; *c; c++) {
+        if (*c == '|')
             fputs("\\|", f);
-        else if (code && *s == '`')
+        else if (code && *c == '`')
             fputc('\'', f);
-        else if (!code && strchr(markup, *s))
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            fputs(fpd_printable((char[2]){*s, 0}, shown, sizeof shown), f);
+        else if (!code && strchr(markup, *c))
+            fprintf(f, "\\%c", *c);
         else
-            fputc(*s, f);
+            fputc(*c, f);
     }
     if (code)
         fputc('`', f);
+    free(shown);
 }
 
 int fpd_ci_github_summary(const struct fpd_ci_report *r, const char *headline, char *why, size_t why_size)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/backend_pinned.h"
@@ -17,20 +18,47 @@
 #include "common/text.h"
 #include "gen/gen.h"
 
+/* "fpdiv CMD: message" (or "fpdiv: message") on stderr after `lead`, then `end`. A message names
+ * files and quotes case files: it is shown escaped (text.h), on one line. Where stdout and stderr
+ * share a pipe, it lands between stdout's lines, never inside one (a JSON line cut by it is two
+ * lines that do not parse). */
+static void put_message(const char *lead, const char *cmd, const char *end, const char *fmt, va_list ap)
+{
+    char message[8192];
+    vsnprintf(message, sizeof message, fmt, ap);
+    fflush(stdout);
+    fprintf(stderr, "%sfpdiv%s%s: ", lead, cmd ? " " : "", cmd ? cmd : "");
+    fpd_put_printable(stderr, message);
+    fputs(end, stderr);
+    fflush(stderr);
+}
+
 void fpd_cli_error(const char *cmd, const char *fmt, ...)
 {
-    /* A message names files and quotes case files: it is shown escaped (text.h), on one line. */
-    char message[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    put_message("", cmd, "\n", fmt, ap);
     va_end(ap);
-    /* where stdout and stderr share a pipe, a message lands between stdout's lines, never inside
-     * one (a JSON line cut by it is two lines that do not parse) */
-    fflush(stdout);
-    fprintf(stderr, "fpdiv %s: ", cmd);
-    fpd_put_printable(stderr, message);
-    fputc('\n', stderr);
+}
+
+static bool status_shown;
+
+void fpd_cli_status(const char *cmd, const char *fmt, ...)
+{
+    if (!isatty(STDERR_FILENO))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    put_message("\r\033[K", cmd, "", fmt, ap);
+    va_end(ap);
+    status_shown = true;
+}
+
+void fpd_cli_status_clear(void)
+{
+    if (status_shown)
+        fputs("\r\033[K", stderr);
+    status_shown = false;
 }
 
 int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size)
@@ -268,8 +296,9 @@ int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *
         snprintf(why, why_size, "--core '%s': the core relation compares two kernel sets: --core A,B", cores);
         return FPD_ERR_INPUT;
     }
-    /* a set goes to the libraries that list it (OpenBLAS's Haswell is no oneMKL path); a set no
-     * library lists goes to every one, whose probe then says why it does not pin */
+    /* a set goes to the libraries that list it, and as its class's set to the others (OpenBLAS's
+     * Haswell is oneMKL's AVX2 and BLIS's haswell: backend_pinned.h); a set no library lists and
+     * no class has goes to every one, whose probe then says why it does not pin */
     struct fpd_backend_slot *slots[FPD_MAX_BACKENDS];
     size_t n_names = 0;
     for (char *p = name_list, *name; (name = strsep(&p, ",")) != NULL; n_names++) {
@@ -280,22 +309,38 @@ int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *
         slots[n_names] = strchr(name, '@') ? NULL : fpd_registry_find(name);
     }
     bool listed_somewhere[64] = {false};
-    for (size_t i = 0; i < n_sets; i++)
+    for (size_t i = 0; i < n_sets; i++) {
+        listed_somewhere[i] = fpd_kernel_set_class_known(sets[i]);
         for (size_t j = 0; j < n_names; j++)
             listed_somewhere[i] |= slots[j] && fpd_backend_lists_kernel_set(slots[j]->impl, sets[i]);
+    }
     out[0] = '\0';
     size_t pinned = 0;
     const char *name = name_list;
     for (size_t j = 0; j < n_names; j++, name += strlen(name) + 1) {
         bool pinnable = slots[j] && fpd_backend_pinnable(slots[j]->impl), pins = false;
         int rc = FPD_OK;
-        for (size_t i = 0; pinnable && i < n_sets && rc == FPD_OK; i++)
-            if (fpd_backend_lists_kernel_set(slots[j]->impl, sets[i]) || !listed_somewhere[i]) {
+        const char *taken[64];
+        size_t n_taken = 0;
+        for (size_t i = 0; pinnable && i < n_sets && rc == FPD_OK; i++) {
+            const char *set = fpd_kernel_set_for(slots[j]->impl, sets[i]);
+            set = set ? set : listed_somewhere[i] ? NULL : sets[i];
+            bool again = false; /* Haswell and avx2 are one set of oneMKL's */
+            for (size_t t = 0; set && t < n_taken; t++)
+                again |= strcasecmp(taken[t], set) == 0;
+            if (set && !again) {
                 pins = true;
-                rc = append_name(out, out_size, name, sets[i]);
+                taken[n_taken++] = set;
+                rc = append_name(out, out_size, name, set);
             }
-        if (rc == FPD_OK && !pins)
+        }
+        if (rc == FPD_OK && !pins) {
             rc = append_name(out, out_size, name, NULL);
+            if (pinnable) /* the campaign would not be the same on another machine: say so */
+                fprintf(stderr, "fpdiv: note: --core %s names no kernel set of %s, which runs the one it picks "
+                                "here (name a class to pin every library: baseline, sse4, avx, avx2, avx512)\n",
+                        cores, name);
+        }
         if (rc != FPD_OK) {
             snprintf(why, why_size, "--core: too many backends");
             return FPD_ERR_INPUT;
@@ -321,6 +366,81 @@ int fpd_cli_dists(const char *text, enum fpd_dist *out, size_t cap, size_t *n, c
 }
 
 double fpd_cli_default_max_mem(void) { return fpd_case_default_max_mem(); }
+
+/* "OPT PATH: what[: the system's reason]"; a `what` that starts with "is " reads on without the colon */
+static int cannot_write(const char *opt, const char *path, const char *what, int err, char *why, size_t why_size)
+{
+    char shown[3200];
+    snprintf(why, why_size, "%s %s%s%s%s%s", opt, fpd_printable(path, shown, sizeof shown),
+             strncmp(what, "is ", 3) == 0 ? " " : ": ", what, err ? ": " : "", err ? strerror(err) : "");
+    return FPD_ERR_INPUT;
+}
+
+/* A DIR that is one, or can be made below the nearest directory above it that exists, which, when
+ * `writable`, fpdiv can write into. */
+static int check_dir(const char *opt, const char *path, bool writable, char *why, size_t why_size)
+{
+    char probe[4096];
+    struct stat st;
+    if (!path[0]) {
+        snprintf(why, why_size, "%s needs a directory name", opt);
+        return FPD_ERR_INPUT;
+    }
+    if (snprintf(probe, sizeof probe, "%s", path) >= (int)sizeof probe)
+        return cannot_write(opt, path, "too long a name", 0, why, why_size);
+    for (;;) {
+        if (stat(probe, &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                return cannot_write(opt, path, strcmp(probe, path) == 0 ? "is not a directory" : "a file is in its way",
+                                    0, why, why_size);
+            if (writable && access(probe, W_OK | X_OK) != 0)
+                return cannot_write(opt, path, "cannot write into it", errno, why, why_size);
+            return FPD_OK;
+        }
+        if (errno != ENOENT && errno != ENOTDIR) /* ENOTDIR: a file above it, named below */
+            return cannot_write(opt, path, "cannot be examined", errno, why, why_size);
+        char *slash = strrchr(probe, '/');
+        while (slash && slash > probe && slash[1] == '\0') { /* "a/b/" */
+            *slash = '\0';
+            slash = strrchr(probe, '/');
+        }
+        if (!slash)
+            snprintf(probe, sizeof probe, ".");
+        else
+            slash[slash == probe] = '\0'; /* "/a" -> "/" */
+    }
+}
+
+int fpd_cli_can_write_file(const char *opt, const char *path, char *why, size_t why_size)
+{
+    struct stat st;
+    if (!path[0]) {
+        snprintf(why, why_size, "%s needs a file name", opt);
+        return FPD_ERR_INPUT;
+    }
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return cannot_write(opt, path, "is a directory, not a file", 0, why, why_size);
+        if (access(path, W_OK) != 0)
+            return cannot_write(opt, path, "cannot be written", errno, why, why_size);
+        return FPD_OK;
+    }
+    /* its directory, made where missing as the corpus's is (ci/run-7/fpdiv.xml) */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    return fpd_cli_can_write_dir(opt, dir, why, why_size);
+}
+
+int fpd_cli_can_write_dir(const char *opt, const char *path, char *why, size_t why_size)
+{
+    return check_dir(opt, path, true, why, why_size);
+}
+
+int fpd_cli_can_be_dir(const char *opt, const char *path, char *why, size_t why_size)
+{
+    return check_dir(opt, path, false, why, why_size);
+}
 
 int fpd_cli_cores(void)
 {

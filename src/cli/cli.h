@@ -9,8 +9,14 @@
 
 enum fpd_exit { FPD_EXIT_OK = 0, FPD_EXIT_FINDINGS = 1, FPD_EXIT_USAGE = 2, FPD_EXIT_INTERNAL = 3 };
 
-/* Prints "fpdiv CMD: message" to stderr. */
+/* Prints "fpdiv CMD: message" to stderr ("fpdiv: message" for a NULL cmd), escaped (text.h). */
 void fpd_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A live status line on stderr while something slow runs ("fpdiv list: starting torch's bridge
+ * server"), only where stderr is a terminal: each replaces the last; fpd_cli_status_clear erases
+ * it before results are printed. */
+void fpd_cli_status(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fpd_cli_status_clear(void);
 
 int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size);
 /* A count from min to max ("--jobs must be at least 1"): a zero that would do nothing is refused. */
@@ -52,6 +58,16 @@ void fpd_cli_remember_argv(char **argv);
  * (OPENBLAS_CORETYPE), so that they run here and not in hosts, where a GEMM's round trip costs
  * tens of microseconds. Returns when there is nothing to gain, or the exec failed. */
 void fpd_cli_run_kernel_sets_here(struct fpd_backend_slot *const *slots, size_t n);
+
+/* Whether an output named by an option can be written, asked before a long run rather than found
+ * out after it: a DIR that is a writable directory or can be made in the nearest directory above
+ * it that exists (its writer makes it, as `mkdir -p` does), or a FILE that, where it exists, can be
+ * written, in such a directory. FPD_ERR_INPUT with why naming the option and the path. */
+int fpd_cli_can_write_file(const char *opt, const char *path, char *why, size_t why_size);
+int fpd_cli_can_write_dir(const char *opt, const char *path, char *why, size_t why_size);
+/* The same but for the right to write: a DIR that is one, or has no file in its way (--corpus: a
+ * read-only one is found by the claims of the run, whose failed saves it counts). */
+int fpd_cli_can_be_dir(const char *opt, const char *path, char *why, size_t why_size);
 
 /* The default memory budget: half of physical memory. */
 double fpd_cli_default_max_mem(void);

@@ -80,7 +80,15 @@ int fpd_shared_flags_take(const struct fpd_shared_flags *f, int opt, const char 
     case FPD_OPT_SEED: rc = fpd_cli_u64("--seed", arg, UINT64_MAX, f->seed, why, why_size); break;
     case FPD_OPT_SPECIALS: rc = fpd_cli_double("--specials", arg, 0, 1, f->special_rate, why, why_size); break;
     case FPD_OPT_GENERATOR: rc = fpd_cli_generator(arg, f->generator, why, why_size); break;
-    case FPD_OPT_MAX_MEM: rc = fpd_cli_bytes("--max-mem", arg, f->max_mem, why, why_size); break;
+    case FPD_OPT_MAX_MEM:
+        rc = fpd_cli_bytes("--max-mem", arg, f->max_mem, why, why_size);
+        /* a budget past the machine's memory would let a case through that cannot be allocated */
+        if (rc == FPD_OK && *f->max_mem > fpd_case_physical_memory()) {
+            snprintf(why, why_size, "--max-mem '%s': more than this machine's %.0f MiB of memory", arg,
+                     fpd_case_physical_memory() / 0x1p20);
+            rc = FPD_ERR_INPUT;
+        }
+        break;
     case FPD_OPT_EXACT: rc = fpd_cli_exact_mode(arg, f->exact, why, why_size); break;
     case FPD_OPT_TIMEOUT: rc = fpd_cli_double("--timeout", arg, 0, 1e9, f->timeout, why, why_size); break;
     case FPD_OPT_CORE: *f->cores = arg; break;

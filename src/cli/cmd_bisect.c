@@ -127,7 +127,7 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct bisect
         snprintf(why, why_size, "give a case file, or --good and --bad shapes (see 'fpdiv bisect --help')");
         return FPD_ERR_INPUT;
     }
-    return FPD_OK;
+    return o->save_to ? fpd_cli_can_write_dir("--save-to", o->save_to, why, why_size) : FPD_OK;
 }
 
 /* The good/bad form: the case from flags at the good shape; the dimension where the shapes differ. */

@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/report.h"
 #include "common/cpu.h"
+#include "common/text.h"
 #include "cpu/vector_width.h"
 #include "engine/environment.h"
 
@@ -52,13 +53,18 @@ static void print_text(json_t *env)
     json_t *b;
     json_object_foreach(json_object_get(env, "backends"), name, b)
     {
-        printf("\n%s\n", name);
+        printf("\n");
+        fpd_put_printable(stdout, name);
+        printf("\n");
         const char *key;
         json_t *value;
         json_object_foreach(b, key, value)
         {
-            if (json_is_string(value))
-                printf("  %-16s %s\n", key, json_string_value(value));
+            if (json_is_string(value)) { /* a library's strings, a host's: shown escaped */
+                printf("  %-16s ", key);
+                fpd_put_printable(stdout, json_string_value(value));
+                printf("\n");
+            }
         }
         json_t *sets = json_object_get(b, "kernel_sets");
         if (!sets)
@@ -77,7 +83,9 @@ static void print_text(json_t *env)
             snprintf(said, sizeof said, "this CPU cannot run %s's kernel set %s: ", name, key);
             if (strncmp(why, said, strlen(said)) == 0)
                 why += strlen(said);
-            printf("    %-15s %s\n", key, why);
+            printf("    %-15s ", key);
+            fpd_put_printable(stdout, why);
+            printf("\n");
         }
     }
 }
@@ -108,14 +116,20 @@ int fpd_cmd_env(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         struct fpd_backend_slot *s = fpd_registry_at(i);
         if ((s->impl->kind != FPD_KIND_VENDOR && s->impl->kind != FPD_KIND_FRAMEWORK) ||
-            fpd_backend_pinned_parts(s->impl, NULL, NULL) ||
-            fpd_backend_acquire(s) != FPD_OK)
+            fpd_backend_pinned_parts(s->impl, NULL, NULL))
+            continue;
+        fpd_cli_status("env", "opening %s%s", s->impl->name,
+                       s->impl->kind == FPD_KIND_FRAMEWORK ? " (starting its bridge server)" : "");
+        if (fpd_backend_acquire(s) != FPD_OK)
             continue;
         json_t *b = fpd_backend_environment_json(s);
-        if (fpd_backend_pinnable(s->impl))
+        if (fpd_backend_pinnable(s->impl)) {
+            fpd_cli_status("env", "probing %s's kernel sets, each in a process of its own", s->impl->name);
             json_object_set_new(b, "kernel_sets", kernel_sets_json(s));
+        }
         json_object_set_new(backends, s->impl->name, b);
     }
+    fpd_cli_status_clear();
     json_t *env = json_pack("{s:s,s:s,s:i,s:i,s:o,s:s,s:o}", "type", "environment", "fpdiv", FPD_VERSION, "generator",
                             FPD_GEN_VERSION, "backend_abi", FPDIV_BACKEND_ABI, "cpu", fpd_cpu_json(fpd_cpu_this()),
                             "vector_width", fpd_vector_width_name(fpd_vector_width()), "backends", backends);

@@ -164,6 +164,10 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
         snprintf(why, why_size, "give --shape, or a case file (see 'fpdiv explain --help')");
         return FPD_ERR_INPUT;
     }
+    if ((o->dot && fpd_cli_can_write_file("--dot", o->dot, why, why_size) != FPD_OK) ||
+        (o->svg && fpd_cli_can_write_file("--svg", o->svg, why, why_size) != FPD_OK) ||
+        (o->save_to && fpd_cli_can_write_dir("--save-to", o->save_to, why, why_size) != FPD_OK))
+        return FPD_ERR_INPUT;
     return FPD_OK;
 }
 

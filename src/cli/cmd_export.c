@@ -4,11 +4,14 @@
  * two paths written in that framework, printing how many elements differ and by how much.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "backends/backend.h"
 #include "backends/backend_pinned.h"
@@ -18,6 +21,8 @@
 #include "common/text.h"
 #include "engine/check.h"
 #include "store/corpus.h"
+
+extern char **environ;
 
 static const char help[] =
     "usage: fpdiv export CASE.json --to numpy|torch|jax [-o DIR]\n\n"
@@ -130,6 +135,9 @@ static int append_bridge_file(FILE *s, const char *name, char *why, size_t why_s
     return FPD_OK;
 }
 
+/* Text from the case file reaches the script only inside string literals, escaped for Python
+ * (fpd_put_python_literal): never in a comment, never in a raw string. The comments hold numbers
+ * and fpdiv's own table names. */
 static int write_script(const char *dir, const struct fpd_export_target *fw, const struct fpd_case_file *f, char *why,
                         size_t why_size)
 {
@@ -138,16 +146,17 @@ static int write_script(const char *dir, const struct fpd_export_target *fw, con
     snprintf(path, sizeof path, "%.4000s/repro_%.16s.py", dir, fw->name);
     snprintf(module, sizeof module, "frameworks/%s.py", fw->name);
     json_t *case_data = case_json(fw, f);
-    char *case_text = case_data ? json_dumps(case_data, JSON_COMPACT) : NULL;
+    char *case_text = case_data ? json_dumps(case_data, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    char *env = case_text ? json_dumps(f->environment, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_SORT_KEYS) : NULL;
     json_decref(case_data);
-    FILE *s = case_text ? fopen(path, "w") : NULL;
+    FILE *s = env ? fopen(path, "w") : NULL;
     if (!s) {
-        snprintf(why, why_size, "%s%.900s%s%s", case_text ? "cannot write " : "out of memory", case_text ? path : "",
-                 case_text ? ": " : "", case_text ? strerror(errno) : "");
-        free(case_text);
+        snprintf(why, why_size, "%s%.900s%s%s", env ? "cannot write " : "out of memory", env ? path : "",
+                 env ? ": " : "", env ? strerror(errno) : "");
+        free(case_text), free(env);
         return FPD_ERR_INPUT;
     }
-    char dt[32], shape[64], *env = json_dumps(f->environment, JSON_COMPACT);
+    char dt[32], shape[64];
     fprintf(s, "#!/usr/bin/env python3\n# Reproduces an fpdiv finding in %s: the relation's two paths, each the\n"
                "# operations fpdiv's bridge runs for %s, on the inputs beside this file.\n", fw->name, fw->name);
     fprintf(s, "# relation %s: %s\n", chk->relation->name, chk->relation->doc);
@@ -157,17 +166,23 @@ static int write_script(const char *dir, const struct fpd_export_target *fw, con
             fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.trans_a ? ", A transposed" : "",
             chk->c.trans_b ? ", B transposed" : "", chk->c.pad, fpd_verdict_table[f->recorded.verdict].name,
             f->recorded.diff, f->recorded.count);
-    fprintf(s, "# backends in fpdiv: %s\n# environment: %s\n", f->backend_names[0], env ? env : "{}");
+    fprintf(s, "# the backends and the environment fpdiv recorded: CASE['recorded'] and RECORDED_ENVIRONMENT below\n");
+    fprintf(s, "import os\n\nRECORDED_ENVIRONMENT = ");
+    fpd_put_python_literal(s, env);
+    fprintf(s, "\n");
     free(env);
-    fprintf(s, "import os\n");
     /* the kernel set and thread count fpdiv ran, for a framework on the same library: set before
      * the framework loads it (a library reads them once, then), over any of the caller's, which
      * would run other kernels and give other bits */
     struct fpd_backend_slot *base;
     const char *set;
-    if (fpd_backend_pinned_parts(chk->backends[0]->impl, &base, &set))
-        fprintf(s, "os.environ['%s'] = '%s'  # fpdiv ran %s\n", base->impl->kernel_set_env, set,
-                chk->backends[0]->impl->name);
+    if (fpd_backend_pinned_parts(chk->backends[0]->impl, &base, &set)) {
+        fprintf(s, "os.environ[");
+        fpd_put_python_literal(s, base->impl->kernel_set_env);
+        fprintf(s, "] = ");
+        fpd_put_python_literal(s, set);
+        fprintf(s, "  # the kernel set fpdiv ran\n");
+    }
     if (fpd_check_threads(chk) > 0)
         fprintf(s, "for v in ('OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS'):\n"
                    "    os.environ[v] = '%d'  # fpdiv's thread count\n",
@@ -175,12 +190,34 @@ static int write_script(const char *dir, const struct fpd_export_target *fw, con
     fprintf(s, "\n# ---- the operations, as fpdiv's bridge runs them (scripts/bridge/%s) ----\n", module);
     int rc = append_bridge_file(s, module, why, why_size);
     if (rc == FPD_OK) {
-        fprintf(s, "\nCASE = __import__('json').loads(r'%s')\n\n", case_text);
+        fprintf(s, "\nCASE = __import__('json').loads(");
+        fpd_put_python_literal(s, case_text);
+        fprintf(s, ")\n\n");
         rc = append_bridge_file(s, "export_driver.py", why, why_size);
     }
     free(case_text);
     int closed = close_written(s, path, why, why_size);
     return rc != FPD_OK ? rc : closed;
+}
+
+/* Whether the Python at `python` can import `module` (asked without importing it: torch takes
+ * seconds to import). */
+static bool python_has(const char *python, const char *module)
+{
+    char *const argv[] = {(char *)python, "-c",
+                          "import importlib.util, sys; sys.exit(importlib.util.find_spec(sys.argv[1]) is None)",
+                          (char *)module, NULL};
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int status = 1;
+    bool started = posix_spawn(&pid, python, &quiet, NULL, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&quiet);
+    while (started && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return started && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 int fpd_cmd_export(int argc, char **argv)
@@ -245,9 +282,14 @@ int fpd_cmd_export(int argc, char **argv)
         fpd_cli_error("export", "%s", rc == FPD_ERR_NOMEM ? "out of memory" : why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
-    char shown[4096], script[4200], word[4096];
+    char shown[4096], script[4200], word[4096], python[1024], python_word[2048];
     snprintf(script, sizeof script, "%.4000s/repro_%.16s.py", dir, fw->name);
-    printf("wrote %s/A.npy, B.npy, bias.npy and repro_%s.py; run: python3 %s\n",
-           fpd_printable(dir, shown, sizeof shown), fw->name, fpd_shell_word(script, word, sizeof word));
+    bool has_python = fpd_bridge_python(python, sizeof python, why, sizeof why) == FPD_OK;
+    printf("wrote %s/A.npy, B.npy, bias.npy and repro_%s.py; run: %s %s\n", fpd_printable(dir, shown, sizeof shown),
+           fw->name, has_python ? fpd_shell_word(python, python_word, sizeof python_word) : "python3",
+           fpd_shell_word(script, word, sizeof word));
+    if (!has_python || !python_has(python, fw->name))
+        printf("(%s has no %s: scripts/install-deps.sh installs it into the project's .venv, or set FPDIV_PYTHON to a "
+               "Python that has it)\n", has_python ? python_word : "this machine's Python", fw->name);
     return FPD_EXIT_OK;
 }

@@ -61,7 +61,7 @@ static const char help[] =
     "  --max-per-signature N  cases saved per signature (default 1)\n"
     "  --no-minimize       save the raw case instead of a minimized one\n"
     "  --minimize-time SEC time cap per minimization (default 10)\n"
-    "  --inline-max BYTES  cases with inputs up to this size carry them inline (default 64K)\n"
+    "  --inline-max BYTES  cases with inputs up to this size carry them inline (default 64K, at most 1M)\n"
     "  --exact MODE        compare each path with the correctly rounded result: always,\n"
     "                      diverging (default: only checks whose paths differ) or never\n"
     "  --shard I/N         run shard I (0-based) of N: case indices I, I+N, I+2N, ...; together the\n"
@@ -275,7 +275,14 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
         case OPT_MINIMIZE_TIME:
             rc = fpd_cli_double("--minimize-time", optarg, 0.001, 1e6, &o->minimize_seconds, why, why_size);
             break;
-        case OPT_INLINE_MAX: rc = fpd_cli_bytes("--inline-max", optarg, &o->inline_max, why, why_size); break;
+        case OPT_INLINE_MAX:
+            rc = fpd_cli_bytes("--inline-max", optarg, &o->inline_max, why, why_size);
+            if (rc == FPD_OK && o->inline_max > FPD_INLINE_MAX_LIMIT) {
+                snprintf(why, why_size, "--inline-max '%s': at most %dM (a larger case keeps its recipe)", optarg,
+                         FPD_INLINE_MAX_LIMIT >> 20);
+                rc = FPD_ERR_INPUT;
+            }
+            break;
         case OPT_JOBS:
             rc = fpd_cli_count("--jobs", optarg, 1, 64, &o->jobs, why, why_size);
             break;
@@ -313,8 +320,10 @@ static int find_shard(const struct fuzz_options *o, struct fpd_shard *s, char *w
     if (slash && (size_t)(slash - o->shard) < sizeof index)
         memcpy(index, o->shard, (size_t)(slash - o->shard));
     if (!slash || fpd_cli_u64("--shard", index, UINT64_MAX, &i, msg, sizeof msg) != FPD_OK ||
-        fpd_cli_u64("--shard", slash + 1, UINT64_MAX, &n, msg, sizeof msg) != FPD_OK || n == 0 || i >= n) {
-        snprintf(why, why_size, "--shard '%s': expected I/N with 0 <= I < N", o->shard);
+        fpd_cli_u64("--shard", slash + 1, UINT64_MAX, &n, msg, sizeof msg) != FPD_OK || n == 0 || i >= n ||
+        n > FPD_SHARD_COUNT_MAX) {
+        snprintf(why, why_size, "--shard '%s': expected I/N with 0 <= I < N <= 2^32 (a campaign's case indices)",
+                 o->shard);
         return FPD_ERR_INPUT;
     }
     fpd_shard_given(i, n, s);
@@ -334,7 +343,10 @@ static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fu
     int rc = parse(argc, argv, &cfg, o, why, why_size);
     if (rc != FPD_OK)
         return rc;
-    if (o->html && fpd_report_can_write(o->html, why, why_size) != FPD_OK) /* said now, not after the run */
+    /* every output is asked for now, not found unwritable after the run */
+    if ((o->html && fpd_cli_can_write_file("--html", o->html, why, why_size) != FPD_OK) ||
+        (o->junit && fpd_cli_can_write_file("--junit", o->junit, why, why_size) != FPD_OK) ||
+        (o->corpus && fpd_cli_can_be_dir("--corpus", o->corpus, why, why_size) != FPD_OK))
         return FPD_ERR_INPUT;
     /* every worker gets its share of the memory budget and a single-threaded BLAS, so that any
      * number of workers runs exactly the same checks (a BLAS's results can depend on its threads) */
@@ -358,10 +370,23 @@ static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fu
 }
 
 static volatile sig_atomic_t interrupts;
+static long long first_interrupt_ns; /* the handler's own */
 
+/* Counts a request to stop. timeout(1) signals the command and then its whole process group, and
+ * a process group's signal reaches a shell's job the same way: one request can arrive twice,
+ * microseconds apart. A second signal within SAME_REQUEST_NS of the first is that same request;
+ * a person's second Ctrl-C comes later. */
+#define SAME_REQUEST_NS 250000000LL
 static void on_interrupt(int sig)
 {
     (void)sig;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+    if (interrupts == 1 && ns - first_interrupt_ns < SAME_REQUEST_NS)
+        return;
+    if (interrupts == 0)
+        first_interrupt_ns = ns;
     interrupts++;
 }
 
@@ -390,14 +415,17 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
     if (lost || answer.res.verdict != FPD_SAME || o->json || r->ci_wanted)
         fpd_campaign_plan(&run->cp, index, &chk);
     struct fpd_check_result res;
+    double seconds = 0;
     if (lost) {
         fpd_check_result_died(&chk, ev->reason, &res);
+        seconds = ev->seconds;
     } else {
         res = answer.res;
+        seconds = answer.seconds;
         *gemm_ticks += answer.gemm_ticks;
     }
     int added = fpd_stats_add(st, &run->cp, fpd_campaign_combo(&run->cp, index), &res);
-    if (added < 0 || fpd_fuzz_report_check(r, &chk, &res, added == 1) != FPD_OK)
+    if (added < 0 || fpd_fuzz_report_check(r, &chk, &res, seconds, added == 1) != FPD_OK)
         return FPD_ERR_NOMEM;
     if (res.verdict != FPD_SAME && o->corpus) {
         struct fpd_signature_key key;
@@ -414,16 +442,22 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
     return FPD_OK;
 }
 
+/* The exit status of a campaign stopped at once by a second interrupt, as a shell's for SIGINT. */
+enum { EXIT_STOPPED_AT_ONCE = 128 + SIGINT };
+
 /* The workers' events until they are done, or an interrupt: the first lets the checks under way
- * finish, a second stops at once. FPD_EXIT_OK, or FPD_EXIT_INTERNAL. */
+ * finish, a second stops at once (the checks under way are not counted; the summary and the
+ * reports of the others are still written). FPD_EXIT_OK, EXIT_STOPPED_AT_ONCE, or
+ * FPD_EXIT_INTERNAL. */
 static int run_pool(struct fpd_campaign_run *run, const struct fuzz_options *o, struct fpd_pool *pool,
                     struct fpd_stats *st, struct fpd_fuzz_report *r, uint64_t *gemm_ticks, bool *stopping)
 {
     for (;;) {
         if (interrupts >= 2) { /* a second Ctrl-C: now */
             fpd_pool_kill(pool);
-            fprintf(stderr, "\nfpdiv fuzz: interrupted twice; stopped at once\n");
-            _exit(130);
+            *stopping = true;
+            fprintf(stderr, "\nfpdiv fuzz: interrupted twice; stopped at once (the checks under way are not counted)\n");
+            return EXIT_STOPPED_AT_ONCE;
         }
         if (interrupts == 1 && !*stopping) {
             *stopping = true;
@@ -504,7 +538,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     int reported = fpd_fuzz_report_finish(&r, &st, gemm_ticks, run.corpus.known, stopping);
-    if (exit_code == FPD_EXIT_OK)
+    if (exit_code == FPD_EXIT_OK || (exit_code == EXIT_STOPPED_AT_ONCE && reported != FPD_EXIT_OK))
         exit_code = reported;
     fpd_fuzz_report_free(&r);
     fpd_corpus_index_free(&run.corpus);

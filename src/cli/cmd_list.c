@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/report.h"
 #include "common/dtype.h"
+#include "common/text.h"
 #include "engine/environment.h"
 
 static const char help[] = "usage: fpdiv list\n\n"
@@ -18,7 +19,9 @@ static const char help[] = "usage: fpdiv list\n\n"
 static void list_kernel_sets(struct fpd_backend_slot *base)
 {
     struct fpd_kernel_set_report sets[64];
+    fpd_cli_status("list", "probing %s's kernel sets, each in a process of its own", base->impl->name);
     size_t n = fpd_kernel_sets_survey(base, sets, 64), cannot = 0;
+    fpd_cli_status_clear();
     printf("  %-12s     kernel sets this CPU runs (--core SET, or %s@SET):", "", base->impl->name);
     for (size_t i = 0; i < n; i++) {
         if (sets[i].runs)
@@ -42,21 +45,33 @@ int fpd_cmd_list(int argc, char **argv)
         struct fpd_backend_slot *s = fpd_registry_at(i);
         if (fpd_backend_pinned_parts(s->impl, NULL, NULL))
             continue;
+        fpd_cli_status("list", "opening %s%s", s->impl->name,
+                       s->impl->kind == FPD_KIND_FRAMEWORK ? " (starting its bridge server)" : "");
         bool ok = fpd_backend_acquire(s) == FPD_OK;
-        printf("  %-12s %-3s %-11s %s\n", s->impl->name, devices[s->impl->device], ok ? "available" : "unavailable",
-               s->impl->summary);
+        fpd_cli_status_clear();
+        printf("  %-12s %-3s %-11s ", s->impl->name, devices[s->impl->device], ok ? "available" : "unavailable");
+        fpd_put_printable(stdout, s->impl->summary); /* a plugin's, or a --blas file name */
         char line[1024];
-        if (!ok)
-            printf("  %-12s     why: %s\n", "", s->why);
-        else if (s->impl->kind == FPD_KIND_VENDOR || s->impl->kind == FPD_KIND_FRAMEWORK)
-            printf("  %-12s     %s\n", "", fpd_backend_environment_line(s, 0, line, sizeof line));
+        if (!ok) {
+            printf("\n  %-12s     why: ", "");
+            fpd_put_printable(stdout, s->why);
+        } else if (s->impl->kind == FPD_KIND_VENDOR || s->impl->kind == FPD_KIND_FRAMEWORK) {
+            printf("\n  %-12s     ", "");
+            fpd_put_printable(stdout, fpd_backend_environment_line(s, 0, line, sizeof line));
+        }
+        printf("\n");
         if (ok && fpd_backend_pinnable(s->impl))
             list_kernel_sets(s);
     }
     const char *const *paths, *const *reasons;
     size_t failures = fpd_plugin_failures(&paths, &reasons);
-    for (size_t i = 0; i < failures; i++)
-        printf("  (plugin %s could not load: %s)\n", paths[i], reasons[i]);
+    for (size_t i = 0; i < failures; i++) {
+        printf("  (plugin ");
+        fpd_put_printable(stdout, paths[i]);
+        printf(" could not load: ");
+        fpd_put_printable(stdout, reasons[i]);
+        printf(")\n");
+    }
     printf("\nrelations (* = in fuzz's default set)\n");
     for (size_t i = 0; i < fpd_relation_count; i++) {
         const struct fpd_relation *r = &fpd_relation_table[i];

@@ -16,11 +16,13 @@ static const char help[] =
     "Merges corpora (the corpus directories of shards, say) into OUT: one case per signature\n"
     "(relation, backends, dtypes, verdict), the smallest one, whose count is the sum of the counts\n"
     "of the distinct cases of that signature. Cases are told apart by their content hash, so the\n"
-    "same case in two directories counts once, and merging again changes nothing. Every file is\n"
-    "read and checked as replay checks it before anything is written; a malformed file, or\n"
-    "anything in a corpus that cannot be a case file (a symbolic link, a FIFO), stops the merge\n"
-    "with nothing written. Cases are written atomically, each at the name its content gives it,\n"
-    "inside OUT and nowhere else.\n";
+    "same case in two directories counts once; a merged case lists the cases it counts\n"
+    "(\"merged_from\"), so merging again, or merging OUT with an input it already holds, changes\n"
+    "nothing. OUT may not be inside an input, nor an input inside OUT. Every file is read and\n"
+    "checked as replay checks it before anything is written; a malformed file, or anything in a\n"
+    "corpus that cannot be a case file (a symbolic link, a FIFO), stops the merge with nothing\n"
+    "written. Cases are written atomically, each at the name its content gives it, inside OUT and\n"
+    "nowhere else.\n";
 
 struct merge_item {
     char *path;        /* where it was read */
@@ -28,6 +30,7 @@ struct merge_item {
     struct fpd_signature_key key;
     double elements;   /* batch * m * n * k: "smallest" */
     size_t count;
+    json_t *merged_from; /* the cases a merged one counts (owned), or NULL: it counts itself */
     bool in_out;       /* found in OUT, not in a DIR */
 };
 
@@ -46,6 +49,7 @@ static int read_item(const char *path, bool in_out, struct merge_item *it, char 
         snprintf(it->name, sizeof it->name, "%s/%016" PRIx64 ".json", f.chk.relation->name, hash);
         it->elements = (double)c->batch * c->m * c->n * c->k;
         it->count = f.signature_count;
+        it->merged_from = json_incref(f.merged_from);
         it->path = strdup(path);
         rc = it->path ? FPD_OK : FPD_ERR_NOMEM;
     }
@@ -65,6 +69,15 @@ static int by_signature_then_size(const void *a, const void *b)
         return x->elements < y->elements ? -1 : 1;
     c = strcmp(x->name, y->name);
     return c ? c : (int)x->in_out - (int)y->in_out; /* a DIR's copy of a case before OUT's */
+}
+
+static void free_items(struct merge_item *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(items[i].path);
+        json_decref(items[i].merged_from);
+    }
+    free(items);
 }
 
 /* Reads every case under the paths (OUT's own first); the first failure stops it. */
@@ -101,6 +114,70 @@ static int read_all(const char *out, char **dirs, int n_dirs, struct merge_item 
     return FPD_OK;
 }
 
+/* The cases a signature's items count, each once however often it was found (a case's name is
+ * its content): name -> count, the larger where two records of one case disagree. */
+static json_t *counted_cases(const struct merge_item *items, size_t n, size_t *total)
+{
+    json_t *cases = json_object();
+    for (size_t i = 0; cases && i < n; i++) {
+        json_t *own = items[i].merged_from ? NULL : json_pack("{s:I}", items[i].name, (json_int_t)items[i].count);
+        const char *name;
+        json_t *count;
+        json_object_foreach(items[i].merged_from ? items[i].merged_from : own, name, count)
+        {
+            json_t *seen = json_object_get(cases, name);
+            if (!seen || json_integer_value(seen) < json_integer_value(count))
+                json_object_set(cases, name, count);
+        }
+        json_decref(own);
+    }
+    *total = 0;
+    const char *name;
+    json_t *count;
+    json_object_foreach(cases, name, count)
+        *total += (size_t)json_integer_value(count);
+    return cases;
+}
+
+/* The real path of a directory that may not exist yet: its nearest existing ancestor's, with the
+ * rest of the path appended (no "//", no trailing '/'). */
+static bool real_dir(const char *path, char *out, size_t size)
+{
+    char prefix[4200], joined[8400];
+    size_t len = strlen(path);
+    if (len >= sizeof prefix)
+        return false;
+    for (size_t cut = len;;) {
+        memcpy(prefix, path, cut);
+        prefix[cut] = '\0';
+        char *resolved = realpath(cut ? prefix : ".", NULL);
+        if (resolved) {
+            snprintf(joined, sizeof joined, "%s/%s", resolved, path + cut);
+            free(resolved);
+            break;
+        }
+        if (cut == 0)
+            return false;
+        while (cut > 0 && path[cut - 1] != '/') /* the last component goes */
+            cut--;
+        while (cut > 1 && path[cut - 1] == '/') /* and the slashes before it, but a leading one */
+            cut--;
+    }
+    size_t o = 0;
+    for (const char *c = joined; *c && o + 1 < size; c++)
+        if (!(*c == '/' && (c[1] == '/' || (c[1] == '\0' && o > 0))))
+            out[o++] = *c;
+    out[o] = '\0';
+    return o + 1 < size;
+}
+
+/* Whether one of the two real paths is the other or inside it. */
+static bool overlap(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), l = la < lb ? la : lb;
+    return strncmp(a, b, l) == 0 && (la == lb || (la < lb ? b[la] == '/' || la == 1 : a[lb] == '/' || lb == 1));
+}
+
 /* OUT's copy of `name` is the case at its place there: OUT/<relation>/<16-hex>.json. */
 static bool at_its_place(const char *out, const struct merge_item *it)
 {
@@ -121,15 +198,31 @@ int fpd_cmd_merge(int argc, char **argv)
     const char *out = argv[optind];
     struct merge_item *items = NULL;
     size_t n = 0, cap = 0;
-    char why[1024];
+    char why[1024], real_out[4200], real_in[4200];
+    /* an OUT inside an input would be read as more of that input by every later merge and replay */
+    if (!real_dir(out, real_out, sizeof real_out)) {
+        fpd_cli_error("merge", "%s: cannot resolve where OUT is", out);
+        return FPD_EXIT_USAGE;
+    }
+    for (int a = optind + 1; a < argc; a++) {
+        if (!real_dir(argv[a], real_in, sizeof real_in)) {
+            fpd_cli_error("merge", "%s: cannot resolve where the input is", argv[a]);
+            return FPD_EXIT_USAGE;
+        }
+        if (overlap(real_out, real_in)) {
+            fpd_cli_error("merge", "OUT %s and the input %s %s (nothing was written)", out, argv[a],
+                          strcmp(real_out, real_in) == 0 ? "are one directory"
+                          : strlen(real_out) > strlen(real_in) ? "overlap: OUT is inside the input"
+                                                               : "overlap: the input is inside OUT");
+            return FPD_EXIT_USAGE;
+        }
+    }
     fpd_corpus_clean_stale(out);
     /* read everything first: a bad file stops the merge before anything is written */
     int rc = read_all(out, argv + optind + 1, argc - optind - 1, &items, &n, &cap, why, sizeof why);
     if (rc != FPD_OK) {
         fpd_cli_error("merge", "%s (nothing was written)", why);
-        for (size_t i = 0; i < n; i++)
-            free(items[i].path);
-        free(items);
+        free_items(items, n);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
     if (n > 1)
@@ -137,22 +230,28 @@ int fpd_cmd_merge(int argc, char **argv)
     size_t signatures = 0, written = 0, removed = 0;
     for (size_t i = 0; i < n && rc == FPD_OK;) {
         size_t j = i, total = 0;
-        for (; j < n && memcmp(&items[j].key, &items[i].key, sizeof items[i].key) == 0; j++) {
-            /* distinct cases: a name seen in a DIR counts once; OUT's own copy counts only alone */
-            bool duplicate = false;
-            for (size_t d = i; d < j && !duplicate; d++)
-                duplicate = strcmp(items[d].name, items[j].name) == 0;
-            if (!duplicate)
-                total += items[j].count;
-        }
+        while (j < n && memcmp(&items[j].key, &items[i].key, sizeof items[i].key) == 0)
+            j++;
+        json_t *cases = counted_cases(items + i, j - i, &total);
         signatures++;
-        /* the smallest, with the summed count, in the current schema; rewritten only when it differs */
+        /* the smallest, with the summed count and the cases it sums (unless it counts itself alone),
+         * in the current schema; rewritten only when it differs */
         struct fpd_case_file f, existing;
         char path[4400];
         bool same = false;
-        if ((rc = fpd_case_file_load(items[i].path, &f, why, sizeof why)) != FPD_OK)
+        if (!cases) {
+            rc = FPD_ERR_NOMEM;
+            snprintf(why, sizeof why, "out of memory");
             break;
+        }
+        if ((rc = fpd_case_file_load(items[i].path, &f, why, sizeof why)) != FPD_OK) {
+            json_decref(cases);
+            break;
+        }
         f.signature_count = total;
+        json_decref(f.merged_from);
+        f.merged_from = json_object_size(cases) == 1 && json_object_get(cases, items[i].name) ? NULL : json_incref(cases);
+        json_decref(cases);
         snprintf(path, sizeof path, "%s/%s", out, items[i].name);
         struct stat st;
         if (stat(path, &st) == 0 && fpd_case_file_load(path, &existing, why, sizeof why) == FPD_OK) {
@@ -187,9 +286,7 @@ int fpd_cmd_merge(int argc, char **argv)
     if (rc == FPD_OK)
         printf("\n%zu signatures from %zu files; %zu written, %zu superseded in %s\n", signatures, n, written, removed,
                fpd_printable(out, shown, sizeof shown));
-    for (size_t i = 0; i < n; i++)
-        free(items[i].path);
-    free(items);
+    free_items(items, n);
     if (rc != FPD_OK) {
         fpd_cli_error("merge", "%s (%zu written before it)", why, written);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;

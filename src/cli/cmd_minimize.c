@@ -56,6 +56,10 @@ int fpd_cmd_minimize(int argc, char **argv)
         fpd_cli_error("minimize", "give exactly one case file (see 'fpdiv minimize --help')");
         return FPD_EXIT_USAGE;
     }
+    if (fpd_cli_can_write_dir("--output", out_dir, why, sizeof why) != FPD_OK) { /* said before minimizing */
+        fpd_cli_error("minimize", "%s", why);
+        return FPD_EXIT_USAGE;
+    }
     struct fpd_case_file f;
     if (fpd_case_file_load(argv[optind], &f, why, sizeof why) != FPD_OK) {
         fpd_cli_error("minimize", "%s", why);
@@ -89,9 +93,10 @@ int fpd_cmd_minimize(int argc, char **argv)
     struct fpd_check chk = f.chk;
     if (fpd_minimize(&ck, &chk, now.verdict, seconds, &data, &mr) != FPD_OK)
         goto internal;
-    char before[64], after[64], path[4200];
+    char before[64], after[64], path[4200], shown_path[4096];
     bool existed;
-    printf("minimized %s: %s -> %s in %zu checks%s\n", argv[optind], fpd_shape_format(&mr.before, before, sizeof before),
+    printf("minimized %s: %s -> %s in %zu checks%s\n", fpd_printable(argv[optind], shown_path, sizeof shown_path),
+           fpd_shape_format(&mr.before, before, sizeof before),
            fpd_shape_format(&chk.c, after, sizeof after), mr.checks,
            mr.timed_out ? " (time cap reached: the best case so far)" : "");
     json_t *environment = fpd_checker_environment(&ck, &chk);

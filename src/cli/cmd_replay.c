@@ -11,6 +11,7 @@
 #include "cli/report.h"
 #include "cli/report_page.h"
 #include "common/array.h"
+#include "common/clock.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "common/workers.h"
@@ -80,8 +81,10 @@ static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     if (!fpd_replay_runnable(&run->files[index], &cls, why, sizeof why))
         return fpd_check_answer_send(ch, index, &a); /* the parent reports it as skipped and passes this over */
     a.skipped = false;
+    double start = fpd_now();
     if (fpd_check_run(&run->ck, &run->files[index].chk, &a.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
+    a.seconds = (float)(fpd_now() - start);
     return fpd_check_answer_send(ch, index, &a);
 }
 
@@ -123,9 +126,37 @@ static void report(bool json, const char *path, struct fpd_case_file *f, enum fp
 
 /* Collects and loads every case file under the paths; malformed ones (and anything in a corpus
  * that cannot be a case file: a symbolic link, a FIFO) are reported and counted. */
+/* Whether the file is one already loaded (`replay dir dir/case.json` names a case twice): the
+ * files seen, by device and inode. */
+struct seen_files {
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } *ids;
+    size_t n, cap;
+};
+
+static bool seen_before(struct seen_files *seen, const char *path, bool *out_of_memory)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false; /* loading it says why */
+    for (size_t i = 0; i < seen->n; i++)
+        if (seen->ids[i].dev == st.st_dev && seen->ids[i].ino == st.st_ino)
+            return true;
+    if (!FPD_ARRAY_RESERVE(seen->ids, seen->cap, seen->n + 1)) {
+        *out_of_memory = true;
+        return false;
+    }
+    seen->ids[seen->n].dev = st.st_dev, seen->ids[seen->n++].ino = st.st_ino;
+    return false;
+}
+
 static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *malformed)
 {
-    for (int p = 0; p < n_paths; p++) {
+    struct seen_files seen = {0};
+    bool out_of_memory = false;
+    for (int p = 0; p < n_paths && !out_of_memory; p++) {
         struct fpd_corpus_entry *entries;
         char why[1024];
         size_t n_entries;
@@ -141,12 +172,17 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
         if (!FPD_ARRAY_RESERVE(run->paths, run->cap_paths, run->n + n_entries) ||
             !FPD_ARRAY_RESERVE(run->files, run->cap_files, run->n + n_entries)) {
             fpd_corpus_entries_free(entries, n_entries);
+            free(seen.ids);
             return FPD_ERR_NOMEM;
         }
-        for (size_t i = 0; i < n_entries; i++) {
+        for (size_t i = 0; i < n_entries && !out_of_memory; i++) {
             if (entries[i].refused) {
                 fpd_cli_error("replay", "%s: %s", entries[i].path, entries[i].refused);
                 (*malformed)++;
+                continue;
+            }
+            if (seen_before(&seen, entries[i].path, &out_of_memory)) {
+                fpd_cli_error("replay", "%s: named again (replayed once)", entries[i].path);
                 continue;
             }
             if (fpd_case_file_load(entries[i].path, &run->files[run->n], why, sizeof why) != FPD_OK) {
@@ -160,6 +196,9 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
         }
         fpd_corpus_entries_free(entries, n_entries);
     }
+    free(seen.ids);
+    if (out_of_memory)
+        return FPD_ERR_NOMEM;
     /* A case file's check points at its own inline data; the array has moved since: point again. */
     for (size_t i = 0; i < run->n; i++)
         if (run->files[i].has_data)
@@ -176,8 +215,8 @@ static bool fails_run(enum fpd_replay_class cls, bool strict, bool strict_env)
 }
 
 static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fpd_case_file *f,
-                     enum fpd_replay_class cls, const struct fpd_check_result *res, const char *why, bool strict,
-                     bool strict_env)
+                     enum fpd_replay_class cls, const struct fpd_check_result *res, double seconds, const char *why,
+                     bool strict, bool strict_env)
 {
     char classname[64], message[1200], cmd[4200], word[4096];
     snprintf(classname, sizeof classname, "fpdiv.replay.%s", f->chk.relation->name);
@@ -185,6 +224,7 @@ static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fp
     if (!c)
         return FPD_ERR_NOMEM;
     c->checks++;
+    c->seconds += seconds;
     bool fails = fails_run(cls, strict, strict_env);
     if (!fails && did_not_run(cls)) {
         snprintf(message, sizeof message, "%s: %s", fpd_replay_class_names[cls], why);
@@ -236,7 +276,9 @@ int fpd_cmd_replay(int argc, char **argv)
         default: fpd_cli_error("replay", "see 'fpdiv replay --help'"); return FPD_EXIT_USAGE;
         }
     }
-    if (html && fpd_report_can_write(html, why, sizeof why) != FPD_OK) { /* said now, not after the replay */
+    /* said now, not after the replay */
+    if ((html && fpd_cli_can_write_file("--html", html, why, sizeof why) != FPD_OK) ||
+        (junit && fpd_cli_can_write_file("--junit", junit, why, sizeof why) != FPD_OK)) {
         fpd_cli_error("replay", "%s", why);
         return FPD_EXIT_USAGE;
     }
@@ -272,6 +314,7 @@ int fpd_cmd_replay(int argc, char **argv)
         struct fpd_case_file *f = &run.files[next];
         struct fpd_check_result res = {0};
         enum fpd_replay_class cls;
+        double seconds = 0;
         if (fpd_replay_runnable(f, &cls, why, sizeof why)) {
             struct fpd_pool_event ev;
             /* the worker runs every index in order; results for skipped cases are passed over */
@@ -288,10 +331,12 @@ int fpd_cmd_replay(int argc, char **argv)
             }
             if (ev.type == FPD_EVENT_LOST) {
                 fpd_check_result_died(&f->chk, ev.reason, &res);
+                seconds = ev.seconds;
             } else {
                 struct fpd_check_answer a;
                 fpd_check_answer_read(&ev.msg, &a);
                 res = a.res;
+                seconds = a.seconds;
             }
             cls = fpd_replay_classify(f, &res, why, sizeof why);
         }
@@ -300,7 +345,7 @@ int fpd_cmd_replay(int argc, char **argv)
         report(json, run.paths[next], f, cls, &res, why);
         if (html && page_line(&page, run.paths[next], f, cls, &res, why) != FPD_OK)
             exit_code = FPD_EXIT_INTERNAL;
-        if (ci_record(&ci, run.paths[next], f, cls, &res, why, strict, strict_env) != FPD_OK)
+        if (ci_record(&ci, run.paths[next], f, cls, &res, seconds, why, strict, strict_env) != FPD_OK)
             exit_code = FPD_EXIT_INTERNAL;
         next++;
     }
@@ -341,7 +386,9 @@ int fpd_cmd_replay(int argc, char **argv)
             fpd_cli_error("replay", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
             exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
         } else if (!json) {
-            printf("report %s: the replay and %zu saved case%s\n", html, in.case_count, in.case_count == 1 ? "" : "s");
+            char shown[4096];
+            printf("report %s: the replay and %zu saved case%s\n", fpd_printable(html, shown, sizeof shown),
+                   in.case_count, in.case_count == 1 ? "" : "s");
         }
     }
     json_decref(summary);

@@ -12,10 +12,12 @@
 #include "cli/cmd.h"
 #include "cli/report_page.h"
 #include "common/array.h"
+#include "common/file_read.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "engine/case.h"
 #include "engine/compare.h"
+#include "engine/replay.h"
 
 static const char help[] =
     "usage: fpdiv report CORPUS_DIR [--campaign RUN.jsonl] [--replay REPLAY.jsonl] -o FILE.html\n\n"
@@ -78,34 +80,168 @@ static int take_replay(json_t *o, struct lines *l, const char **problem)
     return fpd_replay_report_add(&l->replay, o, problem);
 }
 
+/* What a line kept whole must hold for the page to show it as it is: every member a count where
+ * the page shows a count (a "checks": -5 would be shown as a count of -5). */
+enum member_kind { COUNT, SECONDS, RATIO, SEED, TEXT, OBJECT, ARRAY };
+struct member {
+    const char *name;
+    enum member_kind kind;
+    bool optional;
+};
+static const char *const member_expected[] = {
+    [COUNT] = "a count (a non-negative integer)", [SECONDS] = "seconds (a non-negative number)",
+    [RATIO] = "a non-negative number, or null where no bound was taken", [SEED] = "a seed (a non-negative integer)",
+    [TEXT] = "a string", [OBJECT] = "an object", [ARRAY] = "an array"};
+
+static bool member_fits(json_t *v, enum member_kind kind)
+{
+    switch (kind) {
+    case COUNT: return json_is_integer(v) && json_integer_value(v) >= 0;
+    case SECONDS: return json_is_number(v) && json_number_value(v) >= 0 && isfinite(json_number_value(v));
+    case RATIO: return json_is_null(v) || (json_is_number(v) && json_number_value(v) >= 0);
+    case SEED: return (json_is_integer(v) && json_integer_value(v) >= 0) || json_is_string(v);
+    case TEXT: return json_is_string(v);
+    case OBJECT: return json_is_object(v);
+    case ARRAY: return json_is_array(v);
+    }
+    return false;
+}
+
+/* NULL, or what is wrong with o's members (in buf): the first that is missing or not its kind. */
+static const char *members_problem(json_t *o, const struct member *members, size_t n, const char *where, char *buf,
+                                   size_t size)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_object_get(o, members[i].name);
+        if ((v || !members[i].optional) && !member_fits(v, members[i].kind)) {
+            snprintf(buf, size, "%s\"%s\" %s %s", where, members[i].name, v ? "is not" : "is missing: expected",
+                     member_expected[members[i].kind]);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+static const struct member campaign_members[] = {
+    {"seed", SEED, false}, {"generator", COUNT, true}, {"jobs", COUNT, true}, {"environment", OBJECT, true}};
+static const struct member summary_members[] = {
+    {"checks", COUNT, false},         {"skipped", COUNT, true},     {"not_applicable", COUNT, true},
+    {"seconds", SECONDS, false},      {"gemm_seconds", SECONDS, true}, {"failed", COUNT, false},
+    {"signatures", COUNT, false},     {"saved", COUNT, true},       {"save_failures", COUNT, true},
+    {"rows", ARRAY, false}};
+static const struct member row_members[] = {{"relation", TEXT, false}, {"backends", TEXT, false}, {"checks", COUNT, false},
+                                            {"verdicts", OBJECT, false}, {"max_ulp", COUNT, false}, {"max_ratio", RATIO, false}};
+static const struct member replay_summary_members[] = {{"cases", COUNT, false}, {"malformed", COUNT, false}};
+
+/* A summary's rows, each a relation's counts by verdict: counts all. */
+static const char *summary_problem(json_t *o, char *buf, size_t size)
+{
+    const char *problem = members_problem(o, summary_members, sizeof summary_members / sizeof summary_members[0], "",
+                                          buf, size);
+    size_t i;
+    json_t *row;
+    json_array_foreach(problem ? NULL : json_object_get(o, "rows"), i, row)
+    {
+        char where[48];
+        snprintf(where, sizeof where, "rows[%zu]: ", i);
+        if (!json_is_object(row)) {
+            snprintf(buf, size, "%snot an object", where);
+            return buf;
+        }
+        if ((problem = members_problem(row, row_members, sizeof row_members / sizeof row_members[0], where, buf, size)))
+            return problem;
+        for (int v = 0; v < FPD_VERDICT_COUNT; v++) {
+            json_t *n = json_object_get(json_object_get(row, "verdicts"), fpd_verdict_table[v].name);
+            if (n && !member_fits(n, COUNT)) {
+                snprintf(buf, size, "%s\"verdicts\".\"%s\" is not %s", where, fpd_verdict_table[v].name,
+                         member_expected[COUNT]);
+                return buf;
+            }
+        }
+    }
+    return problem;
+}
+
+static const char *campaign_problem(json_t *o, char *buf, size_t size)
+{
+    return members_problem(o, campaign_members, sizeof campaign_members / sizeof campaign_members[0], "", buf, size);
+}
+
+static const char *replay_summary_problem(json_t *o, char *buf, size_t size)
+{
+    const char *problem = members_problem(o, replay_summary_members,
+                                          sizeof replay_summary_members / sizeof replay_summary_members[0], "", buf, size);
+    for (int c = 0; !problem && c < FPD_REPLAY_CLASS_COUNT; c++) {
+        json_t *n = json_object_get(o, fpd_replay_class_names[c]);
+        if (n && !member_fits(n, COUNT)) {
+            snprintf(buf, size, "\"%s\" is not %s", fpd_replay_class_names[c], member_expected[COUNT]);
+            problem = buf;
+        }
+    }
+    return problem;
+}
+
 /* A kind of line: taken apart (take), or kept whole, the last of its kind, in a member of struct
- * lines (take NULL, at `kept`). */
+ * lines (take NULL, at `kept`), once `problem` has found nothing wrong with it. */
 struct line_kind {
     const char *name; /* its "type" */
     take_line *take;
     size_t kept;
+    const char *(*problem)(json_t *o, char *buf, size_t size);
 };
-static const struct line_kind campaign_lines[] = {{"campaign", NULL, offsetof(struct lines, campaign)},
-                                                  {"check", take_check, 0},
-                                                  {"summary", NULL, offsetof(struct lines, summary)}};
-static const struct line_kind replay_lines[] = {{"replay", take_replay, 0},
-                                                {"summary", NULL, offsetof(struct lines, replay.summary)}};
+static const struct line_kind campaign_lines[] = {{"campaign", NULL, offsetof(struct lines, campaign), campaign_problem},
+                                                  {"check", take_check, 0, NULL},
+                                                  {"summary", NULL, offsetof(struct lines, summary), summary_problem}};
+static const struct line_kind replay_lines[] = {
+    {"replay", take_replay, 0, NULL},
+    {"summary", NULL, offsetof(struct lines, replay.summary), replay_summary_problem}};
+
+/* The longest line of a campaign's or a replay's JSON Lines that is read: fpdiv's are under a few
+ * KiB; a line of gigabytes would otherwise be held whole before it could be refused. */
+#define LINE_MAX_BYTES (16u << 20)
+
+/* The next line of f into *line (grown; NUL-terminated, with its newline): its length, -1 at the
+ * end, or -2 for a line longer than LINE_MAX_BYTES (the rest of it unread). */
+static ssize_t read_line(FILE *f, char **line, size_t *cap)
+{
+    size_t len = 0;
+    for (;;) {
+        if (*cap - len < 4096) {
+            size_t bigger = *cap ? 2 * *cap : 65536;
+            char *grown = bigger <= 2 * (size_t)LINE_MAX_BYTES ? realloc(*line, bigger) : NULL;
+            if (!grown)
+                return -2;
+            *line = grown, *cap = bigger;
+        }
+        if (!fgets(*line + len, (int)(*cap - len), f))
+            return len ? (ssize_t)len : -1;
+        len += strlen(*line + len);
+        if (len > LINE_MAX_BYTES)
+            return -2;
+        if ((len && (*line)[len - 1] == '\n') || feof(f))
+            return (ssize_t)len;
+    }
+}
 
 /* Every line of `path` must be a JSON object; those of the kinds given go to their `take`, others
  * (a campaign's skipped and saved lines) are passed over. */
 static int read_lines(const char *path, const struct line_kind *kinds, size_t n_kinds, const char *of_what,
                       struct lines *l, char *why, size_t why_size)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(why, why_size, "cannot read %s: %s", path, strerror(errno));
+    FILE *f = fpd_file_open_regular(path, why, why_size); /* a FIFO would hang the report */
+    if (!f)
         return FPD_ERR_INPUT;
-    }
     char *line = NULL;
     size_t cap = 0, number = 0, known = 0;
     int rc = FPD_OK;
-    for (ssize_t len; rc == FPD_OK && (len = getline(&line, &cap, f)) != -1;) {
+    for (ssize_t len; rc == FPD_OK && (len = read_line(f, &line, &cap)) != -1;) {
         number++;
+        if (len == -2) {
+            snprintf(why, why_size, "%s:%zu: a line of more than %u MiB: not a line fpdiv writes", path, number,
+                     LINE_MAX_BYTES >> 20);
+            rc = FPD_ERR_INPUT;
+            break;
+        }
         if (strspn(line, " \t\r\n") == (size_t)len)
             continue;
         json_error_t error;
@@ -117,9 +253,13 @@ static int read_lines(const char *path, const struct line_kind *kinds, size_t n_
         } else {
             const char *type = json_string_value(json_object_get(o, "type")), *problem = NULL;
             long k = type ? FPD_TABLE_FIND(kinds, n_kinds, type) : -1;
+            char found[256];
             if (k >= 0) {
                 known++;
-                if (!kinds[k].take) {
+                if (!kinds[k].take && (problem = kinds[k].problem(o, found, sizeof found)) != NULL) {
+                    snprintf(why, why_size, "%s:%zu: a %s line: %s", path, number, type, problem);
+                    rc = FPD_ERR_INPUT;
+                } else if (!kinds[k].take) {
                     json_t **kept = (json_t **)((char *)l + kinds[k].kept);
                     json_decref(*kept);
                     *kept = json_incref(o);
@@ -179,6 +319,10 @@ int fpd_cmd_report(int argc, char **argv)
         return FPD_EXIT_USAGE;
     }
     char why[2048], shown[2048];
+    if (fpd_cli_can_write_file("-o", output, why, sizeof why) != FPD_OK) { /* before the files are read */
+        fpd_cli_error("report", "%s", why);
+        return FPD_EXIT_USAGE;
+    }
     struct lines l = {0};
     int rc = FPD_OK;
     if (campaign_path)

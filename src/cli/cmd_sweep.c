@@ -12,6 +12,7 @@
 #include "cli/report.h"
 #include "cli/saved_result.h"
 #include "common/dtype.h"
+#include "common/text.h"
 #include "engine/bisect.h"
 #include "engine/environment.h"
 
@@ -43,6 +44,9 @@ struct sweep_options {
     uint64_t lo, hi, step;
 };
 
+/* Points in one sweep: each is a check, and a table row and a plot point are kept of each. */
+enum { SWEEP_POINTS_MAX = 100000 };
+
 static int parse_range(const char *text, struct sweep_options *o, char *why, size_t why_size)
 {
     char buf[96];
@@ -66,6 +70,12 @@ static int parse_range(const char *text, struct sweep_options *o, char *why, siz
         return FPD_ERR_INPUT;
     if (o->lo < 1 || o->hi < o->lo || o->step < 1) {
         snprintf(why, why_size, "--range '%s': need 1 <= LO <= HI and STEP >= 1", text);
+        return FPD_ERR_INPUT;
+    }
+    uint64_t points = (o->hi - o->lo) / o->step + 1;
+    if (points > SWEEP_POINTS_MAX) {
+        snprintf(why, why_size, "--range '%s': %" PRIu64 " points, at most %d in one sweep (give a larger STEP)", text,
+                 points, SWEEP_POINTS_MAX);
         return FPD_ERR_INPUT;
     }
     return FPD_OK;
@@ -101,7 +111,7 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct sweep_
         snprintf(why, why_size, "--vary and --range are required (see 'fpdiv sweep --help')");
         return FPD_ERR_INPUT;
     }
-    return FPD_OK;
+    return o->save_to ? fpd_cli_can_write_dir("--save-to", o->save_to, why, why_size) : FPD_OK;
 }
 
 static FILE *open_output(const char *path, char *why, size_t why_size)
@@ -203,5 +213,10 @@ int fpd_cmd_sweep(int argc, char **argv)
         fpd_cli_error("sweep", "could not finish writing the CSV or SVG file: %s", strerror(errno));
         return FPD_EXIT_USAGE;
     }
+    char shown[4096];
+    if (o.csv)
+        printf("wrote %s (the table as CSV)\n", fpd_printable(o.csv, shown, sizeof shown));
+    if (o.svg)
+        printf("wrote %s (the plot)\n", fpd_printable(o.svg, shown, sizeof shown));
     return FPD_EXIT_OK;
 }

@@ -54,14 +54,15 @@ static const char *ratio_words(const struct fpd_check_result *res, char *buf, si
 
 static void print_finding(const struct fpd_check *chk, const struct fpd_check_result *res)
 {
-    char dt[32], cmd[FPD_COMMAND_MAX], backends[160], ratio[96];
+    char dt[32], cmd[FPD_COMMAND_MAX], backends[160], ratio[96], error[4 * sizeof res->error];
     fpd_check_backend_names(chk, backends, sizeof backends);
+    fpd_printable(res->error, error, sizeof error); /* a framework's or a host's words */
     const struct fpd_metrics *m = &res->metrics;
     printf("finding %-9s %-11s %-24s %-8s seed %" PRIu64 " index %" PRIu32 ": %zu of %zu differ, max %" PRIu64
            " ulp, %s%s%s\n  rerun: %s\n",
            fpd_verdict_table[res->verdict].name, chk->relation->name, backends,
            fpd_dtypes_format(&chk->c.dt, dt, sizeof dt), chk->c.recipe.seed, chk->c.recipe.index, m->diff, m->count,
-           m->max_ulp, ratio_words(res, ratio, sizeof ratio), res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? res->error : "",
+           m->max_ulp, ratio_words(res, ratio, sizeof ratio), res->verdict == FPD_ERROR ? "; " : "", res->verdict == FPD_ERROR ? error : "",
            fpd_reproduce_command(chk, cmd, sizeof cmd));
 }
 
@@ -231,7 +232,7 @@ void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line)
 
 /* One JUnit test case per relation x backends; a failure per check that fails the policy. */
 static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, const struct fpd_check_result *res,
-                     bool fails)
+                     double seconds, bool fails)
 {
     char classname[64], backends[160], dt[32], message[512], cmd[FPD_COMMAND_MAX], ratio[96];
     snprintf(classname, sizeof classname, "fpdiv.%s", chk->relation->name);
@@ -240,6 +241,7 @@ static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, cons
     if (!c)
         return FPD_ERR_NOMEM;
     c->checks++;
+    c->seconds += seconds;
     if (!fails)
         return FPD_OK;
     snprintf(message, sizeof message,
@@ -272,7 +274,7 @@ void fpd_fuzz_report_start(struct fpd_fuzz_report *r, const struct fpd_campaign 
     if (shard->count > 1)
         fprintf(stderr, "fpdiv fuzz: shard %" PRIu64 " of %" PRIu64 " (0-based, from %s): case indices %" PRIu64
                         ", %" PRIu64 ", ...\n", shard->index, shard->count, shard->source, shard->index,
-                shard->index + shard->count);
+                shard->index + shard->count); /* at most 2^32 shards: no wrap */
     fflush(stdout);
     char suite[96];
     snprintf(suite, sizeof suite, "fpdiv fuzz %s", rerun);
@@ -283,12 +285,12 @@ void fpd_fuzz_report_start(struct fpd_fuzz_report *r, const struct fpd_campaign 
 }
 
 int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk, const struct fpd_check_result *res,
-                          bool first_of_signature)
+                          double seconds, bool first_of_signature)
 {
     bool fails = fpd_fails_policy(res->verdict, r->fail_on);
     if (fails)
         r->failed++;
-    if (r->ci_wanted && ci_record(&r->ci, chk, res, fails) != FPD_OK)
+    if (r->ci_wanted && ci_record(&r->ci, chk, res, seconds, fails) != FPD_OK)
         return FPD_ERR_NOMEM;
     /* the page's: a check that differs (planned: take_answer plans those); the equal ones are
      * counted from the summary's tallies at the end, without planning each */
@@ -308,7 +310,7 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
                            bool interrupted)
 {
     int exit_code = FPD_EXIT_OK;
-    char why[512];
+    char why[512], shown[4096];
     fpd_fuzz_report_progress(r, st, true);
     double seconds = fpd_now() - r->start;
     uint64_t ticks = fpd_ticks() - r->start_ticks; /* the whole campaign measures the rate of ticks */
@@ -321,7 +323,8 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
     else
         print_summary(r->cp, st, seconds, r->fail_on, r->failed, gemm_seconds);
     if (r->corpus && !r->json)
-        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had%s\n", r->corpus, r->saved,
+        printf("corpus %s: %zu new case%s saved; %zu finding%s of signatures it already had%s\n",
+               fpd_printable(r->corpus, shown, sizeof shown), r->saved,
                r->saved == 1 ? "" : "s", known, known == 1 ? "" : "s",
                r->save_failures ? "; SOME FINDINGS COULD NOT BE SAVED (see above)" : "");
     if (r->save_failures) {
@@ -348,7 +351,8 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
             fpd_cli_error("fuzz", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
             exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
         } else if (!r->json) {
-            printf("report %s: the campaign and %zu saved case%s\n", r->html, cases, cases == 1 ? "" : "s");
+            printf("report %s: the campaign and %zu saved case%s\n", fpd_printable(r->html, shown, sizeof shown), cases,
+                   cases == 1 ? "" : "s");
         }
     }
     json_decref(summary);

@@ -2,20 +2,31 @@
 #include "cli/html.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+
+#include "common/text.h"
 
 void fpd_html_text(FILE *f, const char *text)
 {
-    /* the five characters that can end a text run or an attribute value, as entities; control
-     * characters (which XML forbids, and a terminal would act on) as the replacement character */
+    /* the five characters that can end a text run or an attribute value, as entities; what is not
+     * printable text (control characters, which XML forbids; bytes that are not UTF-8, which make
+     * a whole XML document unreadable; the noncharacters U+FFFE and U+FFFF; characters that
+     * reorder or hide text: common/text.h) as the replacement character, byte by byte */
     static const char *const entities[128] = {['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;",
                                               ['\''] = "&#39;"};
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p < 128 && entities[*p])
-            fputs(entities[*p], f);
-        else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+    for (const char *p = text; *p;) {
+        unsigned char c = (unsigned char)*p;
+        size_t len = fpd_printable_length(p);
+        bool noncharacter = len == 3 && c == 0xef && (unsigned char)p[1] == 0xbf && (unsigned char)p[2] >= 0xbe;
+        if (c < 128 && entities[c])
+            fputs(entities[c], f);
+        else if (c == '\n' || c == '\t')
+            fputc(c, f);
+        else if (!len || noncharacter)
             fputs("&#xFFFD;", f);
         else
-            fputc(*p, f);
+            fwrite(p, 1, len, f);
+        p += len && !noncharacter ? len : 1;
     }
 }
 

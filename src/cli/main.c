@@ -3,11 +3,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "backends/backend_pinned.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
 #include "cli/cmd.h"
 #include "cli/report.h"
+#include "common/env_number.h"
 #include "common/fpenv.h"
 #include "common/table.h"
 #include "cpu/vector_width.h"
@@ -91,19 +94,19 @@ static int load_plugins(int argc, char **argv, int *exit_code)
         if (!(g = global_option(argc, argv, &i, &value)))
             break;
         if (!value || !*value) {
-            fprintf(stderr, "fpdiv: %s needs %s\n", g->name, g->needs);
+            fpd_cli_error(NULL, "%s needs %s", g->name, g->needs);
             *exit_code = FPD_EXIT_USAGE;
             return -1;
         }
         int rc = g->take(value, why, sizeof why);
         if (rc != FPD_OK) {
-            fprintf(stderr, "fpdiv: %s\n", why);
+            fpd_cli_error(NULL, "%s", why);
             *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
             return -1;
         }
         rc = fpd_host_add_global_option(g->name, value); /* a backend's host process knows the same backends */
         if (rc != FPD_OK) {
-            fprintf(stderr, "fpdiv: %s %s: %s\n", g->name, value,
+            fpd_cli_error(NULL, "%s %s: %s", g->name, value,
                     rc == FPD_ERR_NOMEM ? "out of memory"
                                         : "more than 32 of --plugin, --blas and --framework (a host process takes 32)");
             *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
@@ -111,12 +114,49 @@ static int load_plugins(int argc, char **argv, int *exit_code)
         }
     }
     if (fpd_plugin_load_env(why, sizeof why) != FPD_OK) {
-        fprintf(stderr, "fpdiv: FPDIV_PLUGIN_PATH: %s\n", why);
+        fpd_cli_error(NULL, "FPDIV_PLUGIN_PATH: %s", why);
         *exit_code = FPD_EXIT_USAGE;
         return -1;
     }
     fpd_registry_defer(fpd_plugin_load_bundled); /* only when a backend of its is asked for */
     return i;
+}
+
+/* The variables fpdiv reads seconds from, and whether 0 (no limit) is one: checked before any
+ * command runs, so that a typo is said, not read as a default. */
+static const struct {
+    const char *name;
+    double fallback;
+    bool zero_allowed;
+} seconds_variables[] = {
+    {"FPDIV_BRIDGE_TIMEOUT", 600, false},
+    {"FPDIV_CUDA_PROBE_TIMEOUT", 120, true},
+};
+
+/* The variables that name a directory fpdiv reads from instead of its own: one that is not a
+ * directory would be passed over for the default, in silence. */
+static const char *const directory_variables[] = {"FPDIV_BRIDGE_DIR"};
+
+/* FPD_OK, or FPD_ERR_INPUT with why: a variable fpdiv reads holds what it cannot take. A host
+ * (host.h) is started with a library's variable set by fpdiv, to a set that may be no name fpdiv
+ * knows (OpenBLAS's newer cores): the host says which set the library took, and its starter
+ * compares (backend_pinned.c). */
+static int check_environment(bool host, char *why, size_t why_size)
+{
+    double ignored;
+    for (size_t i = 0; i < sizeof seconds_variables / sizeof seconds_variables[0]; i++)
+        if (fpd_env_seconds(seconds_variables[i].name, seconds_variables[i].fallback, seconds_variables[i].zero_allowed,
+                            &ignored, why, why_size) != FPD_OK)
+            return FPD_ERR_INPUT;
+    for (size_t i = 0; i < sizeof directory_variables / sizeof directory_variables[0]; i++) {
+        const char *dir = getenv(directory_variables[i]);
+        struct stat st;
+        if (dir && *dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            snprintf(why, why_size, "%s=%.300s: not a directory", directory_variables[i], dir);
+            return FPD_ERR_INPUT;
+        }
+    }
+    return host ? FPD_OK : fpd_kernel_set_variables_check(why, why_size);
 }
 
 /* What loading plugins or opening backends did to the floating-point environment (fpenv.h). */
@@ -125,7 +165,7 @@ static void print_fpenv_notices(void)
     const char *const *notices;
     size_t n = fpd_fpenv_take_notices(&notices);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "fpdiv: warning: %s\n", notices[i]);
+        fpd_cli_error(NULL, "warning: %s", notices[i]);
 }
 
 int main(int argc, char **argv)
@@ -138,7 +178,7 @@ int main(int argc, char **argv)
     fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
     char why[256];
     if (fpd_vector_width_from_environment(why, sizeof why) < 0) {
-        fprintf(stderr, "fpdiv: %s\n", why);
+        fpd_cli_error(NULL, "%s", why);
         return FPD_EXIT_USAGE;
     }
     int first = load_plugins(argc, argv, &exit_code);
@@ -146,6 +186,12 @@ int main(int argc, char **argv)
         print_fpenv_notices(); /* a host's were the fpdiv's that started it, which said them */
     if (first < 0)
         return exit_code;
+    char bad_variable[1024];
+    bool host = first < argc && strcmp(argv[first], "__host") == 0;
+    if (check_environment(host, bad_variable, sizeof bad_variable) != FPD_OK) {
+        fpd_cli_error(NULL, "%s", bad_variable);
+        return FPD_EXIT_USAGE;
+    }
     argc -= first - 1, argv += first - 1; /* argv[1] is now the command */
     if (argc < 2) {
         usage(stderr);
@@ -166,7 +212,8 @@ int main(int argc, char **argv)
         fpd_registry_close_all();
         return rc;
     }
-    fprintf(stderr, "fpdiv: unknown command '%s'\n\n", argv[1]);
+    fpd_cli_error(NULL, "unknown command '%s'", argv[1]);
+    fputc('\n', stderr);
     usage(stderr);
     return FPD_EXIT_USAGE;
 }

@@ -37,26 +37,6 @@ const char *fpd_generator_option(unsigned generator, char buf[32])
     return buf;
 }
 
-/* A word for a shell: as it is when it is plain, else in single quotes. */
-static const char *shell_word(const char *word, char *buf, size_t size)
-{
-    if (word[0] && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=@:+,-") == strlen(word))
-        return word;
-    size_t used = 0;
-    buf[used++] = '\'';
-    for (const char *c = word; *c && used + 6 < size; c++) {
-        if (*c == '\'') {
-            memcpy(buf + used, "'\\''", 4); /* close, an escaped quote, open */
-            used += 4;
-        } else {
-            buf[used++] = *c;
-        }
-    }
-    buf[used++] = '\'';
-    buf[used] = '\0';
-    return buf;
-}
-
 /* " --plugin P --blas N=P": what made this fpdiv's backends, for a command that reruns a check. */
 static const char *global_options(char *buf, size_t size)
 {
@@ -66,7 +46,7 @@ static const char *global_options(char *buf, size_t size)
     for (size_t i = 0; i < n && used < size; i++) {
         char word[2100];
         int w = snprintf(buf + used, size - used, " %s %s", pairs[2 * i],
-                         shell_word(pairs[2 * i + 1], word, sizeof word));
+                         fpd_shell_word(pairs[2 * i + 1], word, sizeof word));
         used += w > 0 ? (size_t)w : 0;
     }
     return buf;
@@ -96,13 +76,15 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(pad, sizeof pad, " --pad %u", c->pad);
     /* plugins loaded from FPDIV_PLUGIN_PATH come back the same way: given again as --plugin,
      * with the variable still set, they would load twice */
-    char global[2048], plugin_path[2100] = "", word[2100];
+    char global[2048], plugin_path[2100] = "", word[2100], backend_word[400];
     const char *env = getenv("FPDIV_PLUGIN_PATH");
     if (env && *env)
-        snprintf(plugin_path, sizeof plugin_path, "FPDIV_PLUGIN_PATH=%s ", shell_word(env, word, sizeof word));
+        snprintf(plugin_path, sizeof plugin_path, "FPDIV_PLUGIN_PATH=%s ", fpd_shell_word(env, word, sizeof word));
     snprintf(buf, size, "%sfpdiv%s check --relation %s --backend %s --shape %s --dtype %s%s%s%s%s --dist %s%s%s --seed %" PRIu64
              " --index %" PRIu32 "%s",
-             plugin_path, global_options(global, sizeof global), chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends), fpd_shape_format(c, shape, sizeof shape),
+             plugin_path, global_options(global, sizeof global), chk->relation->name,
+             fpd_shell_word(fpd_check_backend_names(chk, backends, sizeof backends), backend_word, sizeof backend_word),
+             fpd_shape_format(c, shape, sizeof shape),
              fpd_dtypes_format(&c->dt, dt, sizeof dt), c->trans_a ? " --trans-a" : "", c->trans_b ? " --trans-b" : "",
              c->has_bias ? " --bias" : "", pad, fpd_dist_table[c->recipe.dist].name, specials, extra, c->recipe.seed,
              c->recipe.index, fpd_generator_option(c->recipe.generator, generator));
@@ -200,9 +182,11 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
     describe_path(f, "B", chk, &res->paths.b, &res->paths.compare);
     if (res->verdict == FPD_ERROR) {
         if (res->failed_path < 0) /* the check's process died: no path to blame */
-            fprintf(f, "  error    %s\n", res->error);
+            fprintf(f, "  error    ");
         else
-            fprintf(f, "  error    path %c: %s\n", res->failed_path == 0 ? 'A' : 'B', res->error);
+            fprintf(f, "  error    path %c: ", res->failed_path == 0 ? 'A' : 'B');
+        fpd_put_printable(f, res->error); /* a framework's exception, a host's reason: not fpdiv's words */
+        fputc('\n', f);
     } else {
         fprintf(f, "  verdict  %s (%s)\n", fpd_verdict_table[res->verdict].name, fpd_verdict_table[res->verdict].doc);
         fprintf(f, "  differ   %zu of %zu elements", m->diff, m->count);
@@ -329,6 +313,8 @@ void fpd_report_environment(FILE *f, const struct fpd_check *chk, json_t *enviro
         const char *text = p ? fpd_provenance_line(p, (int)json_integer_value(json_object_get(p, "threads")), line,
                                                    sizeof line)
                              : fpd_backend_environment_line(s, fpd_check_threads(chk), line, sizeof line);
-        fprintf(f, "  %-*s %s\n", width, s->impl->name, text);
+        fprintf(f, "  %-*s ", width, s->impl->name);
+        fpd_put_printable(f, text); /* a library's and a host's own strings */
+        fputc('\n', f);
     }
 }

@@ -92,6 +92,8 @@ static bool mode_of_new_file(const char *path)
 /* The page into a temporary file beside `path`, renamed over it once whole. */
 static int write_page(const char *path, const struct fpd_report_input *in, char *why, size_t why_size)
 {
+    if (fpd_make_parent_dirs(path, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
     size_t len = strlen(path);
     char *tmp = malloc(len + sizeof ".XXXXXX");
     if (!tmp)
@@ -120,17 +122,6 @@ static int write_page(const char *path, const struct fpd_report_input *in, char 
     unlink(tmp);
     free(tmp);
     return rc == FPD_OK ? FPD_ERR_INPUT : rc;
-}
-
-int fpd_report_can_write(const char *path, char *why, size_t why_size)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
-    if (access(dir, W_OK | X_OK) == 0)
-        return FPD_OK;
-    snprintf(why, why_size, "--html %.3000s: cannot write into its directory: %s", path, strerror(errno));
-    return FPD_ERR_INPUT;
 }
 
 int fpd_report_write(const char *path, struct fpd_report_input *in, char *why, size_t why_size)

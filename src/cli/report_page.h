@@ -87,10 +87,6 @@ int fpd_report_page(FILE *f, const struct fpd_report_input *in);
 void fpd_report_command(FILE *f, const char *text);
 void fpd_report_saved_section(FILE *f, const struct fpd_report_input *in);
 
-/* Whether the page can be written at `path` (a file can be made in its directory): a command that
- * writes it after a long run (--html) says so before. FPD_ERR_INPUT with why ("--html PATH: ..."). */
-int fpd_report_can_write(const char *path, char *why, size_t why_size);
-
 /* Reads every case file of in->corpus_dir (none when NULL), as replay reads them, and the results
  * saved beside them (saved_result.h), and writes the
  * page to `path` through a temporary file renamed over it: FILE is never half written, and a

@@ -183,6 +183,14 @@ static const char *header_problem(json_t *doc, enum fpd_saved_kind kind)
     }
     if (strcmp(json_string_value(json_object_get(doc, "kind")), fpd_saved_kind_names[kind]) != 0)
         return "\"kind\": not the kind of the directory it is in";
+    /* the page offers it to be copied into a shell: only what fpdiv writes, `fpdiv KIND` and its
+     * words quoted as fpd_shell_word quotes them */
+    char start[32];
+    const char *command = json_string_value(json_object_get(doc, "command"));
+    snprintf(start, sizeof start, "fpdiv %s", fpd_saved_kind_names[kind]);
+    if (!fpd_shell_words_valid(command) || strncmp(command, start, strlen(start)) != 0 ||
+        (command[strlen(start)] && command[strlen(start)] != ' '))
+        return "\"command\": not an fpdiv command as fpdiv writes it (its words quoted for a shell)";
     return NULL;
 }
 

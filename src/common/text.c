@@ -6,10 +6,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the UTF-8 sequence of a printable character at s, or 0: a control character, a
- * C1 control in its two-byte form, or a byte that starts no valid sequence. */
-static size_t printable_length(const unsigned char *s)
+/* Characters that print nothing yet change what a reader sees: the bidirectional overrides,
+ * embeddings, isolates and marks (U+202E shows "exe.txt" as "txt.exe"), zero-width characters,
+ * line and paragraph separators, the soft hyphen, the byte-order mark, interlinear annotations
+ * and tags. Shown escaped, as the C0 controls are. */
+static const struct {
+    unsigned first, last;
+} invisible_ranges[] = {
+    {0x00ad, 0x00ad}, {0x061c, 0x061c}, {0x180e, 0x180e}, {0x200b, 0x200f}, {0x2028, 0x202e},
+    {0x2060, 0x206f}, {0xfeff, 0xfeff}, {0xfff9, 0xfffb}, {0xe0000, 0xe007f},
+};
+
+static bool invisible(unsigned cp)
 {
+    for (size_t i = 0; i < sizeof invisible_ranges / sizeof invisible_ranges[0]; i++)
+        if (cp >= invisible_ranges[i].first && cp <= invisible_ranges[i].last)
+            return true;
+    return false;
+}
+
+/* The code point of a valid UTF-8 sequence of len (2 to 4) bytes. */
+static unsigned code_point(const unsigned char *s, size_t len)
+{
+    unsigned cp = s[0] & (0x7f >> len);
+    for (size_t i = 1; i < len; i++)
+        cp = cp << 6 | (s[i] & 0x3f);
+    return cp;
+}
+
+/* The length of the UTF-8 sequence of a printable character at s, or 0: a control character, a
+ * C1 control in its two-byte form, an invisible character (above), or a byte that starts no
+ * valid sequence. */
+size_t fpd_printable_length(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
     if (s[0] < 0x20 || s[0] == 0x7f)
         return 0;
     if (s[0] < 0x80)
@@ -25,7 +55,7 @@ static size_t printable_length(const unsigned char *s)
         return 0;
     if (len == 3 && s[0] == 0xed && s[1] >= 0xa0) /* a UTF-16 surrogate */
         return 0;
-    return len;
+    return len > 1 && invisible(code_point(s, len)) ? 0 : len;
 }
 
 /* Writes the escaped text through emit, which returns false once it has no room. */
@@ -33,7 +63,7 @@ static void escape(const char *in, bool (*emit)(void *ctx, const char *piece, si
 {
     const unsigned char *s = (const unsigned char *)in;
     while (*s) {
-        size_t len = printable_length(s);
+        size_t len = fpd_printable_length((const char *)s);
         if (len) {
             if (!emit(ctx, (const char *)s, len))
                 return;
@@ -100,9 +130,40 @@ json_t *fpd_json_text(const char *in)
 
 json_t *fpd_json_finite(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
+/* The characters a shell word may have unquoted: none is special to a POSIX shell. */
+static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./@%+=:,-";
+
+bool fpd_shell_words_valid(const char *command)
+{
+    const char *c = command;
+    while (*c) {
+        if (*c == '\'') {
+            /* 'text', then '\'' and more text as often as the word has quotes */
+            for (;;) {
+                const char *close = strchr(c + 1, '\'');
+                if (!close)
+                    return false;
+                c = close + 1;
+                if (strncmp(c, "\\''", 3) != 0)
+                    break;
+                c += 2; /* at the quote that opens the next part */
+            }
+        } else {
+            size_t len = strspn(c, plain);
+            if (!len)
+                return false;
+            c += len;
+        }
+        if (*c == ' ' && c[1] && c[1] != ' ')
+            c++;
+        else if (*c)
+            return false;
+    }
+    return c != command;
+}
+
 const char *fpd_shell_word(const char *in, char *out, size_t size)
 {
-    static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./@%+=:,-";
     if (size)
         out[0] = '\0';
     if (*in && strspn(in, plain) == strlen(in))
@@ -129,4 +190,18 @@ const char *fpd_shell_word(const char *in, char *out, size_t size)
         out[0] = '\0';
     free(quoted);
     return out;
+}
+
+void fpd_put_python_literal(FILE *f, const char *in)
+{
+    fputc('\'', f);
+    for (const unsigned char *s = (const unsigned char *)in; *s; s++) {
+        if (*s == '\'' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if (*s >= 0x20 && *s < 0x7f)
+            fputc(*s, f);
+        else
+            fprintf(f, "\\x%02x", *s);
+    }
+    fputc('\'', f);
 }

@@ -244,8 +244,10 @@ static int reap(struct fpd_pool *p, struct fpd_worker *w, struct fpd_pool_event 
     bool ended = w->ended; /* a worker that left without saying so is replaced, in a check or not */
     uint64_t resume = busy && !retried ? index + (uint64_t)p->jobs * p->step : index;
     *ev = (struct fpd_pool_event){.type = lost ? FPD_EVENT_LOST : FPD_EVENT_IDLE, .index = (uint32_t)index};
-    if (lost)
+    if (lost) {
         fpd_describe_death(status, w->timed_out, p->timeout, ev->reason, sizeof ev->reason);
+        ev->seconds = fpd_now() - (double)atomic_load(&w->ring->started_ns) * 1e-9;
+    }
     munmap(w->ring, sizeof *w->ring);
     *w = (struct fpd_worker){.pid = -1, .fd = -1};
     bool more_time = p->deadline <= 0 || fpd_now() < p->deadline;

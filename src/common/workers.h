@@ -56,6 +56,7 @@ struct fpd_pool_event {
     enum fpd_pool_event_type type;
     struct fpd_worker_msg msg; /* FPD_EVENT_MESSAGE */
     uint32_t index;            /* FPD_EVENT_LOST: the check that was running */
+    double seconds;            /* FPD_EVENT_LOST: how long it had run */
     char reason[160];          /* FPD_EVENT_LOST: "killed by signal 11 (Segmentation fault)", … */
 };
 

@@ -96,6 +96,8 @@ void fpd_stats_free(struct fpd_stats *st);
 /* A check's answer, as a campaign's worker sends it to the pool (workers.h carries it as bytes). */
 struct fpd_check_answer {
     bool skipped;        /* not run (the campaign knows why): no result */
+    float seconds;       /* the check's wall time (a share of it, for checks run together); in what
+                            would be padding: the answer fills a worker's message */
     uint64_t gemm_ticks; /* the check's time in GEMM arithmetic (clock.h) */
     struct fpd_check_result res;
 };

@@ -109,11 +109,13 @@ double fpd_case_bytes(const struct fpd_case *c)
     return inputs * (3 * in + 2 * 4 + 8) + outputs * (2 * 8 + 2 * out) + entry * (4 + 8);
 }
 
-double fpd_case_default_max_mem(void)
+double fpd_case_physical_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (double)pages * (double)page / 2 : 0x1p32;
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0x1p33;
 }
+
+double fpd_case_default_max_mem(void) { return fpd_case_physical_memory() / 2; }
 
 /* "1.5 GiB", "12 KiB": bytes in the largest binary unit that leaves at least 1 of it. */
 static const char *format_bytes(double bytes, char *buf, size_t size)

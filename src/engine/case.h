@@ -55,7 +55,8 @@ const char *fpd_shape_format(const struct fpd_case *c, char *buf, size_t size);
 
 /* Bytes a check of this case may hold at once (inputs, two outputs, conversions, bound). */
 double fpd_case_bytes(const struct fpd_case *c);
-/* The default memory budget: half of physical memory. */
+/* The machine's physical memory in bytes, and the default memory budget: half of it. */
+double fpd_case_physical_memory(void);
 double fpd_case_default_max_mem(void);
 /* Dimensions positive and addressable, dtypes valid, memory within max_mem bytes. */
 int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_t why_size);

@@ -13,11 +13,12 @@ const char *const fpd_replay_class_names[FPD_REPLAY_CLASS_COUNT] = {
 };
 
 /* Where a backend's kernels here are not those the case was recorded on, and nothing pins them
- * back: a library that picked another kernel set (BLIS's configuration cannot be pinned), or one
- * whose pinned name runs this CPU's own code path (oneMKL's default, OFF). */
+ * back: another library under the backend's name (--blas gave another file), a library that
+ * picked another kernel set than its record says, or one whose pinned name runs this CPU's own
+ * code path (oneMKL's default, OFF). */
 static bool environment_moved(const struct fpd_case_file *f, char *why, size_t why_size)
 {
-    static const char *const keys[] = {"kernel_set", "cpu_code_path"};
+    static const char *const keys[] = {"library", "kernel_set", "cpu_code_path"};
     for (int i = 0; i < f->chk.relation->backends; i++) {
         json_t *recorded = json_object_get(json_object_get(f->environment, "backends"), f->backend_names[i]);
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,29 +31,61 @@ void fpd_shard_given(uint64_t index, uint64_t count, struct fpd_shard *s)
     snprintf(s->source, sizeof s->source, "--shard");
 }
 
+/* The value of a variable that is set, as a number: FPD_OK, or FPD_ERR_INPUT naming it. *set says
+ * whether it was. */
+static int env_number(const char *name, uint64_t *out, bool *set, char *why, size_t why_size)
+{
+    int found = env_u64(name, out);
+    *set = found > 0;
+    if (found < 0)
+        snprintf(why, why_size, "%s='%.40s': expected a non-negative decimal number", name, getenv(name));
+    return found < 0 ? FPD_ERR_INPUT : FPD_OK;
+}
+
 int fpd_shard_from_environment(uint64_t completion_count, struct fpd_shard *s, char *why, size_t why_size)
 {
     *s = (struct fpd_shard){.index = 0, .count = 1};
     snprintf(s->source, sizeof s->source, "no sharding");
-    uint64_t id, count, min = 0;
-    if (env_u64("SLURM_ARRAY_TASK_ID", &id) > 0 && env_u64("SLURM_ARRAY_TASK_COUNT", &count) > 0) {
-        env_u64("SLURM_ARRAY_TASK_MIN", &min);
-        *s = (struct fpd_shard){.index = id - min, .count = count};
-        snprintf(s->source, sizeof s->source, "SLURM_ARRAY_TASK_ID/_COUNT/_MIN");
-    } else if (env_u64("JOB_COMPLETION_INDEX", &id) > 0) {
-        if (!completion_count) {
-            snprintf(why, why_size, "JOB_COMPLETION_INDEX is set: give the number of indexes with --shard-count");
+    uint64_t id = 0, count = 0, min = 0;
+    bool has_id, has_count, has_min;
+    if (env_number("SLURM_ARRAY_TASK_ID", &id, &has_id, why, why_size) != FPD_OK ||
+        env_number("SLURM_ARRAY_TASK_COUNT", &count, &has_count, why, why_size) != FPD_OK ||
+        env_number("SLURM_ARRAY_TASK_MIN", &min, &has_min, why, why_size) != FPD_OK)
+        return FPD_ERR_INPUT;
+    if (has_id && has_count) {
+        if (min > id) {
+            snprintf(why, why_size, "SLURM_ARRAY_TASK_ID %" PRIu64 " is below SLURM_ARRAY_TASK_MIN %" PRIu64, id, min);
             return FPD_ERR_INPUT;
         }
-        *s = (struct fpd_shard){.index = id, .count = completion_count};
-        snprintf(s->source, sizeof s->source, "JOB_COMPLETION_INDEX and --shard-count");
-    } else if (env_u64("CI_NODE_INDEX", &id) > 0 && env_u64("CI_NODE_TOTAL", &count) > 0) {
-        *s = (struct fpd_shard){.index = id - 1, .count = count}; /* GitLab counts from 1 */
-        snprintf(s->source, sizeof s->source, "CI_NODE_INDEX/CI_NODE_TOTAL");
+        *s = (struct fpd_shard){.index = id - min, .count = count};
+        snprintf(s->source, sizeof s->source, "SLURM_ARRAY_TASK_ID/_COUNT/_MIN");
+    } else {
+        if (env_number("JOB_COMPLETION_INDEX", &id, &has_id, why, why_size) != FPD_OK)
+            return FPD_ERR_INPUT;
+        if (has_id) {
+            if (!completion_count) {
+                snprintf(why, why_size, "JOB_COMPLETION_INDEX is set: give the number of indexes with --shard-count");
+                return FPD_ERR_INPUT;
+            }
+            *s = (struct fpd_shard){.index = id, .count = completion_count};
+            snprintf(s->source, sizeof s->source, "JOB_COMPLETION_INDEX and --shard-count");
+        } else {
+            if (env_number("CI_NODE_INDEX", &id, &has_id, why, why_size) != FPD_OK ||
+                env_number("CI_NODE_TOTAL", &count, &has_count, why, why_size) != FPD_OK)
+                return FPD_ERR_INPUT;
+            if (has_id && has_count) {
+                if (id == 0) {
+                    snprintf(why, why_size, "CI_NODE_INDEX is 0: GitLab counts its nodes from 1");
+                    return FPD_ERR_INPUT;
+                }
+                *s = (struct fpd_shard){.index = id - 1, .count = count};
+                snprintf(s->source, sizeof s->source, "CI_NODE_INDEX/CI_NODE_TOTAL");
+            }
+        }
     }
-    if (s->count == 0 || s->index >= s->count) {
-        snprintf(why, why_size, "shard %" PRIu64 " of %" PRIu64 " (from %s) does not exist", s->index, s->count,
-                 s->source);
+    if (s->count == 0 || s->index >= s->count || s->count > FPD_SHARD_COUNT_MAX) {
+        snprintf(why, why_size, "shard %" PRIu64 " of %" PRIu64 " (from %s) does not exist%s", s->index, s->count,
+                 s->source, s->count > FPD_SHARD_COUNT_MAX ? ": a campaign has 2^32 case indices" : "");
         return FPD_ERR_INPUT;
     }
     return FPD_OK;

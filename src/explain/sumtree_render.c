@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "explain/sumtree.h"
 #include "fpdiv_backend.h"
 
@@ -13,12 +14,16 @@ static void leaf_label(const struct fpd_sumtree *t, const struct fpd_sumnode *v,
         snprintf(buf, size, "t%d", v->leaf);
 }
 
-/* XML and DOT both accept text without these characters */
+/* XML and DOT both accept printable text without these characters: the rest is left out (a title
+ * may quote a saved result's label, which is anyone's: common/text.h) */
 static void put_plain(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        if (*s != '<' && *s != '>' && *s != '&' && *s != '"' && *s != '\\')
-            fputc(*s, f);
+    while (*s) {
+        size_t len = fpd_printable_length(s);
+        if (len && !strchr("<>&\"\\", *s))
+            fwrite(s, 1, len, f);
+        s += len ? len : 1;
+    }
 }
 
 int fpd_sumtree_write_dot(const struct fpd_sumtree *t, FILE *f, const char *title)

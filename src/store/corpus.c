@@ -16,6 +16,7 @@
 
 #include "backends/backend_pinned.h"
 #include "common/dtype.h"
+#include "common/file_read.h"
 #include "common/text.h"
 #include "common/version.h"
 #include "gen/gen.h"
@@ -52,6 +53,72 @@ static bool exact_bits(enum fpd_dtype t, double x, uint64_t *bits)
     return true;
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A hex float ("-0x1.8p+1", as %a writes it) read exactly: true only when its value is a binary64
+ * value, with no digit rounded away, nothing lost to underflow and no overflow. strtod would round
+ * a long significand and flush 0x1p-99999 to zero, and a case would replay other data than it
+ * shows. */
+static bool hex_float_exact(const char *text, double *out)
+{
+    const char *p = text + (text[0] == '-');
+    if (p[0] != '0' || p[1] != 'x')
+        return false;
+    p += 2;
+    uint64_t significand = 0;
+    long exponent = 0; /* of the significand's last digit kept */
+    bool digits = false, dot = false;
+    for (;; p++) {
+        if (*p == '.' && !dot) {
+            dot = true;
+            continue;
+        }
+        int d = hex_digit(*p);
+        if (d < 0)
+            break;
+        digits = true;
+        if (significand >> 60 == 0) {
+            significand = significand << 4 | (uint64_t)d;
+            exponent -= dot ? 4 : 0;
+        } else if (d) {
+            return false; /* a set bit more than 60 below the leading one: beyond 53 bits */
+        } else {
+            exponent += dot ? 0 : 4;
+        }
+    }
+    if (!digits)
+        return false;
+    if (*p == 'p' || *p == 'P') {
+        p++;
+        bool negative = *p == '-';
+        p += *p == '-' || *p == '+';
+        long e = 0;
+        if (!(*p >= '0' && *p <= '9'))
+            return false;
+        for (; *p >= '0' && *p <= '9'; p++)
+            e = e < 100000000 ? e * 10 + (*p - '0') : e; /* far beyond any exponent: refused below */
+        exponent += negative ? -e : e;
+    }
+    if (*p)
+        return false;
+    double x = 0;
+    if (significand) {
+        while (!(significand & 1)) {
+            significand >>= 1;
+            exponent++;
+        }
+        int bits = 64 - __builtin_clzll(significand);
+        if (bits > 53 || exponent < -1074 || exponent + bits - 1 > 1023)
+            return false;
+        x = ldexp((double)significand, (int)exponent);
+    }
+    *out = text[0] == '-' ? -x : x;
+    return true;
+}
+
 int fpd_element_parse(enum fpd_dtype t, const char *text, uint64_t *bits)
 {
     size_t width = fpd_dtype_info(t)->size * 8;
@@ -67,10 +134,9 @@ int fpd_element_parse(enum fpd_dtype t, const char *text, uint64_t *bits)
     }
     if (strcmp(text, "inf") == 0 || strcmp(text, "-inf") == 0)
         return exact_bits(t, text[0] == '-' ? -INFINITY : INFINITY, bits) ? FPD_OK : FPD_ERR_INPUT;
-    char *end;
-    double x = strtod(text, &end);
-    if (end == text || *end || !isfinite(x) || strncmp(text + (text[0] == '-'), "0x", 2) != 0)
-        return FPD_ERR_INPUT; /* only hex floats: decimal would invite inexact values */
+    double x;
+    if (!hex_float_exact(text, &x)) /* only hex floats: decimal would invite inexact values */
+        return FPD_ERR_INPUT;
     return exact_bits(t, x, bits) ? FPD_OK : FPD_ERR_INPUT;
 }
 
@@ -174,11 +240,14 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
         json_object_set_new(outcome, "exact", fpd_exact_report_json(&f->recorded.exact));
     if (f->recorded.probable_ratio > 0)
         json_object_set_new(outcome, "probable_ratio", json_real(f->recorded.probable_ratio));
-    return json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
-                     "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
-                     "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
-                     (json_int_t)f->signature_count, "environment",
-                     f->environment ? json_incref(f->environment) : json_object());
+    json_t *j = json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
+                          "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
+                          "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
+                          (json_int_t)f->signature_count, "environment",
+                          f->environment ? json_incref(f->environment) : json_object());
+    if (j && f->merged_from)
+        json_object_set(j, "merged_from", f->merged_from);
+    return j;
 }
 
 int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash)
@@ -227,6 +296,7 @@ int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *ch
 void fpd_case_file_free(struct fpd_case_file *f)
 {
     fpd_case_data_free(&f->data);
+    json_decref(f->merged_from);
     json_decref(f->environment);
     *f = (struct fpd_case_file){0};
 }
@@ -254,6 +324,16 @@ int fpd_make_dirs(const char *path, char *why, size_t why_size)
     }
 }
 
+int fpd_make_parent_dirs(const char *file, char *why, size_t why_size)
+{
+    const char *slash = strrchr(file, '/');
+    char dir[4200];
+    if (!slash || slash == file)
+        return FPD_OK;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
+    return fpd_make_dirs(dir, why, why_size);
+}
+
 /* ---- loading --------------------------------------------------------------------------------- */
 
 struct reader {
@@ -262,7 +342,9 @@ struct reader {
     size_t why_size;
     double max_mem;    /* a case needing more is refused before its data is generated */
     bool schema1;      /* a file of schema 1: its provenance (if any) in legacy */
-    json_t *legacy;    /* names a library backend's kernel set, as "core" */
+    json_t *legacy;    /* schema 1's provenance */
+    json_t *recorded;  /* each backend's record, by the name the file gives it (recorded_backends) */
+    char written[2][64]; /* the backends' names as the file writes them */
     bool any_backend;  /* a backend not loaded here stands in as a placeholder (fpd_case_file_load_any) */
 };
 
@@ -459,17 +541,26 @@ static int read_data(struct reader *r, json_t *data, struct fpd_case_file *f)
     return FPD_OK;
 }
 
-/* How a file names a backend, as fpd_backend_resolve reads it. A schema-1 file named a library
- * alone and kept its core in the provenance: "openblas" with core Cooperlake is openblas@Cooperlake. */
-static void backend_spec(json_t *legacy, const char *name, char *out, size_t size)
+/* How a file names a backend, as fpd_backend_resolve reads it. A library named alone, where the
+ * file records the kernel set it ran, is that set's: a schema-1 file kept its core in the
+ * provenance ("openblas" with core Cooperlake is openblas@Cooperlake), and a file written before
+ * fpdiv could pin a library (BLIS's configuration) recorded the set in its environment. */
+static void backend_spec(json_t *recorded, bool schema1, const char *name, char *out, size_t size)
 {
-    json_t *entry = json_object_get(json_object_get(legacy, "backends"), name);
-    const char *core = json_string_value(json_object_get(entry, "core"));
-    struct fpd_backend_slot *b = legacy && core && *core && !strchr(name, '@') ? fpd_registry_find(name) : NULL;
-    if (b && fpd_backend_pinnable(b->impl))
-        snprintf(out, size, "%s@%s", name, core);
-    else
-        snprintf(out, size, "%s", name);
+    json_t *entry = json_object_get(recorded, name);
+    const char *set = json_string_value(json_object_get(entry, schema1 ? "core" : "kernel_set"));
+    struct fpd_backend_slot *b = set && *set && !strchr(name, '@') ? fpd_registry_find(name) : NULL;
+    if (b && fpd_backend_pinnable(b->impl) && snprintf(out, size, "%s@%s", name, set) < (int)size)
+        return;
+    snprintf(out, size, "%s", name);
+}
+
+/* The record of each backend a file keeps: schema 1's provenance, or the environment's. */
+static json_t *recorded_backends(json_t *root, bool schema1)
+{
+    json_t *record = json_object_get(root, schema1 ? "provenance" : "environment");
+    json_t *backends = json_object_get(record, "backends");
+    return json_is_object(backends) ? backends : NULL;
 }
 
 static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
@@ -493,10 +584,15 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
         return bad(r, "check.backends", chk->relation->backends == 2 ? "expected two names" : "expected one name");
     for (int i = 0; i < chk->relation->backends; i++) {
         json_t *name = json_array_get(backends, (size_t)i);
-        if (!json_is_string(name) || strlen(json_string_value(name)) >= sizeof f->backend_names[i])
-            return bad(r, "check.backends", "expected backend names");
         char spec[64], msg[384];
-        backend_spec(r->legacy, json_string_value(name), spec, sizeof spec);
+        if (!json_is_string(name) || !fpd_backend_name_valid(json_string_value(name))) {
+            snprintf(msg, sizeof msg, "'%.100s' is not a backend name fpdiv writes (a letter or digit, then letters, "
+                     "digits, '-', '_', '.' or '+', and @SET for a kernel set; under 64 bytes)",
+                     json_is_string(name) ? json_string_value(name) : "");
+            return bad(r, "check.backends", json_is_string(name) ? msg : "expected backend names");
+        }
+        snprintf(r->written[i], sizeof r->written[i], "%s", json_string_value(name));
+        backend_spec(r->recorded, r->schema1, json_string_value(name), spec, sizeof spec);
         if (fpd_backend_resolve(spec, &chk->backends[i], msg, sizeof msg) != FPD_OK &&
             !(r->any_backend && (chk->backends[i] = fpd_registry_placeholder(spec)) != NULL))
             return bad(r, "check.backends", msg);
@@ -598,6 +694,11 @@ static int read_environment(struct reader *r, json_t *env, const struct fpd_case
     json_object_foreach(backends, name, entry)
     {
         snprintf(field, sizeof field, "environment.backends.%.64s", name);
+        bool the_checks = false; /* a record of a backend the check does not run is another case's */
+        for (int i = 0; i < f->chk.relation->backends; i++)
+            the_checks |= strcmp(name, r->written[i]) == 0;
+        if (rc == FPD_OK && !the_checks)
+            rc = bad(r, field, "a record of a backend the check does not run: the environment is not this check's");
         if (rc == FPD_OK && !json_is_object(entry))
             rc = bad(r, field, "expected an object");
         const char *key;
@@ -615,11 +716,11 @@ static int read_environment(struct reader *r, json_t *env, const struct fpd_case
         return rc;
     for (int i = 0; i < f->chk.relation->backends; i++) {
         const char *set, *recorded;
-        entry = json_object_get(backends, f->backend_names[i]);
+        entry = json_object_get(backends, r->written[i]);
         recorded = json_string_value(json_object_get(entry, "kernel_set"));
         if (fpd_backend_pinned_parts(f->chk.backends[i]->impl, NULL, &set) && recorded && strcasecmp(recorded, set) != 0) {
             char msg[256];
-            snprintf(field, sizeof field, "environment.backends.%s.kernel_set", f->backend_names[i]);
+            snprintf(field, sizeof field, "environment.backends.%s.kernel_set", r->written[i]);
             snprintf(msg, sizeof msg, "'%.48s', where the check names kernel set %s: the record is not this check's",
                      recorded, set);
             return bad(r, field, msg);
@@ -662,11 +763,104 @@ static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f
     return env;
 }
 
+/* The recorded outcome, whose numbers must agree with each other and with the verdict: no more
+ * elements differ than were compared, none differs by an ulp where none differs, and bitwise
+ * `same` is no element differing and one hash. (Equal outputs may still be judged worse: both
+ * paths beyond their own bound.) */
+static void read_outcome(struct reader *r, json_t *outcome, struct fpd_case_file *f, int *rc)
+{
+    struct fpd_recorded_outcome *o = &f->recorded;
+    o->verdict = read_verdict(r, outcome, rc);
+    o->diff = get_uint(r, outcome, "outcome.diff", "diff", 0, INT64_MAX, rc);
+    o->count = get_uint(r, outcome, "outcome.count", "count", 0, INT64_MAX, rc);
+    o->max_ulp = get_uint(r, outcome, "outcome.max_ulp", "max_ulp", 0, INT64_MAX, rc);
+    json_t *ratio = json_object_get(outcome, "ratio");
+    o->ratio = json_is_number(ratio) ? json_number_value(ratio) : NAN;
+    if (ratio && !json_is_null(ratio) && !(json_is_number(ratio) && o->ratio >= 0) && *rc == FPD_OK)
+        *rc = bad(r, "outcome.ratio", "expected a non-negative number, or null where no bound was taken");
+    o->hash_a = get_hex64(r, outcome, "outcome.hash_a", "hash_a", rc);
+    o->hash_b = get_hex64(r, outcome, "outcome.hash_b", "hash_b", rc);
+    read_exact(r, outcome, &o->exact, rc);
+    read_probable_ratio(r, outcome, &o->probable_ratio, rc);
+    if (*rc != FPD_OK)
+        return;
+    char msg[160];
+    if (o->diff > o->count) {
+        snprintf(msg, sizeof msg, "%zu differing elements of %zu compared", o->diff, o->count);
+        *rc = bad(r, "outcome.diff", msg);
+    } else if (!o->diff && o->max_ulp) {
+        *rc = bad(r, "outcome.max_ulp", "an ulp of difference where no element differs (outcome.diff is 0)");
+    } else if (o->verdict == FPD_SAME && (o->diff || o->hash_a != o->hash_b)) {
+        *rc = bad(r, o->diff ? "outcome.diff" : "outcome.hash_b",
+                  "the verdict is same (bitwise equal), so no element differs and the hashes are equal");
+    }
+}
+
+/* "count": the checks of the signature the case stands for, at least 1 (1 where a file does not
+ * say). A merged case says which saved cases it counts ("merged_from": name -> count), and its
+ * count is their sum. */
+static void read_count(struct reader *r, json_t *root, struct fpd_case_file *f, int *rc)
+{
+    f->signature_count = json_object_get(root, "count") ? get_uint(r, root, "count", "count", 1, INT64_MAX, rc) : 1;
+    json_t *from = json_object_get(root, "merged_from");
+    if (!from || *rc != FPD_OK)
+        return;
+    if (!json_is_object(from) || json_object_size(from) == 0) {
+        *rc = bad(r, "merged_from", "expected an object of case names and their counts");
+        return;
+    }
+    size_t sum = 0;
+    const char *name;
+    json_t *count;
+    json_object_foreach(from, name, count)
+    {
+        char field[96], relation[32], hex[17];
+        int used = 0;
+        snprintf(field, sizeof field, "merged_from.%.60s", name);
+        if (sscanf(name, "%31[a-z0-9-]/%16[0-9a-f].json%n", relation, hex, &used) != 2 || name[used] ||
+            strlen(hex) != 16 || !fpd_relation_find(relation)) {
+            *rc = bad(r, field, "expected a case's name in a corpus, RELATION/16-HEX.json");
+            return;
+        }
+        sum += get_uint(r, from, field, name, 1, INT32_MAX, rc);
+        if (*rc != FPD_OK)
+            return;
+    }
+    if (sum != f->signature_count) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%zu, but the cases of merged_from count %zu", f->signature_count, sum);
+        *rc = bad(r, "count", msg);
+        return;
+    }
+    f->merged_from = json_incref(from);
+}
+
+/* The environment with each backend's record under the name the check now gives the backend (a
+ * plain library name became LIB@SET): a file saved again stays consistent. */
+static json_t *environment_renamed(const struct reader *r, json_t *env, const struct fpd_case_file *f)
+{
+    json_t *backends = json_object_get(env, "backends");
+    bool renamed = false;
+    for (int i = 0; i < f->chk.relation->backends; i++)
+        renamed |= strcmp(r->written[i], f->backend_names[i]) != 0 && json_object_get(backends, r->written[i]);
+    if (!renamed)
+        return json_incref(env);
+    json_t *copy = json_deep_copy(env), *moved = json_object_get(copy, "backends");
+    for (int i = 0; copy && i < f->chk.relation->backends; i++) {
+        json_t *entry = json_object_get(moved, r->written[i]);
+        if (!entry || strcmp(r->written[i], f->backend_names[i]) == 0)
+            continue;
+        json_object_set(moved, f->backend_names[i], entry);
+        json_object_del(moved, r->written[i]);
+    }
+    return copy;
+}
+
 /* Takes over root. */
 static int read_case_file(const char *path, json_t *root, double max_mem, bool any_backend, struct fpd_case_file *f,
                           char *why, size_t why_size)
 {
-    struct reader r = {path, why, why_size, max_mem, false, NULL, any_backend};
+    struct reader r = {.path = path, .why = why, .why_size = why_size, .max_mem = max_mem, .any_backend = any_backend};
     int rc = FPD_OK;
     uint64_t schema = get_uint(&r, root, "schema", "schema", 0, INT32_MAX, &rc);
     if (rc == FPD_OK && schema != FPD_CASE_SCHEMA && schema != 1) {
@@ -684,30 +878,22 @@ static int read_case_file(const char *path, json_t *root, double max_mem, bool a
     } else {
         env = member(&r, root, "environment", "environment", JSON_OBJECT, &rc);
     }
+    r.recorded = recorded_backends(root, r.schema1);
     if (rc == FPD_OK)
         rc = read_check(&r, check, f);
     if (rc == FPD_OK && env)
         rc = read_environment(&r, env, f);
+    if (rc == FPD_OK)
+        read_outcome(&r, outcome, f, &rc);
     if (rc == FPD_OK) {
-        f->recorded.verdict = read_verdict(&r, outcome, &rc);
-        f->recorded.diff = get_uint(&r, outcome, "outcome.diff", "diff", 0, INT64_MAX, &rc);
-        f->recorded.count = get_uint(&r, outcome, "outcome.count", "count", 0, INT64_MAX, &rc);
-        f->recorded.max_ulp = get_uint(&r, outcome, "outcome.max_ulp", "max_ulp", 0, INT64_MAX, &rc);
-        json_t *ratio = json_object_get(outcome, "ratio");
-        f->recorded.ratio = json_is_number(ratio) ? json_number_value(ratio) : NAN;
-        f->recorded.hash_a = get_hex64(&r, outcome, "outcome.hash_a", "hash_a", &rc);
-        f->recorded.hash_b = get_hex64(&r, outcome, "outcome.hash_b", "hash_b", &rc);
-        read_exact(&r, outcome, &f->recorded.exact, &rc);
-        read_probable_ratio(&r, outcome, &f->recorded.probable_ratio, &rc);
         f->origin_seed = get_seed(&r, origin, "origin.seed", &rc);
         f->origin_index = (uint32_t)get_uint(&r, origin, "origin.index", "index", 0, UINT32_MAX, &rc);
         /* files from before generator 2 do not say: generator 1 made their data */
         f->origin_generator = json_object_get(origin, "generator")
                                   ? (unsigned)get_uint(&r, origin, "origin.generator", "generator", 1, INT32_MAX, &rc)
                                   : 1;
-        json_t *count = json_object_get(root, "count");
-        f->signature_count = json_is_integer(count) && json_integer_value(count) > 0 ? (size_t)json_integer_value(count) : 1;
-        f->environment = env ? json_incref(env) : environment_of_legacy(r.legacy, f);
+        read_count(&r, root, f, &rc);
+        f->environment = env ? environment_renamed(&r, env, f) : environment_of_legacy(r.legacy, f);
     }
     json_decref(root);
     if (rc != FPD_OK)
@@ -715,29 +901,46 @@ static int read_case_file(const char *path, json_t *root, double max_mem, bool a
     return rc;
 }
 
-/* A case file's JSON. Only a regular file is read: a FIFO named *.json would hang the reader, and a
- * directory would read as nothing. */
-json_t *fpd_json_file_load(const char *path, size_t flags, char *why, size_t why_size)
+/* Where a NUL byte is in text: JSON has none, and Jansson would report it only as the end of the
+ * document. Its line and column in *line and *column (1-based); false when there is none. */
+static bool nul_at(const char *text, size_t len, int *line, int *column)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(why, why_size, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
+    const char *nul = memchr(text, '\0', len);
+    if (!nul)
+        return false;
+    *line = 1, *column = 1;
+    for (const char *c = text; c < nul; c++) {
+        *column = *c == '\n' ? 1 : *column + 1;
+        *line += *c == '\n';
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(why, why_size, "%s: %s", path, S_ISDIR(st.st_mode) ? "a directory, not a case file"
-                                                : "not a regular file: fpdiv reads case files from regular files only");
-        close(fd);
+    return true;
+}
+
+/* A JSON document from text; NULL with why naming name, line and column. */
+static json_t *json_text_load(const char *name, const char *text, size_t len, size_t flags, char *why, size_t why_size)
+{
+    int line, column;
+    if (nul_at(text, len, &line, &column)) {
+        snprintf(why, why_size, "%s:%d:%d: a NUL byte, which no JSON text has", name, line, column);
         return NULL;
     }
     json_error_t err;
-    json_t *root = json_loadfd(fd, flags, &err);
-    close(fd);
+    json_t *root = json_loadb(text, len, flags, &err);
     if (!root)
-        json_error_why(path, &err, why, why_size);
+        json_error_why(name, &err, why, why_size);
+    return root;
+}
+
+/* A case file's JSON: read whole in large blocks (Jansson's own reader takes a byte per system
+ * call), from a regular file only, of at most FPD_CASE_FILE_MAX bytes (file_read.h). */
+json_t *fpd_json_file_load(const char *path, size_t flags, char *why, size_t why_size)
+{
+    char *text;
+    size_t len;
+    if (fpd_file_read(path, FPD_CASE_FILE_MAX, &text, &len, why, why_size) != FPD_OK)
+        return NULL;
+    json_t *root = json_text_load(path, text, len, flags, why, why_size);
+    free(text);
     return root;
 }
 
@@ -764,12 +967,9 @@ int fpd_case_file_parse(const char *name, const char *text, size_t len, double m
                         char *why, size_t why_size)
 {
     *f = (struct fpd_case_file){0};
-    json_error_t err;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
-    if (!root) {
-        json_error_why(name, &err, why, why_size);
+    json_t *root = json_text_load(name, text, len, JSON_REJECT_DUPLICATES, why, why_size);
+    if (!root)
         return FPD_ERR_INPUT;
-    }
     return read_case_file(name, root, max_mem, false, f, why, why_size);
 }
 
@@ -796,7 +996,8 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
         return FPD_ERR_INPUT;
     json_t *schema = json_object_get(root, "schema"), *prov = json_object_get(root, "provenance");
     bool schema1 = json_is_integer(schema) && json_integer_value(schema) == 1;
-    struct reader r = {path, why, why_size, fpd_case_default_max_mem(), schema1, schema1 ? prov : NULL, false};
+    struct reader r = {.path = path, .why = why, .why_size = why_size, .max_mem = fpd_case_default_max_mem(),
+                       .schema1 = schema1, .legacy = schema1 ? prov : NULL, .recorded = recorded_backends(root, schema1)};
     int rc = FPD_OK;
     *key = (struct fpd_signature_key){0};
     json_t *check = member(&r, root, "check", "check", JSON_OBJECT, &rc);
@@ -813,7 +1014,7 @@ int fpd_case_file_signature(const char *path, struct fpd_signature_key *key, cha
             const char *name = json_string_value(json_array_get(backends, i));
             char spec[64], msg[384];
             struct fpd_backend_slot *slot;
-            backend_spec(r.legacy, name ? name : "", spec, sizeof spec);
+            backend_spec(r.recorded, schema1, name ? name : "", spec, sizeof spec);
             bool known = fpd_backend_resolve(spec, &slot, msg, sizeof msg) == FPD_OK;
             snprintf(key->backends[i], sizeof key->backends[i], "%s", known ? slot->impl->name : spec);
         }

@@ -20,13 +20,15 @@
  * in the check and records the environment; schema 1 files are still read (case_file_legacy). */
 #define FPD_CASE_SCHEMA 2
 #define FPD_INLINE_MAX_DEFAULT (64 * 1024)
+/* The most inline data a case file may carry: its file stays well under FPD_CASE_FILE_MAX. */
+#define FPD_INLINE_MAX_LIMIT (1024 * 1024)
 
 struct fpd_case_file {
     struct fpd_check chk;
     char backend_names[2][64];
     struct fpd_case_data data;     /* inline inputs (chk.c.data points here), when has_data */
     bool has_data;
-    struct {
+    struct fpd_recorded_outcome {
         enum fpd_verdict verdict;
         size_t diff, count;
         uint64_t max_ulp;
@@ -41,6 +43,8 @@ struct fpd_case_file {
     uint32_t origin_index;
     unsigned origin_generator; /* what made the data at (origin_seed, origin_index) */
     size_t signature_count; /* checks of this signature seen when it was saved */
+    json_t *merged_from;    /* owned, or NULL: for a case `merge` wrote, the saved cases its count sums
+                               ("RELATION/HEX.json" -> count), so that merging again adds nothing */
     json_t *environment;    /* owned: environment.h's record */
 };
 
@@ -56,6 +60,8 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f);
 
 /* Creates path and any missing parents, like `mkdir -p`. */
 int fpd_make_dirs(const char *path, char *why, size_t why_size);
+/* The same for the directory a file is to be written in (nothing for a file name alone). */
+int fpd_make_parent_dirs(const char *file, char *why, size_t why_size);
 
 /* Reads and validates a case file. Errors name the file, and line and column for JSON syntax, or
  * the offending field. A backend that is known but unavailable here loads fine (replay skips it). */

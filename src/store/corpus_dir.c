@@ -412,19 +412,36 @@ int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_
         close(ignore);
     }
     /* A slot is taken while its claimant holds its lock, and once it records a case still there;
-     * the record is written under the lock, so no claimant sees a slot between the two. */
-    for (size_t slot = first; slot < max && claim->slot < 0; slot++) {
+     * the record is written under the lock, so no claimant sees a slot between the two. A slot
+     * that cannot be opened, or locked for another reason than a claimant's lock, or that is not a
+     * regular file (a committed directory or link of a slot's predictable name) is no taken slot:
+     * it is a failed save, and the finding is not dropped in silence. */
+    int rc = FPD_OK;
+    for (size_t slot = first; slot < max && claim->slot < 0 && rc == FPD_OK; slot++) {
         char name[48];
         slot_name(key, slot, name, sizeof name);
-        int fd = openat(claims, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && !slot_done(root, fd))
+        int fd = openat(claims, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+        struct stat st;
+        const char *problem = fd < 0 ? (errno == ELOOP ? "a symbolic link" : strerror(errno))
+                              : fstat(fd, &st) != 0 ? strerror(errno)
+                              : !S_ISREG(st.st_mode) ? "not a regular file"
+                                                     : NULL;
+        bool locked = !problem && flock(fd, LOCK_EX | LOCK_NB) == 0;
+        if (!problem && !locked && errno != EWOULDBLOCK)
+            problem = strerror(errno);
+        if (problem) {
+            snprintf(why, why_size, "cannot claim %.900s/.claims/%s: %s", dir, name, problem);
+            rc = FPD_ERR_INPUT;
+        } else if (locked && !slot_done(root, fd)) {
             claim->slot = fd;
-        else if (fd >= 0)
+            continue;
+        }
+        if (fd >= 0)
             close(fd); /* and with it any lock taken */
     }
     close(claims);
     close(root);
-    return FPD_OK;
+    return rc;
 }
 
 void fpd_corpus_unclaim(struct fpd_corpus_claim *claim, const char *saved)

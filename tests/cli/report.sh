@@ -78,7 +78,7 @@ for path, edit in zip(sys.argv[1:], ("hash", "verdict")):
     if edit == "hash":
         d["outcome"]["hash_a"] = "0123456789abcdef"
     else:
-        d["outcome"].update(verdict="same", diff=0, ratio=0.0)
+        d["outcome"].update(verdict="same", diff=0, max_ulp=0, ratio=0.0, hash_b=d["outcome"]["hash_a"])
     open(path, "w").write(json.dumps(d))
 PY
 run "replay for the report" 1 $FPDIV replay $tmp/replayed --json
@@ -107,8 +107,10 @@ checked fuzz --summary $tmp/fuzz-summary.jsonl --cases "$(find $tmp/corpus2 -nam
 run "fuzz --html --no-corpus" 0 $FPDIV fuzz --seed 5 --cases 40 --no-corpus --html $tmp/nocorpus.html &&
     expect "fuzz --html says where" "$out" "report .*nocorpus.html: the campaign and 0 saved cases"
 expect "fuzz --html --no-corpus: the page says so" "$(cat $tmp/nocorpus.html)" "no corpus: the campaign saved nothing"
-bad "fuzz --html into a missing directory, before the run" "--html $tmp/missing/f.html: cannot write into its directory" \
-    fuzz --seed 5 --cases 10 --no-corpus --html $tmp/missing/f.html
+run "fuzz --html into a directory to be made (as --corpus's is)" 0 $FPDIV fuzz --seed 5 --cases 10 --no-corpus \
+    --html $tmp/missing/f.html && [ -s $tmp/missing/f.html ] && pass "the page is in the directory made for it"
+bad "fuzz --html under a file, before the run" "--html $tmp/nocorpus.html is not a directory" \
+    fuzz --seed 5 --cases 10 --no-corpus --html $tmp/nocorpus.html/f.html
 
 # --- a hostile case file: its strings are text, never markup ---
 mkdir -p $tmp/hostile/addmm

@@ -451,7 +451,9 @@ expect "show re-runs the case" "$out" '^now: reproduced'
 sed 's/"hash_b": "[0-9a-f]*"/"hash_b": "0000000000000000"/' "$one" >$tmp/changed.json
 run "changed is not a failure" 0 $FPDIV replay $tmp/changed.json && expect "changed" "$out" '^changed '
 run "changed fails with --strict" 1 $FPDIV replay --strict $tmp/changed.json
-sed 's/"verdict": "reorder"/"verdict": "same"/' "$one" >$tmp/worse.json
+# recorded as same (bitwise equal: no element differs, one hash), so that reorder now is worse
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); o = d["outcome"]
+o.update(verdict="same", diff=0, max_ulp=0, hash_b=o["hash_a"]); print(json.dumps(d))' "$one" >$tmp/worse.json
 run "worse fails: git bisect bad" 1 $FPDIV replay $tmp/worse.json && expect "worse" "$out" '^worse '
 printf '{\n "schema": 1,\n "check": {\n' >$tmp/truncated.json
 bad "truncated case file" "truncated.json:4:0: " replay $tmp/truncated.json
@@ -721,7 +723,9 @@ if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ]; then
     if grep -qE '^  cublas +gpu unavailable' <<<"$out"; then
         expect "the reason is given" "$out" 'why: no (usable )?CUDA device'
         bad "a check on an unavailable GPU backend" "cublas is unavailable: no" check --relation repeat --backend cublas --shape 2x3x4
-        sed '/"backends": \[/{n;s/"[^"]*"/"cublas"/}' "$one" >$tmp/gpu-case.json
+        # the check's backend and its record, both cublas's (a record of another backend is refused)
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["check"]["backends"] = ["cublas"]
+d["environment"]["backends"] = {"cublas": {}}; print(json.dumps(d))' "$one" >$tmp/gpu-case.json
         run "replaying a GPU case without a GPU: git bisect's skip" 125 $FPDIV replay $tmp/gpu-case.json &&
             expect "skipped, with the reason" "$out" '^skipped .*no (usable )?CUDA device'
     fi
@@ -748,9 +752,9 @@ if [ -f "$(dirname "$FPDIV")/fpdiv-cuda.so" ]; then
             run "a campaign naming only CPU backends over a hanging driver" 0 timeout 60 $FPDIV fuzz --no-corpus \
             --seed 2 --cases 20 --max-dim 16 --backends openblas,blocked &&
             expect "runs without probing the GPU" "$out" '^20 checks in'
-        FPDIV_CUDA_PROBE_TIMEOUT=soon run "a probe deadline that is not a number" 0 $FPDIV list &&
-            expect "makes the GPU backends unavailable, saying so" "$out" \
-                "why: FPDIV_CUDA_PROBE_TIMEOUT is 'soon', not a number of seconds"
+        run "a probe deadline that is not a number" 2 env FPDIV_CUDA_PROBE_TIMEOUT=soon $FPDIV list &&
+            expect "is refused before anything runs, saying so" "$err" \
+                "^fpdiv: FPDIV_CUDA_PROBE_TIMEOUT='soon': expected seconds, a number from 0 to 1e\+06 \(0: no limit\)"
     fi
 fi
 
@@ -924,7 +928,11 @@ done
 [ -z "$failed_scripts" ] && pass "export: the NumPy script of every one runs, or says NumPy has no bf16 (with and without bias)" ||
     fail "export scripts" "failed:$failed_scripts"
 run "export slice-rows to numpy" 0 $FPDIV export $big --to numpy -o $tmp/np &&
-    expect "export says what it wrote and how to run it" "$out" "^wrote $tmp/np/A.npy, B.npy, bias.npy and repro_numpy.py; run: python3 $tmp/np/repro_numpy.py"
+    expect "export says what it wrote and how to run it, with the bridge's Python" "$out" \
+        "^wrote $tmp/np/A.npy, B.npy, bias.npy and repro_numpy.py; run: [^ ]+ $tmp/np/repro_numpy.py$"
+run "export with a Python that lacks the framework" 0 env FPDIV_PYTHON=/bin/false $FPDIV export $big --to numpy -o $tmp/np-none &&
+    expect "export says that Python has no NumPy, and what to do" "$out" \
+        "^\(/bin/false has no numpy: scripts/install-deps.sh installs it into the project's .venv, or set FPDIV_PYTHON"
 run "the numpy script runs" 0 $numpy_python $tmp/np/repro_numpy.py &&
     expect "the script counts the differing elements of the slice" "$out" '^[0-9]+ of 1000 elements differ; largest difference' &&
     expect "the script quotes what fpdiv saw" "$out" '^fpdiv saw [0-9]+ of 1000 differ \(reorder\) on openblas@Prescott$' &&

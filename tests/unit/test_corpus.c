@@ -300,7 +300,17 @@ Test(corpus, corrupt_environment_records_are_named, .init = setup, .fini = teard
         {"s/\"environment\"/\"environs\"/", "environment: missing; expected an object"},
         {"0,/\"threads\": 1/s//\"threads\": 0/", "check.threads: expected an integer from 1 to 1024"},
         {"0,/\"openblas@Prescott\"/s//\"openblas@bad name\"/",
-         "check.backends: 'openblas@bad name': a kernel set is a name of letters, digits and '_'"},
+         "check.backends: 'openblas@bad name' is not a backend name fpdiv writes"},
+        /* a record of another backend: the check's backend was changed, its environment not */
+        {"0,/\"openblas@Prescott\": {/s//\"refblas\": {/",
+         "environment.backends.refblas: a record of a backend the check does not run"},
+        {"s/\"count\": 1,/\"count\": -1,/", "count: expected an integer from 1"},
+        {"s/\"count\": 1,/\"count\": 0,/", "count: expected an integer from 1"},
+        {"s/\"ratio\": [0-9.e+-]*/\"ratio\": \"nan\"/", "outcome.ratio: expected a non-negative number, or null"},
+        {"s/\"diff\": [0-9]*,/\"diff\": 99,/", "outcome.diff: 99 differing elements of 0 compared"},
+        {"0,/\"0x[^\"]*\"/s//\"0x1p-99999\"/", "check.case.data.a: element "},
+        {"0,/\"0x[^\"]*\"/s//\"0x1.000000000000000000000000000000000001p+0\"/",
+         "check.case.data.a: element "},
     };
     expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
 }

@@ -2,12 +2,12 @@
 #include "backends/cuda/cuda_util.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/env_number.h"
 #include "common/isolate.h"
 
 int fpd_device_grow(struct fpd_device_buffer *b, size_t bytes, char *why, size_t why_size)
@@ -79,19 +79,7 @@ static int probe_in_child(void *ctx)
 
 static bool probe_timeout(double *timeout, char *why, size_t why_size)
 {
-    const char *env = getenv("FPDIV_CUDA_PROBE_TIMEOUT");
-    *timeout = PROBE_TIMEOUT;
-    if (!env || !*env)
-        return true;
-    char *end;
-    errno = 0;
-    double t = strtod(env, &end);
-    if (end == env || *end != '\0' || errno != 0 || !(t >= 0) || !isfinite(t)) {
-        snprintf(why, why_size, "FPDIV_CUDA_PROBE_TIMEOUT is '%.40s', not a number of seconds (0 for no limit)", env);
-        return false;
-    }
-    *timeout = t;
-    return true;
+    return fpd_env_seconds("FPDIV_CUDA_PROBE_TIMEOUT", PROBE_TIMEOUT, true, timeout, why, why_size) == FPD_OK;
 }
 
 /* Once per process, in an isolated child that answers in shared memory: a child that crashes or
