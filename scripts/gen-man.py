@@ -104,7 +104,7 @@ def main():
         "seconds the CUDA plugin's device probe may take before the GPU backends are reported",
         "unavailable (default 120, 0 for no limit; a broken driver can hang there). A value that is no",
         "such number exits 2.",
-        ".TP", "\\fBSLURM_ARRAY_TASK_ID\\fR, \\fBSLURM_ARRAY_TASK_COUNT\\fR, \\fBSLURM_ARRAY_TASK_MIN\\fR",
+        ".TP", "\\fBSLURM_ARRAY_TASK_ID\\fR, \\fBSLURM_ARRAY_TASK_COUNT\\fR, \\fBSLURM_ARRAY_TASK_MIN\\fR, \\fBSLURM_ARRAY_TASK_STEP\\fR",
         "read by \\fBfuzz\\fR without \\fB\\-\\-shard\\fR: this task's shard of a Slurm job array.",
         ".TP", "\\fBJOB_COMPLETION_INDEX\\fR",
         "read by \\fBfuzz\\fR without \\fB\\-\\-shard\\fR, with \\fB\\-\\-shard\\-count\\fR: a Kubernetes Indexed Job's shard.",

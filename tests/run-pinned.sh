@@ -3,8 +3,9 @@
 # picks on this CPU (OPENBLAS_CORETYPE), so that no test depends on the one it picks. CI runs it
 # for two of the kernel sets this CPU runs: an older one (Sandybridge: AVX, no FMA) and the widest
 # (an AVX-512 set where the CPU has one; Prescott's kernels, which the tests pin, where not).
-# fpdiv's own vector paths are narrowed to the kernel set's class of CPU (FPDIV_VECTOR_WIDTH):
-# a run pinned to Sandybridge is an AVX machine's as a whole, fpdiv's baseline paths included.
+# BLIS and oneMKL are pinned to their sets of the same class of CPU (BLIS_ARCH_TYPE, MKL_CBWR: for
+# Sandybridge, sandybridge and AVX), and fpdiv's own vector paths narrowed to it
+# (FPDIV_VECTOR_WIDTH): a run pinned to Sandybridge is an AVX machine's as a whole.
 # Usage: FPDIV=build/fpdiv tests/run-pinned.sh [CORE...]   (default: two this CPU runs, not its own)
 set -u
 FPDIV=${FPDIV:-build/fpdiv}
@@ -22,20 +23,24 @@ if [ ${#cores[@]} -eq 0 ]; then
     echo "run-pinned: this CPU runs no kernel set of OpenBLAS's but its own" >&2
     exit 1
 fi
-# fpdiv's vector paths on the CPUs a kernel set is for (fpdiv has none between baseline and AVX2)
-vector_width_of() {
+# fpdiv's vector paths, BLIS's configuration and oneMKL's code path on the CPUs an OpenBLAS kernel
+# set is for (fpdiv has no paths between baseline and AVX2; the classes of backend_pinned.c)
+class_of() {
     case $1 in
-    SkylakeX | Cooperlake | SapphireRapids) echo avx512 ;;
-    Haswell | Zen | Excavator) echo avx2 ;;
-    *) echo baseline ;;
+    SkylakeX | Cooperlake | SapphireRapids) echo "avx512 skx AVX512" ;;
+    Haswell | Zen | Excavator) echo "avx2 haswell AVX2" ;;
+    Sandybridge) echo "baseline sandybridge AVX" ;;
+    Nehalem) echo "baseline penryn SSE4_2" ;;
+    *) echo "baseline generic COMPATIBLE" ;;
     esac
 }
 status=0
 replayed=$(mktemp)
 trap 'rm -f "$replayed"' EXIT
 for core in "${cores[@]}"; do
-    export OPENBLAS_CORETYPE=$core FPDIV_VECTOR_WIDTH=$(vector_width_of "$core")
-    echo "=== OPENBLAS_CORETYPE=$core FPDIV_VECTOR_WIDTH=$FPDIV_VECTOR_WIDTH"
+    read -r width blis mkl <<<"$(class_of "$core")"
+    export OPENBLAS_CORETYPE=$core BLIS_ARCH_TYPE=$blis MKL_CBWR=$mkl FPDIV_VECTOR_WIDTH=$width
+    echo "=== OPENBLAS_CORETYPE=$core BLIS_ARCH_TYPE=$blis MKL_CBWR=$mkl FPDIV_VECTOR_WIDTH=$width"
     FPDIV=$FPDIV "$(dirname "$0")/cli/run.sh" || status=1
     $FPDIV replay corpus >"$replayed" || status=1
     tail -1 "$replayed"

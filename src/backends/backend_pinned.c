@@ -301,20 +301,44 @@ const char *fpd_kernel_set_for(const struct fpd_backend *b, const char *item)
     return NULL;
 }
 
+/* How a library reads its variable where it is stricter than a set's name in any letter case:
+ * oneMKL takes its code paths' names as they are spelled, and ",STRICT" after one (anything else
+ * it reads as AUTO). */
+static const struct {
+    const char *variable;
+    const char *suffix; /* that may follow the set's name */
+} exact_variables[] = {{"MKL_CBWR", ",STRICT"}};
+
+/* Whether `value` of b's variable names one of b's sets as the library reads it. */
+static bool names_a_set(const struct fpd_backend *b, const char *value)
+{
+    for (size_t v = 0; v < sizeof exact_variables / sizeof exact_variables[0]; v++) {
+        if (strcmp(exact_variables[v].variable, b->kernel_set_env) != 0)
+            continue;
+        for (const char *const *k = b->kernel_sets; *k; k++) {
+            size_t len = strlen(*k);
+            if (strncmp(value, *k, len) == 0 && (!value[len] || strcmp(value + len, exact_variables[v].suffix) == 0))
+                return true;
+        }
+        return false;
+    }
+    return fpd_backend_lists_kernel_set(b, value);
+}
+
 int fpd_kernel_set_variables_check(char *why, size_t why_size)
 {
     for (size_t i = 0; fpd_registry_at(i); i++) { /* those loaded: the deferred (CUDA) ones pin no set */
         const struct fpd_backend *b = fpd_registry_at(i)->impl;
         const char *value = fpd_backend_pinnable(b) ? getenv(b->kernel_set_env) : NULL;
+        if (value && !*value) /* a library reads "" as a set of its own choosing (OpenBLAS: Cooperlake) */
+            unsetenv(b->kernel_set_env);
         if (!value || !*value)
             continue;
-        char set[48];
-        snprintf(set, sizeof set, "%.*s", (int)strcspn(value, ","), value); /* MKL_CBWR=AVX2,STRICT */
         bool known = false;
         for (size_t j = 0; fpd_registry_at(j) && !known; j++) {
             const struct fpd_backend *other = fpd_registry_at(j)->impl;
             known = fpd_backend_pinnable(other) && strcmp(other->kernel_set_env, b->kernel_set_env) == 0 &&
-                    fpd_backend_lists_kernel_set(other, set);
+                    names_a_set(other, value);
         }
         if (!known) {
             size_t used = (size_t)snprintf(why, why_size, "%s='%.40s' is no kernel set of %s that fpdiv knows (a "

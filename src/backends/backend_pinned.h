@@ -38,9 +38,11 @@ const char *fpd_kernel_set_for(const struct fpd_backend *b, const char *item);
 bool fpd_kernel_set_class_known(const char *item);
 
 /* Each library's variable that picks its kernel set (OPENBLAS_CORETYPE, MKL_CBWR, BLIS_ARCH_TYPE),
- * where it is set in fpdiv's environment, must name a set of that library's (MKL_CBWR's ",STRICT"
- * aside): a library ignores a name it does not know and runs the CPU's own kernels, whose results
- * would then be recorded under another name. FPD_ERR_INPUT with why naming the variable. */
+ * where it is set in fpdiv's environment, must name a set of that library's as the library reads it
+ * (MKL_CBWR: exactly as spelled, with ",STRICT" or nothing after it): a library ignores a name it
+ * does not know and runs the CPU's own kernels, whose results would then be recorded under another
+ * name. One set to "" is removed (a library would read it as a set of its own choosing).
+ * FPD_ERR_INPUT with why naming the variable. */
 int fpd_kernel_set_variables_check(char *why, size_t why_size);
 
 /* A backend by the name users give: NAME, or NAME@SET for a kernel set of a pinnable backend (in

@@ -128,15 +128,19 @@ int fpd_cli_bytes(const char *opt, const char *text, double *out, char *why, siz
     } units[] = {{'K', 0x1p10}, {'M', 0x1p20}, {'G', 0x1p30}, {'T', 0x1p40}};
     char *end;
     errno = 0;
-    double v = strtod(text, &end);
+    /* as a person writes a size: digits and a point, then a unit; no sign, blank, exponent or hex */
+    size_t number = strspn(text, "0123456789.");
+    double v = number ? strtod(text, &end) : 0;
+    if (!number || end != text + number) /* strtod read on: an exponent, or hex */
+        end = (char *)"?";
     double factor = 1;
-    for (size_t i = 0; i < sizeof units / sizeof units[0] && *end; i++)
+    for (size_t i = 0; i < sizeof units / sizeof units[0] && *end && end == text + number; i++)
         if ((*end & ~0x20) == units[i].suffix) {
             factor = units[i].factor;
             end++;
             break;
         }
-    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v > 0) || !isfinite(v * factor)) {
+    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v * factor >= 1) || !isfinite(v * factor)) {
         snprintf(why, why_size, "%s '%s': expected a size such as 512M or 4G", opt, text);
         return FPD_ERR_INPUT;
     }
@@ -376,9 +380,7 @@ static int cannot_write(const char *opt, const char *path, const char *what, int
     return FPD_ERR_INPUT;
 }
 
-/* A DIR that is one, or can be made below the nearest directory above it that exists, which, when
- * `writable`, fpdiv can write into. */
-static int check_dir(const char *opt, const char *path, bool writable, char *why, size_t why_size)
+int fpd_cli_can_write_dir(const char *opt, const char *path, char *why, size_t why_size)
 {
     char probe[4096];
     struct stat st;
@@ -393,7 +395,7 @@ static int check_dir(const char *opt, const char *path, bool writable, char *why
             if (!S_ISDIR(st.st_mode))
                 return cannot_write(opt, path, strcmp(probe, path) == 0 ? "is not a directory" : "a file is in its way",
                                     0, why, why_size);
-            if (writable && access(probe, W_OK | X_OK) != 0)
+            if (access(probe, W_OK | X_OK) != 0)
                 return cannot_write(opt, path, "cannot write into it", errno, why, why_size);
             return FPD_OK;
         }
@@ -430,16 +432,6 @@ int fpd_cli_can_write_file(const char *opt, const char *path, char *why, size_t 
     char dir[4096];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
     return fpd_cli_can_write_dir(opt, dir, why, why_size);
-}
-
-int fpd_cli_can_write_dir(const char *opt, const char *path, char *why, size_t why_size)
-{
-    return check_dir(opt, path, true, why, why_size);
-}
-
-int fpd_cli_can_be_dir(const char *opt, const char *path, char *why, size_t why_size)
-{
-    return check_dir(opt, path, false, why, why_size);
 }
 
 int fpd_cli_cores(void)

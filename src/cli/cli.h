@@ -9,6 +9,10 @@
 
 enum fpd_exit { FPD_EXIT_OK = 0, FPD_EXIT_FINDINGS = 1, FPD_EXIT_USAGE = 2, FPD_EXIT_INTERNAL = 3 };
 
+/* How --json prints its lines: one line each, in ASCII alone (\uXXXX for the rest), so that a
+ * terminal showing them acts on no character a case file or a file name brought (U+202E). */
+#define FPD_JSON_LINE (JSON_COMPACT | JSON_ENSURE_ASCII)
+
 /* Prints "fpdiv CMD: message" to stderr ("fpdiv: message" for a NULL cmd), escaped (text.h). */
 void fpd_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -65,9 +69,6 @@ void fpd_cli_run_kernel_sets_here(struct fpd_backend_slot *const *slots, size_t 
  * written, in such a directory. FPD_ERR_INPUT with why naming the option and the path. */
 int fpd_cli_can_write_file(const char *opt, const char *path, char *why, size_t why_size);
 int fpd_cli_can_write_dir(const char *opt, const char *path, char *why, size_t why_size);
-/* The same but for the right to write: a DIR that is one, or has no file in its way (--corpus: a
- * read-only one is found by the claims of the run, whose failed saves it counts). */
-int fpd_cli_can_be_dir(const char *opt, const char *path, char *why, size_t why_size);
 
 /* The default memory budget: half of physical memory. */
 double fpd_cli_default_max_mem(void);

@@ -95,7 +95,7 @@ static int finish(struct fpd_check *chk, const struct fpd_check_result *res, jso
     if (o->json) {
         json_t *j = fpd_check_json(chk, res);
         json_object_set(j, "environment", environment);
-        json_dumpf(j, stdout, JSON_COMPACT);
+        json_dumpf(j, stdout, FPD_JSON_LINE);
         fputc('\n', stdout);
         json_decref(j);
     } else {

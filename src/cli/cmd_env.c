@@ -134,7 +134,7 @@ int fpd_cmd_env(int argc, char **argv)
                             FPD_GEN_VERSION, "backend_abi", FPDIV_BACKEND_ABI, "cpu", fpd_cpu_json(fpd_cpu_this()),
                             "vector_width", fpd_vector_width_name(fpd_vector_width()), "backends", backends);
     if (json) {
-        json_dumpf(env, stdout, JSON_COMPACT);
+        json_dumpf(env, stdout, FPD_JSON_LINE);
         fputc('\n', stdout);
     } else {
         print_text(env);

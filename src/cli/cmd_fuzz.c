@@ -346,7 +346,7 @@ static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fu
     /* every output is asked for now, not found unwritable after the run */
     if ((o->html && fpd_cli_can_write_file("--html", o->html, why, why_size) != FPD_OK) ||
         (o->junit && fpd_cli_can_write_file("--junit", o->junit, why, why_size) != FPD_OK) ||
-        (o->corpus && fpd_cli_can_be_dir("--corpus", o->corpus, why, why_size) != FPD_OK))
+        (o->corpus && fpd_cli_can_write_dir("--corpus", o->corpus, why, why_size) != FPD_OK))
         return FPD_ERR_INPUT;
     /* every worker gets its share of the memory budget and a single-threaded BLAS, so that any
      * number of workers runs exactly the same checks (a BLAS's results can depend on its threads) */

@@ -114,11 +114,15 @@ static int read_all(const char *out, char **dirs, int n_dirs, struct merge_item 
     return FPD_OK;
 }
 
+static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
 /* The cases a signature's items count, each once however often it was found (a case's name is
- * its content): name -> count, the larger where two records of one case disagree. */
+ * its content): name -> count, the larger where two records of one case disagree, in the order of
+ * their names (the file's bytes must not depend on the order of the inputs). NULL when out of
+ * memory. */
 static json_t *counted_cases(const struct merge_item *items, size_t n, size_t *total)
 {
-    json_t *cases = json_object();
+    json_t *cases = json_object(), *sorted = json_object();
     for (size_t i = 0; cases && i < n; i++) {
         json_t *own = items[i].merged_from ? NULL : json_pack("{s:I}", items[i].name, (json_int_t)items[i].count);
         const char *name;
@@ -131,16 +135,31 @@ static json_t *counted_cases(const struct merge_item *items, size_t n, size_t *t
         }
         json_decref(own);
     }
-    *total = 0;
+    const char **names = cases && sorted ? malloc((json_object_size(cases) + 1) * sizeof *names) : NULL;
+    size_t n_names = 0;
     const char *name;
     json_t *count;
-    json_object_foreach(cases, name, count)
+    json_object_foreach(names ? cases : NULL, name, count)
+        names[n_names++] = name;
+    if (n_names > 1)
+        qsort(names, n_names, sizeof *names, by_name);
+    *total = 0;
+    for (size_t i = 0; i < n_names; i++) { /* each at most FPD_SIGNATURE_COUNT_MAX: no wrap */
+        count = json_object_get(cases, names[i]);
         *total += (size_t)json_integer_value(count);
-    return cases;
+        json_object_set(sorted, names[i], count);
+    }
+    bool made = names != NULL;
+    free(names);
+    json_decref(cases);
+    if (!made)
+        json_decref(sorted);
+    return made ? sorted : NULL;
 }
 
 /* The real path of a directory that may not exist yet: its nearest existing ancestor's, with the
- * rest of the path appended (no "//", no trailing '/'). */
+ * rest of the path appended and read as mkdir -p will make it ("." and ".." taken away, no "//",
+ * no trailing '/': ghost/../in is in). */
 static bool real_dir(const char *path, char *out, size_t size)
 {
     char prefix[4200], joined[8400];
@@ -164,11 +183,24 @@ static bool real_dir(const char *path, char *out, size_t size)
             cut--;
     }
     size_t o = 0;
-    for (const char *c = joined; *c && o + 1 < size; c++)
-        if (!(*c == '/' && (c[1] == '/' || (c[1] == '\0' && o > 0))))
-            out[o++] = *c;
-    out[o] = '\0';
-    return o + 1 < size;
+    out[0] = '\0';
+    for (char *part = strtok(joined, "/"); part; part = strtok(NULL, "/")) {
+        if (strcmp(part, ".") == 0)
+            continue;
+        if (strcmp(part, "..") == 0) { /* the existing part has none: what it takes away was to be made */
+            while (o > 0 && out[--o] != '/')
+                ;
+            out[o] = '\0';
+            continue;
+        }
+        int w = snprintf(out + o, size - o, "/%s", part);
+        if (w < 0 || (size_t)w >= size - o)
+            return false;
+        o += (size_t)w;
+    }
+    if (o == 0)
+        snprintf(out, size, "/");
+    return true;
 }
 
 /* Whether one of the two real paths is the other or inside it. */
@@ -227,6 +259,26 @@ int fpd_cmd_merge(int argc, char **argv)
     }
     if (n > 1)
         qsort(items, n, sizeof *items, by_signature_then_size);
+    /* no signature's counts may sum past what a case may count, found before anything is written */
+    for (size_t i = 0, j; i < n && rc == FPD_OK; i = j) {
+        size_t total = 0;
+        for (j = i; j < n && memcmp(&items[j].key, &items[i].key, sizeof items[i].key) == 0;)
+            j++;
+        json_t *cases = counted_cases(items + i, j - i, &total);
+        if (!cases)
+            rc = FPD_ERR_NOMEM;
+        else if (total > FPD_SIGNATURE_COUNT_MAX)
+            rc = FPD_ERR_INPUT;
+        json_decref(cases);
+        if (rc == FPD_ERR_INPUT)
+            fpd_cli_error("merge", "the counts of the cases of %s's signature (%s) sum to %zu, past the %llu a case "
+                          "may count (nothing was written)", items[i].key.relation, items[i].name, total,
+                          FPD_SIGNATURE_COUNT_MAX);
+    }
+    if (rc != FPD_OK) {
+        free_items(items, n);
+        return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+    }
     size_t signatures = 0, written = 0, removed = 0;
     for (size_t i = 0; i < n && rc == FPD_OK;) {
         size_t j = i, total = 0;

@@ -24,8 +24,9 @@ static const char help[] =
     "Re-runs every saved case under each PATH (case files or directories; default corpus/) as it was\n"
     "recorded: each library on its recorded kernel set (openblas@Haswell runs OpenBLAS's Haswell\n"
     "kernels on any CPU that can execute them) with its recorded thread count. Each case is\n"
-    "reproduced (both output hashes as recorded), changed (different bits, verdict not worse), fixed\n"
-    "(now same), worse (a higher verdict), elsewhere (recorded on a kernel set this CPU cannot run:\n"
+    "reproduced (both output hashes and the verdict as recorded), changed (different bits, or the\n"
+    "same bits judged better, verdict not worse), fixed (now same), worse (a higher verdict),\n"
+    "elsewhere (recorded on a kernel set this CPU cannot run:\n"
     "not comparable here) or skipped (a backend is not here). A library whose version differs from\n"
     "the recorded one is named: the classes are then the upgrade's effect.\n\n"
     "  --strict     changed and fixed fail too, not only worse\n"
@@ -104,7 +105,7 @@ static void report(bool json, const char *path, struct fpd_case_file *f, enum fp
 {
     if (json) {
         json_t *line = case_line(path, f, cls, res, why);
-        json_dumpf(line, stdout, JSON_COMPACT);
+        json_dumpf(line, stdout, FPD_JSON_LINE);
         fputc('\n', stdout);
         json_decref(line);
         return;
@@ -361,7 +362,7 @@ int fpd_cmd_replay(int argc, char **argv)
     for (int c = 0; c < FPD_REPLAY_CLASS_COUNT; c++)
         json_object_set_new(summary, fpd_replay_class_names[c], json_integer((json_int_t)counts[c]));
     if (json) {
-        json_dumpf(summary, stdout, JSON_COMPACT);
+        json_dumpf(summary, stdout, FPD_JSON_LINE);
         fputc('\n', stdout);
     } else {
         printf("\n%zu cases: reproduced %zu, changed %zu, fixed %zu, worse %zu, elsewhere %zu, skipped %zu", cases,

@@ -43,6 +43,7 @@ static const char help[] =
 struct lines {
     json_t *campaign, *summary; /* of the campaign */
     struct fpd_campaign_digest digest;
+    size_t checks;              /* the campaign's check lines */
     struct fpd_replay_report replay;
 };
 
@@ -71,6 +72,7 @@ static int take_check(json_t *o, struct lines *l, const char **problem)
                    : NULL;
     if (*problem)
         return FPD_ERR_INPUT;
+    l->checks++;
     return fpd_campaign_digest_add(&l->digest, relation, json_is_null(ratio) ? NAN : json_number_value(ratio), c.m,
                                    c.k, (size_t)json_integer_value(diff), (size_t)json_integer_value(count), verdict);
 }
@@ -78,6 +80,45 @@ static int take_check(json_t *o, struct lines *l, const char **problem)
 static int take_replay(json_t *o, struct lines *l, const char **problem)
 {
     return fpd_replay_report_add(&l->replay, o, problem);
+}
+
+static int by_file(const void *a, const void *b)
+{
+    return strcmp(((const struct fpd_replay_entry *const *)a)[0]->file, ((const struct fpd_replay_entry *const *)b)[0]->file);
+}
+
+/* Whether what was read adds up: as many check lines as the campaign's summary counts checks, as
+ * many replay lines as the replay's counts cases, and no case replayed twice (a file's lines given
+ * twice would count every case twice on the page). FPD_ERR_INPUT with why naming the file. */
+static int lines_add_up(const struct lines *l, const char *campaign_path, const char *replay_path, char *why,
+                        size_t why_size)
+{
+    json_t *checks = json_object_get(l->summary, "checks"), *cases = json_object_get(l->replay.summary, "cases");
+    if (campaign_path && checks && (size_t)json_integer_value(checks) != l->checks) {
+        snprintf(why, why_size, "%s: %zu check lines, where its summary counts %" JSON_INTEGER_FORMAT " checks",
+                 campaign_path, l->checks, json_integer_value(checks));
+        return FPD_ERR_INPUT;
+    }
+    if (replay_path && cases && (size_t)json_integer_value(cases) != l->replay.count) {
+        snprintf(why, why_size, "%s: %zu replay lines, where its summary counts %" JSON_INTEGER_FORMAT " cases",
+                 replay_path, l->replay.count, json_integer_value(cases));
+        return FPD_ERR_INPUT;
+    }
+    const struct fpd_replay_entry **sorted = malloc((l->replay.count + 1) * sizeof *sorted);
+    if (!sorted)
+        return FPD_ERR_NOMEM;
+    for (size_t i = 0; i < l->replay.count; i++)
+        sorted[i] = &l->replay.entries[i];
+    if (l->replay.count > 1)
+        qsort(sorted, l->replay.count, sizeof *sorted, by_file);
+    int rc = FPD_OK;
+    for (size_t i = 1; i < l->replay.count && rc == FPD_OK; i++)
+        if (strcmp(sorted[i]->file, sorted[i - 1]->file) == 0) {
+            snprintf(why, why_size, "%s: the case %.1000s is replayed twice", replay_path, sorted[i]->file);
+            rc = FPD_ERR_INPUT;
+        }
+    free(sorted);
+    return rc;
 }
 
 /* What a line kept whole must hold for the page to show it as it is: every member a count where
@@ -200,27 +241,36 @@ static const struct line_kind replay_lines[] = {
  * KiB; a line of gigabytes would otherwise be held whole before it could be refused. */
 #define LINE_MAX_BYTES (16u << 20)
 
-/* The next line of f into *line (grown; NUL-terminated, with its newline): its length, -1 at the
- * end, or -2 for a line longer than LINE_MAX_BYTES (the rest of it unread). */
-static ssize_t read_line(FILE *f, char **line, size_t *cap)
+enum { LINE_END = -1, LINE_TOO_LONG = -2, LINE_NUL = -3, LINE_NOMEM = -4 };
+
+/* The next line of f into *line (grown; NUL-terminated, with its newline): its length, LINE_END,
+ * LINE_TOO_LONG for one longer than LINE_MAX_BYTES (the rest of it unread), or LINE_NUL for one
+ * with a NUL byte (its column in *nul_at), which no JSON text has and which would end it early. */
+static ssize_t read_line(FILE *f, char **line, size_t *cap, size_t *nul_at)
 {
     size_t len = 0;
-    for (;;) {
-        if (*cap - len < 4096) {
+    for (int c; (c = getc_unlocked(f)) != EOF;) {
+        if (len + 2 > *cap) {
             size_t bigger = *cap ? 2 * *cap : 65536;
-            char *grown = bigger <= 2 * (size_t)LINE_MAX_BYTES ? realloc(*line, bigger) : NULL;
+            char *grown = realloc(*line, bigger);
             if (!grown)
-                return -2;
+                return LINE_NOMEM;
             *line = grown, *cap = bigger;
         }
-        if (!fgets(*line + len, (int)(*cap - len), f))
-            return len ? (ssize_t)len : -1;
-        len += strlen(*line + len);
+        if (c == '\0') {
+            *nul_at = len + 1;
+            return LINE_NUL;
+        }
+        (*line)[len++] = (char)c;
         if (len > LINE_MAX_BYTES)
-            return -2;
-        if ((len && (*line)[len - 1] == '\n') || feof(f))
-            return (ssize_t)len;
+            return LINE_TOO_LONG;
+        if (c == '\n')
+            break;
     }
+    if (!len)
+        return LINE_END;
+    (*line)[len] = '\0';
+    return (ssize_t)len;
 }
 
 /* Every line of `path` must be a JSON object; those of the kinds given go to their `take`, others
@@ -234,12 +284,18 @@ static int read_lines(const char *path, const struct line_kind *kinds, size_t n_
     char *line = NULL;
     size_t cap = 0, number = 0, known = 0;
     int rc = FPD_OK;
-    for (ssize_t len; rc == FPD_OK && (len = read_line(f, &line, &cap)) != -1;) {
+    size_t nul_at = 0;
+    for (ssize_t len; rc == FPD_OK && (len = read_line(f, &line, &cap, &nul_at)) != LINE_END;) {
         number++;
-        if (len == -2) {
-            snprintf(why, why_size, "%s:%zu: a line of more than %u MiB: not a line fpdiv writes", path, number,
-                     LINE_MAX_BYTES >> 20);
-            rc = FPD_ERR_INPUT;
+        if (len < 0) {
+            if (len == LINE_TOO_LONG)
+                snprintf(why, why_size, "%s:%zu: a line of more than %u MiB: not a line fpdiv writes", path, number,
+                         LINE_MAX_BYTES >> 20);
+            else if (len == LINE_NUL)
+                snprintf(why, why_size, "%s:%zu:%zu: a NUL byte, which no JSON text has", path, number, nul_at);
+            else
+                snprintf(why, why_size, "out of memory reading %s", path);
+            rc = len == LINE_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_INPUT;
             break;
         }
         if (strspn(line, " \t\r\n") == (size_t)len)
@@ -331,6 +387,8 @@ int fpd_cmd_report(int argc, char **argv)
     if (rc == FPD_OK && replay_path)
         rc = read_lines(replay_path, replay_lines, sizeof replay_lines / sizeof replay_lines[0],
                         "'fpdiv replay --json' (replay, summary)", &l, why, sizeof why);
+    if (rc == FPD_OK)
+        rc = lines_add_up(&l, campaign_path, replay_path, why, sizeof why);
     struct fpd_report_input in = {.corpus_dir = argv[optind], .campaign_from = campaign_path, .campaign = l.campaign,
                                   .summary = l.summary, .digest = campaign_path ? &l.digest : NULL,
                                   .replay_from = replay_path, .replay = replay_path ? &l.replay : NULL};

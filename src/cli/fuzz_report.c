@@ -155,7 +155,7 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
 
 void fpd_fuzz_print_json(json_t *j)
 {
-    json_dumpf(j, stdout, JSON_COMPACT);
+    json_dumpf(j, stdout, FPD_JSON_LINE);
     fputc('\n', stdout);
     json_decref(j);
 }

@@ -42,9 +42,11 @@ static enum fpd_replay_class compare_outcome(const struct fpd_case_file *f, cons
         return FPD_WORSE;
     if (res->verdict == FPD_ERROR && f->recorded.verdict == FPD_ERROR)
         return FPD_REPRODUCED; /* a path still fails: there are no outputs to compare */
+    /* the same bits judged as recorded; the same bits judged better now are a change (of the
+     * judgement, or of a record that claimed a worse verdict than its bits give) */
     if (res->verdict != FPD_ERROR && res->metrics.hash_a == f->recorded.hash_a &&
         res->metrics.hash_b == f->recorded.hash_b)
-        return FPD_REPRODUCED;
+        return res->verdict == f->recorded.verdict ? FPD_REPRODUCED : FPD_CHANGED;
     if (res->verdict == FPD_SAME && f->recorded.verdict != FPD_SAME)
         return FPD_FIXED;
     return FPD_CHANGED;

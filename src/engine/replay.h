@@ -5,8 +5,9 @@
 #include "store/corpus.h"
 
 enum fpd_replay_class {
-    FPD_REPRODUCED, /* both output hashes as recorded, verdict not worse */
-    FPD_CHANGED,    /* different bits, verdict not worse (and not now `same` when it was not) */
+    FPD_REPRODUCED, /* both output hashes and the verdict as recorded */
+    FPD_CHANGED,    /* different bits, or the same bits judged better, verdict not worse (and not now
+                       `same` when it was not) */
     FPD_FIXED,      /* now `same` */
     FPD_WORSE,      /* a higher verdict than recorded */
     FPD_ELSEWHERE,  /* not comparable here: recorded on kernels this CPU cannot run, or does not pick */

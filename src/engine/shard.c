@@ -46,19 +46,27 @@ int fpd_shard_from_environment(uint64_t completion_count, struct fpd_shard *s, c
 {
     *s = (struct fpd_shard){.index = 0, .count = 1};
     snprintf(s->source, sizeof s->source, "no sharding");
-    uint64_t id = 0, count = 0, min = 0;
-    bool has_id, has_count, has_min;
+    uint64_t id = 0, count = 0, min = 0, step = 1;
+    bool has_id, has_count, has_min, has_step;
     if (env_number("SLURM_ARRAY_TASK_ID", &id, &has_id, why, why_size) != FPD_OK ||
         env_number("SLURM_ARRAY_TASK_COUNT", &count, &has_count, why, why_size) != FPD_OK ||
-        env_number("SLURM_ARRAY_TASK_MIN", &min, &has_min, why, why_size) != FPD_OK)
+        env_number("SLURM_ARRAY_TASK_MIN", &min, &has_min, why, why_size) != FPD_OK ||
+        env_number("SLURM_ARRAY_TASK_STEP", &step, &has_step, why, why_size) != FPD_OK)
         return FPD_ERR_INPUT;
-    if (has_id && has_count) {
-        if (min > id) {
-            snprintf(why, why_size, "SLURM_ARRAY_TASK_ID %" PRIu64 " is below SLURM_ARRAY_TASK_MIN %" PRIu64, id, min);
+    if (has_id != has_count) { /* half an array's description: running unsharded would be a mistake */
+        snprintf(why, why_size, "%s is set without %s", has_id ? "SLURM_ARRAY_TASK_ID" : "SLURM_ARRAY_TASK_COUNT",
+                 has_id ? "SLURM_ARRAY_TASK_COUNT" : "SLURM_ARRAY_TASK_ID");
+        return FPD_ERR_INPUT;
+    }
+    if (has_id) {
+        /* an array 1-7:2 runs tasks 1, 3, 5, 7: shards 0 to 3 */
+        if (min > id || step == 0 || (id - min) % step != 0) {
+            snprintf(why, why_size, "SLURM_ARRAY_TASK_ID %" PRIu64 " is no task of the array from %" PRIu64
+                     " in steps of %" PRIu64, id, min, step);
             return FPD_ERR_INPUT;
         }
-        *s = (struct fpd_shard){.index = id - min, .count = count};
-        snprintf(s->source, sizeof s->source, "SLURM_ARRAY_TASK_ID/_COUNT/_MIN");
+        *s = (struct fpd_shard){.index = (id - min) / step, .count = count};
+        snprintf(s->source, sizeof s->source, "SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP");
     } else {
         if (env_number("JOB_COMPLETION_INDEX", &id, &has_id, why, why_size) != FPD_OK)
             return FPD_ERR_INPUT;
@@ -73,7 +81,12 @@ int fpd_shard_from_environment(uint64_t completion_count, struct fpd_shard *s, c
             if (env_number("CI_NODE_INDEX", &id, &has_id, why, why_size) != FPD_OK ||
                 env_number("CI_NODE_TOTAL", &count, &has_count, why, why_size) != FPD_OK)
                 return FPD_ERR_INPUT;
-            if (has_id && has_count) {
+            if (has_id != has_count) {
+                snprintf(why, why_size, "%s is set without %s", has_id ? "CI_NODE_INDEX" : "CI_NODE_TOTAL",
+                         has_id ? "CI_NODE_TOTAL" : "CI_NODE_INDEX");
+                return FPD_ERR_INPUT;
+            }
+            if (has_id) {
                 if (id == 0) {
                     snprintf(why, why_size, "CI_NODE_INDEX is 0: GitLab counts its nodes from 1");
                     return FPD_ERR_INPUT;

@@ -3,7 +3,7 @@
  *
  * Shard I of N runs case indices I, I + N, I + 2N, …: together the N shards run exactly the cases
  * of one run. Without --shard, the variables of an array job are read: Slurm's
- * SLURM_ARRAY_TASK_ID/_COUNT (and _MIN), Kubernetes' JOB_COMPLETION_INDEX (whose count is not in
+ * SLURM_ARRAY_TASK_ID/_COUNT (and _MIN, _STEP), Kubernetes' JOB_COMPLETION_INDEX (whose count is not in
  * the environment: --shard-count gives it), GitLab's CI_NODE_INDEX/_TOTAL (counted from 1).
  */
 #ifndef FPD_SHARD_H
@@ -17,7 +17,7 @@
 
 struct fpd_shard {
     uint64_t index, count;
-    char source[96]; /* where it came from: "--shard", "SLURM_ARRAY_TASK_ID/_COUNT/_MIN", … */
+    char source[96]; /* where it came from: "--shard", "SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP", … */
 };
 
 /* The shard `index` of `count` given on the command line (the caller has checked index < count). */

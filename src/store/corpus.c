@@ -126,8 +126,9 @@ int fpd_element_parse(enum fpd_dtype t, const char *text, uint64_t *bits)
     if (strncmp(text, "nan:0x", 6) == 0) {
         char *end;
         errno = 0;
-        unsigned long long v = strtoull(text + 6, &end, 16);
-        if (*end || errno || (v & ~mask) || fpd_classify_bits(t, v) != FPD_CLASS_NAN)
+        size_t digits = strspn(text + 6, "0123456789abcdefABCDEF"); /* strtoull would take a sign, blanks, 0x */
+        unsigned long long v = digits && digits <= 16 ? strtoull(text + 6, &end, 16) : 0;
+        if (!digits || digits > 16 || *end || errno || (v & ~mask) || fpd_classify_bits(t, v) != FPD_CLASS_NAN)
             return FPD_ERR_INPUT;
         *bits = v;
         return FPD_OK;
@@ -717,6 +718,16 @@ static int read_environment(struct reader *r, json_t *env, const struct fpd_case
     for (int i = 0; i < f->chk.relation->backends; i++) {
         const char *set, *recorded;
         entry = json_object_get(backends, r->written[i]);
+        json_t *threads = json_object_get(entry, "threads");
+        int ran = fpd_check_threads(&f->chk);
+        if (threads && ran > 0 && (f->chk.backends[i]->impl->features & FPD_FEAT_THREADS) &&
+            json_integer_value(threads) != ran) {
+            char msg[160];
+            snprintf(field, sizeof field, "environment.backends.%s.threads", r->written[i]);
+            snprintf(msg, sizeof msg, "%" JSON_INTEGER_FORMAT ", where the check runs %d: the record is not this check's",
+                     json_integer_value(threads), ran);
+            return bad(r, field, msg);
+        }
         recorded = json_string_value(json_object_get(entry, "kernel_set"));
         if (fpd_backend_pinned_parts(f->chk.backends[i]->impl, NULL, &set) && recorded && strcasecmp(recorded, set) != 0) {
             char msg[256];
@@ -763,10 +774,12 @@ static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f
     return env;
 }
 
-/* The recorded outcome, whose numbers must agree with each other and with the verdict: no more
- * elements differ than were compared, none differs by an ulp where none differs, and bitwise
- * `same` is no element differing and one hash. (Equal outputs may still be judged worse: both
- * paths beyond their own bound.) */
+/* The recorded outcome, whose numbers must agree with each other, with the check and with the
+ * verdict: the elements compared are the relation's region (none where a path failed), no more of
+ * them differ, none differs by an ulp where none differs; bitwise `same` is no element differing
+ * and one hash; `same`, `reorder` and `improbable` are within the worst-case bound, and only
+ * `improbable` past the probabilistic threshold. (Equal outputs may still be judged worse: both
+ * paths beyond their own bound. Differing ones may be 0 ulps apart: -0 and +0, two NaNs.) */
 static void read_outcome(struct reader *r, json_t *outcome, struct fpd_case_file *f, int *rc)
 {
     struct fpd_recorded_outcome *o = &f->recorded;
@@ -785,9 +798,24 @@ static void read_outcome(struct reader *r, json_t *outcome, struct fpd_case_file
     if (*rc != FPD_OK)
         return;
     char msg[160];
-    if (o->diff > o->count) {
+    struct fpd_paths paths;
+    fpd_relation_build(f->chk.relation, &f->chk.c, &f->chk.params, &paths);
+    size_t region = (size_t)paths.compare.batch.len * paths.compare.rows.len * paths.compare.cols.len;
+    bool within_bound = o->verdict == FPD_SAME || o->verdict == FPD_REORDER || o->verdict == FPD_IMPROBABLE;
+    if (o->count != region && !(o->verdict == FPD_ERROR && o->count == 0)) {
+        snprintf(msg, sizeof msg, "%zu elements compared, where the check compares %zu", o->count, region);
+        *rc = bad(r, "outcome.count", msg);
+    } else if (o->diff > o->count) {
         snprintf(msg, sizeof msg, "%zu differing elements of %zu compared", o->diff, o->count);
         *rc = bad(r, "outcome.diff", msg);
+    } else if (within_bound && o->ratio > 1) {
+        snprintf(msg, sizeof msg, "%g times the bound, where the verdict %s is within it", o->ratio,
+                 fpd_verdict_table[o->verdict].name);
+        *rc = bad(r, "outcome.ratio", msg);
+    } else if ((o->verdict == FPD_IMPROBABLE) != (o->probable_ratio > 1) && o->verdict <= FPD_IMPROBABLE) {
+        *rc = bad(r, "outcome.probable_ratio", o->verdict == FPD_IMPROBABLE
+                                                   ? "missing, or not above 1, where the verdict is improbable"
+                                                   : "above 1, where the verdict is not improbable");
     } else if (!o->diff && o->max_ulp) {
         *rc = bad(r, "outcome.max_ulp", "an ulp of difference where no element differs (outcome.diff is 0)");
     } else if (o->verdict == FPD_SAME && (o->diff || o->hash_a != o->hash_b)) {
@@ -801,7 +829,8 @@ static void read_outcome(struct reader *r, json_t *outcome, struct fpd_case_file
  * count is their sum. */
 static void read_count(struct reader *r, json_t *root, struct fpd_case_file *f, int *rc)
 {
-    f->signature_count = json_object_get(root, "count") ? get_uint(r, root, "count", "count", 1, INT64_MAX, rc) : 1;
+    f->signature_count =
+        json_object_get(root, "count") ? get_uint(r, root, "count", "count", 1, FPD_SIGNATURE_COUNT_MAX, rc) : 1;
     json_t *from = json_object_get(root, "merged_from");
     if (!from || *rc != FPD_OK)
         return;
@@ -822,7 +851,7 @@ static void read_count(struct reader *r, json_t *root, struct fpd_case_file *f, 
             *rc = bad(r, field, "expected a case's name in a corpus, RELATION/16-HEX.json");
             return;
         }
-        sum += get_uint(r, from, field, name, 1, INT32_MAX, rc);
+        sum += get_uint(r, from, field, name, 1, FPD_SIGNATURE_COUNT_MAX, rc);
         if (*rc != FPD_OK)
             return;
     }
@@ -892,6 +921,8 @@ static int read_case_file(const char *path, json_t *root, double max_mem, bool a
         f->origin_generator = json_object_get(origin, "generator")
                                   ? (unsigned)get_uint(&r, origin, "origin.generator", "generator", 1, INT32_MAX, &rc)
                                   : 1;
+        if (rc == FPD_OK && !fpd_gen_known(f->origin_generator)) /* its rerun line would name it */
+            rc = bad(&r, "origin.generator", "not a generator of this fpdiv's");
         read_count(&r, root, f, &rc);
         f->environment = env ? environment_renamed(&r, env, f) : environment_of_legacy(r.legacy, f);
     }

@@ -20,6 +20,9 @@
  * in the check and records the environment; schema 1 files are still read (case_file_legacy). */
 #define FPD_CASE_SCHEMA 2
 #define FPD_INLINE_MAX_DEFAULT (64 * 1024)
+/* The largest count of checks a case may stand for (a trillion): merging sums counts, and no sum of
+ * them may wrap. */
+#define FPD_SIGNATURE_COUNT_MAX (1ull << 40)
 /* The most inline data a case file may carry: its file stays well under FPD_CASE_FILE_MAX. */
 #define FPD_INLINE_MAX_LIMIT (1024 * 1024)
 

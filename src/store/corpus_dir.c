@@ -364,9 +364,11 @@ static void slot_name(const struct fpd_signature_key *key, size_t slot, char *na
     snprintf(name, name_size, "%016" PRIx64 "-%zu", hash, slot);
 }
 
-/* Whether a slot, unlocked, records a case that is still in the corpus: its text is the case's
- * name, "<relation>/<16-hex>.json", checked before it is looked up. */
-static bool slot_done(int root, int slot_fd)
+/* Whether a slot, unlocked, records a case that is still in the corpus, of the slot's signature:
+ * its text is the case's name, "<relation>/<16-hex>.json", checked before it is looked up. (A
+ * committed slot that names a case of another signature would otherwise keep this signature's
+ * findings from ever being saved.) */
+static bool slot_done(int root, const char *dir, int slot_fd, const struct fpd_signature_key *key)
 {
     char text[64], relation[32], hex[17];
     ssize_t n = pread(slot_fd, text, sizeof text - 1, 0);
@@ -385,7 +387,11 @@ static bool slot_done(int root, int slot_fd)
     snprintf(name, sizeof name, "%s.json", hex);
     bool there = fstatat(sub, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
     close(sub);
-    return there;
+    char path[4200], reason[512];
+    struct fpd_signature_key recorded;
+    snprintf(path, sizeof path, "%.4000s/%s/%s", dir, relation, name);
+    return there && fpd_case_file_signature(path, &recorded, reason, sizeof reason) == FPD_OK &&
+           fpd_signature_equal(&recorded, key);
 }
 
 int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_t first, size_t max,
@@ -432,7 +438,7 @@ int fpd_corpus_claim(const char *dir, const struct fpd_signature_key *key, size_
         if (problem) {
             snprintf(why, why_size, "cannot claim %.900s/.claims/%s: %s", dir, name, problem);
             rc = FPD_ERR_INPUT;
-        } else if (locked && !slot_done(root, fd)) {
+        } else if (locked && !slot_done(root, dir, fd, key)) {
             claim->slot = fd;
             continue;
         }

@@ -26,6 +26,17 @@ exec(sys.argv[3])
 open(sys.argv[2], "w").write(json.dumps(d))
 PY
 }
+# refused_edits SRC DIR CMD 'NAME|python statements on d|the message expected' ...: each edit of SRC
+# as DIR/NAME.json (spaces as dashes), which `fpdiv CMD` refuses (exit 2) naming the file and the field
+refused_edits() {
+    local src=$1 dir=$2 cmd=$3 name change expected
+    shift 3
+    for edit in "$@"; do
+        IFS='|' read -r name change expected <<<"$edit"
+        edited "$src" "$dir/${name// /-}.json" "$change"
+        bad "a case file with $name" "${name// /-}.json: $expected" $cmd "$dir/${name// /-}.json"
+    done
+}
 # A directory's listing and its regular files' hashes (a FIFO would block): to see that nothing in it changed.
 snapshot() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r sha1sum 2>/dev/null; find . | sort); }
 
@@ -142,23 +153,29 @@ for line in open(sys.argv[1]):
         except ValueError:
             cut += 1
 print("cut lines: %d" % cut)' $tmp/t5/json)" '^cut lines: 0$'
-# a read-only corpus: every claim fails, and is counted (a finding is never dropped in silence);
-# root writes anywhere, so as root the run is made as nobody, in a directory nobody can read
+# a read-only corpus is refused before the run; a corpus whose committed .claims cannot be written
+# fails every claim, and each is counted (a finding is never dropped in silence). Root writes
+# anywhere, so as root these run as nobody, in a directory nobody can read but not write.
 as_user=()
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
     setpriv --reuid=65534 --regid=65534 --clear-groups $FPDIV --version >/dev/null 2>&1; then
     as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-    ro=$(mktemp -d) && chmod 755 "$ro" && mkdir "$ro/c" && chmod 755 "$ro/c"
+    ro=$(mktemp -d) && chmod 755 "$ro"
 else
-    ro=$tmp/t5 && mkdir -p "$ro/c" && chmod 555 "$ro/c"
+    ro=$tmp/t5/ro-tests && mkdir -p "$ro"
 fi
 if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
-    run "fuzz into a read-only corpus fails the run" 3 "${as_user[@]}" $FPDIV fuzz --seed 11 --cases 60 --max-dim 16 \
-        --relations addmm --backends seq --corpus $ro/c &&
-        expect "each failed claim is named" "$err" "cannot claim .*/\.claims" &&
+    mkdir -p "$ro/c" "$ro/w/.claims" && chmod 555 "$ro/c" "$ro/w/.claims"
+    [ ${#as_user[@]} -gt 0 ] && chown 65534 "$ro/w"
+    run "fuzz into a read-only corpus: refused before the run" 2 "${as_user[@]}" $FPDIV fuzz --seed 11 --cases 60 \
+        --max-dim 16 --relations addmm --backends seq --corpus $ro/c &&
+        expect "it names the corpus" "$err" "--corpus $ro/c: cannot write into it"
+    run "fuzz where the committed .claims cannot be written fails the run" 3 "${as_user[@]}" $FPDIV fuzz --seed 11 \
+        --cases 60 --max-dim 16 --relations addmm --backends seq --corpus $ro/w &&
+        expect "each failed claim is named" "$err" "cannot claim .*/\.claims/[0-9a-f]{16}-0: Permission denied" &&
         expect "and counted" "$err" "[0-9]+ findings? could not be saved"
-    chmod 755 "$ro/c"
-    [ "$ro" != "$tmp/t5" ] && rm -rf "$ro"
+    chmod -R 755 "$ro"
+    [[ $ro != $tmp/* ]] && rm -rf "$ro"
 else
     echo "SKIP a read-only corpus: root writes anywhere, and no setpriv(1) here to run as another user"
 fi
@@ -485,18 +502,15 @@ PY
 # --- 27. stored values exactly what they show, consistent with the rest of the file ---
 mkdir -p $tmp/t27
 long_digits=$(printf '0%.0s' $(seq 1 5000))
-for edit in "underflow|d['check']['case']['data']['a'][0] = '0x1p-99999'|check.case.data.a: element 0 is not an exact" \
-            "5000 digits|d['check']['case']['data']['a'][0] = '0x1.${long_digits}1p+0'|check.case.data.a: element 0 is not an exact" \
-            "count -1|d['count'] = -1|count: expected an integer from 1" \
-            "count 0|d['count'] = 0|count: expected an integer from 1" \
-            "ratio nan|d['outcome']['ratio'] = 'nan'|outcome.ratio: expected a non-negative number, or null" \
-            "diff over count|d['outcome']['diff'] = d['outcome']['count'] + 1|outcome.diff: [0-9]+ differing elements of [0-9]+ compared" \
-            "same with a difference|d['outcome']['verdict'] = 'same'|outcome.(diff|hash_b): the verdict is same" \
-            "another library's record|d['check']['backends'] = ['blocked']|environment.backends.seq: a record of a backend the check does not run"; do
-    IFS='|' read -r name change expected <<<"$edit"
-    edited $seq_case "$tmp/t27/${name// /-}.json" "$change"
-    bad "a case file with $name" "${name// /-}.json: $expected" replay "$tmp/t27/${name// /-}.json"
-done
+refused_edits $seq_case $tmp/t27 replay \
+    "underflow|d['check']['case']['data']['a'][0] = '0x1p-99999'|check.case.data.a: element 0 is not an exact" \
+    "5000 digits|d['check']['case']['data']['a'][0] = '0x1.${long_digits}1p+0'|check.case.data.a: element 0 is not an exact" \
+    "count -1|d['count'] = -1|count: expected an integer from 1" \
+    "count 0|d['count'] = 0|count: expected an integer from 1" \
+    "ratio nan|d['outcome']['ratio'] = 'nan'|outcome.ratio: expected a non-negative number, or null" \
+    "diff over count|d['outcome']['diff'] = d['outcome']['count'] + 1|outcome.diff: [0-9]+ differing elements of [0-9]+ compared" \
+    "same with a difference|d['outcome']['verdict'] = 'same'|outcome.(diff|hash_b): the verdict is same" \
+    "another library's record|d['check']['backends'] = ['blocked']|environment.backends.seq: a record of a backend the check does not run"
 $FPDIV fuzz --seed 5 --cases 40 --max-dim 16 --no-corpus --json --backends seq,pairwise >$tmp/t27/run.jsonl 2>/dev/null
 python3 -c '
 import json, sys
@@ -568,6 +582,69 @@ else
 fi
 bad "report refuses a saved result whose command is not fpdiv's" '"command": not an fpdiv command as fpdiv writes it' \
     report $tmp/t29/r -o $tmp/t29/page.html
+
+# --- 30. variants a second hostile pass found (issue 50's classes, closed) ---
+mkdir -p $tmp/t30
+# a committed slot that names a case of another signature does not keep this one's from being saved
+$FPDIV "${fuzz22[@]}" --corpus $tmp/t30/first --no-minimize >/dev/null 2>&1
+one_case=$(cd $tmp/t30/first && find . -name '*.json' -path './addmm/*' | sort | head -1)
+mkdir -p $tmp/t30/c/.claims $tmp/t30/c/addmm && cp $tmp/t30/first/$one_case $tmp/t30/c/addmm/
+for slot in $(ls $tmp/t30/first/.claims | grep -v gitignore); do printf '%s' "${one_case#./}" >$tmp/t30/c/.claims/$slot; done
+run "fuzz where committed slots all name one case" 0 $FPDIV "${fuzz22[@]}" --corpus $tmp/t30/c --no-minimize &&
+    [ "$(cases $tmp/t30/c)" = "$(cases $tmp/t30/first)" ] && pass "every signature's finding is saved ($(cases $tmp/t30/c))" ||
+    fail "committed slots" "$(cases $tmp/t30/c) cases saved, $(cases $tmp/t30/first) without the slots"
+# merge: an OUT that overlaps an input through a directory that is not there yet
+bad "merge OUT=ghost/../IN/out" "overlap: OUT is inside the input" merge $tmp/t24/ghost/../A2/out $tmp/t24/A2
+bad "merge OUT=ghost/../IN" "are one directory" merge $tmp/t24/ghost/../A2 $tmp/t24/A2
+[ ! -e $tmp/t24/ghost ] && pass "and nothing is made for it" || fail "merge ghost" "$(ls $tmp/t24)"
+# counts: bounded, so that no sum wraps; a merged file is the same bytes whatever the inputs' order
+edited $seq_case $tmp/t30/huge-count.json 'd["count"] = 2**63 - 1'
+bad "a count past 2^40" "huge-count.json: count: expected an integer from 1 to 1099511627776" show $tmp/t30/huge-count.json
+run "merge O1 A B" 0 $FPDIV merge $tmp/t30/o1 $tmp/t24/A $tmp/t24/B
+run "merge O2 B A" 0 $FPDIV merge $tmp/t30/o2 $tmp/t24/B $tmp/t24/A
+[ "$(cd $tmp/t30/o1 && find . -type f -name '*.json' | sort | xargs sha1sum)" = \
+  "$(cd $tmp/t30/o2 && find . -type f -name '*.json' | sort | xargs sha1sum)" ] &&
+    pass "the merged files are the same bytes whatever the inputs' order" || fail "merge order" "o1 and o2 differ"
+# the outcome must agree with the check and with itself; a better judgement of the same bits is a change
+reorder_case=$(grep -l '"verdict": "reorder"' corpus/slice-cols/*.json | head -1)
+edited $reorder_case $tmp/t30/claims-bound.json 'd["outcome"]["verdict"] = "bound"'
+run "a case recorded as bound whose bits are a reordering" 0 $FPDIV replay $tmp/t30/claims-bound.json &&
+    expect "is changed, not reproduced" "$out" "^changed .*: reorder \(recorded bound\)"
+refused_edits $reorder_case $tmp/t30 show \
+    "wrong count|d['outcome']['count'] += 1|outcome.count: [0-9]+ elements compared, where the check compares" \
+    "wrong ratio|d['outcome']['ratio'] = 1e308|outcome.ratio: .* where the verdict reorder is within it" \
+    "wrong threads|d['environment']['backends'][d['check']['backends'][0]]['threads'] = 8|environment.backends.[^.]+.threads: 8, where the check runs 1" \
+    "wrong generator|d['origin']['generator'] = 99|origin.generator: not a generator of this fpdiv's" \
+    "wrong nan payload|d['check']['case']['data']['a'][0] = 'nan:0x-1'|check.case.data.a: element 0 is not an exact"
+# the variables as the libraries read them
+for v in MKL_CBWR=avx2 'MKL_CBWR=AVX2,garbage' 'MKL_CBWR=AVX2,'; do
+    run "$v is refused (oneMKL would run AUTO)" 2 env "$v" $FPDIV check --relation repeat --backend seq --shape 2x2x2
+done
+run "OPENBLAS_CORETYPE='' is unset, not OpenBLAS's own choice" 0 env OPENBLAS_CORETYPE= $FPDIV check --relation repeat \
+    --backend openblas --shape 2x2x2 && expect "openblas runs the set it picks" "$out" "^check repeat on openblas@$(
+    $FPDIV env --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["backends"]["openblas"]["kernel_set"])'):"
+# --json is ASCII: no character a case brought acts on a terminal that shows it
+mkdir -p $tmp/t30/tj/addmm && cp $seq_case "$tmp/t30/tj/addmm/a$(printf '\u202e\u2066\xc2\x85')b.json"
+run "replay --json of a file name with an override" 0 $FPDIV replay --json $tmp/t30/tj &&
+    { LC_ALL=C grep -q '[^ -~]' <<<"$out" && fail "replay --json" "a byte outside ASCII: $out" ||
+        pass "replay --json prints ASCII alone"; }
+# report: lines given twice, a NUL, counts that do not add up
+$FPDIV replay --json $tmp/t24/A >$tmp/t30/replay.jsonl 2>/dev/null
+(grep '"type":"replay"' $tmp/t30/replay.jsonl; cat $tmp/t30/replay.jsonl) >$tmp/t30/twice.jsonl
+bad "report --replay with every case twice" "twice.jsonl: ([0-9]+ replay lines, where its summary counts|the case .* is replayed twice)" \
+    report $tmp/t24/A --replay $tmp/t30/twice.jsonl -o $tmp/t30/page.html
+printf '{"type":"replay",\0"file":"x"}\n' >$tmp/t30/nul.jsonl
+bad "a NUL in a JSON line" "nul.jsonl:1:[0-9]+: a NUL byte" report $tmp/t24/A --replay $tmp/t30/nul.jsonl -o $tmp/t30/page.html
+# numbers as a person writes them
+for v in 0.5 0x10 1e9 ' 5G'; do
+    run "--max-mem '$v' is refused" 2 $FPDIV check --relation repeat --backend seq --shape 2x2x2 --max-mem "$v"
+done
+run "SLURM_ARRAY_TASK_ID without its count" 2 env SLURM_ARRAY_TASK_ID=1 $FPDIV fuzz --cases 4 --no-corpus &&
+    expect "says what is missing" "$err" "SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT"
+run "CI_NODE_INDEX without its total" 2 env CI_NODE_INDEX=1 $FPDIV fuzz --cases 4 --no-corpus
+run "a Slurm array in steps (1-3:2, task 3)" 0 env SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=1 \
+    SLURM_ARRAY_TASK_STEP=2 $FPDIV fuzz --cases 4 --max-dim 8 --backends seq --no-corpus &&
+    expect "is shard 1 of 2" "$err" "shard 1 of 2 \(0-based"
 
 echo
 echo "hostile: $passed passed, $failed failed"

@@ -846,7 +846,7 @@ $FPDIV fuzz --no-corpus --seed 5 --cases 90 --max-dim 32 --json 2>/dev/null | gr
 [ "$(wc -l <$tmp/shards)" = 90 ] && cmp -s $tmp/shards $tmp/whole && pass "three shards run exactly the cases of one run" ||
     fail "shards" "$(wc -l <$tmp/shards) lines, or different checks"
 SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=1 run "Slurm array" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 9 --max-dim 16 &&
-    expect "Slurm's variables pick the shard and it says so" "$err" 'shard 2 of 3 \(0-based, from SLURM_ARRAY_TASK_ID/_COUNT/_MIN\)'
+    expect "Slurm's variables pick the shard and it says so" "$err" 'shard 2 of 3 \(0-based, from SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP\)'
 CI_NODE_INDEX=1 CI_NODE_TOTAL=4 run "GitLab parallel" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 9 --max-dim 16 &&
     expect "GitLab's 1-based index" "$err" 'shard 0 of 4 \(0-based, from CI_NODE_INDEX/CI_NODE_TOTAL\)'
 JOB_COMPLETION_INDEX=2 run "Kubernetes indexed job" 0 $FPDIV fuzz --no-corpus --seed 5 --cases 9 --max-dim 16 --shard-count 5 &&

@@ -283,8 +283,11 @@ Test(corpus, corrupt_environment_records_are_named, .init = setup, .fini = teard
     struct fpd_case_file f;
     bool existed;
     cr_assert_eq(fpd_backend_acquire(chk.backends[0]), FPD_OK, "%s", chk.backends[0]->why);
-    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &(struct fpd_check_result){0}, 1 << 16, fpd_environment_json(&chk)),
-                 FPD_OK);
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, fpd_environment_json(&chk)), FPD_OK);
     cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
     fpd_case_file_free(&f);
     cr_assert_eq(fpd_case_file_load(path, &f, why, sizeof why), FPD_OK, "%s", why);
@@ -307,7 +310,8 @@ Test(corpus, corrupt_environment_records_are_named, .init = setup, .fini = teard
         {"s/\"count\": 1,/\"count\": -1,/", "count: expected an integer from 1"},
         {"s/\"count\": 1,/\"count\": 0,/", "count: expected an integer from 1"},
         {"s/\"ratio\": [0-9.e+-]*/\"ratio\": \"nan\"/", "outcome.ratio: expected a non-negative number, or null"},
-        {"s/\"diff\": [0-9]*,/\"diff\": 99,/", "outcome.diff: 99 differing elements of 0 compared"},
+        {"s/\"diff\": [0-9]*,/\"diff\": 99,/", "outcome.diff: 99 differing elements of 3 compared"},
+        {"s/\"count\": 3,/\"count\": 4,/", "outcome.count: 4 elements compared, where the check compares 3"},
         {"0,/\"0x[^\"]*\"/s//\"0x1p-99999\"/", "check.case.data.a: element "},
         {"0,/\"0x[^\"]*\"/s//\"0x1.000000000000000000000000000000000001p+0\"/",
          "check.case.data.a: element "},
