@@ -162,7 +162,8 @@ $(BUILD)/fpdiv: $(MAIN_OBJ) $(BUILD)/libfpdiv.a
 
 # Test plugins: built exactly as a user would build one, against include/fpdiv_backend.h alone (and
 # never with the sanitizers: they stand for the library under test, whose crashes are the point).
-$(BUILD)/plugins/%.so: tests/plugins/%.c include/fpdiv_backend.h $(wildcard tests/plugins/abi*/fpdiv_backend.h)
+$(BUILD)/plugins/%.so: tests/plugins/%.c include/fpdiv_backend.h $(wildcard tests/plugins/abi*/fpdiv_backend.h) \
+                       $(wildcard tests/plugins/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Iinclude -o $@ $< -lm
@@ -330,8 +331,9 @@ $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/squa
 	    $(shell pkg-config --libs openblas)
 
 # Benchmarks: run on an idle machine; each prints what it measured and how. The last counts the
-# probabilistic tier's false alarms, which no timing depends on.
-bench: $(BENCH_BIN) $(BUILD)/fpdiv
+# probabilistic tier's false alarms, which no timing depends on (bench_structured: on structured
+# data, with the test plugins' lossy kernels as its true positives).
+bench: $(BENCH_BIN) $(BUILD)/fpdiv $(PLUGINS)
 	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh

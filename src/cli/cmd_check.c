@@ -18,7 +18,7 @@ static const char help_head[] =
     "element, and the environment both paths ran in (CPU, library, kernel set, threads).\n\n";
 static const char help_tail[] =
     "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, improbable,\n"
-    "                       bound, never (default improbable)\n"
+    "                       bound, never (default bound: see the README on improbable)\n"
     "  --json               print one JSON object instead of the report\n"
     "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
     "  -h, --help           this text\n";
@@ -110,7 +110,7 @@ int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_case_flags cf;
     fpd_case_flags_init(&cf);
-    struct check_options o = {.fail_on = FPD_IMPROBABLE};
+    struct check_options o = {.fail_on = FPD_BOUND}; /* improbable is reported, not failed: README */
     char why[512];
     int rc = parse(argc, argv, &cf, &o, why, sizeof why);
     if (rc < 0)

@@ -44,7 +44,7 @@ static const char help[] =
     "                      a campaign of an older fpdiv)\n"
     "  --threads N         most threads for the threads relation (default: cores, at least 2)\n"
     "  --fail-on V         exit 1 when a check is V or worse: same, reorder, improbable, bound,\n"
-    "                      never (default improbable)\n"
+    "                      never (default bound: see the README on improbable)\n"
     "  --max-mem SIZE      memory budget, shared by the workers (default half of RAM): a larger case\n"
     "                      has its m, n and k halved to fit; one still too large is skipped, and\n"
     "                      counted\n"
@@ -337,7 +337,7 @@ static int set_up(int argc, char **argv, struct fpd_campaign_run *run, struct fu
 {
     struct fpd_campaign_config cfg;
     set_defaults(&cfg);
-    *o = (struct fuzz_options){.fail_on = FPD_IMPROBABLE, .minimize = true, .corpus = "corpus", .max_per_signature = 1,
+    *o = (struct fuzz_options){.fail_on = FPD_BOUND, .minimize = true, .corpus = "corpus", .max_per_signature = 1,
                                .minimize_seconds = 10, .inline_max = FPD_INLINE_MAX_DEFAULT,
                                .jobs = (uint64_t)fpd_cli_cores(), .timeout = 120};
     int rc = parse(argc, argv, &cfg, o, why, why_size);

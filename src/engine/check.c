@@ -558,6 +558,10 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
                 struct fpd_probable_element e;
                 fpd_probable_element(x, T, gij, bm->u_acc, PROBABLE_LAMBDA, &e);
                 double ratio = delta / (2 * (e.tau + fmax(rest, 0)));
+                if (ratio > largest) { /* flagged: no lower than what legitimate orders give these terms */
+                    double tau = fmax(e.tau, FPD_PROBABLE_ORDER_MARGIN * fpd_probable_orders(x, T, bm->acc));
+                    ratio = delta / (2 * (tau + fmax(rest, 0)));
+                }
                 if (ratio > largest) {
                     largest = ratio;
                     res->probable_ratio = ratio;

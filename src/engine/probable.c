@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "common/dtype.h"
+
 /* sum_{s=2..T} s (T - s) / (T - 1) and sum_{s=2..T} s^2, in closed form. */
 static void chain_sums(double T, double *spread, double *drift)
 {
@@ -60,4 +62,107 @@ void fpd_probable_element(const double *x, size_t T, double g, double u, double 
             out->stagnation += fabs(x[p]);
     double spread_bound = out->structured ? sqrt((double)T) * g : sqrt(energy);
     out->tau = lambda * u * spread_bound + out->stagnation;
+}
+
+/* ---- what legitimate orders do on the data ------------------------------------------------------- */
+
+/* A sum in the accumulator's type: each addition rounded once (binary64 and binary32 by the
+ * hardware, the 16-bit types by fpd_round). */
+static double add(enum fpd_dtype acc, double s, double x)
+{
+    switch (acc) {
+    case FPD_F64: return s + x;
+    case FPD_F32: return (double)(float)(s + x);
+    default: return fpd_round(acc, s + x);
+    }
+}
+
+static double sequential(const double *x, size_t from, size_t to, size_t stride, enum fpd_dtype acc)
+{
+    double s = 0;
+    for (size_t p = from; p < to; p += stride)
+        s = add(acc, s, x[p]);
+    return s;
+}
+
+static double reversed(const double *x, size_t T, enum fpd_dtype acc)
+{
+    double s = 0;
+    for (size_t p = T; p-- > 0;)
+        s = add(acc, s, x[p]);
+    return s;
+}
+
+/* Halves summed apart, then added (leaves of up to 8 terms, sequential). */
+static double pairwise(const double *x, size_t T, enum fpd_dtype acc)
+{
+    if (T <= 8)
+        return sequential(x, 0, T, 1, acc);
+    size_t half = T / 2;
+    return add(acc, pairwise(x, half, acc), pairwise(x + half, T - half, acc));
+}
+
+/* L interleaved lanes (lane j adds x[j], x[j + L], ...), then the lanes added in turn: how a SIMD
+ * kernel of L lanes sums one element's terms. */
+static double lanes(const double *x, size_t T, size_t L, enum fpd_dtype acc)
+{
+    double s = 0;
+    for (size_t j = 0; j < L && j < T; j++)
+        s = add(acc, s, sequential(x, j, T, L, acc));
+    return s;
+}
+
+/* Blocks of B terms, each summed from zero, added to the running result: a GEMM's k-blocking,
+ * where a block's product is added to C. */
+static double blocks(const double *x, size_t T, size_t B, enum fpd_dtype acc)
+{
+    double s = 0;
+    for (size_t from = 0; from < T; from += B)
+        s = add(acc, s, sequential(x, from, from + B < T ? from + B : T, 1, acc));
+    return s;
+}
+
+/* The exact sum, to about twice binary64's precision (the terms' own errors, where they have any,
+ * are every order's alike): TwoSum into hi, the rest into lo. */
+static void exact_sum(const double *x, size_t T, double *hi, double *lo)
+{
+    double s = 0, c = 0;
+    for (size_t p = 0; p < T; p++) {
+        double t = s + x[p], z = t - s;
+        c += (s - (t - z)) + (x[p] - z);
+        s = t;
+    }
+    *hi = s, *lo = c;
+}
+
+/* The orders, as BLAS kernels sum: the sequential chain (both ways), a tree, SIMD lanes, k-blocks. */
+static const struct {
+    enum { SEQUENTIAL, REVERSED, PAIRWISE, LANES, BLOCKS } kind;
+    size_t n;
+} orders[] = {
+    {SEQUENTIAL, 0}, {REVERSED, 0}, {PAIRWISE, 0}, {LANES, 2},    {LANES, 4},    {LANES, 8},    {LANES, 16},
+    {LANES, 32},     {LANES, 64},   {BLOCKS, 64},  {BLOCKS, 128}, {BLOCKS, 192}, {BLOCKS, 256}, {BLOCKS, 384},
+    {BLOCKS, 512},
+};
+
+double fpd_probable_orders(const double *x, size_t T, enum fpd_dtype acc)
+{
+    double hi, lo, largest = 0;
+    exact_sum(x, T, &hi, &lo);
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+        if ((orders[o].kind == LANES || orders[o].kind == BLOCKS) && orders[o].n >= T)
+            continue; /* the sequential sum again */
+        double s;
+        switch (orders[o].kind) {
+        case SEQUENTIAL: s = sequential(x, 0, T, 1, acc); break;
+        case REVERSED: s = reversed(x, T, acc); break;
+        case PAIRWISE: s = pairwise(x, T, acc); break;
+        case LANES: s = lanes(x, T, orders[o].n, acc); break;
+        default: s = blocks(x, T, orders[o].n, acc); break;
+        }
+        double err = fabs((s - hi) - lo);
+        if (isfinite(err))
+            largest = fmax(largest, err);
+    }
+    return largest;
 }

@@ -20,12 +20,23 @@
  * what (3) predicts: past a cut-off, the element falls back to lambda sqrt(T) u g, which needs
  * only (1) for every order. Where terms fall below the partial sums' rounding (stagnation), (1)
  * fails for them: their sum is added in full as a deterministic allowance.
+ *
+ * (1) itself fails on structured data: a sequential sum of T copies of x rounds the same way at
+ * every step of a binade, and its error grows like u x T^2 / 2, past any lambda u sqrt(V). So a
+ * threshold the model flags is checked against what legitimate orders actually do on the element's
+ * own terms: fpd_probable_orders computes them (sequential both ways, pairwise, 2 to 64 interleaved
+ * lanes, k-blocks of the sizes BLAS libraries use), each rounded in the accumulator's type, against
+ * the exact sum, and tau is at least FPD_PROBABLE_ORDER_MARGIN times the largest error: systematic
+ * rounding raises it by itself. What remains assumed: no library's order is more than that margin
+ * worse, on the element's data, than the worst of those orders.
  */
 #ifndef FPD_PROBABLE_H
 #define FPD_PROBABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "fpdiv_backend.h"
 
 struct fpd_probable_element {
     double tau;        /* one path's error bound, with probability >= 1 - 2 exp(-lambda^2 / 2) */
@@ -38,6 +49,12 @@ struct fpd_probable_element {
  * g, the accumulator's unit roundoff u (round to nearest), lambda. O(T). */
 void fpd_probable_element(const double *x, size_t T, double g, double u, double lambda,
                           struct fpd_probable_element *out);
+
+/* The largest error, against the exact sum of x[0..T), of the orders above, each sum rounded in
+ * type `acc` at every addition (as an FMA chain of exact products is). O(T) per order. */
+double fpd_probable_orders(const double *x, size_t T, enum fpd_dtype acc);
+/* tau is at least this many times fpd_probable_orders' error. */
+#define FPD_PROBABLE_ORDER_MARGIN 2.0
 
 /* The cut-off on `structure` (see above): independent random terms (normal, uniform and wide
  * products) stay below 5.5 at T = 2 to 16384 (2,000 draws each); sorted ones exceed 9 from

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fpdiv_backend.h"
+#include "one_type_gemm.h"
 
 #define ENV "FPDIV_TEST_KERNEL_SET"
 
@@ -38,13 +39,8 @@ static int ksets_open(const struct fpd_backend *self, void **state, char *why, s
 static bool ksets_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
 {
     (void)state;
-    if (dt->in == dt->out && dt->out == dt->acc && (dt->in == FPD_F32 || dt->in == FPD_F64))
-        return true;
-    snprintf(why, why_size, "ksets computes f32 or f64 only, in one type throughout");
-    return false;
+    return one_type_supports("ksets", dt, why, why_size);
 }
-
-#define AT(p, trans, ld, i, j) ((trans) ? (p)[(size_t)(j) * (ld) + (i)] : (p)[(size_t)(i) * (ld) + (j)])
 
 #define KSETS_GEMM(T, FMA, BITS)                                                                   \
     for (size_t b = 0; b < g->batch; b++) {                                                        \

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "fpdiv_backend.h"
+#include "one_type_gemm.h"
 
 struct stateful {
     unsigned long gemms;
@@ -26,36 +27,16 @@ static int stateful_open(const struct fpd_backend *self, void **state, char *why
 static bool stateful_supports(void *state, const struct fpd_dtypes *dt, char *why, size_t why_size)
 {
     (void)state;
-    if (dt->in == dt->out && dt->out == dt->acc && (dt->in == FPD_F32 || dt->in == FPD_F64))
-        return true;
-    snprintf(why, why_size, "the stateful kernel computes f32 or f64 only, in one type throughout");
-    return false;
+    return one_type_supports("the stateful kernel", dt, why, why_size);
 }
 
-#define AT(p, trans, ld, i, j) ((trans) ? (p)[(size_t)(j) * (ld) + (i)] : (p)[(size_t)(i) * (ld) + (j)])
-#define FORWARD_GEMM(T, FMA)                                                                       \
-    for (size_t b = 0; b < g->batch; b++) {                                                        \
-        const T *a = (const T *)g->a + b * g->stride_a, *bm = (const T *)g->b + b * g->stride_b;   \
-        const T *bias = g->bias;                                                                   \
-        T *c = (T *)g->c + b * g->stride_c;                                                        \
-        for (size_t i = 0; i < g->m; i++)                                                          \
-            for (size_t j = 0; j < g->n; j++) {                                                    \
-                T acc = bias ? bias[j] : (T)0;                                                     \
-                for (size_t p = 0; p < g->k; p++)                                                  \
-                    acc = FMA(AT(a, g->trans_a, g->lda, i, p), AT(bm, g->trans_b, g->ldb, p, j), acc); \
-                c[i * g->ldc + j] = acc;                                                           \
-            }                                                                                      \
-    }
+#define AS_IT_IS(acc) (acc)
 
 static int stateful_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     (void)why, (void)why_size;
     struct stateful *s = state;
-    if (g->dt.in == FPD_F32) {
-        FORWARD_GEMM(float, fmaf)
-    } else {
-        FORWARD_GEMM(double, fma)
-    }
+    ONE_TYPE_GEMM(g, AS_IT_IS);
     s->gemms++;
     snprintf(s->last_shape, sizeof s->last_shape, "%zux%zux%zux%zu", g->batch, g->m, g->n, g->k);
     return FPD_OK;
