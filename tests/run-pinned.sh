@@ -35,14 +35,16 @@ class_of() {
     esac
 }
 status=0
-replayed=$(mktemp)
-trap 'rm -f "$replayed"' EXIT
+replayed=$(mktemp) committed_dir=$(mktemp -d)
+trap 'rm -rf "$replayed" "$committed_dir"' EXIT
+# the starter cases as committed, whatever a user's campaigns have added to corpus/
+committed=$("$(dirname "$0")/committed-corpus.sh" "$committed_dir/cases") || exit 2
 for core in "${cores[@]}"; do
     read -r width blis mkl <<<"$(class_of "$core")"
     export OPENBLAS_CORETYPE=$core BLIS_ARCH_TYPE=$blis MKL_CBWR=$mkl FPDIV_VECTOR_WIDTH=$width
     echo "=== OPENBLAS_CORETYPE=$core BLIS_ARCH_TYPE=$blis MKL_CBWR=$mkl FPDIV_VECTOR_WIDTH=$width"
     FPDIV=$FPDIV "$(dirname "$0")/cli/run.sh" || status=1
-    $FPDIV replay corpus >"$replayed" || status=1
+    $FPDIV replay "$committed" >"$replayed" || status=1
     tail -1 "$replayed"
     grep -E '^(changed|fixed|worse) ' "$replayed" && status=1
 done

@@ -9,6 +9,8 @@ export FPDIV_PYTHON=/bin/false
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
+# The starter cases as committed: a user's campaigns add to corpus/, and no test may depend on that.
+committed=$("$(dirname "$0")/../committed-corpus.sh" "$tmp/committed") || exit 2
 
 # --- acceptance: the reported cases on OpenBLAS ---
 # A divergence of OpenBLAS's is pinned to a kernel set every x86-64 CPU runs (its Prescott core),
@@ -409,7 +411,7 @@ bad "absurd dimensions" "over the --max-mem budget" check --relation repeat --sh
 bad "an empty corpus name" "--corpus needs a directory name" fuzz --corpus "" --cases 5
 echo x >$tmp/not-a-dir
 bad "a corpus that is a file" "--corpus $tmp/not-a-dir is not a directory" fuzz --corpus $tmp/not-a-dir --cases 5
-bad "an empty output directory" "an empty directory name" export "$(find corpus/slice-rows -name "*.json" | sort | head -1)" --to numpy -o ""
+bad "an empty output directory" "an empty directory name" export "$(find $committed/slice-rows -name "*.json" | sort | head -1)" --to numpy -o ""
 bad "an empty merge target" "give OUT \(a directory name\)" merge "" corpus
 bad "a size that overflows" "--max-mem .1e308T.: expected a size such as 512M or 4G" check --relation repeat --shape 2x3x4 --max-mem 1e308T
 bad "huge dimension" "larger than" check --relation repeat --shape 2x3x99999999999
@@ -445,6 +447,41 @@ run "replay --json" 0 $FPDIV replay --json $C &&
     expect "replay --json ends with a summary" "$(tail -1 <<<"$out")" '"type":"summary".*"reproduced":'"$nfiles"
 one=$(find $C -name '*.json' | sort | head -1)
 run "replay one file: good" 0 $FPDIV replay "$one"
+# A campaign into a checkout's corpus/ (where `fpdiv fuzz` saves by default) leaves the suites
+# passing: it only adds files, the cases the suites take (tests/committed-corpus.sh) are still the
+# committed ones, byte for byte, and `fpdiv replay corpus` replays the user's findings with them.
+if command -v git >/dev/null; then
+    repo=$tmp/checkout n_committed=$(find $committed -name '*.json' | wc -l)
+    mkdir -p $repo && cp -r $committed $repo/corpus && git -C $repo init -q && git -C $repo add corpus &&
+        git -C $repo -c user.name=fpdiv -c user.email=fpdiv@localhost commit -qm "starter cases"
+    run "a campaign into a checkout's corpus" 0 $FPDIV fuzz --seed 42 --cases 300 --max-dim 64 --corpus $repo/corpus \
+        --fail-on never
+    n_all=$(find $repo/corpus -name '*.json' | wc -l)
+    [ "$n_all" -gt "$n_committed" ] && pass "it saved cases beside the committed ones ($n_all, $n_committed committed)" ||
+        fail "a campaign into a checkout" "$n_all cases, $n_committed committed"
+    changed=$(git -C $repo status --porcelain --untracked-files=all | grep -vE '^\?\? corpus/[a-z0-9-]+/[0-9a-f]{16}\.json$')
+    [ -z "$changed" ] && pass "it only added case files: nothing committed changed, its claims are ignored" ||
+        fail "a campaign into a checkout" "git status: $changed"
+    taken=$("$(dirname "$0")/../committed-corpus.sh" $tmp/taken $repo)
+    [ "$(cd $committed && find . -type f | sort | xargs sha1sum)" = "$(cd $taken && find . -type f | sort | xargs sha1sum)" ] &&
+        pass "the suites take the committed cases, byte for byte" || fail "committed cases" "$(diff -r $committed $taken | head -5)"
+    if run "replay the committed cases after the campaign" 0 $FPDIV replay $taken; then
+        expect "all of them" "$out" "^$n_committed cases: "
+        differ=$(grep -E '^(changed|fixed|worse) ' <<<"$out")
+        [ -z "$differ" ] && pass "each reproduces, or runs elsewhere" || fail "replay the committed cases" "${differ:0:300}"
+    fi
+    run "replay corpus: the user's findings too" 0 $FPDIV replay $repo/corpus && expect "every case" "$out" "^$n_all cases: "
+else
+    echo "SKIP a campaign into a checkout: no git here"
+fi
+mkdir -p $tmp/unpacked && cp -r $committed $tmp/unpacked/corpus
+if run "the committed cases of an unpacked archive" 0 "$(dirname "$0")/../committed-corpus.sh" $tmp/unpacked-taken $tmp/unpacked; then
+    expect "are every case, said so" "$err" "is no git checkout: every case under corpus/ is taken"
+    n=$(find $tmp/unpacked-taken -name '*.json' | wc -l)
+    [ "$n" -eq "$(find $committed -name '*.json' | wc -l)" ] && pass "every case copied" || fail "an unpacked archive" "$n cases copied"
+fi
+run "committed cases into a directory that exists" 2 "$(dirname "$0")/../committed-corpus.sh" $tmp/unpacked $tmp/unpacked &&
+    expect "are refused" "$err" "exists; give a new directory"
 # saved as found, the check's own outputs are hashed (a campaign's other checks are not)
 run "fuzz saves raw findings" 0 $FPDIV fuzz --seed 42 --cases 100 --max-dim 64 --corpus $tmp/raw --no-minimize
 nraw=$(find $tmp/raw -name '*.json' | wc -l)
@@ -905,7 +942,7 @@ numpy_python=$(for p in python3 /usr/bin/python3; do $p -c 'import numpy' 2>/dev
 [ -n "$numpy_python" ] || fail "export" "no python3 with NumPy; run scripts/install-deps.sh"
 exported=0 mismatched="" failed_scripts=""
 # (addmm has no counterpart in NumPy, which has no fused bias: its export is refused below)
-for f in $(grep -l '"a": \[' -r corpus --exclude-dir=vendor --exclude-dir=core --exclude-dir=addmm | sort); do
+for f in $(grep -l '"a": \[' -r $committed --exclude-dir=vendor --exclude-dir=core --exclude-dir=addmm | sort); do
     d=$tmp/export/$(basename $f .json)
     $FPDIV export $f --to numpy -o $d >/dev/null 2>&1 || { mismatched+=" $f(exit $?)"; continue; }
     $numpy_python - $f $d <<'PY' || mismatched+=" $f"
@@ -943,7 +980,7 @@ run "the numpy script runs" 0 $numpy_python $tmp/np/repro_numpy.py &&
     expect "the script quotes what fpdiv saw" "$out" '^fpdiv saw [0-9]+ of 1000 differ \(reorder\) on openblas@Prescott$' &&
     expect "NumPy shows a divergence, and does not call it fpdiv's: another backend" "$out" \
         '^diverges in numpy too; openblas@Prescott is another backend, so the counts need not agree$'
-addmm=$(find corpus/addmm -name '*.json' | sort | head -1)
+addmm=$(find $committed/addmm -name '*.json' | sort | head -1)
 bad "export addmm to numpy" "addmm has no counterpart in numpy: addmm needs a backend with a fused bias; numpy has none" \
     export $addmm --to numpy -o $tmp/np-addmm
 $FPDIV check --relation slice-cols --backend openblas --shape 3x4x40x64 --slice 5:7 --bias --dtype f16 --save $tmp/biased >/dev/null 2>&1
@@ -959,7 +996,7 @@ done
 torch_python=$(for p in python3 /usr/bin/python3; do $p -c 'import torch' 2>/dev/null && echo $p && break; done)
 if [ -n "$torch_python" ]; then
     failed_scripts=""
-    for f in $big $(grep -l '"a": \[' -r corpus --exclude-dir=vendor --exclude-dir=core | sort); do
+    for f in $big $(grep -l '"a": \[' -r $committed --exclude-dir=vendor --exclude-dir=core | sort); do
         d=$tmp/torch-run/$(basename $f .json)
         $FPDIV export $f --to torch -o $d >/dev/null 2>&1 || { failed_scripts+=" $f(export)"; continue; }
         # Older PyTorch has no 16-bit bmm on the CPU: the script must say so, not raise.
@@ -974,7 +1011,7 @@ if [ -n "$torch_python" ]; then
 else
     echo "SKIP the PyTorch scripts are not run: no python3 with torch here"
 fi
-vendor=$(find corpus/vendor -name '*.json' | sort | head -1)
+vendor=$(find $committed/vendor -name '*.json' | sort | head -1)
 bad "a relation with no counterpart" "vendor has no counterpart in numpy: vendor compares two backends" export $vendor --to numpy -o $tmp/np-vendor
 [ ! -e $tmp/np-vendor ] && pass "a refused export writes nothing" || fail "export" "$tmp/np-vendor was created"
 # a case on a plugin's backend exports without the plugin (nothing runs it); its rerun line, with
