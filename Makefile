@@ -108,7 +108,7 @@ CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o bac
                $(BUILD)/obj/kernels/cpu/vector_width.o
 endif
 
-.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test cuda-host-test fuzz-parsers bench clean install uninstall \
+.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test doc-test cuda-host-test fuzz-parsers bench clean install uninstall \
         readme-screenshot
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
@@ -194,7 +194,7 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/libfpdiv.a
 	$(Q)$(CC) $(LDFLAGS) -Wl,--wrap=strdup,--wrap=free -o $@ $^ $(TEST_LDLIBS) $(LDLIBS)
 
 # The tensor-core models against the GPUs' own measurements, which fpdiv does not carry:
-# scripts/validate-tensor-cores.sh PATH/TO/MATLAB-tensor-core runs it (README, Tensor cores).
+# scripts/validate-tensor-cores.sh PATH/TO/MATLAB-tensor-core runs it (doc/tensor-cores.md).
 $(BUILD)/tc-validate: $(BUILD)/obj/tests/tensor_core/validate_hardware.o $(BUILD)/libfpdiv.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -281,7 +281,7 @@ endif
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
 test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
-	python3 tests/layout/check.py || status=1; \
+	python3 tests/layout/check.py --objects $(BUILD)/obj || status=1; \
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests --jobs 2 || status=1; \
 	$(MAKE) --no-print-directory cuda-host-test || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
@@ -289,10 +289,15 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(C
 	FPDIV=$(BUILD)/fpdiv tests/cli/report.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
 	FRAMEWORKS_FEW=$(SANITIZE) FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv python3 tests/doc/examples.py || status=1; \
 	committed=$$(mktemp -d) && $(BUILD)/fpdiv replay $$(tests/committed-corpus.sh $$committed/cases) || status=1; \
 	rm -rf "$$committed"; \
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
 	exit $$status
+
+# Every command README.md and doc/ show, run and compared in shape with the page.
+doc-test: $(BUILD)/fpdiv $(PLUGINS)
+	FPDIV=$(BUILD)/fpdiv python3 tests/doc/examples.py
 
 # The GPU suite alone (it skips, saying why, where no GPU is present).
 test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
@@ -304,8 +309,8 @@ test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/run-pinned.sh $(CORES)
 
-layout-test:
-	python3 tests/layout/check.py
+layout-test: $(BUILD)/fpdiv
+	python3 tests/layout/check.py --objects $(BUILD)/obj
 
 # The CUDA kernels on the CPU against their twins, then the planted faults they must catch; then
 # the CUDA adapters on the stand-in runtime, where the toolkit's headers are.
@@ -343,7 +348,7 @@ bench: $(BENCH_BIN) $(BUILD)/fpdiv $(PLUGINS)
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_bridge.sh
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/false_alarms.sh
 
-# The README's picture of `fpdiv report`, from a real campaign (scripts/readme/screenshot.sh says which).
+# doc/report.md's picture of `fpdiv report`, from a real campaign (scripts/readme/screenshot.sh says which).
 readme-screenshot: $(BUILD)/fpdiv
 	FPDIV=$(BUILD)/fpdiv scripts/readme/screenshot.sh scripts/readme/report.png
 

@@ -20,6 +20,7 @@
 
 #include "backends/backend.h"
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "backends/host.h"
 #include "common/clock.h"
 #include "cpu/vector_width.h"

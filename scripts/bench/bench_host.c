@@ -11,6 +11,7 @@
 
 #include "backends/backend.h"
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "backends/host.h"
 #include "time_best.h"
 

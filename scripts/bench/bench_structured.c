@@ -19,6 +19,7 @@
 
 #include "backends/backend.h"
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
 #include "common/dtype.h"

@@ -1,4 +1,5 @@
-/* backend.c — the registry. Built-ins are rows of a table; run-time additions go after them. */
+/* backend.c — the registry, and calls on a registered backend. The built-ins (builtin.c) come first;
+ * run-time additions go after them. */
 #include "backends/backend.h"
 
 #include <stdio.h>
@@ -8,27 +9,6 @@
 #include "common/fpenv.h"
 #include "common/text.h"
 
-static const struct fpd_backend *const builtin_backends[] = {
-    &fpd_backend_seq,
-    &fpd_backend_pairwise,
-    &fpd_backend_splitk,
-    &fpd_backend_blocked,
-    &fpd_backend_exact,
-    &fpd_backend_tc_v100,
-    &fpd_backend_tc_a100,
-    &fpd_backend_tc_ada,
-    &fpd_backend_tc_h100,
-    &fpd_backend_tc_b200,
-    &fpd_backend_tc_b200rn,
-    &fpd_backend_openblas,
-    &fpd_backend_refblas,
-    &fpd_backend_blis,
-    &fpd_backend_mkl,
-    &fpd_backend_numpy,
-    &fpd_backend_torch,
-    &fpd_backend_torch_compile,
-    &fpd_backend_jax,
-};
 
 const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
@@ -46,7 +26,6 @@ enum fpd_route fpd_route_find(const char *name)
 
 static struct fpd_backend_slot slots[FPD_MAX_BACKENDS];
 static size_t slot_count;
-static bool initialized;
 
 static bool name_char(char c, bool in_set)
 {
@@ -95,15 +74,6 @@ int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
     return FPD_OK;
 }
 
-void fpd_registry_init(void)
-{
-    if (initialized)
-        return;
-    initialized = true;
-    char why[256];
-    for (size_t i = 0; i < sizeof builtin_backends / sizeof builtin_backends[0]; i++)
-        fpd_registry_add(builtin_backends[i], why, sizeof why); /* built-ins are well formed */
-}
 
 static void (*deferred)(void);
 

@@ -1,4 +1,5 @@
-/* backend.h — the backend registry: built-in backends plus any added at run time (tests, plugins). */
+/* backend.h — the backend registry: the built-in backends (builtin.h) plus any added at run time
+ * (--blas, --framework, plugins, tests), and calls on a registered backend. */
 #ifndef FPD_BACKEND_H
 #define FPD_BACKEND_H
 
@@ -21,8 +22,6 @@ struct fpd_backend_slot {
  * set's letters, digits and '_'. Names go into case files, the commands fpdiv prints and the
  * scripts export writes: a name outside this grammar is refused wherever it comes from. */
 bool fpd_backend_name_valid(const char *name);
-/* Registers the built-in backends once; later calls do nothing. */
-void fpd_registry_init(void);
 /* Adds a backend (ABI and name checked). */
 int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size);
 /* Backends whose loading costs time (the bundled CUDA plugin: about 0.1 s) are loaded by `load` the
@@ -63,28 +62,5 @@ void fpd_backend_rounding(const struct fpd_backend_slot *s, const struct fpd_dty
  * gemm_many, else one at a time. */
 void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const struct fpd_gemm_args *const *args,
                            int *status, char *why, size_t why_size);
-
-/* Built-in backends (one definition each, in backend_own.c, backend_exact.c, backend_tensor_core.c,
- * backend_cblas.c, backend_framework.c). */
-extern const struct fpd_backend fpd_backend_seq, fpd_backend_pairwise, fpd_backend_splitk, fpd_backend_blocked,
-    fpd_backend_exact, fpd_backend_tc_v100, fpd_backend_tc_a100, fpd_backend_tc_ada, fpd_backend_tc_h100, fpd_backend_tc_b200,
-    fpd_backend_tc_b200rn, fpd_backend_openblas, fpd_backend_refblas, fpd_backend_blis, fpd_backend_mkl,
-    fpd_backend_numpy, fpd_backend_torch, fpd_backend_torch_compile, fpd_backend_jax;
-
-/* --blas NAME=PATH: the CBLAS library in PATH, as backend NAME (a new one, or a library fpdiv knows
- * by that name, loaded from PATH instead). FPD_ERR_INPUT with why for a malformed spec, a name
- * given twice or another backend's. */
-int fpd_cblas_give(const char *spec, char *why, size_t why_size);
-/* --framework NAME=FILE.py: the framework module in FILE (scripts/bridge/fpdiv_bridge.py says what
- * it holds), served by the bridge as backend NAME. FPD_ERR_INPUT with why for a malformed spec, a
- * file that is not there, or another backend's name. */
-int fpd_framework_give(const char *spec, char *why, size_t why_size);
-/* A file of the bridge's (scripts/bridge/NAME): in $FPDIV_BRIDGE_DIR, the source tree, or where
- * `make install` put it; false when none has it. */
-bool fpd_bridge_file(const char *name, char *buf, size_t size);
-/* The Python the bridge runs: $FPDIV_PYTHON (a path, or a program on PATH), else the project's
- * environment's (.venv), else python3 on PATH. FPD_OK with its path in buf, or FPD_ERR_UNAVAILABLE
- * with why (FPDIV_PYTHON names nothing that runs). */
-int fpd_bridge_python(char *buf, size_t size, char *why, size_t why_size);
 
 #endif

@@ -20,6 +20,8 @@
  * falls back to a core of its own choosing for a name it cannot force, which is why a pin counts
  * only when openblas_get_corename() then names the core asked for.
  */
+#include "backends/backend_cblas.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

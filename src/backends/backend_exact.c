@@ -6,6 +6,8 @@
  * batch-invariance work asks for. It declares no fused-bias form: rounding mm and then adding the
  * bias rounds twice by definition, so `addmm` has nothing order-independent to compare on it.
  */
+#include "backends/backend_exact.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 

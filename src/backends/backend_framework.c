@@ -10,6 +10,8 @@
  * is what its users see. A server is started when the backend is first used, by each process that
  * uses it (a campaign's workers start their own).
  */
+#include "backends/backend_framework.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -299,7 +301,7 @@ int fpd_framework_give(const char *spec, char *why, size_t why_size)
 {
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec || !eq[1]) {
-        snprintf(why, why_size, "--framework '%s': expected NAME=FILE.py (a framework module: see the README)", spec);
+        snprintf(why, why_size, "--framework '%s': expected NAME=FILE.py (a framework module: see doc/frameworks.md)", spec);
         return FPD_ERR_INPUT;
     }
     for (const char *c = spec; c < eq; c++)

@@ -9,6 +9,8 @@
  * and 8 (bf16) (Figueroa, 1995); a fused multiply-add is not a single such operation, so it gets
  * a correctly rounded 16-bit FMA of its own (fpd_fma_f16/bf16: round to odd, then to nearest).
  */
+#include "backends/backend_own.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 

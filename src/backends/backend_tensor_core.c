@@ -9,6 +9,8 @@
  * the output is the accumulator's type, or the inputs' 16-bit type, rounded to nearest from the
  * fp32 accumulator as a kernel's epilogue does.
  */
+#include "backends/backend_tensor_core.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 

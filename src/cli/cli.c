@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,49 +16,6 @@
 #include "common/dtype.h"
 #include "common/text.h"
 #include "gen/gen.h"
-
-/* "fpdiv CMD: message" (or "fpdiv: message") on stderr after `lead`, then `end`. A message names
- * files and quotes case files: it is shown escaped (text.h), on one line. Where stdout and stderr
- * share a pipe, it lands between stdout's lines, never inside one (a JSON line cut by it is two
- * lines that do not parse). */
-static void put_message(const char *lead, const char *cmd, const char *end, const char *fmt, va_list ap)
-{
-    char message[8192];
-    vsnprintf(message, sizeof message, fmt, ap);
-    fflush(stdout);
-    fprintf(stderr, "%sfpdiv%s%s: ", lead, cmd ? " " : "", cmd ? cmd : "");
-    fpd_put_printable(stderr, message);
-    fputs(end, stderr);
-    fflush(stderr);
-}
-
-void fpd_cli_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    put_message("", cmd, "\n", fmt, ap);
-    va_end(ap);
-}
-
-static bool status_shown;
-
-void fpd_cli_status(const char *cmd, const char *fmt, ...)
-{
-    if (!isatty(STDERR_FILENO))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    put_message("\r\033[K", cmd, "", fmt, ap);
-    va_end(ap);
-    status_shown = true;
-}
-
-void fpd_cli_status_clear(void)
-{
-    if (status_shown)
-        fputs("\r\033[K", stderr);
-    status_shown = false;
-}
 
 int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size)
 {
@@ -449,14 +405,14 @@ int fpd_cli_only_help(const char *cmd, int argc, char **argv, const char *help, 
             fputs(help, stdout);
             return FPD_EXIT_OK;
         }
-        fpd_cli_error(cmd, "see 'fpdiv %s --help'", cmd);
+        fpd_console_error(cmd, "see 'fpdiv %s --help'", cmd);
         return FPD_EXIT_USAGE;
     }
     if (positional >= 0 && argc - optind != positional) {
         if (positional == 0)
-            fpd_cli_error(cmd, "unexpected argument '%s'", argv[optind]);
+            fpd_console_error(cmd, "unexpected argument '%s'", argv[optind]);
         else
-            fpd_cli_error(cmd, "expected %d argument%s (see 'fpdiv %s --help')", positional, positional == 1 ? "" : "s",
+            fpd_console_error(cmd, "expected %d argument%s (see 'fpdiv %s --help')", positional, positional == 1 ? "" : "s",
                           cmd);
         return FPD_EXIT_USAGE;
     }

@@ -6,21 +6,7 @@
 #include <stdint.h>
 
 #include "engine/check.h"
-
-enum fpd_exit { FPD_EXIT_OK = 0, FPD_EXIT_FINDINGS = 1, FPD_EXIT_USAGE = 2, FPD_EXIT_INTERNAL = 3 };
-
-/* How --json prints its lines: one line each, in ASCII alone (\uXXXX for the rest), so that a
- * terminal showing them acts on no character a case file or a file name brought (U+202E). */
-#define FPD_JSON_LINE (JSON_COMPACT | JSON_ENSURE_ASCII)
-
-/* Prints "fpdiv CMD: message" to stderr ("fpdiv: message" for a NULL cmd), escaped (text.h). */
-void fpd_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* A live status line on stderr while something slow runs ("fpdiv list: starting torch's bridge
- * server"), only where stderr is a terminal: each replaces the last; fpd_cli_status_clear erases
- * it before results are printed. */
-void fpd_cli_status(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fpd_cli_status_clear(void);
+#include "report/console.h"
 
 int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, char *why, size_t why_size);
 /* A count from min to max ("--jobs must be at least 1"): a zero that would do nothing is refused. */
@@ -73,9 +59,5 @@ int fpd_cli_can_write_dir(const char *opt, const char *path, char *why, size_t w
 /* The default memory budget: half of physical memory. */
 double fpd_cli_default_max_mem(void);
 int fpd_cli_cores(void);
-
-/* -1 for "never": nothing fails the policy. */
-#define FPD_FAIL_NEVER (-1)
-static inline bool fpd_fails_policy(enum fpd_verdict v, int fail_on) { return fail_on >= 0 && (int)v >= fail_on; }
 
 #endif

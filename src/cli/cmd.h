@@ -7,10 +7,12 @@
  *      fpd_shared_options), print --help, run the pipeline (engine/check.h), return an enum
  *      fpd_exit code;
  *   2. declare it below and add one row to the command table in main.c;
- *   3. document it, with an example and its real output, in README.md;
+ *   3. document it in doc/ (a page of its own, in doc/README.md's index), with an example and its
+ *      real output in a ```console block, which tests/doc/examples.py runs;
  *   4. add CLI tests in tests/cli/.
- * Only src/cli/ talks to the user (stdout, stderr) or chooses an exit status; everything else returns
- * status codes (and writes only to a FILE it is given).
+ * Only src/cli/ and what it calls in src/report/ (results, messages: report/console.h) talk to the
+ * user (stdout, stderr) or choose an exit status; everything else returns status codes (and writes
+ * only to a FILE it is given).
  */
 #ifndef FPD_CMD_H
 #define FPD_CMD_H

@@ -7,12 +7,12 @@
 
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
-#include "cli/report.h"
-#include "cli/saved_result.h"
 #include "common/array.h"
 #include "common/dtype.h"
 #include "engine/bisect.h"
 #include "engine/environment.h"
+#include "report/check_report.h"
+#include "report/saved_result.h"
 #include "store/corpus.h"
 
 static const char help_head[] =
@@ -242,7 +242,7 @@ int fpd_cmd_bisect(int argc, char **argv)
     if (rc == FPD_OK)
         rc = fpd_bisect_init(&b, (uint32_t)o.lo, (uint32_t)o.hi, why, sizeof why);
     if (rc != FPD_OK) {
-        fpd_cli_error("bisect", "%s", why);
+        fpd_console_error("bisect", "%s", why);
         fpd_case_file_free(&file);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
@@ -270,11 +270,11 @@ int fpd_cmd_bisect(int argc, char **argv)
             rc = fpd_bisect_testable_end(&b, (uint32_t)o.hi, lo.value, &hi, &hi_first);
         const char *d = fpd_dim_names[dim];
         if (rc == FPD_OK && !lo.tested) {
-            fpd_cli_error("bisect", "%s=%u cannot be tested (%s), and no value up to %s=%" PRIu64 " can be", d,
+            fpd_console_error("bisect", "%s=%u cannot be tested (%s), and no value up to %s=%" PRIu64 " can be", d,
                           lo_first.value, lo_first.skip_reason, d, o.hi);
             exit_code = FPD_EXIT_USAGE;
         } else if (rc == FPD_OK && (!hi.tested || lo.value >= hi.value)) { /* the search from lo reached hi */
-            fpd_cli_error("bisect", "%s=%u cannot be tested (%s): %s=%u is the only value of the range that can",
+            fpd_console_error("bisect", "%s=%u cannot be tested (%s): %s=%u is the only value of the range that can",
                           d, lo_first.value, lo_first.skip_reason, d, lo.value);
             exit_code = FPD_EXIT_USAGE;
         } else if (rc == FPD_OK && lo.key == hi.key) {
@@ -304,7 +304,7 @@ int fpd_cmd_bisect(int argc, char **argv)
     fpd_checker_free(&ck);
     fpd_case_file_free(&file);
     if (rc != FPD_OK) {
-        fpd_cli_error("bisect", "internal error (out of memory?)");
+        fpd_console_error("bisect", "internal error (out of memory?)");
         return FPD_EXIT_INTERNAL;
     }
     return exit_code;

@@ -6,10 +6,10 @@
 
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
-#include "cli/report.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "engine/environment.h"
+#include "report/check_report.h"
 #include "store/corpus_dir.h"
 
 static const char help_head[] =
@@ -18,7 +18,7 @@ static const char help_head[] =
     "element, and the environment both paths ran in (CPU, library, kernel set, threads).\n\n";
 static const char help_tail[] =
     "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, improbable,\n"
-    "                       bound, never (default bound: see the README on improbable)\n"
+    "                       bound, never (default bound: doc/concepts.md says why)\n"
     "  --json               print one JSON object instead of the report\n"
     "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
     "  -h, --help           this text\n";
@@ -81,7 +81,7 @@ static int save_case(const struct fpd_check *chk, const struct fpd_check_result 
     fpd_case_file_free(&f);
     char shown[4400];
     if (rc != FPD_OK)
-        fpd_cli_error("check", "%s", why);
+        fpd_console_error("check", "%s", why);
     else
         fprintf(stderr, "%s %s\n", existed ? "already saved:" : "saved", fpd_printable(path, shown, sizeof shown));
     return rc;
@@ -110,7 +110,7 @@ int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_case_flags cf;
     fpd_case_flags_init(&cf);
-    struct check_options o = {.fail_on = FPD_BOUND}; /* improbable is reported, not failed: README */
+    struct check_options o = {.fail_on = FPD_BOUND}; /* improbable is reported, not failed: doc/concepts.md */
     char why[512];
     int rc = parse(argc, argv, &cf, &o, why, sizeof why);
     if (rc < 0)
@@ -118,7 +118,7 @@ int fpd_cmd_check(int argc, char **argv)
     if (rc == FPD_OK)
         rc = fpd_case_flags_resolve(&cf, NULL, why, sizeof why);
     if (rc != FPD_OK) {
-        fpd_cli_error("check", "%s", why);
+        fpd_console_error("check", "%s", why);
         return FPD_EXIT_USAGE;
     }
     /* in a process of its own (the checker's isolation): a crash, or a hang past --timeout, is an
@@ -129,11 +129,11 @@ int fpd_cmd_check(int argc, char **argv)
     json_t *environment = rc == FPD_OK ? fpd_checker_environment(&ck, &cf.chk) : NULL;
     fpd_checker_free(&ck);
     if (rc != FPD_OK || !environment) {
-        fpd_cli_error("check", "internal error (status %d): out of memory?", rc);
+        fpd_console_error("check", "internal error (status %d): out of memory?", rc);
         return FPD_EXIT_INTERNAL;
     }
     if (res.not_applicable) { /* as a backend that does not take the dtypes: the request cannot be */
-        fpd_cli_error("check", "does not apply: %s", res.error);
+        fpd_console_error("check", "does not apply: %s", res.error);
         json_decref(environment);
         return FPD_EXIT_USAGE;
     }

@@ -5,11 +5,11 @@
 
 #include "backends/backend_pinned.h"
 #include "cli/cmd.h"
-#include "cli/report.h"
 #include "common/cpu.h"
 #include "common/text.h"
 #include "cpu/vector_width.h"
 #include "engine/environment.h"
+#include "report/check_report.h"
 
 static const char help[] =
     "usage: fpdiv env [--json]\n\n"
@@ -102,13 +102,13 @@ int fpd_cmd_env(int argc, char **argv)
             return FPD_EXIT_OK;
         }
         if (opt != 'j') {
-            fpd_cli_error("env", "see 'fpdiv env --help'");
+            fpd_console_error("env", "see 'fpdiv env --help'");
             return FPD_EXIT_USAGE;
         }
         json = true;
     }
     if (optind < argc) {
-        fpd_cli_error("env", "unexpected argument '%s'", argv[optind]);
+        fpd_console_error("env", "unexpected argument '%s'", argv[optind]);
         return FPD_EXIT_USAGE;
     }
     json_t *backends = json_object();
@@ -118,18 +118,18 @@ int fpd_cmd_env(int argc, char **argv)
         if ((s->impl->kind != FPD_KIND_VENDOR && s->impl->kind != FPD_KIND_FRAMEWORK) ||
             fpd_backend_pinned_parts(s->impl, NULL, NULL))
             continue;
-        fpd_cli_status("env", "opening %s%s", s->impl->name,
+        fpd_console_status("env", "opening %s%s", s->impl->name,
                        s->impl->kind == FPD_KIND_FRAMEWORK ? " (starting its bridge server)" : "");
         if (fpd_backend_acquire(s) != FPD_OK)
             continue;
         json_t *b = fpd_backend_environment_json(s);
         if (fpd_backend_pinnable(s->impl)) {
-            fpd_cli_status("env", "probing %s's kernel sets, each in a process of its own", s->impl->name);
+            fpd_console_status("env", "probing %s's kernel sets, each in a process of its own", s->impl->name);
             json_object_set_new(b, "kernel_sets", kernel_sets_json(s));
         }
         json_object_set_new(backends, s->impl->name, b);
     }
-    fpd_cli_status_clear();
+    fpd_console_status_clear();
     json_t *env = json_pack("{s:s,s:s,s:i,s:i,s:o,s:s,s:o}", "type", "environment", "fpdiv", FPD_VERSION, "generator",
                             FPD_GEN_VERSION, "backend_abi", FPDIV_BACKEND_ABI, "cpu", fpd_cpu_json(fpd_cpu_this()),
                             "vector_width", fpd_vector_width_name(fpd_vector_width()), "backends", backends);

@@ -7,7 +7,6 @@
 
 #include "backends/backend_pinned.h"
 #include "cli/cmd.h"
-#include "cli/saved_result.h"
 #include "common/clock.h"
 #include "common/dtype.h"
 #include "common/isolate.h"
@@ -15,6 +14,7 @@
 #include "engine/environment.h"
 #include "explain/probe.h"
 #include "explain/sumtree.h"
+#include "report/saved_result.h"
 #include "store/corpus.h"
 
 static const char help[] =
@@ -215,7 +215,7 @@ static int reveal_target(const struct fpd_probe_target *t, bool alone, struct re
     *r = (struct revealed){0};
     int rc = fpd_probe_open(&r->probe, t, why, sizeof why);
     if (rc != FPD_OK) {
-        fpd_cli_error("explain", "%s", why);
+        fpd_console_error("explain", "%s", why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
     struct fpd_reveal_oracle oracle = fpd_probe_oracle(&r->probe);
@@ -224,7 +224,7 @@ static int reveal_target(const struct fpd_probe_target *t, bool alone, struct re
     r->seconds = fpd_now() - t0;
     fpd_probe_close(&r->probe);
     if (rc != FPD_OK) {
-        fpd_cli_error("explain", "%s at %zux%zux%zu: cannot explain: %s", t->backend->impl->name, t->m, t->n, t->k, why);
+        fpd_console_error("explain", "%s at %zux%zux%zu: cannot explain: %s", t->backend->impl->name, t->m, t->n, t->k, why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_FINDINGS;
     }
     fpd_sumtree_describe(&r->tree, r->order, sizeof r->order);
@@ -276,12 +276,12 @@ static int write_file(const char *path, const struct fpd_sumtree *t, const char 
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fpd_cli_error("explain", "%s: cannot write: %m", path);
+        fpd_console_error("explain", "%s: cannot write: %m", path);
         return FPD_EXIT_USAGE;
     }
     int rc = svg ? fpd_sumtree_write_svg(t, f, title) : fpd_sumtree_write_dot(t, f, title);
     if (fclose(f) != 0 || rc != FPD_OK) {
-        fpd_cli_error("explain", "%s: write failed", path);
+        fpd_console_error("explain", "%s: write failed", path);
         return FPD_EXIT_USAGE;
     }
     char shown[4096];
@@ -336,7 +336,7 @@ static int explain_one(struct explain_options *o)
 {
     char why[1024];
     if (resolve_target(o, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("explain", "%s", why);
+        fpd_console_error("explain", "%s", why);
         return FPD_EXIT_USAGE;
     }
     struct revealed r;
@@ -391,13 +391,13 @@ static int explain_case(struct explain_options *o, const char *file)
     char why[1024];
     struct fpd_case_file f;
     if (fpd_case_file_load(file, &f, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("explain", "%s", why);
+        fpd_console_error("explain", "%s", why);
         return FPD_EXIT_USAGE;
     }
     int exit_code = FPD_EXIT_OK;
     for (int i = 0; i < f.chk.relation->backends; i++)
         if (!fpd_backend_supports(f.chk.backends[i], &f.chk.c.dt, why, sizeof why)) {
-            fpd_cli_error("explain", "%s: cannot run here: %s", file, why);
+            fpd_console_error("explain", "%s: cannot run here: %s", file, why);
             fpd_case_file_free(&f);
             return FPD_EXIT_USAGE;
         }
@@ -408,7 +408,7 @@ static int explain_case(struct explain_options *o, const char *file)
     int rc = fpd_check_run(&ck, &f.chk, &res);
     fpd_checker_free(&ck);
     if (rc != FPD_OK) {
-        fpd_cli_error("explain", "internal error (out of memory?)");
+        fpd_console_error("explain", "internal error (out of memory?)");
         fpd_case_file_free(&f);
         return FPD_EXIT_INTERNAL;
     }
@@ -430,7 +430,7 @@ static int explain_case(struct explain_options *o, const char *file)
         if (paths[w]->bias == FPD_BIAS_AFTER) {
             /* fpdiv's own addition after the GEMM: known, not measured */
             if (fpd_sumtree_append_bias(&r[w].tree, why, sizeof why) != FPD_OK) {
-                fpd_cli_error("explain", "%s", why);
+                fpd_console_error("explain", "%s", why);
                 exit_code = FPD_EXIT_INTERNAL;
                 break;
             }
@@ -491,7 +491,7 @@ int fpd_cmd_explain(int argc, char **argv)
     if (rc < 0)
         return FPD_EXIT_OK;
     if (rc != FPD_OK) {
-        fpd_cli_error("explain", "%s", why);
+        fpd_console_error("explain", "%s", why);
         return FPD_EXIT_USAGE;
     }
     struct explain_job job = {&o, optind < argc ? argv[optind] : NULL};
@@ -499,6 +499,6 @@ int fpd_cmd_explain(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *who = job.file ? "the case's backends" : o.backend ? o.backend : "openblas";
-    fpd_cli_error("explain", "cannot explain: %s, while %s answered the queries", why, who);
+    fpd_console_error("explain", "cannot explain: %s, while %s answered the queries", why, who);
     return FPD_EXIT_FINDINGS;
 }

@@ -13,11 +13,11 @@
 #include "backends/backend_pinned.h"
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
-#include "cli/fuzz_report.h"
-#include "cli/report.h"
 #include "common/dtype.h"
 #include "engine/campaign_worker.h"
 #include "engine/shard.h"
+#include "report/check_report.h"
+#include "report/fuzz_report.h"
 #include "store/corpus_dir.h"
 
 static const char help[] =
@@ -44,7 +44,7 @@ static const char help[] =
     "                      a campaign of an older fpdiv)\n"
     "  --threads N         most threads for the threads relation (default: cores, at least 2)\n"
     "  --fail-on V         exit 1 when a check is V or worse: same, reorder, improbable, bound,\n"
-    "                      never (default bound: see the README on improbable)\n"
+    "                      never (default bound: doc/concepts.md says why)\n"
     "  --max-mem SIZE      memory budget, shared by the workers (default half of RAM): a larger case\n"
     "                      has its m, n and k halved to fit; one still too large is skipped, and\n"
     "                      counted\n"
@@ -467,7 +467,7 @@ static int run_pool(struct fpd_campaign_run *run, const struct fuzz_options *o, 
         }
         struct fpd_pool_event ev;
         if (fpd_pool_next(pool, 0.1, &ev) != FPD_OK) {
-            fpd_cli_error("fuzz", "internal error: a worker could not be replaced");
+            fpd_console_error("fuzz", "internal error: a worker could not be replaced");
             return FPD_EXIT_INTERNAL;
         }
         if (ev.type == FPD_EVENT_DONE)
@@ -479,7 +479,7 @@ static int run_pool(struct fpd_campaign_run *run, const struct fuzz_options *o, 
                 fpd_fuzz_report_saved(r, line);
         } else if (ev.type == FPD_EVENT_LOST || (ev.type == FPD_EVENT_MESSAGE && ev.msg.type == FPD_MSG_ANSWER)) {
             if (take_answer(run, o, &ev, st, r, gemm_ticks) != FPD_OK) {
-                fpd_cli_error("fuzz", "internal error: out of memory");
+                fpd_console_error("fuzz", "internal error: out of memory");
                 return FPD_EXIT_INTERNAL;
             }
         }
@@ -506,7 +506,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
         sigaction(SIGTERM, &old_term, NULL);
         if (rc < 0)
             return FPD_EXIT_OK;
-        fpd_cli_error("fuzz", "%s", why);
+        fpd_console_error("fuzz", "%s", why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
     /* the options that rerun this campaign's cases: an older generator must be named */
@@ -525,12 +525,12 @@ int fpd_cmd_fuzz(int argc, char **argv)
     uint64_t end = o.cases < (1ull << 32) ? o.cases : (1ull << 32);
     if (fpd_pool_start(&pool, (unsigned)o.jobs, shard.index, shard.count, end, deadline, o.timeout, fpd_campaign_work,
                        &run) != FPD_OK) {
-        fpd_cli_error("fuzz", "cannot start the worker processes: %s", strerror(errno));
+        fpd_console_error("fuzz", "cannot start the worker processes: %s", strerror(errno));
         exit_code = FPD_EXIT_INTERNAL;
     } else {
         exit_code = run_pool(&run, &o, &pool, &st, &r, &gemm_ticks, &stopping);
         if (pool.cut_short)
-            fpd_cli_error("fuzz", "%zu check%s still running %.0f s after --time ran out %s stopped unfinished",
+            fpd_console_error("fuzz", "%zu check%s still running %.0f s after --time ran out %s stopped unfinished",
                           pool.cut_short, pool.cut_short == 1 ? "" : "s", FPD_POOL_OVERRUN,
                           pool.cut_short == 1 ? "was" : "were");
         fpd_pool_free(&pool);
@@ -551,7 +551,7 @@ int fpd_cmd_fuzz(int argc, char **argv)
     if (exit_code != FPD_EXIT_OK)
         return exit_code;
     if (tested_nothing) { /* a budget that lets nothing run is a usage error, not a pass */
-        fpd_cli_error("fuzz", "%s: nothing was tested", why_nothing);
+        fpd_console_error("fuzz", "%s: nothing was tested", why_nothing);
         return FPD_EXIT_USAGE;
     }
     return r.failed ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;

@@ -9,7 +9,7 @@
 int fpd_cmd_host(int argc, char **argv)
 {
     if (argc != 2) {
-        fpd_cli_error("__host", "fpdiv starts this itself, with a backend's name");
+        fpd_console_error("__host", "fpdiv starts this itself, with a backend's name");
         return FPD_EXIT_USAGE;
     }
     fpd_host_set_serving();

@@ -5,10 +5,10 @@
 #include "backends/backend_pinned.h"
 #include "backends/plugin.h"
 #include "cli/cmd.h"
-#include "cli/report.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "engine/environment.h"
+#include "report/check_report.h"
 
 static const char help[] = "usage: fpdiv list\n\n"
                            "Shows the backends (available here, or why not, with versions, and the kernel\n"
@@ -19,9 +19,9 @@ static const char help[] = "usage: fpdiv list\n\n"
 static void list_kernel_sets(struct fpd_backend_slot *base)
 {
     struct fpd_kernel_set_report sets[64];
-    fpd_cli_status("list", "probing %s's kernel sets, each in a process of its own", base->impl->name);
+    fpd_console_status("list", "probing %s's kernel sets, each in a process of its own", base->impl->name);
     size_t n = fpd_kernel_sets_survey(base, sets, 64), cannot = 0;
-    fpd_cli_status_clear();
+    fpd_console_status_clear();
     printf("  %-12s     kernel sets this CPU runs (--core SET, or %s@SET):", "", base->impl->name);
     for (size_t i = 0; i < n; i++) {
         if (sets[i].runs)
@@ -45,10 +45,10 @@ int fpd_cmd_list(int argc, char **argv)
         struct fpd_backend_slot *s = fpd_registry_at(i);
         if (fpd_backend_pinned_parts(s->impl, NULL, NULL))
             continue;
-        fpd_cli_status("list", "opening %s%s", s->impl->name,
+        fpd_console_status("list", "opening %s%s", s->impl->name,
                        s->impl->kind == FPD_KIND_FRAMEWORK ? " (starting its bridge server)" : "");
         bool ok = fpd_backend_acquire(s) == FPD_OK;
-        fpd_cli_status_clear();
+        fpd_console_status_clear();
         printf("  %-12s %-3s %-11s ", s->impl->name, devices[s->impl->device], ok ? "available" : "unavailable");
         fpd_put_printable(stdout, s->impl->summary); /* a plugin's, or a --blas file name */
         char line[1024];

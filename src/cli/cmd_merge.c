@@ -224,7 +224,7 @@ int fpd_cmd_merge(int argc, char **argv)
     if (stop >= 0)
         return stop;
     if (argc - optind < 2 || !argv[optind][0]) {
-        fpd_cli_error("merge", "give OUT (a directory name) and at least one DIR (see 'fpdiv merge --help')");
+        fpd_console_error("merge", "give OUT (a directory name) and at least one DIR (see 'fpdiv merge --help')");
         return FPD_EXIT_USAGE;
     }
     const char *out = argv[optind];
@@ -233,16 +233,16 @@ int fpd_cmd_merge(int argc, char **argv)
     char why[1024], real_out[4200], real_in[4200];
     /* an OUT inside an input would be read as more of that input by every later merge and replay */
     if (!real_dir(out, real_out, sizeof real_out)) {
-        fpd_cli_error("merge", "%s: cannot resolve where OUT is", out);
+        fpd_console_error("merge", "%s: cannot resolve where OUT is", out);
         return FPD_EXIT_USAGE;
     }
     for (int a = optind + 1; a < argc; a++) {
         if (!real_dir(argv[a], real_in, sizeof real_in)) {
-            fpd_cli_error("merge", "%s: cannot resolve where the input is", argv[a]);
+            fpd_console_error("merge", "%s: cannot resolve where the input is", argv[a]);
             return FPD_EXIT_USAGE;
         }
         if (overlap(real_out, real_in)) {
-            fpd_cli_error("merge", "OUT %s and the input %s %s (nothing was written)", out, argv[a],
+            fpd_console_error("merge", "OUT %s and the input %s %s (nothing was written)", out, argv[a],
                           strcmp(real_out, real_in) == 0 ? "are one directory"
                           : strlen(real_out) > strlen(real_in) ? "overlap: OUT is inside the input"
                                                                : "overlap: the input is inside OUT");
@@ -253,7 +253,7 @@ int fpd_cmd_merge(int argc, char **argv)
     /* read everything first: a bad file stops the merge before anything is written */
     int rc = read_all(out, argv + optind + 1, argc - optind - 1, &items, &n, &cap, why, sizeof why);
     if (rc != FPD_OK) {
-        fpd_cli_error("merge", "%s (nothing was written)", why);
+        fpd_console_error("merge", "%s (nothing was written)", why);
         free_items(items, n);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
@@ -271,7 +271,7 @@ int fpd_cmd_merge(int argc, char **argv)
             rc = FPD_ERR_INPUT;
         json_decref(cases);
         if (rc == FPD_ERR_INPUT)
-            fpd_cli_error("merge", "the counts of the cases of %s's signature (%s) sum to %zu, past the %llu a case "
+            fpd_console_error("merge", "the counts of the cases of %s's signature (%s) sum to %zu, past the %llu a case "
                           "may count (nothing was written)", items[i].key.relation, items[i].name, total,
                           FPD_SIGNATURE_COUNT_MAX);
     }
@@ -326,7 +326,7 @@ int fpd_cmd_merge(int argc, char **argv)
             if (fpd_corpus_remove(out, relation, slash + 1, why, sizeof why) == FPD_OK)
                 removed++;
             else
-                fpd_cli_error("merge", "%s", why);
+                fpd_console_error("merge", "%s", why);
         }
         if (rc == FPD_OK)
             printf("%-11s %s on %s%s%s: %s, count %zu\n", fpd_verdict_table[items[i].key.verdict].name,
@@ -340,7 +340,7 @@ int fpd_cmd_merge(int argc, char **argv)
                fpd_printable(out, shown, sizeof shown));
     free_items(items, n);
     if (rc != FPD_OK) {
-        fpd_cli_error("merge", "%s (%zu written before it)", why, written);
+        fpd_console_error("merge", "%s (%zu written before it)", why, written);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
     return FPD_EXIT_OK;

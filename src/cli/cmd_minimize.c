@@ -3,11 +3,11 @@
 #include <stdio.h>
 
 #include "cli/cmd.h"
-#include "cli/report.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "engine/environment.h"
 #include "engine/minimize.h"
+#include "report/check_report.h"
 #include "store/corpus_dir.h"
 
 static const char help[] =
@@ -38,31 +38,31 @@ int fpd_cmd_minimize(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 't':
             if (fpd_cli_double("--minimize-time", optarg, 0.001, 1e6, &seconds, why, sizeof why) != FPD_OK) {
-                fpd_cli_error("minimize", "%s", why);
+                fpd_console_error("minimize", "%s", why);
                 return FPD_EXIT_USAGE;
             }
             break;
         case 'T':
             if (fpd_cli_double("--timeout", optarg, 0, 1e9, &timeout, why, sizeof why) != FPD_OK) {
-                fpd_cli_error("minimize", "%s", why);
+                fpd_console_error("minimize", "%s", why);
                 return FPD_EXIT_USAGE;
             }
             break;
         case 'h': fputs(help, stdout); return FPD_EXIT_OK;
-        default: fpd_cli_error("minimize", "see 'fpdiv minimize --help'"); return FPD_EXIT_USAGE;
+        default: fpd_console_error("minimize", "see 'fpdiv minimize --help'"); return FPD_EXIT_USAGE;
         }
     }
     if (argc - optind != 1) {
-        fpd_cli_error("minimize", "give exactly one case file (see 'fpdiv minimize --help')");
+        fpd_console_error("minimize", "give exactly one case file (see 'fpdiv minimize --help')");
         return FPD_EXIT_USAGE;
     }
     if (fpd_cli_can_write_dir("--output", out_dir, why, sizeof why) != FPD_OK) { /* said before minimizing */
-        fpd_cli_error("minimize", "%s", why);
+        fpd_console_error("minimize", "%s", why);
         return FPD_EXIT_USAGE;
     }
     struct fpd_case_file f;
     if (fpd_case_file_load(argv[optind], &f, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("minimize", "%s", why);
+        fpd_console_error("minimize", "%s", why);
         return FPD_EXIT_USAGE;
     }
     int exit_code = FPD_EXIT_OK;
@@ -76,7 +76,7 @@ int fpd_cmd_minimize(int argc, char **argv)
     struct fpd_case_file out = {0};
     for (int i = 0; i < f.chk.relation->backends; i++)
         if (!fpd_backend_supports(f.chk.backends[i], &f.chk.c.dt, why, sizeof why)) {
-            fpd_cli_error("minimize", "%s: cannot run here: %s", argv[optind], why);
+            fpd_console_error("minimize", "%s: cannot run here: %s", argv[optind], why);
             exit_code = FPD_EXIT_USAGE;
             goto done;
         }
@@ -85,7 +85,7 @@ int fpd_cmd_minimize(int argc, char **argv)
     if (fpd_check_run(&ck, &f.chk, &now) != FPD_OK)
         goto internal;
     if (now.verdict == FPD_SAME) {
-        fpd_cli_error("minimize", "%s: nothing diverges here now (recorded %s): nothing to minimize", argv[optind],
+        fpd_console_error("minimize", "%s: nothing diverges here now (recorded %s): nothing to minimize", argv[optind],
                       fpd_verdict_table[f.recorded.verdict].name);
         exit_code = FPD_EXIT_FINDINGS;
         goto done;
@@ -105,7 +105,7 @@ int fpd_cmd_minimize(int argc, char **argv)
         goto internal;
     out.origin_seed = f.origin_seed, out.origin_index = f.origin_index, out.origin_generator = f.origin_generator;
     if (fpd_case_file_save(out_dir, &out, path, sizeof path, &existed, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("minimize", "%s", why);
+        fpd_console_error("minimize", "%s", why);
         exit_code = FPD_EXIT_USAGE;
         goto done;
     }
@@ -113,7 +113,7 @@ int fpd_cmd_minimize(int argc, char **argv)
     printf("%s %s\n", existed ? "already saved:" : "saved", fpd_printable(path, shown, sizeof shown));
     goto done;
 internal:
-    fpd_cli_error("minimize", "internal error (out of memory?)");
+    fpd_console_error("minimize", "internal error (out of memory?)");
     exit_code = FPD_EXIT_INTERNAL;
 done:
     fpd_case_file_free(&out);

@@ -6,10 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/ci.h"
 #include "cli/cmd.h"
-#include "cli/report.h"
-#include "cli/report_page.h"
 #include "common/array.h"
 #include "common/clock.h"
 #include "common/dtype.h"
@@ -17,6 +14,9 @@
 #include "common/workers.h"
 #include "engine/campaign.h"
 #include "engine/replay.h"
+#include "report/check_report.h"
+#include "report/ci.h"
+#include "report/page_file.h"
 #include "store/corpus_dir.h"
 
 static const char help[] =
@@ -165,7 +165,7 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
         if (rc == FPD_ERR_NOMEM)
             return rc;
         if (rc != FPD_OK) {
-            fpd_cli_error("replay", "%s", why);
+            fpd_console_error("replay", "%s", why);
             (*malformed)++;
             continue;
         }
@@ -178,16 +178,16 @@ static int load_all(char **paths, int n_paths, struct replay_run *run, size_t *m
         }
         for (size_t i = 0; i < n_entries && !out_of_memory; i++) {
             if (entries[i].refused) {
-                fpd_cli_error("replay", "%s: %s", entries[i].path, entries[i].refused);
+                fpd_console_error("replay", "%s: %s", entries[i].path, entries[i].refused);
                 (*malformed)++;
                 continue;
             }
             if (seen_before(&seen, entries[i].path, &out_of_memory)) {
-                fpd_cli_error("replay", "%s: named again (replayed once)", entries[i].path);
+                fpd_console_error("replay", "%s: named again (replayed once)", entries[i].path);
                 continue;
             }
             if (fpd_case_file_load(entries[i].path, &run->files[run->n], why, sizeof why) != FPD_OK) {
-                fpd_cli_error("replay", "%s", why);
+                fpd_console_error("replay", "%s", why);
                 (*malformed)++;
                 continue;
             }
@@ -267,20 +267,20 @@ int fpd_cmd_replay(int argc, char **argv)
         case 'j': json = true; break;
         case 't':
             if (fpd_cli_double("--timeout", optarg, 0, 1e9, &timeout, why, sizeof why) != FPD_OK) {
-                fpd_cli_error("replay", "%s", why);
+                fpd_console_error("replay", "%s", why);
                 return FPD_EXIT_USAGE;
             }
             break;
         case 'u': junit = optarg; break;
         case 'H': html = optarg; break;
         case 'h': fputs(help, stdout); return FPD_EXIT_OK;
-        default: fpd_cli_error("replay", "see 'fpdiv replay --help'"); return FPD_EXIT_USAGE;
+        default: fpd_console_error("replay", "see 'fpdiv replay --help'"); return FPD_EXIT_USAGE;
         }
     }
     /* said now, not after the replay */
     if ((html && fpd_cli_can_write_file("--html", html, why, sizeof why) != FPD_OK) ||
         (junit && fpd_cli_can_write_file("--junit", junit, why, sizeof why) != FPD_OK)) {
-        fpd_cli_error("replay", "%s", why);
+        fpd_console_error("replay", "%s", why);
         return FPD_EXIT_USAGE;
     }
     char *default_paths[] = {"corpus"};
@@ -307,7 +307,7 @@ int fpd_cmd_replay(int argc, char **argv)
     struct fpd_pool pool = {0};
     if (exit_code == FPD_EXIT_OK && run.n > 0 &&
         fpd_pool_start(&pool, 1, 0, 1, run.n, 0, timeout, replay_work, &run) != FPD_OK) {
-        fpd_cli_error("replay", "cannot start a worker process: %s", strerror(errno));
+        fpd_console_error("replay", "cannot start a worker process: %s", strerror(errno));
         exit_code = FPD_EXIT_INTERNAL;
     }
     size_t next = 0; /* the case to report next: skipped ones are reported in turn, without a worker run */
@@ -326,7 +326,7 @@ int fpd_cmd_replay(int argc, char **argv)
                      (ev.type == FPD_EVENT_MESSAGE && (ev.msg.type != FPD_MSG_ANSWER || ev.msg.index != next)) ||
                      (ev.type == FPD_EVENT_LOST && ev.index != next));
             if (ev.type == FPD_EVENT_DONE) {
-                fpd_cli_error("replay", "internal error: the worker stopped before %s", run.paths[next]);
+                fpd_console_error("replay", "internal error: the worker stopped before %s", run.paths[next]);
                 exit_code = FPD_EXIT_INTERNAL;
                 break;
             }
@@ -371,7 +371,7 @@ int fpd_cmd_replay(int argc, char **argv)
         printf(malformed ? "; %zu malformed\n" : "\n", malformed);
     }
     if (junit && fpd_ci_write_junit(&ci, junit, 0, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("replay", "%s", why);
+        fpd_console_error("replay", "%s", why);
         exit_code = FPD_EXIT_USAGE;
     }
     if (html && exit_code != FPD_EXIT_INTERNAL) {
@@ -384,7 +384,7 @@ int fpd_cmd_replay(int argc, char **argv)
         int rc = fpd_report_write(html, &in, why, sizeof why);
         page.summary = NULL;
         if (rc != FPD_OK) {
-            fpd_cli_error("replay", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
+            fpd_console_error("replay", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
             exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
         } else if (!json) {
             char shown[4096];
@@ -400,7 +400,7 @@ int fpd_cmd_replay(int argc, char **argv)
         snprintf(headline, sizeof headline, "fpdiv replay: %zu cases, %zu worse, %zu elsewhere", cases, counts[FPD_WORSE],
                  counts[FPD_ELSEWHERE]);
         if (fpd_ci_github_summary(&ci, headline, why, sizeof why) != FPD_OK)
-            fpd_cli_error("replay", "%s", why);
+            fpd_console_error("replay", "%s", why);
     }
     fpd_ci_free(&ci);
     if (exit_code != FPD_EXIT_OK)

@@ -4,11 +4,11 @@
 #include <stdio.h>
 
 #include "cli/cmd.h"
-#include "cli/report.h"
 #include "common/dtype.h"
 #include "common/isolate.h"
 #include "common/text.h"
 #include "engine/replay.h"
+#include "report/check_report.h"
 
 static const char help[] = "usage: fpdiv show [--timeout SEC] CASE.json\n\n"
                            "Shows a saved case: shape, dtypes, layout, relation, where its data come from, the\n"
@@ -94,7 +94,7 @@ static int show_now(void *ctx)
     int rc = fpd_replay_case(&ck, f, &res, &cls, why, sizeof why);
     fpd_checker_free(&ck);
     if (rc != FPD_OK) {
-        fpd_cli_error("show", "internal error (out of memory?)");
+        fpd_console_error("show", "internal error (out of memory?)");
         return FPD_EXIT_INTERNAL;
     }
     char changes[512], shown[2048];
@@ -121,22 +121,22 @@ int fpd_cmd_show(int argc, char **argv)
         switch (opt) {
         case 't':
             if (fpd_cli_double("--timeout", optarg, 0, 1e9, &timeout, why, sizeof why) != FPD_OK) {
-                fpd_cli_error("show", "%s", why);
+                fpd_console_error("show", "%s", why);
                 return FPD_EXIT_USAGE;
             }
             break;
         case 'h': fputs(help, stdout); return FPD_EXIT_OK;
-        default: fpd_cli_error("show", "see 'fpdiv show --help'"); return FPD_EXIT_USAGE;
+        default: fpd_console_error("show", "see 'fpdiv show --help'"); return FPD_EXIT_USAGE;
         }
     }
     if (argc - optind != 1) {
-        fpd_cli_error("show", "expected 1 argument, a case file (see 'fpdiv show --help')");
+        fpd_console_error("show", "expected 1 argument, a case file (see 'fpdiv show --help')");
         return FPD_EXIT_USAGE;
     }
     const char *path = argv[optind];
     struct fpd_case_file f;
     if (fpd_case_file_load(path, &f, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("show", "%s", why);
+        fpd_console_error("show", "%s", why);
         return FPD_EXIT_USAGE;
     }
     char shown[4096];

@@ -8,13 +8,13 @@
 
 #include "cli/cli_case.h"
 #include "cli/cmd.h"
-#include "cli/plot.h"
-#include "cli/report.h"
-#include "cli/saved_result.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "engine/bisect.h"
 #include "engine/environment.h"
+#include "report/check_report.h"
+#include "report/plot.h"
+#include "report/saved_result.h"
 
 static const char help_head[] =
     "usage: fpdiv sweep --relation R --backend B --shape MxNxK --vary m|n|k|batch --range LO:HI[:STEP]\n"
@@ -149,7 +149,7 @@ int fpd_cmd_sweep(int argc, char **argv)
     if (rc == FPD_OK && !points)
         rc = FPD_ERR_NOMEM;
     if (rc != FPD_OK) {
-        fpd_cli_error("sweep", "%s", rc == FPD_ERR_NOMEM ? "out of memory" : why);
+        fpd_console_error("sweep", "%s", rc == FPD_ERR_NOMEM ? "out of memory" : why);
         if (csv)
             fclose(csv);
         if (svg)
@@ -204,13 +204,13 @@ int fpd_cmd_sweep(int argc, char **argv)
     fpd_bisect_free(&b);
     fpd_checker_free(&ck);
     if (rc != FPD_OK) {
-        fpd_cli_error("sweep", "internal error (out of memory?)");
+        fpd_console_error("sweep", "internal error (out of memory?)");
         return FPD_EXIT_INTERNAL;
     }
     if (saved != FPD_EXIT_OK)
         return saved;
     if (close_failed) {
-        fpd_cli_error("sweep", "could not finish writing the CSV or SVG file: %s", strerror(errno));
+        fpd_console_error("sweep", "could not finish writing the CSV or SVG file: %s", strerror(errno));
         return FPD_EXIT_USAGE;
     }
     char shown[4096];

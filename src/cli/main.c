@@ -5,15 +5,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backends/backend_cblas.h"
+#include "backends/backend_framework.h"
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
 #include "cli/cmd.h"
-#include "cli/report.h"
 #include "common/env_number.h"
 #include "common/fpenv.h"
 #include "common/table.h"
 #include "cpu/vector_width.h"
+#include "report/check_report.h"
 
 struct fpd_command {
     const char *name;
@@ -94,19 +97,19 @@ static int load_plugins(int argc, char **argv, int *exit_code)
         if (!(g = global_option(argc, argv, &i, &value)))
             break;
         if (!value || !*value) {
-            fpd_cli_error(NULL, "%s needs %s", g->name, g->needs);
+            fpd_console_error(NULL, "%s needs %s", g->name, g->needs);
             *exit_code = FPD_EXIT_USAGE;
             return -1;
         }
         int rc = g->take(value, why, sizeof why);
         if (rc != FPD_OK) {
-            fpd_cli_error(NULL, "%s", why);
+            fpd_console_error(NULL, "%s", why);
             *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
             return -1;
         }
         rc = fpd_host_add_global_option(g->name, value); /* a backend's host process knows the same backends */
         if (rc != FPD_OK) {
-            fpd_cli_error(NULL, "%s %s: %s", g->name, value,
+            fpd_console_error(NULL, "%s %s: %s", g->name, value,
                     rc == FPD_ERR_NOMEM ? "out of memory"
                                         : "more than 32 of --plugin, --blas and --framework (a host process takes 32)");
             *exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
@@ -114,7 +117,7 @@ static int load_plugins(int argc, char **argv, int *exit_code)
         }
     }
     if (fpd_plugin_load_env(why, sizeof why) != FPD_OK) {
-        fpd_cli_error(NULL, "FPDIV_PLUGIN_PATH: %s", why);
+        fpd_console_error(NULL, "FPDIV_PLUGIN_PATH: %s", why);
         *exit_code = FPD_EXIT_USAGE;
         return -1;
     }
@@ -165,7 +168,7 @@ static void print_fpenv_notices(void)
     const char *const *notices;
     size_t n = fpd_fpenv_take_notices(&notices);
     for (size_t i = 0; i < n; i++)
-        fpd_cli_error(NULL, "warning: %s", notices[i]);
+        fpd_console_error(NULL, "warning: %s", notices[i]);
 }
 
 int main(int argc, char **argv)
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
     fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
     char why[256];
     if (fpd_vector_width_from_environment(why, sizeof why) < 0) {
-        fpd_cli_error(NULL, "%s", why);
+        fpd_console_error(NULL, "%s", why);
         return FPD_EXIT_USAGE;
     }
     int first = load_plugins(argc, argv, &exit_code);
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
     char bad_variable[1024];
     bool host = first < argc && strcmp(argv[first], "__host") == 0;
     if (check_environment(host, bad_variable, sizeof bad_variable) != FPD_OK) {
-        fpd_cli_error(NULL, "%s", bad_variable);
+        fpd_console_error(NULL, "%s", bad_variable);
         return FPD_EXIT_USAGE;
     }
     argc -= first - 1, argv += first - 1; /* argv[1] is now the command */
@@ -212,7 +215,7 @@ int main(int argc, char **argv)
         fpd_registry_close_all();
         return rc;
     }
-    fpd_cli_error(NULL, "unknown command '%s'", argv[1]);
+    fpd_console_error(NULL, "unknown command '%s'", argv[1]);
     fputc('\n', stderr);
     usage(stderr);
     return FPD_EXIT_USAGE;

@@ -72,7 +72,7 @@ EOF
 
 # check_counts NAME RELATION BACKEND FRAMEWORK SHAPE DTYPE: fpdiv's count of differing elements is
 # the framework's own, and its verdict says whether there are any (what they are depends on the CPU:
-# here, an AMD EPYC with AVX-512, the counts README.md gives)
+# here, an AMD EPYC with AVX-512, the counts doc/frameworks.md gives)
 check_counts() {
     local name=$1 relation=$2 backend=$3 framework=$4 shape=$5 dtype=$6
     run "$name" 0 $FPDIV check --relation $relation --backend $backend --shape $shape --dtype $dtype --seed 1 \

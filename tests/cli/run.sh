@@ -1049,9 +1049,9 @@ else
     fail "man page" "$man_page not built (make builds it with the tests)"
 fi
 
-# --- the README's Slurm array script, run as three array tasks, then merged ---
+# --- the Slurm array script of doc/ci.md, run as three array tasks, then merged ---
 # The shards' merged signatures must be those of one unsharded campaign with the same seed.
-awk '/^<!-- tests\/cli\/run.sh runs this script/{f=1; next} f && /^```bash/{g=1; next} g && /^```/{exit} g' README.md >$tmp/campaign.sbatch
+awk '/^<!-- tests\/cli\/run.sh runs this script/{f=1; next} f && /^```bash/{g=1; next} g && /^```/{exit} g' doc/ci.md >$tmp/campaign.sbatch
 mkdir -p $tmp/bin && ln -sf "$(cd "$(dirname $FPDIV)" && pwd)/$(basename $FPDIV)" $tmp/bin/fpdiv
 if grep -q '^fpdiv fuzz' $tmp/campaign.sbatch; then
     slurm_ok=1
@@ -1075,7 +1075,7 @@ PY
         fail "slurm merge" "shards: $(tr '\n' ';' <<<"$a") whole: $(tr '\n' ';' <<<"$b")"
     [ -f $tmp/campaign/junit-1.xml ] && pass "each task writes its JUnit file" || fail "slurm junit" "no $tmp/campaign/junit-1.xml"
 else
-    fail "README slurm script" "not found after its marker in README.md"
+    fail "the Slurm script" "not found after its marker in doc/ci.md"
 fi
 
 # --- tensor cores' arithmetic on the CPU: the models are backends like any other, and the bound

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/builtin.h"
 #include "store/corpus.h"
 
 /* Small enough that generating a recipe case's data (to check its hash) stays fast. */

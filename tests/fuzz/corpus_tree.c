@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/builtin.h"
 #include "cli/cmd.h"
 #include "store/corpus.h"
 #include "store/corpus_dir.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/builtin.h"
 #include "cli/cli.h"
 #include "common/dtype.h"
 #include "engine/campaign.h"

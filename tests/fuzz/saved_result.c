@@ -1,6 +1,6 @@
 /*
  * saved_result.c — libFuzzer harness for the results saved beside a corpus (`make fuzz-parsers`):
- * what `report` reads from CORPUS/results/ (cli/saved_result.h).
+ * what `report` reads from CORPUS/results/ (report/saved_result.h).
  *
  * The first byte picks the kind (sweep, bisect, explain), the rest is the file. Any input either
  * loads, or is refused with a reason that names the input. What loads is drawn on the page as
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report_page.h"
-#include "cli/saved_result.h"
+#include "report/page_saved.h"
+#include "report/saved_result.h"
 
 static void same_probes(const struct fpd_shape_probe *a, const struct fpd_shape_probe *b, size_t n)
 {
@@ -73,8 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_decref(j);
     }
     FILE *page = fopen("/dev/null", "w");
-    struct fpd_report_input in = {.saved = &r, .saved_count = 1};
-    fpd_report_saved_section(page, &in);
+    fpd_page_saved_section(page, &r, 1);
     fclose(page);
     fpd_saved_result_free(&r);
     return 0;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/backend_own.h"
+#include "backends/builtin.h"
 #include "common/dtype.h"
 #include "engine/bisect.h"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/backend_framework.h"
 #include "backends/bridge.h"
 
 enum { GEMMS = 6, K_MAX = 9, WHY = 256 };

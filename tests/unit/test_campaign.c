@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/builtin.h"
 #include "engine/campaign.h"
 #include "engine/relation.h"
 

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/backend_own.h"
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "common/dtype.h"
 #include "engine/check.h"
 

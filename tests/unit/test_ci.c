@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/ci.h"
 #include "fpdiv_backend.h"
+#include "report/ci.h"
 
 char *__real_strdup(const char *s);
 void __real_free(void *p);

@@ -9,7 +9,9 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "backends/backend_own.h"
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "backends/host.h"
 #include "common/dtype.h"
 #include "engine/environment.h"

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/builtin.h"
 #include "common/dtype.h"
 #include "explain/probe.h"
 #include "explain/reveal.h"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
 #include "common/dtype.h"

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "backends/backend_cblas.h"
+#include "backends/backend_own.h"
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
 #include "common/dtype.h"

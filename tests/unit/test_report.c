@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/html.h"
-#include "cli/plot.h"
+#include "report/html.h"
+#include "report/plot.h"
 
 /* What `write` writes into a FILE, as a string (the caller frees it). */
 #define CAPTURED(write)                                                                            \

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "backends/backend_pinned.h"
+#include "backends/builtin.h"
 #include "engine/check.h"
 #include "engine/probable.h"
 #include "gen/structured.h"

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/backend_tensor_core.h"
+#include "backends/builtin.h"
 #include "common/dtype.h"
 #include "engine/check.h"
 

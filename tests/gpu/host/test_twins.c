@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/builtin.h"
 #include "common/dtype.h"
 #include "cpu/kernels.h"
 #include "cpu/tensor_core.h"

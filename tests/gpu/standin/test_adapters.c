@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend_tensor_core.h"
 #include "common/dtype.h"
 #include "cpu/kernels.h"
 #include "cpu/tensor_core.h"

@@ -1,5 +1,7 @@
-/* report_file.c — `report`'s and `fuzz --html`'s page as a file: the corpus read and checked, the
+/* page_file.c — `report`'s and `fuzz --html`'s page as a file: the corpus read and checked, the
  * page written whole or not at all. */
+#include "report/page_file.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/report_page.h"
 #include "common/array.h"
 #include "store/corpus_dir.h"
 

@@ -1,14 +1,15 @@
-/* report_saved.c — the page's section of what was saved beside the corpus with --save-to: each
+/* page_saved.c — the page's section of what was saved beside the corpus with --save-to: each
  * sweep and bisection plotted (error and ratio to the bound against the dimension), a bisection's
  * boundaries in a table, each summation tree drawn; each with where it ran and its command. */
+#include "report/page_saved.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/html.h"
-#include "cli/plot.h"
-#include "cli/report_page.h"
 #include "engine/environment.h"
+#include "report/html.h"
+#include "report/plot.h"
 
 /* Trees with more terms are described, not drawn: a dendrogram of 100,000 leaves is no picture. */
 #define MAX_DRAWN_TERMS 1024
@@ -132,16 +133,16 @@ static void trees(FILE *f, const struct fpd_saved_result *r)
     }
 }
 
-void fpd_report_saved_section(FILE *f, const struct fpd_report_input *in)
+void fpd_page_saved_section(FILE *f, const struct fpd_saved_result *saved, size_t count)
 {
-    if (!in->saved_count)
+    if (!count)
         return; /* nothing saved: the section would only say so */
     fprintf(f, "<h2 id='saved'>Saved beside the corpus (%zu)</h2>\n<p>Sweeps, bisections and summation orders that "
                "<code>sweep</code>, <code>bisect</code> and <code>explain</code> saved with <code>--save-to</code>, "
                "each with where it ran and the command that made it.</p>\n",
-            in->saved_count);
-    for (size_t i = 0; i < in->saved_count; i++) {
-        const struct fpd_saved_result *r = &in->saved[i];
+            count);
+    for (size_t i = 0; i < count; i++) {
+        const struct fpd_saved_result *r = &saved[i];
         fprintf(f, "<section class='saved' id='saved-%zu' data-kind='%s'>\n<h3>", i, fpd_saved_kind_names[r->kind]);
         fpd_html_printf(f, "%s: %s", kind_headings[r->kind], member(r, "title"));
         fputs("</h3>\n", f);
@@ -153,7 +154,7 @@ void fpd_report_saved_section(FILE *f, const struct fpd_report_input *in)
         else
             plot_probes(f, r);
         fputs("<p>Run it again:</p>\n", f);
-        fpd_report_command(f, member(r, "command"));
+        fpd_html_command(f, member(r, "command"));
         fputs("<p class='saved-file'>Saved as <code>", f);
         fpd_html_text(f, r->path);
         fputs("</code>.</p>\n</section>\n", f);

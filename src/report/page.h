@@ -1,14 +1,14 @@
-/* report_page.h — a corpus and a campaign as one self-contained HTML page (`fpdiv report`): no
+/* page.h — a corpus and a campaign as one self-contained HTML page (`fpdiv report`): no
  * network, no external scripts, styles or fonts; readable with JavaScript off, which only adds the
  * copy buttons. */
-#ifndef FPD_REPORT_PAGE_H
-#define FPD_REPORT_PAGE_H
+#ifndef FPD_PAGE_H
+#define FPD_PAGE_H
 
 #include <jansson.h>
 #include <stdio.h>
 
-#include "cli/saved_result.h"
 #include "engine/replay.h"
+#include "report/saved_result.h"
 #include "store/corpus.h"
 
 struct fpd_report_case {
@@ -82,17 +82,5 @@ struct fpd_report_input {
 
 /* FPD_ERR_NOMEM, with nothing written, or FPD_OK. */
 int fpd_report_page(FILE *f, const struct fpd_report_input *in);
-/* Parts of the page: a command to run, in a block of its own with its copy button; the section of
- * the sweeps, bisections and trees saved beside the corpus (report_saved.c). */
-void fpd_report_command(FILE *f, const char *text);
-void fpd_report_saved_section(FILE *f, const struct fpd_report_input *in);
-
-/* Reads every case file of in->corpus_dir (none when NULL), as replay reads them, and the results
- * saved beside them (saved_result.h), and writes the
- * page to `path` through a temporary file renamed over it: FILE is never half written, and a
- * malformed case (named, with line and column) leaves it as it was. FPD_ERR_INPUT with why, or
- * FPD_ERR_NOMEM. in->case_count and in->saved_count are then how many case files and saved results
- * the page shows. */
-int fpd_report_write(const char *path, struct fpd_report_input *in, char *why, size_t why_size);
 
 #endif

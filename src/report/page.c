@@ -1,6 +1,6 @@
-/* report_page.c — the HTML page of `fpdiv report`: sections in the order a reader asks their
+/* page.c — the HTML page of `fpdiv report`: sections in the order a reader asks their
  * questions (what ran and where, what diverged, how far, how to get it back). */
-#include "cli/report_page.h"
+#include "report/page.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -9,15 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/export_target.h"
-#include "cli/html.h"
-#include "cli/plot.h"
-#include "cli/report.h"
 #include "common/array.h"
-#include "common/table.h"
 #include "common/dtype.h"
+#include "common/table.h"
 #include "common/text.h"
 #include "common/version.h"
+#include "report/check_report.h"
+#include "report/export_target.h"
+#include "report/html.h"
+#include "report/page_saved.h"
+#include "report/plot.h"
 
 /* Inline, so that the page is one file: a CI artifact opened offline looks the same. */
 static const char style[] =
@@ -68,13 +69,6 @@ static const char *string_of(json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
     return s ? s : "";
-}
-
-void fpd_report_command(FILE *f, const char *text)
-{
-    fputs("<div><pre class='command'>", f);
-    fpd_html_text(f, text);
-    fputs("</pre><button type='button' class='copy'>copy</button></div>\n", f);
 }
 
 static void heading(FILE *f, const struct fpd_report_input *in)
@@ -580,17 +574,17 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
     static const char *const verbs[] = {"replay", "show"};
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
         snprintf(line, sizeof line, "fpdiv %s %s", verbs[i], word);
-        fpd_report_command(f, line);
+        fpd_html_command(f, line);
     }
     if (fpd_reproduce_command(chk, cmd, sizeof cmd))
-        fpd_report_command(f, cmd);
+        fpd_html_command(f, cmd);
     char refusal[512];
     for (size_t i = 0; i < fpd_export_target_count; i++) {
         const struct fpd_export_target *t = &fpd_export_targets[i];
         if (!fpd_export_target_takes(t, chk, refusal, sizeof refusal))
             continue; /* export would refuse it: no command that fails */
         snprintf(line, sizeof line, "fpdiv export %s --to %s", word, t->name);
-        fpd_report_command(f, line);
+        fpd_html_command(f, line);
     }
     fputs("</section>\n", f);
 }
@@ -612,7 +606,7 @@ int fpd_report_page(FILE *f, const struct fpd_report_input *in)
     replay_section(f, in, &match);
     environment(f, in);
     plots(f, in);
-    fpd_report_saved_section(f, in);
+    fpd_page_saved_section(f, in->saved, in->saved_count);
     fprintf(f, "<h2 id='findings'>Saved cases (%zu)</h2>\n", in->case_count);
     if (!in->case_count)
         fputs("<p>The corpus holds no case.</p>\n", f);

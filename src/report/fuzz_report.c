@@ -1,5 +1,5 @@
 /* fuzz_report.c — what `fpdiv fuzz` shows: progress, findings, JSON Lines, the summary, JUnit. */
-#include "cli/fuzz_report.h"
+#include "report/fuzz_report.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,13 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/report.h"
 #include "common/clock.h"
 #include "common/dtype.h"
 #include "common/text.h"
 #include "common/version.h"
 #include "engine/environment.h"
+#include "report/check_report.h"
+#include "report/console.h"
+#include "report/page_file.h"
 #include "store/corpus.h"
 
 static const char *combo_backends(const struct fpd_campaign *cp, const uint16_t b[2], char *buf, size_t size)
@@ -34,7 +35,7 @@ void fpd_fuzz_report_progress(struct fpd_fuzz_report *r, const struct fpd_stats 
         return;
     r->last = t;
     double rate = st->checks / (t - r->start > 0 ? t - r->start : 1e-9);
-    fflush(stdout); /* between stdout's lines (fpd_cli_error says why) */
+    fflush(stdout); /* between stdout's lines (fpd_console_error says why) */
     fprintf(stderr, "%s%zu checks, %.0f/s", r->tty ? "\r\033[K" : "", st->checks, rate);
     for (int v = FPD_REORDER; v < FPD_VERDICT_COUNT; v++) /* every verdict but same */
         fprintf(stderr, "%s %s %zu", v == FPD_REORDER ? ";" : ",", fpd_verdict_table[v].name, st->by_verdict[v]);
@@ -177,7 +178,7 @@ void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool fir
                              (json_int_t)index, "reason", why, shared, "reproduce",
                              fpd_reproduce_command(&chk, cmd, sizeof cmd)));
     else
-        fpd_cli_error("fuzz", "skipped seed %" PRIu64 " index %" PRIu32 ": %s%s; the summary counts any more",
+        fpd_console_error("fuzz", "skipped seed %" PRIu64 " index %" PRIu32 ": %s%s; the summary counts any more",
                       cp->cfg.seed, index, why, shared);
 }
 
@@ -195,7 +196,7 @@ void fpd_fuzz_report_not_applicable(struct fpd_fuzz_report *r, uint32_t index, c
                                       fpd_seed_json(cp->cfg.seed), "index", (json_int_t)index, "reason", res->error,
                                       "reproduce", fpd_reproduce_command(&chk, cmd, sizeof cmd)));
     else
-        fpd_cli_error("fuzz", "did not apply, seed %" PRIu64 " index %" PRIu32 ": %s; the summary counts any more",
+        fpd_console_error("fuzz", "did not apply, seed %" PRIu64 " index %" PRIu32 ": %s; the summary counts any more",
                       cp->cfg.seed, index, res->error);
 }
 
@@ -204,7 +205,7 @@ void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line)
     const char *type = json_string_value(json_object_get(line, "type"));
     if (type && strcmp(type, "save_failed") == 0) {
         r->save_failures++;
-        fpd_cli_error("fuzz", "cannot save a finding: %s", json_string_value(json_object_get(line, "reason")));
+        fpd_console_error("fuzz", "cannot save a finding: %s", json_string_value(json_object_get(line, "reason")));
         if (r->json)
             fpd_fuzz_print_json(line);
         else
@@ -328,14 +329,14 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
                r->saved == 1 ? "" : "s", known, known == 1 ? "" : "s",
                r->save_failures ? "; SOME FINDINGS COULD NOT BE SAVED (see above)" : "");
     if (r->save_failures) {
-        fpd_cli_error("fuzz", "%zu finding%s could not be saved in %s", r->save_failures,
+        fpd_console_error("fuzz", "%zu finding%s could not be saved in %s", r->save_failures,
                       r->save_failures == 1 ? "" : "s", r->corpus);
         exit_code = FPD_EXIT_INTERNAL;
     }
     if (interrupted && !r->json)
         printf("stopped early by an interrupt: %zu checks ran\n", st->checks);
     if (r->junit && fpd_ci_write_junit(&r->ci, r->junit, seconds, why, sizeof why) != FPD_OK) {
-        fpd_cli_error("fuzz", "%s", why);
+        fpd_console_error("fuzz", "%s", why);
         exit_code = FPD_EXIT_USAGE;
     }
     for (size_t i = 0; r->html && i < st->n_tallies; i++)
@@ -348,7 +349,7 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
         int rc = fpd_report_write(r->html, &page, why, sizeof why);
         size_t cases = page.case_count;
         if (rc != FPD_OK) {
-            fpd_cli_error("fuzz", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
+            fpd_console_error("fuzz", "%s", rc == FPD_ERR_NOMEM ? "out of memory writing the page" : why);
             exit_code = rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
         } else if (!r->json) {
             printf("report %s: the campaign and %zu saved case%s\n", fpd_printable(r->html, shown, sizeof shown), cases,
@@ -362,7 +363,7 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
         snprintf(headline, sizeof headline, "fpdiv fuzz, seed %" PRIu64 ": %zu checks, %zu failed", r->cp->cfg.seed,
                  st->checks, r->failed);
         if (fpd_ci_github_summary(&r->ci, headline, why, sizeof why) != FPD_OK)
-            fpd_cli_error("fuzz", "%s", why);
+            fpd_console_error("fuzz", "%s", why);
     }
     return exit_code;
 }

@@ -1,11 +1,11 @@
 /* plot.c — hand-written SVG: a handful of elements, no library needed for that. */
-#include "cli/plot.h"
+#include "report/plot.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/html.h"
+#include "report/html.h"
 
 enum { WIDTH = 900, PANEL_H = 260, LEFT = 90, RIGHT = 30, TOP = 60, GAP = 70, BOTTOM = 60 };
 

@@ -1,9 +1,10 @@
 /* export_target.c — the frameworks a case can be exported to, as a table. */
-#include "cli/export_target.h"
+#include "report/export_target.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/backend_framework.h"
 #include "common/table.h"
 
 const struct fpd_export_target fpd_export_targets[] = {

@@ -12,4 +12,8 @@ void fpd_html_text(FILE *f, const char *text);
 /* printf-formatted, then escaped as fpd_html_text (at most 4095 bytes of it). */
 void fpd_html_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A command to run, escaped, in a block of its own with a copy button (a page's script makes the
+ * button copy it; without JavaScript the command is still there to select). */
+void fpd_html_command(FILE *f, const char *text);
+
 #endif

@@ -1,14 +1,14 @@
 /* ci.c — JUnit XML and GitHub Actions output. */
-#include "cli/ci.h"
+#include "report/ci.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/html.h"
 #include "common/array.h"
 #include "common/text.h"
 #include "fpdiv_backend.h"
+#include "report/html.h"
 #include "store/corpus.h"
 
 enum { KEEP_FAILURES = 100, ANNOTATIONS = 50 };

@@ -10,10 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/ci.h"
-#include "cli/report_page.h"
 #include "engine/campaign.h"
 #include "engine/shard.h"
+#include "report/ci.h"
+#include "report/page.h"
 
 struct fpd_fuzz_report {
     /* set by the caller */
@@ -21,7 +21,7 @@ struct fpd_fuzz_report {
     const char *corpus; /* where findings are saved; NULL: nowhere */
     int fail_on;        /* the policy: a verdict, or FPD_FAIL_NEVER */
     const char *junit;  /* JUnit XML file, or NULL */
-    const char *html;   /* the report page (report_page.h), or NULL */
+    const char *html;   /* the report page (page.h), or NULL */
     bool ci_wanted;     /* every check is recorded for JUnit or GitHub */
     /* kept here */
     const struct fpd_campaign *cp;

@@ -1,6 +1,6 @@
-/* report.h — turning check results into text and JSON. The CLI decides where they go. */
-#ifndef FPD_REPORT_H
-#define FPD_REPORT_H
+/* check_report.h — turning check results into text and JSON. The CLI decides where they go. */
+#ifndef FPD_CHECK_REPORT_H
+#define FPD_CHECK_REPORT_H
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* report.c — formatting of check results. */
-#include "cli/report.h"
+/* check_report.c — formatting of check results. */
+#include "report/check_report.h"
 
 #include <inttypes.h>
 #include <math.h>

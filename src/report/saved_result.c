@@ -1,15 +1,15 @@
 /* saved_result.c — sweeps, bisections and summation trees saved beside a corpus, and read back. */
-#include "cli/saved_result.h"
+#include "report/saved_result.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/report.h"
 #include "common/text.h"
 #include "common/version.h"
+#include "report/check_report.h"
+#include "report/console.h"
 #include "store/corpus.h"
 #include "store/corpus_dir.h"
 
@@ -50,7 +50,7 @@ int fpd_saved_result_write(const char *corpus_dir, const char *command, json_t *
     if (!file) {
         free(text);
         json_decref(doc);
-        fpd_cli_error(command, "out of memory");
+        fpd_console_error(command, "out of memory");
         return FPD_EXIT_INTERNAL;
     }
     sprintf(file, "%s\n", text);
@@ -61,7 +61,7 @@ int fpd_saved_result_write(const char *corpus_dir, const char *command, json_t *
     free(file);
     json_decref(doc);
     if (rc != FPD_OK) {
-        fpd_cli_error(command, "--save-to: %s", why);
+        fpd_console_error(command, "--save-to: %s", why);
         return FPD_EXIT_USAGE;
     }
     printf("%s %s\n", existed ? "already saved:" : "saved", fpd_printable(path, shown, sizeof shown));

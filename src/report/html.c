@@ -1,5 +1,5 @@
 /* html.c — escaping for HTML, SVG and XML text. */
-#include "cli/html.h"
+#include "report/html.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -38,4 +38,11 @@ void fpd_html_printf(FILE *f, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     fpd_html_text(f, text);
+}
+
+void fpd_html_command(FILE *f, const char *text)
+{
+    fputs("<div><pre class='command'>", f);
+    fpd_html_text(f, text);
+    fputs("</pre><button type='button' class='copy'>copy</button></div>\n", f);
 }
