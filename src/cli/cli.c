@@ -234,6 +234,10 @@ static int append_name(char *out, size_t size, const char *name, const char *set
     return n >= 0 && (size_t)n < size - used ? FPD_OK : FPD_ERR_INPUT;
 }
 
+/* Set in the process fpd_cli_run_kernel_sets_here starts: it parses the same options again, and
+ * what they made the first process say is not said twice. */
+#define RESTARTED "FPDIV_RESTARTED_ON_KERNEL_SETS"
+
 int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *out, size_t out_size, char *why,
                          size_t why_size)
 {
@@ -296,7 +300,9 @@ int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *
         }
         if (rc == FPD_OK && !pins) {
             rc = append_name(out, out_size, name, NULL);
-            if (pinnable) /* the campaign would not be the same on another machine: say so */
+            /* the campaign would not be the same on another machine: say so, once (not again in
+             * the process fpd_cli_run_kernel_sets_here starts with the same arguments) */
+            if (pinnable && !getenv(RESTARTED))
                 fprintf(stderr, "fpdiv: note: --core %s names no kernel set of %s, which runs the one it picks "
                                 "here (name a class to pin every library: baseline, sse4, avx, avx2, avx512)\n",
                         cores, name);
@@ -472,6 +478,8 @@ void fpd_cli_run_kernel_sets_here(struct fpd_backend_slot *const *slots, size_t 
         return;
     for (size_t b = 0; b < n_bases; b++)
         setenv(bases[b]->impl->kernel_set_env, sets[b], 1);
+    setenv(RESTARTED, "1", 1);
     fflush(NULL);
     execv("/proc/self/exe", program_argv); /* only returns when it failed: the hosts it is */
+    unsetenv(RESTARTED);
 }

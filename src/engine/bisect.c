@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
+
 const char *const fpd_dim_names[FPD_DIM_COUNT] = {"batch", "m", "n", "k"};
 
 int fpd_dim_parse(const char *name, enum fpd_bisect_dim *out)
@@ -46,6 +48,7 @@ static uint64_t shared_hash(void *ctx, const struct fpd_checker *ck, const struc
 int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size)
 {
     b->probes = 0;
+    b->seen_count = 0; /* a new bisection: none of its values is probed yet */
     b->data = (struct fpd_case_data){0};
     if (b->by == FPD_BY_HASH && b->dim == FPD_DIM_K) {
         snprintf(why, why_size, "--by hash compares the output that neighbouring shapes share; varying k changes "
@@ -80,6 +83,9 @@ void fpd_bisect_free(struct fpd_bisector *b)
     if (b->base.c.data == &b->data)
         b->base.c.data = NULL;
     fpd_case_data_free(&b->data);
+    free(b->seen);
+    b->seen = NULL;
+    b->seen_count = b->seen_cap = 0;
 }
 
 /* Explicit inputs cover the shapes up to their extents, and no further. */
@@ -94,6 +100,11 @@ static bool data_covers(const struct fpd_case *c, char *why, size_t why_size)
 
 int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out)
 {
+    for (size_t i = 0; i < b->seen_count; i++)
+        if (b->seen[i].value == value) {
+            *out = b->seen[i];
+            return FPD_OK;
+        }
     *out = (struct fpd_shape_probe){.value = value};
     struct fpd_check chk = b->base;
     *dim_field(&chk.c, b->dim) = value;
@@ -116,6 +127,9 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_pr
             out->key = b->by == FPD_BY_HASH ? res.digest : (uint64_t)res.verdict;
         }
     }
+    if (!FPD_ARRAY_RESERVE(b->seen, b->seen_cap, b->seen_count + 1))
+        return FPD_ERR_NOMEM;
+    b->seen[b->seen_count++] = *out;
     if (b->on_probe)
         b->on_probe(b->ctx, out);
     return FPD_OK;

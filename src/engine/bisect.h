@@ -40,6 +40,10 @@ struct fpd_bisector {
     void *ctx;
     size_t probes;
     struct fpd_case_data data; /* the inputs at the largest probed shape, generated once */
+    /* every value probed so far, so that none is run (and reported) twice: a search for a
+     * testable value can come back to an end already probed */
+    struct fpd_shape_probe *seen;
+    size_t seen_count, seen_cap;
 };
 
 /* A boundary: the last value with one outcome and the first with the next. */
@@ -53,7 +57,8 @@ struct fpd_boundary {
  * uses their leading block, which is exactly what it would generate. */
 int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size);
 void fpd_bisect_free(struct fpd_bisector *b);
-/* Runs one probe. Returns a status only for fpdiv's own failures. */
+/* Runs one probe, or gives the one already run at that value (told to on_probe once). Returns a
+ * status only for fpdiv's own failures. */
 int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out);
 /* The probe at v, or when v cannot be tested, at the nearest testable value toward `toward`
  * (inclusive): its neighbours one by one, then at doubling distances, then back by halves to the

@@ -152,6 +152,39 @@ Test(bisect, untestable_shapes_are_stepped_over, .init = setup, .fini = teardown
     fpd_checker_free(&ck);
 }
 
+static void count_report(void *ctx, const struct fpd_shape_probe *p)
+{
+    (void)p;
+    ++*(size_t *)ctx;
+}
+
+/* A value is run and reported once: a search for a testable end that reaches the other end, which
+ * is probed already, reuses its probe (fpdiv bisect printed "probe k=1" twice) */
+Test(bisect, a_value_is_probed_once, .init = setup, .fini = teardown)
+{
+    switch_lo[0] = 257, switch_hi[0] = UINT32_MAX, switch_lo[1] = switch_hi[1] = 0;
+    struct fpd_checker ck = {0};
+    struct fpd_bisector b = make(&ck, "repeat", "switching", 2, 4096, FPD_DIM_K, FPD_BY_VERDICT);
+    size_t reported = 0;
+    b.on_probe = count_report, b.ctx = &reported;
+    char why[256];
+    cr_assert_eq(fpd_bisect_init(&b, 1, 4096, why, sizeof why), FPD_OK);
+    struct fpd_shape_probe first, again;
+    cr_assert_eq(fpd_bisect_probe(&b, 300, &first), FPD_OK);
+    int checks = calls;
+    cr_assert_eq(fpd_bisect_probe(&b, 300, &again), FPD_OK);
+    cr_expect_eq(calls, checks, "the value ran again");
+    cr_expect_eq(b.probes, 1);
+    cr_expect_eq(reported, 1);
+    cr_expect(again.tested && again.verdict == first.verdict && again.value == 300);
+    /* a new bisection starts with nothing probed */
+    cr_assert_eq(fpd_bisect_init(&b, 1, 4096, why, sizeof why), FPD_OK);
+    cr_assert_eq(fpd_bisect_probe(&b, 300, &again), FPD_OK);
+    cr_expect_eq(reported, 2);
+    fpd_bisect_free(&b);
+    fpd_checker_free(&ck);
+}
+
 Test(bisect, by_hash_sees_an_algorithm_switch_both_paths_agree_on, .init = setup, .fini = teardown)
 {
     struct fpd_checker ck = {0};
