@@ -108,7 +108,7 @@ CUDA_CORE   := $(addprefix $(BUILD)/obj/src/,common/dtype.o common/scratch.o bac
                $(BUILD)/obj/kernels/cpu/vector_width.o
 endif
 
-.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test doc-test cuda-host-test fuzz-parsers bench clean install uninstall \
+.PHONY: all man test test-gpu test-pinned unit-test cli-test layout-test doc-test gpu-bundle gpu-rehearsal cuda-host-test fuzz-parsers bench clean install uninstall \
         readme-screenshot
 all: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
@@ -293,11 +293,22 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(C
 	committed=$$(mktemp -d) && $(BUILD)/fpdiv replay $$(tests/committed-corpus.sh $$committed/cases) || status=1; \
 	rm -rf "$$committed"; \
 	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/gpu/bundle.sh || status=1; \
 	exit $$status
 
 # Every command README.md and doc/ show, run and compared in shape with the page.
 doc-test: $(BUILD)/fpdiv $(PLUGINS)
 	FPDIV=$(BUILD)/fpdiv python3 tests/doc/examples.py
+
+# What fpdiv needs on a GPU machine that has none of its Debian packages, in one folder
+# (scripts/gpu/bundle.sh); scripts/gpu/check.sh runs the GPU side of fpdiv from it, there or here.
+gpu-bundle: $(BUILD)/fpdiv $(CUDA_PLUGIN)
+	$(Q)scripts/gpu/bundle.sh $(BUILD) $(BUILD)/gpu-bundle
+
+# scripts/gpu/check.sh rehearsed on a stand-in GPU machine (tests/gpu/rehearsal.sh): minutes, so
+# not in `make test`; run it before a session spends GPU time.
+gpu-rehearsal: $(BUILD)/fpdiv $(CUDA_PLUGIN)
+	FPDIV=$(BUILD)/fpdiv tests/gpu/rehearsal.sh
 
 # The GPU suite alone (it skips, saying why, where no GPU is present).
 test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)

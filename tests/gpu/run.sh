@@ -20,12 +20,57 @@ if ! grep -qE '^  cuda-seq +gpu available' <<<"$listing"; then
     exit 0
 fi
 echo "gpu: $(grep -E '^  cublas ' -A1 <<<"$listing" | tail -1)"
+# The CPU side of `device openblas,cublas`: Debian's OpenBLAS, else the one NumPy bundles (a GPU
+# machine may have numpy but none of fpdiv's Debian packages).
+export CPU_BLAS=""
+if ! grep -qE '^  openblas +cpu available' <<<"$listing"; then
+    if lib=$("$(dirname "$0")/../../scripts/gpu/numpy-openblas.sh" "${FPDIV_PYTHON:-python3}"); then
+        CPU_BLAS="openblas=$lib"
+        echo "gpu: no system OpenBLAS; NumPy's instead: $lib"
+    else
+        echo "gpu: no system OpenBLAS, and NumPy bundles none: device openblas,cublas cannot run"
+    fi
+fi
 
 # verdict RELATION BACKENDS SHAPE DTYPE [extra flags]: the verdict of one check, "error: ..." on failure
 verdict() {
     local out
-    out=$($FPDIV check --relation "$1" --backend "$2" --shape "$3" --dtype "$4" "${@:5}" --json --fail-on never 2>&1)
+    out=$($FPDIV ${CPU_BLAS:+--blas "$CPU_BLAS"} check --relation "$1" --backend "$2" --shape "$3" --dtype "$4" "${@:5}" --json --fail-on never 2>&1)
     python3 -c 'import json,sys; o=json.loads(sys.argv[1]); print(o["verdict"], o["diff"], o["count"], (o.get("exact") or {}).get("ulp_a"), (o.get("exact") or {}).get("ulp_b"), o.get("error",""))' "$out" 2>/dev/null || echo "error: $out"
+}
+export -f verdict
+export FPDIV
+
+# Most of the suite is checks, each a process with its own CUDA context and cuBLAS handles (a
+# fraction of a second to start): they are queued, run GPU_TEST_JOBS at a time (default: the CPUs,
+# at most 8), and judged in the order queued.
+# expect NAME PASSING NOTING ARGS...: queues `verdict ARGS...`; its result passes when its verdict
+# matches the extended regex PASSING, is only noted when it matches NOTING ("" for never), else fails.
+queue=$(mktemp -d)
+trap 'rm -rf "$queue"' EXIT
+queued=0
+expect() {
+    queued=$((queued + 1))
+    printf '%s\n' "$@" >"$queue/$queued"
+}
+run_queue() {
+    local jobs=${GPU_TEST_JOBS:-$(nproc)}
+    [ "$jobs" -le 8 ] || jobs=8
+    seq 1 $queued | xargs -P "$jobs" -I{} bash -c 'mapfile -t a <"$0/$1"; verdict "${a[@]:3}" >"$0/$1.out"' "$queue" {}
+    local i name passing noting got
+    for i in $(seq 1 $queued); do
+        { read -r name; read -r passing; read -r noting; } <"$queue/$i"
+        got=$(cat "$queue/$i.out")
+        if [[ $got =~ ^($passing)( |$) ]]; then
+            pass "$name${passing:+: $got}"
+        elif [ -n "$noting" ] && [[ $got =~ $noting ]]; then
+            echo "note: $name: $got"
+        else
+            fail "$name" "$got"
+        fi
+    done
+    queued=0
+    rm -f "$queue"/*
 }
 
 # Twins: each own CUDA kernel is bitwise equal to its CPU order, over shapes and dtypes.
@@ -33,8 +78,7 @@ for pair in seq,cuda-seq seq,cuda-tiled splitk,cuda-splitk; do
     for dtype in f32 f64 bf16 f16 f16:f16; do
         for shape in 1x1x1 7x13x33 3x64x64x64 17x129x257 2x1000x1000; do
             for flags in "" "--trans-a --bias" "--trans-b --pad 3"; do
-                got=$(verdict device $pair $shape $dtype $flags)
-                [ "${got%% *}" = same ] && pass "device $pair $shape $dtype $flags" || fail "device $pair $shape $dtype $flags" "$got"
+                expect "device $pair $shape $dtype $flags" same "" device $pair $shape $dtype $flags
             done
         done
     done
@@ -50,12 +94,8 @@ tc-*)
     for dtype in f16 bf16 f16:f16 bf16:bf16; do
         for shape in 16x16x16 1x1x1 5x20x37 64x48x1000 3x16x32x64; do
             for flags in "" "--bias" "--trans-a --trans-b --bias"; do
-                got=$(verdict device $twin,cuda-wmma $shape $dtype $flags)
-                case "$got" in
-                same*) pass "device $twin,cuda-wmma $shape $dtype $flags" ;;
-                *"does not take"*|*"take bf16 from"*) echo "note: $got" ;;
-                *) fail "device $twin,cuda-wmma $shape $dtype $flags" "$got" ;;
-                esac
+                expect "device $twin,cuda-wmma $shape $dtype $flags" same "does not take|take bf16 from" \
+                    device $twin,cuda-wmma $shape $dtype $flags
             done
         done
     done ;;
@@ -66,16 +106,14 @@ esac
 for backend in cublas cublaslt cuda-seq cuda-tiled cuda-splitk cuda-wmma; do
     for relation in slice-rows slice-cols slice-batch addmm cast-in cast-out layout repeat; do
         dtype=bf16; [ $relation = cast-out ] || [ $relation = cast-in ] || [ $backend = cuda-wmma ] || dtype=f32
-        got=$(verdict $relation $backend 4x33x65x129 $dtype)
-        case "$got" in same*|reorder*|bound*) pass "$relation on $backend: $got" ;; *) fail "$relation on $backend" "$got" ;; esac
+        expect "$relation on $backend" "same|reorder|bound" "" $relation $backend 4x33x65x129 $dtype
     done
 done
 for j in 1 2 3; do
-    got=$(verdict algo cublaslt 64x256x1024 f32 --algo $j)
-    case "$got" in same*|reorder*|bound*) pass "algo 0 vs $j on cublaslt: $got" ;; *) echo "note: algo $j: $got" ;; esac
+    expect "algo 0 vs $j on cublaslt" "same|reorder|bound" "." algo cublaslt 64x256x1024 f32 --algo $j
 done
-got=$(verdict device openblas,cublas 64x512x2048 f32)
-case "$got" in same*|reorder*) pass "openblas vs cublas, measured: $got" ;; *) fail "openblas vs cublas" "$got" ;; esac
+expect "openblas vs cublas, measured" "same|reorder" "" device openblas,cublas 64x512x2048 f32
+run_queue
 
 # explain: own CUDA kernels reveal their documented orders; the vendor libraries' orders are shown.
 order_of() { $FPDIV explain --backend "$1" --shape "$2" --dtype "${3:-f32}" 2>&1 | sed -n 's/^  order: //p'; }
@@ -90,6 +128,7 @@ for k in 1 17 1000 4096; do
 done
 for b in cublas cublaslt cuda-wmma; do
     for dtype in f32 bf16 f16; do
+        [ $b = cuda-wmma ] && [ $dtype = f32 ] && continue  # tensor cores take 16-bit inputs
         got=$(order_of $b 64x64x1024 $dtype)
         [ -n "$got" ] && echo "gpu: explain $b $dtype 64x64x1024: $got" && pass "explain $b $dtype" ||
             fail "explain $b $dtype" "$($FPDIV explain --backend $b --shape 64x64x1024 --dtype $dtype 2>&1 | tail -1)"
