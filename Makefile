@@ -181,6 +181,16 @@ $(BUILD)/blas/libclash_%.so: tests/blas/clash.c
 	    $(if $(filter backward,$*),-DBACKWARD=1) \
 	    $(if $(filter global,$*),-DLOAD_GLOBALLY='"$(abspath $(BUILD))/blas/libclash_forward.so"') -o $@ $< -lm -ldl
 
+# The bug zoo (tests/zoo/): CBLAS wrappers of a real library, each with one planted fault
+# (tests/zoo/faults/NAME.c, linked over the forwarding layer tests/zoo/wrap.c); libnone.so is the
+# control, with none.
+ZOO_LIBS := $(patsubst tests/zoo/faults/%.c,$(BUILD)/zoo/lib%.so,$(wildcard tests/zoo/faults/*.c))
+$(BUILD)/zoo/lib%.so: tests/zoo/faults/%.c tests/zoo/wrap.c tests/zoo/zoo.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  ZOO     $@")
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -ffp-contract=off -fPIC -shared \
+	    -o $@ $< tests/zoo/wrap.c -ldl
+
 # A CUDA driver that crashes or hangs when called (tests/drivers/), for the CUDA plugin's probe.
 FAKE_DRIVER := $(if $(CUDA_PLUGIN),$(BUILD)/drivers/libcuda.so.1)
 $(BUILD)/drivers/libcuda.so.1: tests/drivers/fake_libcuda.c
@@ -279,7 +289,7 @@ endif
 # Under the sanitizers a planted segfault must still kill its worker (the tests check the signal),
 # so AddressSanitizer leaves SIGSEGV alone.
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
-test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
+test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(CLASH_LIBS) $(ZOO_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
 	python3 tests/layout/check.py --objects $(BUILD)/obj || status=1; \
 	FPDIV=$(BUILD)/fpdiv $(BUILD)/unit-tests --jobs 2 || status=1; \
@@ -288,6 +298,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(C
 	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/report.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/zoo/run.sh || status=1; \
 	FRAMEWORKS_FEW=$(SANITIZE) FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv python3 tests/doc/examples.py || status=1; \
 	committed=$$(mktemp -d) && $(BUILD)/fpdiv replay $$(tests/committed-corpus.sh $$committed/cases) || status=1; \
@@ -350,7 +361,7 @@ $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/squa
 # Benchmarks: run on an idle machine; each prints what it measured and how. The last counts the
 # probabilistic tier's false alarms, which no timing depends on (bench_structured: on structured
 # data, with the test plugins' lossy kernels as its true positives).
-bench: $(BENCH_BIN) $(BUILD)/fpdiv $(PLUGINS)
+bench: $(BENCH_BIN) $(BUILD)/fpdiv $(PLUGINS) $(ZOO_LIBS)
 	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh
@@ -358,6 +369,7 @@ bench: $(BENCH_BIN) $(BUILD)/fpdiv $(PLUGINS)
 	    FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh 10
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_bridge.sh
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/false_alarms.sh
+	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_zoo.py
 
 # doc/report.md's picture of `fpdiv report`, from a real campaign (scripts/readme/screenshot.sh says which).
 readme-screenshot: $(BUILD)/fpdiv

@@ -432,7 +432,7 @@ int fpd_cli_exact_mode(const char *text, enum fpd_exact_mode *out, char *why, si
             *out = (enum fpd_exact_mode)m;
             return FPD_OK;
         }
-    snprintf(why, why_size, "--exact '%s': expected always, diverging or never", text);
+    snprintf(why, why_size, "--exact '%s': expected always, sampled, diverging or never", text);
     return FPD_ERR_INPUT;
 }
 

@@ -61,6 +61,7 @@ const char fpd_case_options_help[] =
     "  --timeout SEC        with --isolate (which it implies): a check that takes longer is an\n"
     "                       `error` (default: no limit)\n"
     "  --exact MODE         compare each path with the correctly rounded result: always,\n"
+    "                       sampled (when the paths differ, and one case in 8 of the rest),\n"
     "                       diverging (only when the paths differ) or never\n";
 
 void fpd_case_flags_init(struct fpd_case_flags *f)

@@ -81,7 +81,7 @@ int fpd_cmd_minimize(int argc, char **argv)
             goto done;
         }
     fpd_cli_run_kernel_sets_here(f.chk.backends, (size_t)f.chk.relation->backends);
-    f.chk.exact = FPD_EXACT_DIVERGING; /* as fuzz judges findings */
+    f.chk.exact = FPD_EXACT_SAMPLED; /* as fuzz judges findings */
     if (fpd_check_run(&ck, &f.chk, &now) != FPD_OK)
         goto internal;
     if (now.verdict == FPD_SAME) {

@@ -1,5 +1,6 @@
 /* campaign.c — planning checks from a seed, and counting what they found. */
 #include "engine/campaign.h"
+#include "engine/reach.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +133,14 @@ int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_
         .generator = cfg->generator, .seed = cfg->seed, .index = index, .dist = cfg->dists[fpd_stream_below(&s, (uint32_t)cfg->n_dists)],
         .special_rate = cfg->special_rate,
     };
+    struct fpd_case common = *c;
+    enum fpd_reach_family family;
+    bool reach = cfg->reach && fpd_reach_shape(cfg->seed, index, rel, c, &family);
     fpd_relation_prepare_case(rel, c);
+    if (reach && fpd_case_bytes(c) > cfg->max_mem) { /* a reach shape is taken whole or not at all */
+        *c = common;
+        fpd_relation_prepare_case(rel, c);
+    }
     bool fits = shrink_to_budget(rel, c, cfg->max_mem);
     out->relation = rel;
     out->exact = cfg->exact;
@@ -192,6 +200,18 @@ int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const str
     struct fpd_signature *s = &st->signatures[st->n_signatures++];
     *s = (struct fpd_signature){.relation = r, .backend = {b0, b1}, .dt = *dt, .verdict = res->verdict, .count = 1};
     return 1;
+}
+
+void fpd_stats_add_shape(struct fpd_stats *st, const struct fpd_campaign *cp, uint32_t m, uint32_t n, uint32_t k)
+{
+    struct fpd_shape_reach *r = &st->shapes;
+    unsigned octave = 31u - (unsigned)__builtin_clz(k ? k : 1);
+    if (octave < FPD_K_OCTAVES)
+        r->k_octaves |= 1u << octave;
+    r->longest_k = k > r->longest_k ? k : r->longest_k;
+    r->most_rows = m > r->most_rows ? m : r->most_rows;
+    uint32_t max_dim = cp->cfg.max_dim;
+    r->past_max_dim += m > max_dim || n > max_dim || k > max_dim;
 }
 
 void fpd_stats_free(struct fpd_stats *st)

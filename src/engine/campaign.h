@@ -26,6 +26,7 @@ struct fpd_campaign_config {
     enum fpd_dist dists[FPD_DIST_COUNT];
     size_t n_dists;
     uint32_t max_dim;
+    bool reach;         /* a share of the cases past max_dim, where reductions are long (reach.h) */
     double special_rate;
     double max_mem;
     int max_threads;
@@ -85,12 +86,22 @@ struct fpd_stats {
     size_t n_tallies, cap_tallies;
     struct fpd_signature *signatures;
     size_t n_signatures, cap_signatures;
+    struct fpd_shape_reach {
+        uint32_t k_octaves;  /* bit e: a check summed k in [2^e, 2^(e+1)) terms */
+        uint32_t longest_k, most_rows;
+        size_t past_max_dim; /* checks with m, n or k past --max-dim (reach.h) */
+    } shapes;
 };
+
+/* The octaves of k a shape reach counts: 1 .. 2^23 - 1, the longest sums reach.h draws. */
+enum { FPD_K_OCTAVES = 23 };
 
 /* Records a result. Returns 1 when it is the first of its signature (and not `same`), 0 when not,
  * or FPD_ERR_NOMEM as a negative number. */
 int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
                   const struct fpd_check_result *res);
+/* Records the shape of a check that ran (its m, n, k), for the campaign's reach. */
+void fpd_stats_add_shape(struct fpd_stats *st, const struct fpd_campaign *cp, uint32_t m, uint32_t n, uint32_t k);
 void fpd_stats_free(struct fpd_stats *st);
 
 /* A check's answer, as a campaign's worker sends it to the pool (workers.h carries it as bytes). */
@@ -99,6 +110,7 @@ struct fpd_check_answer {
     float seconds;       /* the check's wall time (a share of it, for checks run together); in what
                             would be padding: the answer fills a worker's message */
     uint64_t gemm_ticks; /* the check's time in GEMM arithmetic (clock.h) */
+    uint32_t m, n, k;    /* its shape, for the campaign's reach (fpd_stats_add_shape) */
     struct fpd_check_result res;
 };
 

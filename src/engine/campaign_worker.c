@@ -177,6 +177,7 @@ int fpd_campaign_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
         if (run_check(run, index, &chk, &a, ch) != FPD_OK)
             return FPD_ERR_INTERNAL;
     }
+    a.m = chk.c.m, a.n = chk.c.n, a.k = chk.c.k;
     if (fpd_check_answer_send(ch, index, &a) != FPD_OK)
         return FPD_ERR_INTERNAL;
     if (!run->saving.corpus || a.res.verdict == FPD_SAME || a.res.not_applicable)

@@ -1,5 +1,6 @@
 /* check.c — execute two paths, compare, classify. */
 #include "engine/check.h"
+#include "engine/poison.h"
 #include "engine/probable.h"
 
 #include <math.h>
@@ -16,7 +17,8 @@
 #include "cpu/clones.h"
 
 const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT] = {
-    [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_ALWAYS] = "always"};
+    [FPD_EXACT_NEVER] = "never", [FPD_EXACT_DIVERGING] = "diverging", [FPD_EXACT_SAMPLED] = "sampled",
+    [FPD_EXACT_ALWAYS] = "always"};
 
 /* Written into C's padding before the call; a backend that writes outside its matrix changes it. */
 #define CANARY_BYTE 0xA5
@@ -149,8 +151,9 @@ static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows,
     }
 }
 
-/* A path up to its GEMM: its operands staged as it takes them, C filled with the canary, and the
- * GEMM's arguments in ck->args[which]. */
+/* A path up to its GEMM: its operands staged as it takes them, C's padding and guard row filled
+ * with the canary and its m x n block with the case's poison (poison.h), and the GEMM's arguments
+ * in ck->args[which]. */
 static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_paths *paths, int which,
                         char *why, size_t why_size)
 {
@@ -187,6 +190,7 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
         return FPD_ERR_NOMEM;
     unsigned char *out = ck->out[which].buf;
     memset(out, CANARY_BYTE, out_bytes);
+    fpd_poison_fill(fpd_poison_of(c->recipe.seed, c->recipe.index), p->out, out, batch * m, n, ldc);
 
     ck->args[which] = (struct fpd_gemm_args){
         .dt = {p->in, p->out, c->dt.acc},
@@ -609,6 +613,20 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
     return FPD_OK;
 }
 
+/* Whether the check's mode asks for the exact reference, given whether its paths differ. */
+static bool exact_wanted(const struct fpd_check *chk, bool diverging)
+{
+    const struct fpd_recipe *r = &chk->c.recipe;
+    /* a case's draw of its own: the seed mixed with a salt, so that it is not the poison's (poison.c) */
+    uint64_t draw = fpd_rng_mix64(fpd_rng_mix64(r->seed ^ 0x5a3b1e2d4c6f7081u) + ((uint64_t)r->index + 1) * FPD_RNG_GAMMA);
+    switch (chk->exact) {
+    case FPD_EXACT_ALWAYS: return true;
+    case FPD_EXACT_SAMPLED: return diverging || draw % FPD_EXACT_SAMPLE_EVERY == 0;
+    case FPD_EXACT_DIVERGING: return diverging;
+    default: return false;
+    }
+}
+
 /* A prepared check after its GEMMs (their outcomes in ck->status, reasons in ck->why): its
  * outputs compared and classified. */
 static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
@@ -655,7 +673,7 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
         if (res->probable_ratio > 1)
             res->verdict = FPD_IMPROBABLE;
     }
-    if (chk->exact == FPD_EXACT_ALWAYS || (chk->exact == FPD_EXACT_DIVERGING && res->metrics.diff > 0)) {
+    if (exact_wanted(chk, res->metrics.diff > 0)) {
         if ((rc = exact_report(ck, chk, &outputs, &magnitudes, res)) != FPD_OK)
             return rc;
         /* a path beyond its own bound is lost precision, even when the other path shares it */

@@ -1087,6 +1087,33 @@ run "2000 checks on the tensor-core models" 0 $FPDIV fuzz --no-corpus --seed 1 -
     --backends tc-v100,tc-a100,tc-ada,tc-h100,tc-b200,tc-b200rn --dtypes f16,f16:f16:f32,bf16,f16:f16:f16 --fail-on bound &&
     expect "none of them beyond the bound" "$out" "^2000 checks in .*bound 0, nonfinite 0, error 0"
 
+# --- the shapes past --max-dim (reach.h): drawn apart, so every other case is as with --max-dim ---
+reach_args=(fuzz --seed 3 --cases 400 --no-corpus --backends seq --relations slice-rows,addmm,dot --json)
+run "a campaign that reaches past --max-dim" 0 $FPDIV "${reach_args[@]}" && cp "$tmp/out" "$tmp/reached.jsonl"
+run "the same, bounded by --max-dim 256" 0 $FPDIV "${reach_args[@]}" --max-dim 256 && cp "$tmp/out" "$tmp/bounded.jsonl"
+python3 - "$tmp/reached.jsonl" "$tmp/bounded.jsonl" <<'PYTHON' && pass "reach: only the reach cases differ, every check past --max-dim one of them, and the summary counts them" || fail "reach" "see above"
+import json, sys
+def checks(path):
+    lines = [json.loads(l) for l in open(path)]
+    return {o["index"]: o for o in lines if o["type"] == "check"}, lines[-1]
+reached, r_summary = checks(sys.argv[1])
+bounded, b_summary = checks(sys.argv[2])
+past = lambda o: any(int(d) > 256 for d in o["shape"].split("x"))
+moved = [i for i in reached if reached[i]["shape"] != bounded[i]["shape"]]
+same = [i for i in reached if reached[i]["shape"] == bounded[i]["shape"]]
+assert moved and all(i in moved for i in reached if past(reached[i])), moved  # some reach shapes stay within it
+assert all((reached[i]["hash_a"], reached[i]["hash_b"]) == (bounded[i]["hash_a"], bounded[i]["hash_b"]) for i in same)
+assert r_summary["shapes"]["past_max_dim"] == sum(past(o) for o in reached.values()) > 0 and r_summary["shapes"]["reach"]
+assert b_summary["shapes"]["past_max_dim"] == 0 and not b_summary["shapes"]["reach"]
+assert r_summary["shapes"]["longest_k"] > 256 or r_summary["shapes"]["most_rows"] > 256
+PYTHON
+run "reach in the summary" 0 $FPDIV fuzz --seed 3 --cases 200 --no-corpus --backends seq --relations addmm
+expect "says how far it reached" "$out" "^shapes: k in [0-9]+ of the 23 octaves below 2\^23, .*past --max-dim 256 \(one case in 64 is drawn there\)"
+run "a memory budget the long shapes do not fit" 0 $FPDIV fuzz --seed 3 --cases 400 --no-corpus --backends seq \
+    --relations slice-rows,addmm,dot --max-mem 2M --json
+python3 -c 'import json, sys; s = json.loads(sys.argv[1])["shapes"]; sys.exit(not (s["longest_k"] < 1 << 20 and s["most_rows"] < 1 << 20))' \
+    "$(tail -1 <<<"$out")" && pass "keeps the common shapes instead" || fail "the budget and the long shapes" "$(tail -1 <<<"$out" | head -c 300)"
+
 echo
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

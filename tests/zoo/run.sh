@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The bug zoo, found: a short campaign on each planted-fault library (tests/zoo/faults/) finds its
+# fault, and one on the control (none.c: the same wrapper, no fault) finds nothing. A finding is a
+# check `improbable` or worse; the seed is fixed, so a fault found here is found on every machine
+# that runs the same checks (the wrapped OpenBLAS's kernel set changes the bits, not the faults).
+# `make bench` measures the time each takes to be found (scripts/bench/bench_zoo.sh).
+# Usage: FPDIV=build/fpdiv tests/zoo/run.sh
+set -u
+FPDIV=${FPDIV:-build/fpdiv}
+zoo=$(dirname "$FPDIV")/zoo
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../cli/lib.sh"
+export FPDIV_PYTHON=/bin/false  # no frameworks here: a `list` need not start them
+[ -f "$zoo/libnone.so" ] || { echo "zoo: $zoo/libnone.so is missing (make test builds the zoo)"; exit 1; }
+if ! $FPDIV --blas zoo="$zoo/libnone.so" list | grep -qE '^  zoo +cpu available'; then
+    echo "zoo: SKIP: the zoo wraps Debian's OpenBLAS (libopenblas.so.0), which is not here: $($FPDIV --blas zoo="$zoo/libnone.so" list 2>&1 | grep -A1 '^  zoo' | tail -1)"
+    exit 0
+fi
+# campaign LIB CASES: a campaign of CASES checks on LIB alone, its JSON lines in $out
+campaign() {
+    run "campaign on $(basename "$1")" "$3" $FPDIV --blas zoo="$1" fuzz --backends zoo --seed 1 --cases "$2" \
+        --no-corpus --fail-on improbable --json
+}
+first_finding() {
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    if o.get("type") == "check" and o["verdict"] in ("improbable", "bound", "nonfinite", "error"):
+        print(o["verdict"], "in", o["relation"], o["dtype"], o["shape"]); break' <<<"$out"
+}
+
+for lib in "$zoo"/lib*.so; do
+    name=$(basename "$lib" .so)
+    name=${name#lib}
+    [ "$name" = none ] && continue
+    campaign "$lib" 2000 1 && pass "$name found: $(first_finding)"
+done
+# the control: the real library through the same wrapper; nothing found in more checks
+campaign "$zoo/libnone.so" 6000 0 && pass "the control: nothing found in 6000 checks"
+# the poison finds what a C of finite values hides: beta = 0 scaling C is non-finite
+campaign "$zoo/libbeta_scaled.so" 2000 1 && expect "a kernel reading C at beta = 0: nonfinite" "$(first_finding)" "^nonfinite "
+# a fault past 2^20 terms: out of the common shapes' reach, found by the shapes past --max-dim
+run "a long-reduction fault, shapes bounded by --max-dim" 0 $FPDIV --blas zoo="$zoo/liblong_reduction.so" fuzz \
+    --backends zoo --seed 1 --cases 2000 --no-corpus --fail-on improbable --max-dim 256 && pass "is out of reach"
+# two paths that agree, both wrong alike: only the exact reference tells, which fuzz computes for one
+# case in eight of those whose paths agree (--exact sampled, its default)
+lossy="--blas zoo=$zoo/libreduced_precision.so"
+run "repeat on a library that rounds its inputs, no reference" 0 $FPDIV $lossy check --relation repeat --backend zoo \
+    --shape 8x8x64 --dtype f32 --exact diverging && expect "the paths agree" "$out" "^check repeat on zoo: same"
+run "the same against the reference" 1 $FPDIV $lossy check --relation repeat --backend zoo --shape 8x8x64 --dtype f32 &&
+    expect "both beyond their bound" "$out" "^check repeat on zoo: bound"
+run "a campaign of agreeing paths, reference on diverging ones only" 0 $FPDIV $lossy fuzz --relations repeat --backends zoo \
+    --seed 1 --cases 200 --no-corpus --exact diverging
+run "the same campaign, sampled (the default)" 1 $FPDIV $lossy fuzz --relations repeat --backends zoo --seed 1 --cases 200 \
+    --no-corpus && expect "finds them" "$out" "bound [1-9]"
+expect "and says how" "$out" "one case in 8 of the rest \(--exact sampled\)"
+
+echo "zoo: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,41 @@
+/* zoo.h — the bug zoo's libraries: CBLAS wrappers of a real library, each with one planted fault.
+ *
+ * wrap.c forwards every CBLAS routine fpdiv calls (gemm, gemv and dot, single and double) to the
+ * real library, as weak symbols; a fault's file (faults/NAME.c) defines the routine it breaks, which
+ * wins at link time, and calls the real one through `zoo_real` around its fault. The real library
+ * is $FPDIV_ZOO_REAL, else Debian's OpenBLAS (libopenblas.so.0), loaded into the namespace fpdiv
+ * loads the wrapper into and run on one thread. */
+#ifndef ZOO_H
+#define ZOO_H
+
+enum { ZOO_ROW_MAJOR = 101, ZOO_NO_TRANS = 111 };
+
+typedef void sgemm_fn(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+                      const float *b, int ldb, float beta, float *c, int ldc);
+typedef void dgemm_fn(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,
+                      const double *b, int ldb, double beta, double *c, int ldc);
+typedef void sgemv_fn(int order, int trans, int m, int n, float alpha, const float *a, int lda, const float *x, int incx,
+                      float beta, float *y, int incy);
+typedef void dgemv_fn(int order, int trans, int m, int n, double alpha, const double *a, int lda, const double *x,
+                      int incx, double beta, double *y, int incy);
+typedef float sdot_fn(int n, const float *x, int incx, const float *y, int incy);
+typedef double ddot_fn(int n, const double *x, int incx, const double *y, int incy);
+
+struct zoo_real {
+    sgemm_fn *sgemm;
+    dgemm_fn *dgemm;
+    sgemv_fn *sgemv;
+    dgemv_fn *dgemv;
+    sdot_fn *sdot;
+    ddot_fn *ddot;
+};
+extern struct zoo_real zoo_real;
+
+sgemm_fn cblas_sgemm;
+dgemm_fn cblas_dgemm;
+sgemv_fn cblas_sgemv;
+dgemv_fn cblas_dgemv;
+sdot_fn cblas_sdot;
+ddot_fn cblas_ddot;
+
+#endif
