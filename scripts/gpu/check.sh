@@ -210,15 +210,15 @@ direct() {
         "$fpdiv" check --relation repeat --backend seq --shape "$3" --dtype f32 --seed 1 --save "$d/corpus" \
             --fail-on never >/dev/null 2>&1 && "$fpdiv" export "$d"/corpus/repeat/*.json --to numpy -o "$d/npy" >/dev/null
     fi
-    timeout 120 $FPDIV_PYTHON - "$1" "$2" "$d/npy" <<'PY'
+    timeout 120 $FPDIV_PYTHON - "$1" "$2" "$d/npy" "$framework_device" <<'PY'
 import sys
 import numpy as np
-framework, relation, d = sys.argv[1:]
+framework, relation, d, dev = sys.argv[1:]
 a, b = np.load(f"{d}/A.npy")[0], np.load(f"{d}/B.npy")[0]
 bias = np.load(f"{d}/bias.npy")
 if framework == "torch":
     import torch
-    dev = "cuda"
+    torch.set_num_threads(1)  # as fpdiv runs it: on a CPU, a library's sums may depend on its threads
     ta, tb, tbias = (torch.from_numpy(x).to(dev) for x in (a, b, bias))
     if relation == "slice-rows":
         p, q = torch.mm(ta, tb)[0], torch.mm(ta[:1], tb)[0]
@@ -237,11 +237,18 @@ print(int(np.sum(p != q)))
 PY
 }
 
+# The frameworks' device: cuda, or cpu where GPU_CHECK_FRAMEWORK_DEVICE=cpu says so (the rehearsal,
+# tests/gpu/rehearsal.sh: the counting itself checked where there is no GPU).
+framework_device=${GPU_CHECK_FRAMEWORK_DEVICE:-cuda}
 frameworks() {
     local on_cuda
-    on_cuda=$(timeout 120 $FPDIV_PYTHON -c '
+    on_cuda=$(timeout 120 $FPDIV_PYTHON - "$framework_device" 2>/dev/null <<'PY'
+import sys
 import torch, jax
-print("torch" if torch.cuda.is_available() else "", "jax" if jax.devices()[0].platform == "gpu" else "")' 2>/dev/null)
+cpu = sys.argv[1] == "cpu"
+print("torch" if cpu or torch.cuda.is_available() else "", "jax" if cpu or jax.devices()[0].platform == "gpu" else "")
+PY
+)
     [ -n "${on_cuda// /}" ] || { detail="neither torch nor jax sees a GPU from $FPDIV_PYTHON"; return 3; }
     local bad=0 agree=0 cases=0
     compare() { # NAME FRAMEWORK RELATION SHAPE
@@ -276,7 +283,7 @@ print("torch" if torch.cuda.is_available() else "", "jax" if jax.devices()[0].pl
     else
         echo "jax sees no GPU: its checks are skipped"
     fi
-    detail="$agree of $cases counts as the framework's own on ${on_cuda// /,}"
+    detail="$agree of $cases counts as the framework's own on ${on_cuda// /,} ($framework_device)"
     return $bad
 }
 

@@ -49,6 +49,10 @@ int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why,
 {
     b->probes = 0;
     b->seen_count = 0; /* a new bisection: none of its values is probed yet */
+    if (b->base.c.data == &b->data) { /* an earlier bisection's inputs: this one captures its own */
+        b->base.c.data = NULL;
+        fpd_case_data_free(&b->data);
+    }
     b->data = (struct fpd_case_data){0};
     if (b->by == FPD_BY_HASH && b->dim == FPD_DIM_K) {
         snprintf(why, why_size, "--by hash compares the output that neighbouring shapes share; varying k changes "

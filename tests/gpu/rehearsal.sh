@@ -5,8 +5,9 @@
 # stand-in: cuda-seq and cuda-tiled: seq; cuda-splitk: splitk; cuda-wmma: blocked (a tensor-core
 # model would take minutes to explain on a CPU, issue 56); cublas: blis; cublaslt: the reference
 # BLAS. `device seq,cuda-seq`, one backend twice, becomes `repeat` on it. Every GPU step then runs
-# its own logic to its end: tests/gpu/run.sh's queue, the reports' JSON, the campaign, its replay
-# and its page. The frameworks step stays skipped (no torch or jax here sees a GPU). Takes minutes:
+# its own logic to its end: tests/gpu/run.sh's queue, the reports' JSON, the frameworks' counts
+# (torch and jax on the CPU: GPU_CHECK_FRAMEWORK_DEVICE=cpu), the campaign, its replay and its
+# page. Takes minutes:
 # not part of `make test` (CI's time); `make gpu-rehearsal` runs it.
 # Usage: FPDIV=build/fpdiv tests/gpu/rehearsal.sh [OUT]   (OUT kept for reading; default a temporary one)
 set -u
@@ -57,9 +58,9 @@ chmod +x "$fake/bin/fpdiv"
 printf '#!/bin/sh\necho "Stand-in GPU, 9.0, 580.00, 81559 MiB"\n' >"$tmp/bin/nvidia-smi"
 chmod +x "$tmp/bin/nvidia-smi"
 
-PATH=$tmp/bin:$PATH "$root/scripts/gpu/check.sh" "$out_dir" --bundle "$fake" --budget 900 >"$tmp/log" 2>&1
+PATH=$tmp/bin:$PATH GPU_CHECK_FRAMEWORK_DEVICE=cpu "$root/scripts/gpu/check.sh" "$out_dir" --bundle "$fake" --budget 900 >"$tmp/log" 2>&1
 echo "rehearsal: $(tail -1 "$tmp/log")"
-for s in bundle machine env reports gpu-tests campaign; do
+for s in bundle machine env reports frameworks gpu-tests campaign; do
     got=$(status_of "$out_dir/results.json" $s)
     [[ $got == passed* ]] && pass "$s passed: ${got#passed: }" || fail "$s" "$got"
 done
