@@ -66,8 +66,9 @@ def main():
             print(f"  {name:<20} {found:>6} {statistics.median(times):9.2f} {min(times):7.2f} {max(times):7.2f}   {what}")
         else:
             print(f"  {name:<20} {found:>6} {'-':>9} {'-':>7} {'-':>7}   {'clean' if control else 'not found'}")
-        if control == bool(times) or (not control and statistics.median(times + [float('inf')] * (len(seeds) - len(times))) > opts.limit):
-            failed = True
+        # a fault's median over every seed, a seed that found nothing counted as never
+        median = statistics.median(times + [float("inf")] * (len(seeds) - len(times)))
+        failed |= bool(times) if control else median > opts.limit
     print("  (none is the control: the real library through the same wrapper; it must stay clean)")
     sys.exit(1 if failed else 0)
 

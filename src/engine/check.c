@@ -617,11 +617,11 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
 static bool exact_wanted(const struct fpd_check *chk, bool diverging)
 {
     const struct fpd_recipe *r = &chk->c.recipe;
-    /* a case's draw of its own: the seed mixed with a salt, so that it is not the poison's (poison.c) */
-    uint64_t draw = fpd_rng_mix64(fpd_rng_mix64(r->seed ^ 0x5a3b1e2d4c6f7081u) + ((uint64_t)r->index + 1) * FPD_RNG_GAMMA);
     switch (chk->exact) {
     case FPD_EXACT_ALWAYS: return true;
-    case FPD_EXACT_SAMPLED: return diverging || draw % FPD_EXACT_SAMPLE_EVERY == 0;
+    case FPD_EXACT_SAMPLED: /* a draw of the case's own: its seed mixed with a salt, so not the poison's */
+        return diverging || fpd_rng_mix64(fpd_rng_mix64(r->seed ^ 0x5a3b1e2d4c6f7081u) +
+                                          ((uint64_t)r->index + 1) * FPD_RNG_GAMMA) % FPD_EXACT_SAMPLE_EVERY == 0;
     case FPD_EXACT_DIVERGING: return diverging;
     default: return false;
     }

@@ -17,7 +17,8 @@ if ! $FPDIV --blas zoo="$zoo/libnone.so" list | grep -qE '^  zoo +cpu available'
     echo "zoo: SKIP: the zoo wraps Debian's OpenBLAS (libopenblas.so.0), which is not here: $($FPDIV --blas zoo="$zoo/libnone.so" list 2>&1 | grep -A1 '^  zoo' | tail -1)"
     exit 0
 fi
-# campaign LIB CASES: a campaign of CASES checks on LIB alone, its JSON lines in $out
+# campaign LIB CASES WANT_EXIT: a campaign of CASES checks on LIB alone, failing on `improbable` or
+# worse; its JSON lines in $out
 campaign() {
     run "campaign on $(basename "$1")" "$3" $FPDIV --blas zoo="$1" fuzz --backends zoo --seed 1 --cases "$2" \
         --no-corpus --fail-on improbable --json

@@ -24,7 +24,7 @@ static size_t span(size_t rows, size_t cols, int ld) { return rows ? (rows - 1) 
 
 static float *rounded(const float *x, size_t count)
 {
-    float *r = malloc(count * sizeof *r + 1);
+    float *r = malloc(count ? count * sizeof *r : 1); /* NULL means out of memory, not empty */
     for (size_t i = 0; r && i < count; i++)
         r[i] = to_tf32(x[i]);
     return r;
