@@ -12,8 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 6
-/* ABI 5 is ABI 6 without the status FPD_ERR_NOT_APPLICABLE (its structs are ABI 6's);
+#define FPDIV_BACKEND_ABI 7
+/* ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the route FPD_ROUTE_SYRK
+ * and their features;
+ * ABI 5 is ABI 6 without the status FPD_ERR_NOT_APPLICABLE (its structs are ABI 6's);
  * ABI 4 is ABI 5 without `rounding` at the end of struct fpd_backend, ABI 3 ABI 4 without
  * gemm_many; ABI 2 is ABI 3 without
  * routes and executions (args->route, args->execution and the features that go with them); ABI 1
@@ -62,6 +64,8 @@ enum fpd_feature {
     FPD_FEAT_VMAP = 1u << 4,       /* gemm() honours FPD_ROUTE_VMAP_ROWS (a framework's vmap; ABI 3) */
     FPD_FEAT_COMPILE = 1u << 5,    /* gemm() honours args->execution: eager or compiled (ABI 3) */
     FPD_FEAT_BIAS_ADDED = 1u << 6, /* args->bias is added to the rounded product: one more rounding (ABI 3) */
+    FPD_FEAT_CONCURRENT = 1u << 7, /* gemm_concurrent() runs GEMMs from several threads at once (ABI 7) */
+    FPD_FEAT_SELF = 1u << 8,       /* gemm() honours FPD_ROUTE_SYRK (ABI 7) */
 };
 
 /*
@@ -76,6 +80,9 @@ enum fpd_route {
     FPD_ROUTE_DOT,       /* each element by one dot: C[i,j] = op(A)[i,:] . op(B)[:,j] (bias is then NULL) */
     FPD_ROUTE_VMAP_ROWS, /* a framework's vmap over the rows of A of (row . op(B)): what a per-row function
                             becomes when it is vectorized (FPD_FEAT_VMAP) */
+    FPD_ROUTE_SYRK,      /* ABI 7: C = op(A) op(A)^T (m = n) by the library's syrk, one triangle computed and
+                            mirrored, as numpy computes A @ A.T (FPD_FEAT_SELF); op(B) is then a copy of
+                            op(A)^T, which the route need not read */
     FPD_ROUTE_COUNT
 };
 
@@ -177,7 +184,19 @@ struct fpd_backend {
 
     /* ABI 5, optional (NULL: FPD_ROUNDING_NEAREST). How gemm() rounds for these dtypes. */
     void (*rounding)(void *state, const struct fpd_dtypes *dt, struct fpd_rounding *out);
+
+    /* ABI 7, with FPD_FEAT_CONCURRENT (else NULL). Several GEMMs computed at the same time, as
+     * several threads of one program call a library: GEMM i from a thread of its own, all
+     * released together, each as gemm() would compute it alone, with its outcome in
+     * status[i] and reason at why + i * why_size. For the `concurrent` relation, which looks for
+     * what shared state (a packing buffer, a lock per routine) does to calls that overlap: the
+     * backend must not serialize them itself. Where this state cannot run them at once (a library
+     * served by another process that takes one call at a time), every status is
+     * FPD_ERR_NOT_APPLICABLE with the reason. At most FPD_MAX_CALLERS GEMMs. */
+    void (*gemm_concurrent)(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
+                            char *why, size_t why_size);
 };
+#define FPD_MAX_CALLERS 8
 
 /*
  * Plugins. A shared object adds backends by exporting one function with C linkage:

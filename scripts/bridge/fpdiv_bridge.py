@@ -55,7 +55,7 @@ RUNNING, DONE, RAISED = 1, 2, 3  # the progress bytes
 FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
           "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias")
 DTYPE = ("f64", "f32", "f16", "bf16")
-ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows")
+ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk")  # syrk: never sent (no "self" feature)
 EXECUTION = ("default", "eager", "compiled")
 SOCKET_FD, MEMORY_FD = 3, 4
 STORAGE = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": np.uint16}

@@ -12,7 +12,7 @@
 
 const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
-    [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows"};
+    [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows", [FPD_ROUTE_SYRK] = "syrk"};
 const char *const fpd_execution_names[FPD_EXEC_COMPILED + 1] = {
     [FPD_EXEC_DEFAULT] = "default", [FPD_EXEC_EAGER] = "eager", [FPD_EXEC_COMPILED] = "compiled"};
 
@@ -54,6 +54,10 @@ int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
     }
     if (!b->name || !b->open || !b->supports || !b->gemm) {
         snprintf(why, why_size, "backend '%s' lacks a name, open, supports or gemm", b->name ? b->name : "?");
+        return FPD_ERR_INPUT;
+    }
+    if ((b->features & FPD_FEAT_CONCURRENT) && !b->gemm_concurrent) {
+        snprintf(why, why_size, "backend '%s' has the feature FPD_FEAT_CONCURRENT but no gemm_concurrent", b->name);
         return FPD_ERR_INPUT;
     }
     if (!fpd_backend_name_valid(b->name)) {
@@ -183,6 +187,26 @@ void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const
     }
     for (size_t i = 0; i < count; i++)
         status[i] = outcome(s, status[i], NULL, why + i * why_size, why_size);
+}
+
+void fpd_backend_gemm_concurrent(const struct fpd_backend_slot *s, size_t count,
+                                 const struct fpd_gemm_args *const *args, int *status, char *why, size_t why_size)
+{
+    for (size_t i = 0; i < count; i++)
+        why[i * why_size] = '\0';
+    if (!(s->impl->features & FPD_FEAT_CONCURRENT) || count > FPD_MAX_CALLERS) {
+        for (size_t i = 0; i < count; i++) {
+            snprintf(why + i * why_size, why_size, "%s does not take concurrent calls%s", s->impl->name,
+                     count > FPD_MAX_CALLERS ? " from so many threads" : "");
+            status[i] = FPD_ERR_NOT_APPLICABLE;
+        }
+        return;
+    }
+    s->impl->gemm_concurrent(s->handle, count, args, status, why, why_size);
+    char changed[256];
+    bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
+    for (size_t i = 0; i < count; i++)
+        status[i] = outcome(s, status[i], left_changed ? changed : NULL, why + i * why_size, why_size);
 }
 
 bool fpd_backend_supports(struct fpd_backend_slot *s, const struct fpd_dtypes *dt, char *why, size_t why_size)

@@ -62,5 +62,10 @@ void fpd_backend_rounding(const struct fpd_backend_slot *s, const struct fpd_dty
  * gemm_many, else one at a time. */
 void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const struct fpd_gemm_args *const *args,
                            int *status, char *why, size_t why_size);
+/* GEMMs called from several threads at once (the backend's gemm_concurrent, fpdiv_backend.h), each
+ * with its own outcome as fpd_backend_gemm_many's; FPD_ERR_NOT_APPLICABLE for every one where the
+ * backend does not take concurrent calls. */
+void fpd_backend_gemm_concurrent(const struct fpd_backend_slot *s, size_t count,
+                                 const struct fpd_gemm_args *const *args, int *status, char *why, size_t why_size);
 
 #endif

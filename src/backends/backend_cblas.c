@@ -31,6 +31,7 @@
 #include "backends/backend.h"
 #include "backends/backend_util.h"
 #include "backends/cblas_library.h"
+#include "backends/concurrent.h"
 #include "backends/host.h"
 #include "common/dtype.h"
 #include "common/isolate.h"
@@ -325,50 +326,58 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
                 fpd_store(g->dt.acc, c, i * e->ldc + j, v);
             }
         break;
+    case FPD_ROUTE_SYRK: /* the upper triangle, then mirrored, as numpy does for A @ A.T */
+        fpd_cblas_syrk(&s->lib, f64, g->trans_a, g->m, g->k, a, e->lda, c, e->ldc);
+        for (size_t i = 1; i < g->m; i++)
+            for (size_t j = 0; j < i; j++)
+                memcpy(c + (i * e->ldc + j) * es, c + (j * e->ldc + i) * es, es);
+        break;
     default: break;
     }
 }
 
-/* Whether the route can run: BLAS's gemv and dot take one type throughout, and the library must
- * export them. */
+/* Whether the route can run: BLAS's gemv, dot and syrk take one type throughout, and the library
+ * must export them. */
 static bool route_runs(const struct cblas_state *s, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     static const char *const routines[FPD_ROUTE_COUNT][2] = {
         [FPD_ROUTE_GEMV_ROWS] = {"cblas_sgemv", "cblas_dgemv"},
         [FPD_ROUTE_GEMV_COLS] = {"cblas_sgemv", "cblas_dgemv"},
         [FPD_ROUTE_DOT] = {"cblas_sdot", "cblas_ddot"},
+        [FPD_ROUTE_SYRK] = {"cblas_ssyrk", "cblas_dsyrk"},
     };
     if (g->route == FPD_ROUTE_GEMM)
         return true;
     bool f64 = g->dt.acc == FPD_F64;
     if (g->route >= FPD_ROUTE_COUNT || !routines[g->route][0]) { /* a framework's (vmap): not a library's */
-        snprintf(why, why_size, "%s has no route %d, only gemv and dot", s->library, (int)g->route);
+        snprintf(why, why_size, "%s has no route %d, only gemv, dot and syrk", s->library, (int)g->route);
         return false;
     }
     if (g->dt.in != g->dt.acc || g->dt.out != g->dt.acc || (g->dt.acc != FPD_F32 && g->dt.acc != FPD_F64)) {
-        snprintf(why, why_size, "%s: gemv and dot routes take f32 or f64 throughout", s->library);
+        snprintf(why, why_size, "%s: gemv, dot and syrk routes take f32 or f64 throughout", s->library);
         return false;
     }
-    if ((g->route == FPD_ROUTE_DOT ? s->lib.dot : s->lib.gemv)[f64] == NULL) {
+    void *const *exported = g->route == FPD_ROUTE_DOT ? s->lib.dot : g->route == FPD_ROUTE_SYRK ? s->lib.syrk : s->lib.gemv;
+    if (exported[f64] == NULL) {
         snprintf(why, why_size, "%s exports no %s", s->library, routines[g->route][f64]);
         return false;
     }
-    if (g->route == FPD_ROUTE_DOT && g->bias) {
-        snprintf(why, why_size, "a dot has no fused bias");
+    if ((g->route == FPD_ROUTE_DOT || g->route == FPD_ROUTE_SYRK) && g->bias) {
+        snprintf(why, why_size, "a %s has no fused bias", g->route == FPD_ROUTE_DOT ? "dot" : "syrk");
+        return false;
+    }
+    if (g->route == FPD_ROUTE_SYRK && g->m != g->n) {
+        snprintf(why, why_size, "syrk computes A times its own transpose: m = n, not %zu x %zu", g->m, g->n);
         return false;
     }
     return true;
 }
 
-static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+/* One GEMM in this process, its conversions staged in `batch`: reentrant given a staging of its
+ * own, once the thread count is set. */
+static int compute(struct cblas_state *s, struct fpd_batch_staging *batch, const struct fpd_gemm_args *g, char *why,
+                   size_t why_size)
 {
-    struct cblas_state *s = state;
-    if (s->host) { /* a host is its starter's: one forked from it (a worker) starts its own */
-        int rc = fpd_host_renew(&s->host, why, why_size);
-        if (rc != FPD_OK)
-            return rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
-        return fpd_host_gemm(s->host, g, 0, why, why_size);
-    }
     const size_t dims[] = {g->m, g->n, g->k, g->lda, g->ldb, g->ldc};
     if (!fpd_cblas_fits(&s->lib, dims, sizeof dims / sizeof dims[0])) {
         snprintf(why, why_size, "a dimension exceeds %s's %d-bit integers", s->library, s->lib.ilp64 ? 64 : 32);
@@ -376,13 +385,12 @@ static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
     }
     if (!route_runs(s, g, why, why_size))
         return FPD_ERR_BACKEND;
-    set_threads(s, g->threads);
     enum fpd_dtype ct = g->dt.acc;
     const void *native = native_16bit(s, &g->dt);
     enum fpd_dtype operand_t = native ? g->dt.in : ct;
     for (size_t b = 0; b < g->batch; b++) {
         struct fpd_batch_entry e;
-        if (fpd_stage_batch_entry(&s->batch, g, b, operand_t, ct, &e) != FPD_OK) {
+        if (fpd_stage_batch_entry(batch, g, b, operand_t, ct, &e) != FPD_OK) {
             snprintf(why, why_size, "out of memory");
             return FPD_ERR_NOMEM;
         }
@@ -399,6 +407,55 @@ static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
         fpd_finish_batch_entry(g, b, ct, &e);
     }
     return FPD_OK;
+}
+
+/* A host is its starter's: one forked from it (a worker) starts its own. */
+static int renew_host(struct cblas_state *s, char *why, size_t why_size)
+{
+    int rc = fpd_host_renew(&s->host, why, why_size);
+    return rc == FPD_OK ? FPD_OK : rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
+}
+
+static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    struct cblas_state *s = state;
+    if (s->host) {
+        int rc = renew_host(s, why, why_size);
+        return rc == FPD_OK ? fpd_host_gemm(s->host, g, 0, why, why_size) : rc;
+    }
+    set_threads(s, g->threads);
+    return compute(s, &s->batch, g, why, why_size);
+}
+
+/* One of several concurrent calls: the state's staging is shared, so each call stages its own. */
+static int concurrent_call(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    struct fpd_batch_staging batch = {0};
+    int rc = compute(state, &batch, g, why, why_size);
+    fpd_batch_staging_free(&batch);
+    return rc;
+}
+
+/* The library's thread count is global to it: set once, for every caller (fpdiv gives them one). */
+static void cblas_gemm_concurrent(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
+                                  char *why, size_t why_size)
+{
+    struct cblas_state *s = state;
+    if (s->host) {
+        int rc = renew_host(s, why, why_size);
+        if (rc != FPD_OK) {
+            for (size_t i = 0; i < count; i++) {
+                status[i] = rc;
+                if (i > 0)
+                    memcpy(why + i * why_size, why, why_size);
+            }
+            return;
+        }
+        fpd_host_gemm_concurrent(s->host, count, args, 0, status, why, why_size);
+        return;
+    }
+    set_threads(s, count ? args[0]->threads : 0);
+    fpd_gemm_concurrently(concurrent_call, s, count, args, status, why, why_size);
 }
 
 static const char *route_16bit(const struct cblas_state *s, enum fpd_dtype in)
@@ -449,9 +506,10 @@ static void cblas_close(void *state)
 #define CBLAS_BACKEND(backend_name, text, ...)                                                                       \
     {                                                                                                                \
         .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                  \
-        .kind = FPD_KIND_VENDOR, .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES,              \
+        .kind = FPD_KIND_VENDOR,                                                                                     \
+        .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF, \
         .open = cblas_open, .supports = cblas_supports, .gemm = cblas_gemm, .provenance = cblas_provenance,          \
-        .close = cblas_close,                                                                                        \
+        .close = cblas_close, .gemm_concurrent = cblas_gemm_concurrent,                                              \
         __VA_ARGS__                                                                                                  \
     }
 

@@ -240,6 +240,27 @@ static int pinned_gemm(void *state, const struct fpd_gemm_args *g, char *why, si
     return fpd_host_gemm(s->host, g, 0, why, why_size);
 }
 
+static void pinned_gemm_concurrent(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
+                                   char *why, size_t why_size)
+{
+    struct pinned_state *s = state;
+    struct fpd_backend_slot *base = s->p->base;
+    if (s->in_process) {
+        base->impl->gemm_concurrent(base->handle, count, args, status, why, why_size);
+        return;
+    }
+    int rc = fpd_host_renew(&s->host, why, why_size);
+    if (rc != FPD_OK) {
+        for (size_t i = 0; i < count; i++) {
+            status[i] = rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
+            if (i > 0)
+                memcpy(why + i * why_size, why, why_size);
+        }
+        return;
+    }
+    fpd_host_gemm_concurrent(s->host, count, args, 0, status, why, why_size);
+}
+
 static void pinned_provenance(void *state, fpd_provenance_fn emit, void *ctx)
 {
     struct pinned_state *s = state;
@@ -389,6 +410,7 @@ static int pinned_slot(struct fpd_backend_slot *base, const char *set, struct fp
         .abi = FPDIV_BACKEND_ABI, .name = p->name, .summary = p->summary, .device = b->device, .kind = b->kind,
         .features = b->features, .twin = b->twin, .open = pinned_open,
         .supports = pinned_supports, .gemm = pinned_gemm, .provenance = pinned_provenance, .close = pinned_close,
+        .gemm_concurrent = b->gemm_concurrent ? pinned_gemm_concurrent : NULL,
     };
     int rc = fpd_registry_add(&p->impl, why, why_size);
     if (rc != FPD_OK) {

@@ -325,6 +325,7 @@ int fpd_cblas_load(const char *path, struct fpd_cblas *lib, char *why, size_t wh
     lib->gemm_f16 = find(lib, "cblas_gemm_f16f16f32");
     lib->gemv[0] = find(lib, "cblas_sgemv"), lib->gemv[1] = find(lib, "cblas_dgemv");
     lib->dot[0] = find(lib, "cblas_sdot"), lib->dot[1] = find(lib, "cblas_ddot");
+    lib->syrk[0] = find(lib, "cblas_ssyrk"), lib->syrk[1] = find(lib, "cblas_dsyrk");
     lib->default_threads = 1;
     describe_openblas(lib);
     describe_mkl(lib);
@@ -430,6 +431,30 @@ void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans
     else
         ((sgemv32_fn)(uintptr_t)fn)(order, t, (int32_t)rows, (int32_t)cols, 1.0f, a, (int32_t)lda, x, (int32_t)incx,
                                     (float)beta, y, (int32_t)incy);
+}
+
+typedef void (*ssyrk32_fn)(int, int, int, int32_t, int32_t, float, const void *, int32_t, float, void *, int32_t);
+typedef void (*ssyrk64_fn)(int, int, int, int64_t, int64_t, float, const void *, int64_t, float, void *, int64_t);
+typedef void (*dsyrk32_fn)(int, int, int, int32_t, int32_t, double, const void *, int32_t, double, void *, int32_t);
+typedef void (*dsyrk64_fn)(int, int, int, int64_t, int64_t, double, const void *, int64_t, double, void *, int64_t);
+
+void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool trans, size_t n, size_t k, const void *a, size_t lda,
+                    void *c, size_t ldc)
+{
+    void *fn = lib->syrk[f64];
+    int t = transpose(trans);
+    if (f64 && lib->ilp64)
+        ((dsyrk64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int64_t)n, (int64_t)k, 1.0, a, (int64_t)lda,
+                                    0.0, c, (int64_t)ldc);
+    else if (f64)
+        ((dsyrk32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int32_t)n, (int32_t)k, 1.0, a, (int32_t)lda,
+                                    0.0, c, (int32_t)ldc);
+    else if (lib->ilp64)
+        ((ssyrk64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int64_t)n, (int64_t)k, 1.0f, a,
+                                    (int64_t)lda, 0.0f, c, (int64_t)ldc);
+    else
+        ((ssyrk32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int32_t)n, (int32_t)k, 1.0f, a,
+                                    (int32_t)lda, 0.0f, c, (int32_t)ldc);
 }
 
 double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, size_t incx, const void *y,

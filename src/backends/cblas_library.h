@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* CBLAS's enumerations, as every CBLAS numbers them. */
-enum { FPD_CBLAS_ROW_MAJOR = 101, FPD_CBLAS_COL_MAJOR = 102, FPD_CBLAS_NO_TRANS = 111, FPD_CBLAS_TRANS = 112 };
+enum { FPD_CBLAS_ROW_MAJOR = 101, FPD_CBLAS_COL_MAJOR = 102, FPD_CBLAS_NO_TRANS = 111, FPD_CBLAS_TRANS = 112, FPD_CBLAS_UPPER = 121 };
 
 struct fpd_cblas {
     void *handle;
@@ -37,6 +37,7 @@ struct fpd_cblas {
     void *gemm_bf16; /* oneMKL's cblas_gemm_bf16bf16f32 */
     void *gemm_f16;  /* oneMKL's cblas_gemm_f16f16f32 */
     void *gemv[2], *dot[2]; /* the routes frameworks take (fpdiv_backend.h): cblas_sgemv, cblas_dgemv; cblas_sdot, cblas_ddot */
+    void *syrk[2];          /* numpy's for A @ A.T: cblas_ssyrk, cblas_dsyrk */
     void (*set_threads_int)(int);     /* openblas_set_num_threads, MKL_Set_Num_Threads */
     void (*set_threads_long)(int64_t); /* bli_thread_set_num_threads (BLIS's dim_t) */
     int default_threads;               /* the library's own count when loaded (0: unknown, 1 for a serial one) */
@@ -81,6 +82,11 @@ void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans
 /* x . y through cblas_sdot or cblas_ddot (an sdot's float widened exactly). Call only when lib->dot[f64]. */
 double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, size_t incx, const void *y,
                      size_t incy);
+/* C = op(A) op(A)^T, its upper triangle only (row-major, n x n of ldc; op(A) n x k, stored
+ * transposed when trans), through cblas_ssyrk (f64 false) or cblas_dsyrk with beta = 0. Call only
+ * when lib->syrk[f64]. */
+void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool trans, size_t n, size_t k, const void *a, size_t lda,
+                    void *c, size_t ldc);
 bool fpd_cblas_fits(const struct fpd_cblas *lib, const size_t *dims, size_t count);
 
 #endif

@@ -22,7 +22,7 @@ extern char **environ;
 /* The host finds its socket and its shared memory at these descriptors. */
 enum { HOST_SOCKET_FD = FPD_SERVER_SOCKET_FD, HOST_MEMORY_FD = FPD_SERVER_MEMORY_FD };
 
-enum host_op { HOST_HELLO = 1, HOST_GEMM };
+enum host_op { HOST_HELLO = 1, HOST_GEMM, HOST_CONCURRENT };
 
 /* A GEMM's arguments with the pointers as offsets into the shared memory. Both ends are the same
  * binary, so the structs need no encoding. */
@@ -35,19 +35,26 @@ struct host_gemm {
 };
 #define NO_BIAS UINT64_MAX
 
+/* HOST_GEMM: gemm[0]; HOST_CONCURRENT: the `count` GEMMs, called from threads of their own at once. */
 struct host_request {
     uint32_t op, seq;
     uint64_t memory_size; /* the shared memory's size now: the host maps it again when it grew */
-    struct host_gemm gemm;
+    uint32_t count;
+    struct host_gemm gemm[FPD_MAX_CALLERS];
 };
 
 /* The answer to a request, or the hello a host sends once it has opened its backend: status,
- * reason, and for the hello the provenance as "key\0value\0" pairs. */
+ * reason, and for the hello the provenance as "key\0value\0" pairs. A concurrent request's
+ * outcomes are status and why for the first GEMM, then each further one's in `more`. */
 struct host_reply {
     uint32_t op, seq;
     int32_t status;
     uint32_t text_len;
     char why[512];
+    struct {
+        int32_t status;
+        char why[512];
+    } more[FPD_MAX_CALLERS - 1];
     char text[8192];
 };
 
@@ -231,37 +238,88 @@ int fpd_host_renew(struct fpd_host **h, char *why, size_t why_size)
     return FPD_OK;
 }
 
-int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double timeout, char *why, size_t why_size)
+static struct host_gemm host_gemm_of(const struct fpd_gemm_args *g, const struct fpd_server_layout *l)
 {
-    if (!fpd_host_usable(h)) {
-        snprintf(why, why_size, "the host process running %s is gone", h->server.label);
-        return FPD_ERR_BACKEND;
-    }
-    struct fpd_server_layout l;
-    if (fpd_server_stage(&h->server, g, 0, &l) != FPD_OK) {
-        snprintf(why, why_size, "out of memory for the operands shared with the host process running %s",
-                 h->server.label);
-        return FPD_ERR_NOMEM;
-    }
-    struct host_request req = {.op = HOST_GEMM, .seq = ++h->seq, .memory_size = h->server.map_size};
-    req.gemm = (struct host_gemm){
+    return (struct host_gemm){
         .dt = g->dt, .batch = g->batch, .m = g->m, .n = g->n, .k = g->k, .lda = g->lda, .ldb = g->ldb,
         .ldc = g->ldc, .stride_a = g->stride_a, .stride_b = g->stride_b, .stride_c = g->stride_c,
-        .a = l.a, .b = l.b, .c = l.c, .bias = g->bias ? l.bias : NO_BIAS,
+        .a = l->a, .b = l->b, .c = l->c, .bias = g->bias ? l->bias : NO_BIAS,
         .trans_a = g->trans_a, .trans_b = g->trans_b, .threads = g->threads, .algo = g->algo,
         .route = (int32_t)g->route, .execution = (int32_t)g->execution,
     };
-    if (send(h->server.sock, &req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req) {
-        fpd_server_reap(&h->server, "could not be sent a request (killed)", why, why_size);
-        return FPD_ERR_BACKEND;
+}
+
+/* The backend's own failure, in its own words. */
+static int backend_outcome(int32_t status, const char *reason, size_t reason_size, char *why, size_t why_size)
+{
+    if (status == FPD_OK)
+        return FPD_OK;
+    snprintf(why, why_size, "%.*s", (int)reason_size, reason);
+    return status == FPD_ERR_NOT_APPLICABLE ? FPD_ERR_NOT_APPLICABLE : FPD_ERR_BACKEND;
+}
+
+/* The `count` GEMMs staged one after the other and handed over in one request of kind `op`; their
+ * outcomes in status[] and why (why_size bytes each), C copied back for each that succeeded. */
+static void host_request_gemms(struct fpd_host *h, enum host_op op, size_t count, const struct fpd_gemm_args *const *g,
+                               double timeout, int *status, char *why, size_t why_size)
+{
+    int rc = FPD_OK;
+    char reason[512] = "";
+    struct fpd_server_layout l[FPD_MAX_CALLERS];
+    struct host_request req = {.op = op, .seq = ++h->seq, .count = (uint32_t)count};
+    if (!fpd_host_usable(h)) {
+        snprintf(reason, sizeof reason, "the host process running %s is gone", h->server.label);
+        rc = FPD_ERR_BACKEND;
+    }
+    for (size_t i = 0; rc == FPD_OK && i < count; i++) {
+        if (fpd_server_stage(&h->server, g[i], i ? l[i - 1].end : 0, &l[i]) != FPD_OK) {
+            snprintf(reason, sizeof reason, "out of memory for the operands shared with the host process running %s",
+                     h->server.label);
+            rc = FPD_ERR_NOMEM;
+        }
+        req.gemm[i] = host_gemm_of(g[i], &l[i]);
+    }
+    req.memory_size = h->server.map_size;
+    if (rc == FPD_OK && send(h->server.sock, &req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req) {
+        fpd_server_reap(&h->server, "could not be sent a request (killed)", reason, sizeof reason);
+        rc = FPD_ERR_BACKEND;
     }
     struct host_reply *r = &h->reply;
-    int rc = receive(h, req.seq, timeout, r, why, why_size);
-    if (rc == FPD_OK && r->status != FPD_OK) { /* the backend's own failure, in its own words */
-        snprintf(why, why_size, "%.*s", (int)sizeof r->why, r->why);
-        rc = r->status == FPD_ERR_NOT_APPLICABLE ? FPD_ERR_NOT_APPLICABLE : FPD_ERR_BACKEND;
+    if (rc == FPD_OK)
+        rc = receive(h, req.seq, timeout, r, reason, sizeof reason);
+    for (size_t i = 0; i < count; i++) {
+        char *w = why + i * why_size;
+        if (rc != FPD_OK) { /* the request's failure is every GEMM's */
+            snprintf(w, why_size, "%s", reason);
+            status[i] = rc;
+            continue;
+        }
+        status[i] = i == 0 ? backend_outcome(r->status, r->why, sizeof r->why, w, why_size)
+                           : backend_outcome(r->more[i - 1].status, r->more[i - 1].why, sizeof r->more[i - 1].why, w,
+                                             why_size);
+        if (status[i] == FPD_OK)
+            status[i] = fpd_server_unstage(&h->server, g[i], &l[i], w, why_size);
     }
-    return rc == FPD_OK ? fpd_server_unstage(&h->server, g, &l, why, why_size) : rc;
+}
+
+int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double timeout, char *why, size_t why_size)
+{
+    int status;
+    host_request_gemms(h, HOST_GEMM, 1, &g, timeout, &status, why, why_size);
+    return status;
+}
+
+void fpd_host_gemm_concurrent(struct fpd_host *h, size_t count, const struct fpd_gemm_args *const *g, double timeout,
+                              int *status, char *why, size_t why_size)
+{
+    if (count > FPD_MAX_CALLERS) {
+        for (size_t i = 0; i < count; i++) {
+            snprintf(why + i * why_size, why_size, "a host takes at most %d concurrent calls", FPD_MAX_CALLERS);
+            status[i] = FPD_ERR_NOT_APPLICABLE;
+        }
+        return;
+    }
+    host_request_gemms(h, HOST_CONCURRENT, count, g, timeout, status, why, why_size);
 }
 
 void fpd_host_provenance(const struct fpd_host *h, fpd_provenance_fn emit, void *ctx)
@@ -330,6 +388,38 @@ static bool inside(const struct host_gemm *g, size_t size)
     return true;
 }
 
+static struct fpd_gemm_args args_in(const struct host_gemm *g, unsigned char *map)
+{
+    return (struct fpd_gemm_args){
+        .dt = g->dt, .batch = g->batch, .m = g->m, .n = g->n, .k = g->k, .trans_a = g->trans_a,
+        .trans_b = g->trans_b, .a = map + g->a, .lda = g->lda, .stride_a = g->stride_a, .b = map + g->b,
+        .ldb = g->ldb, .stride_b = g->stride_b, .c = map + g->c, .ldc = g->ldc, .stride_c = g->stride_c,
+        .bias = g->bias == NO_BIAS ? NULL : map + g->bias, .threads = g->threads, .algo = g->algo,
+        .route = (enum fpd_route)g->route, .execution = (enum fpd_execution)g->execution,
+    };
+}
+
+/* The request's GEMMs from threads of their own at once, in this process (the backend's own
+ * gemm_concurrent): the races the `concurrent` relation looks for are this process's. */
+static void serve_concurrent(const struct fpd_backend_slot *slot, const struct host_request *req, unsigned char *map,
+                             struct host_reply *r)
+{
+    enum { WHY = sizeof r->why };
+    struct fpd_gemm_args args[FPD_MAX_CALLERS];
+    const struct fpd_gemm_args *each[FPD_MAX_CALLERS];
+    int status[FPD_MAX_CALLERS];
+    char why[FPD_MAX_CALLERS * WHY];
+    for (uint32_t i = 0; i < req->count; i++)
+        args[i] = args_in(&req->gemm[i], map), each[i] = &args[i];
+    fpd_backend_gemm_concurrent(slot, req->count, each, status, why, WHY);
+    r->status = status[0];
+    memcpy(r->why, why, WHY);
+    for (uint32_t i = 1; i < req->count; i++) {
+        r->more[i - 1].status = status[i];
+        memcpy(r->more[i - 1].why, why + i * WHY, WHY);
+    }
+}
+
 int fpd_host_serve(struct fpd_backend_slot *slot, const char *why_unavailable)
 {
     struct host_reply *r = calloc(1, sizeof *r);
@@ -349,9 +439,10 @@ int fpd_host_serve(struct fpd_backend_slot *slot, const char *why_unavailable)
         ssize_t got = recv(HOST_SOCKET_FD, &req, sizeof req, 0);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got != (ssize_t)sizeof req || req.op != HOST_GEMM)
+        if (got != (ssize_t)sizeof req || (req.op != HOST_GEMM && req.op != HOST_CONCURRENT) ||
+            (req.op == HOST_GEMM ? req.count != 1 : req.count < 1 || req.count > FPD_MAX_CALLERS))
             break; /* fpdiv has gone (or speaks nonsense): so does the host */
-        *r = (struct host_reply){.op = HOST_GEMM, .seq = req.seq};
+        *r = (struct host_reply){.op = req.op, .seq = req.seq};
         if (req.memory_size > map_size) {
             if (map)
                 munmap(map, map_size);
@@ -360,19 +451,19 @@ int fpd_host_serve(struct fpd_backend_slot *slot, const char *why_unavailable)
             if (map == MAP_FAILED)
                 map = NULL;
         }
-        const struct host_gemm *g = &req.gemm;
-        if (!map || !inside(g, map_size)) {
+        bool mapped = map != NULL;
+        for (uint32_t i = 0; i < req.count; i++)
+            mapped = mapped && inside(&req.gemm[i], map_size);
+        if (!mapped) {
             r->status = FPD_ERR_INTERNAL;
             snprintf(r->why, sizeof r->why, "%s: the host could not map the operands", slot->impl->name);
-        } else {
-            struct fpd_gemm_args args = {
-                .dt = g->dt, .batch = g->batch, .m = g->m, .n = g->n, .k = g->k, .trans_a = g->trans_a,
-                .trans_b = g->trans_b, .a = map + g->a, .lda = g->lda, .stride_a = g->stride_a, .b = map + g->b,
-                .ldb = g->ldb, .stride_b = g->stride_b, .c = map + g->c, .ldc = g->ldc, .stride_c = g->stride_c,
-                .bias = g->bias == NO_BIAS ? NULL : map + g->bias, .threads = g->threads, .algo = g->algo,
-                .route = (enum fpd_route)g->route, .execution = (enum fpd_execution)g->execution,
-            };
+            for (uint32_t i = 1; i < req.count; i++)
+                r->more[i - 1].status = r->status, memcpy(r->more[i - 1].why, r->why, sizeof r->why);
+        } else if (req.op == HOST_GEMM) {
+            struct fpd_gemm_args args = args_in(&req.gemm[0], map);
             r->status = fpd_backend_gemm(slot, &args, r->why, sizeof r->why);
+        } else {
+            serve_concurrent(slot, &req, map, r);
         }
         going = reply(r);
     }

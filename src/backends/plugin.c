@@ -33,7 +33,8 @@ static void restore_fpenv(const char *path)
 
 /* An older ABI's backend as this one sees it: each older struct is the start of the newer ones
  * (ABI 1 lacks the kernel-set fields, ABI 2 and 3 gemm_many, ABI 4 rounding; what it lacks stays
- * NULL; ABI 5 lacks only a status, FPD_ERR_NOT_APPLICABLE, which its gemm never returns), and its
+ * NULL; ABI 5 lacks only a status, FPD_ERR_NOT_APPLICABLE, which its gemm never returns; ABI 6
+ * gemm_concurrent), and its
  * feature bits are those it knew (a backend of ABI 2 never reads args->route or
  * args->execution). Kept for the life of the process, like the plugin. */
 static const struct fpd_backend *upgraded(const struct fpd_backend *old, int abi)
@@ -46,13 +47,16 @@ static const struct fpd_backend *upgraded(const struct fpd_backend *old, int abi
         [4] = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP |
               FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED,
         [5] = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP |
+              FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED,
+        [6] = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP |
               FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED};
     /* how much of the struct each ABI has: the fields after it are NULL in the copy */
     static const size_t size_known[] = {[1] = offsetof(struct fpd_backend, kernel_set_env),
                                         [2] = offsetof(struct fpd_backend, gemm_many),
                                         [3] = offsetof(struct fpd_backend, gemm_many),
                                         [4] = offsetof(struct fpd_backend, rounding),
-                                        [5] = sizeof(struct fpd_backend)};
+                                        [5] = offsetof(struct fpd_backend, gemm_concurrent),
+                                        [6] = offsetof(struct fpd_backend, gemm_concurrent)};
     struct fpd_backend *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;

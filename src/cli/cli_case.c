@@ -9,7 +9,7 @@
 
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
-    OPT_DIST, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_ALGO, OPT_ISOLATE,
+    OPT_DIST, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_ALGO, OPT_ISOLATE, OPT_CALLERS,
 };
 
 const struct option fpd_shared_options[] = {
@@ -28,6 +28,7 @@ static const struct option case_only_options[] = {
     {"dist", required_argument, NULL, OPT_DIST},         {"index", required_argument, NULL, OPT_INDEX},
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
     {"algo", required_argument, NULL, OPT_ALGO},         {"isolate", no_argument, NULL, OPT_ISOLATE},
+    {"callers", required_argument, NULL, OPT_CALLERS},
     {NULL, 0, NULL, 0},
 };
 
@@ -52,8 +53,10 @@ const char fpd_case_options_help[] =
     "  --slice START[:LEN]  slice-* relations: rows, columns or batch entries (default 0:1)\n"
     "  --threads N          threads a library backend runs with (default 1, so that a result does not\n"
     "                       depend on the machine's cores); the threads relation compares 1 thread\n"
-    "                       against N (default there: cores, at least 2)\n"
+    "                       against N, and concurrent runs every call on N (default there: cores,\n"
+    "                       at least 2)\n"
     "  --algo J             algo relation: compare the library's algorithm 0 against its J-th (default 1)\n"
+    "  --callers N          concurrent relation: threads calling the library at once, 2 to 8 (default 4)\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
     "  --isolate            run each check in a process of its own, so a backend that crashes gives\n"
     "                       an `error` instead of ending fpdiv (check always does; a few ms a check\n"
@@ -67,7 +70,7 @@ const char fpd_case_options_help[] =
 void fpd_case_flags_init(struct fpd_case_flags *f)
 {
     int cores = fpd_cli_cores();
-    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1},
+    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1, .callers = 4},
                                          .exact = FPD_EXACT_ALWAYS, .default_threads = 1},
                                  .max_mem = fpd_cli_default_max_mem()};
     fpd_case_defaults(&f->chk.c);
@@ -143,6 +146,10 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
     case OPT_ALGO:
         rc = fpd_cli_u64("--algo", arg, 64, &u, why, why_size);
         f->chk.params.algo = (int)u;
+        break;
+    case OPT_CALLERS:
+        rc = fpd_cli_count("--callers", arg, 2, FPD_MAX_CALLERS, &u, why, why_size);
+        f->chk.params.callers = (unsigned)u;
         break;
     default: return 0;
     }

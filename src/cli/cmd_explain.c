@@ -132,7 +132,7 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
             break;
         case OPT_ROUTE:
             o->target.route = fpd_route_find(optarg);
-            if (o->target.route == FPD_ROUTE_COUNT) {
+            if (o->target.route == FPD_ROUTE_COUNT || o->target.route == FPD_ROUTE_SYRK) {
                 snprintf(why, why_size, "--route '%s': expected gemm, gemv-rows, gemv-cols or dot", optarg);
                 rc = FPD_ERR_INPUT;
             }

@@ -2,6 +2,7 @@
 #include "engine/check.h"
 #include "engine/poison.h"
 #include "engine/probable.h"
+#include "engine/scale.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -151,6 +152,36 @@ static void add_bias_after(void *c, enum fpd_dtype t, size_t batch, size_t rows,
     }
 }
 
+/* A split path's two GEMMs (split-k): ck->args[which] becomes the first k1 terms, with the bias;
+ * ck->second[which] the rest, A and B from their k1-th term on, into a C of its own prepared as the
+ * first's (its poison, padding and guard). */
+static int prepare_second_part(struct fpd_checker *ck, int which, size_t k1, size_t out_bytes)
+{
+    struct fpd_gemm_args *first = &ck->args[which], *second = &ck->second[which];
+    size_t in = dsize(first->dt.in);
+    *second = *first;
+    second->k = first->k - k1, first->k = k1;
+    second->a = (const char *)first->a + (first->trans_a ? k1 * first->lda : k1) * in;
+    second->b = (const char *)first->b + (first->trans_b ? k1 : k1 * first->ldb) * in;
+    second->bias = NULL;
+    if (fpd_grow(&ck->second_out[which].buf, &ck->second_out[which].cap, out_bytes) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    memcpy(ck->second_out[which].buf, first->c, out_bytes);
+    second->c = ck->second_out[which].buf;
+    return FPD_OK;
+}
+
+/* c += d over the m x n blocks of each batch entry, rounded to type t. */
+static void add_blocks(void *c, const void *d, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc)
+{
+    for (size_t b = 0; b < batch; b++)
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t at = (b * rows + i) * ldc + j;
+                fpd_store(t, c, at, fpd_load(t, c, at) + fpd_load(t, d, at));
+            }
+}
+
 /* A path up to its GEMM: its operands staged as it takes them, C's padding and guard row filled
  * with the canary and its m x n block with the case's poison (poison.h), and the GEMM's arguments
  * in ck->args[which]. */
@@ -174,12 +205,28 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
         if (rc != FPD_OK)
             return rc;
     }
+    if (p->scale_exp) { /* A times 2^e, in a copy stored as it was */
+        int rc = a.p == ck->operand_a[which].buf ? FPD_OK
+                                                 : restage(&ck->operand_a[which], a, batch, m, c->k, a.transposed, p->in, c->pad, &a);
+        if (rc != FPD_OK)
+            return rc;
+        fpd_scale_block(p->in, ck->operand_a[which].buf, batch, a.stride, a.transposed ? c->k : m, a.transposed ? m : c->k,
+                        a.ld, p->scale_exp);
+    }
 
     const void *bias = NULL;
     if (p->bias != FPD_BIAS_NONE) {
         size_t ignored;
-        bias = fpd_stage_input(&ck->bias[which], c->dt.out, (const char *)ck->tensors.bias + g->cols.start * dsize(c->dt.out),
-                               1, n, n, p->out, &ignored);
+        const char *row = (const char *)ck->tensors.bias + g->cols.start * dsize(c->dt.out);
+        if (p->scale_exp) { /* a copy of its own, times 2^e: never the case's */
+            if (fpd_grow(&ck->bias[which].buf, &ck->bias[which].cap, n * dsize(p->out)) != FPD_OK)
+                return FPD_ERR_NOMEM;
+            fpd_convert_matrix(1, n, c->dt.out, row, n, p->out, ck->bias[which].buf, n);
+            fpd_scale_block(p->out, ck->bias[which].buf, 1, n, 1, n, n, p->scale_exp);
+            bias = ck->bias[which].buf;
+        } else {
+            bias = fpd_stage_input(&ck->bias[which], c->dt.out, row, 1, n, n, p->out, &ignored);
+        }
         if (!bias)
             return FPD_ERR_NOMEM;
     }
@@ -204,6 +251,8 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
         .algo = p->algo, .route = p->route, .execution = p->execution,
     };
     ck->bias_after[which] = bias;
+    if (p->split_k && prepare_second_part(ck, which, p->split_k, out_bytes) != FPD_OK)
+        return FPD_ERR_NOMEM;
     struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (fpd_backend_acquire(slot) != FPD_OK) {
         snprintf(why, why_size, "%s is unavailable: %.200s", slot->impl->name, slot->why);
@@ -228,8 +277,19 @@ static int finish_path(struct fpd_checker *ck, const struct fpd_check *chk, cons
         snprintf(why, why_size, "%s wrote outside the m x n block of C (into its row padding or past its end)", slot->impl->name);
         return FPD_ERR_BACKEND;
     }
+    if (p->split_k) { /* the second part's C checked alike, then added to the first's */
+        const unsigned char *second = ck->second_out[which].buf;
+        if (!canary_intact(second, batch, m, n, ldc, es)) {
+            snprintf(why, why_size, "%s wrote outside the m x n block of C (into its row padding or past its end)",
+                     slot->impl->name);
+            return FPD_ERR_BACKEND;
+        }
+        add_blocks(out, second, p->out, batch, m, n, ldc);
+    }
     if (p->bias == FPD_BIAS_AFTER)
         add_bias_after(out, p->out, batch, m, n, ldc, ck->bias_after[which]);
+    if (p->scale_exp) /* back by 2^-e, after the bias a path adds after (which was scaled too) */
+        fpd_scale_block(p->out, out, batch, m * ldc, m, n, ldc, -p->scale_exp);
 
     /* The compared block in the case's output type: where it is already that, in place, else
      * converted into a packed copy. */
@@ -408,6 +468,16 @@ static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_check
         fpd_bound_model_widen(bm, &r, dt, chk->c.k, subnormal_reach(ck, chk, cmp, dt->in));
 }
 
+/* A path scaled down by 2^e (scale) underflows where the case would not, and its output is taken
+ * times 2^-e: each underflowing rounding's error counts 2^-e times in the case's units. */
+static void widen_for_scale(struct fpd_bound_model *bm, const struct fpd_path *p)
+{
+    if (p->scale_exp < 0) {
+        bm->eta_acc = ldexp(bm->eta_acc, -p->scale_exp);
+        bm->eta_out = ldexp(bm->eta_out, -p->scale_exp);
+    }
+}
+
 /* Whether path p's rounding errors may be taken as random and mean zero (probable.h): its backend
  * rounds to nearest on a CPU. A GPU backend may run on tensor cores, which truncate (cuBLAS picks
  * them for 16-bit inputs), whatever it declares. */
@@ -469,8 +539,13 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     const struct fpd_path *paths[2] = {&res->paths.a, &res->paths.b};
     struct fpd_bound_model own[2];
     for (int w = 0; w < 2; w++) {
-        struct fpd_dtypes dt = {paths[w]->in, paths[w]->out, c->dt.acc};
-        fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, paths[w]->bias == FPD_BIAS_AFTER);
+        /* the path's result is rounded to its own output type and to the case's: the narrower counts */
+        bool narrower = fpd_dtype_info(paths[w]->out)->precision < fpd_dtype_info(c->dt.out)->precision;
+        struct fpd_dtypes dt = {paths[w]->in, narrower ? paths[w]->out : c->dt.out, c->dt.acc};
+        /* its own intermediate roundings to the output type: a bias added after, a split's parts */
+        unsigned intermediate = (paths[w]->bias == FPD_BIAS_AFTER) + (paths[w]->split_k ? 2 : 0);
+        fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, intermediate);
+        widen_for_scale(&own[w], paths[w]);
         widen_for_backend(&own[w], ck, chk, cmp, paths[w], &dt);
     }
     struct fpd_exact_report *x = &res->exact;
@@ -587,6 +662,20 @@ static void note_added_bias(const struct fpd_check *chk, struct fpd_paths *paths
             paths->extra_out_roundings = 1;
 }
 
+/* The case's B made op(A)ᵀ, element for element in B's own storage (a self product's: n = m). Its
+ * magnitudes, its exact reference and path A's gemm then read A·Aᵀ from the same data as syrk. */
+static void b_is_a_transposed(const struct fpd_case *c, struct fpd_tensors *t)
+{
+    struct fpd_layout l = fpd_case_layout(c);
+    for (size_t bi = 0; bi < c->batch; bi++)
+        for (size_t p = 0; p < c->k; p++)
+            for (size_t j = 0; j < c->n; j++) { /* op(B)[p][j] = op(A)[j][p] */
+                size_t from = bi * l.stride_a + (c->trans_a ? p * l.lda + j : j * l.lda + p);
+                size_t to = bi * l.stride_b + (c->trans_b ? j * l.ldb + p : p * l.ldb + j);
+                memcpy((char *)t->b + to * dsize(c->dt.in), (const char *)t->a + from * dsize(c->dt.in), dsize(c->dt.in));
+            }
+}
+
 /* A check up to its GEMMs: both paths prepared (ck->args), or the `error` verdict of one that
  * cannot be (ck->prepared false). FPD_ERR_NOMEM, or FPD_OK. */
 static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
@@ -599,6 +688,10 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
     int rc = fpd_gen_materialize(c, &ck->tensors);
     if (rc != FPD_OK)
         return rc;
+    if (chk->relation->self_product)
+        b_is_a_transposed(c, &ck->tensors);
+    if (res->paths.b.scale_exp) /* its sign, from the data: what keeps everything finite and exact */
+        res->paths.b.scale_exp = fpd_scale_choose(c, &ck->tensors, res->paths.b.scale_exp);
     for (int which = 0; which < 2; which++) {
         rc = prepare_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
         if (rc == FPD_ERR_NOMEM)
@@ -608,6 +701,13 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
             res->failed_path = which;
             return FPD_OK;
         }
+    }
+    if (res->paths.b.callers > 1) {
+        const struct fpd_gemm_args *b = &ck->args[1];
+        size_t c_bytes = (b->batch * b->m + 1) * b->ldc * dsize(b->dt.out);
+        uint64_t key = fpd_rng_mix64(c->recipe.seed ^ 0x6c8e9cf570932bd5u) + c->recipe.index;
+        if ((rc = fpd_callers_prepare(&ck->callers, res->paths.b.callers, b, c_bytes, key)) != FPD_OK)
+            return rc;
     }
     ck->prepared = true;
     return FPD_OK;
@@ -655,6 +755,7 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX, false};
     struct fpd_bound_model bm;
     fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
+    widen_for_scale(&bm, &res->paths.b);
     const struct fpd_path *both[] = {&res->paths.a, &res->paths.b};
     bool random_rounding = true; /* both paths' rounding errors random and mean zero */
     for (int w = 0; w < 2; w++) {
@@ -671,6 +772,11 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
         if ((rc = probable_report(ck, chk, &outputs, &magnitudes, &bm, res)) != FPD_OK)
             return rc;
         if (res->probable_ratio > 1)
+            res->verdict = FPD_IMPROBABLE;
+    }
+    if (chk->relation->strict && res->metrics.diff > 0 && res->verdict < FPD_IMPROBABLE) {
+        res->strict_excess = res->metrics.max_abs / fpd_scale_tolerance(&c->dt, c->k, res->paths.b.scale_exp);
+        if (res->strict_excess > 1)
             res->verdict = FPD_IMPROBABLE;
     }
     if (exact_wanted(chk, res->metrics.diff > 0)) {
@@ -729,10 +835,19 @@ static int scratch_get(struct gemm_scratch *s, size_t jobs, void *stack)
     return FPD_OK;
 }
 
+/* Path B among its callers, after path A (concurrent). */
+static void run_callers(struct fpd_checker *ck, const struct fpd_check *chk, struct fpd_check_result *res)
+{
+    uint64_t t0 = fpd_ticks();
+    ck->status[1] = fpd_callers_run(&ck->callers, chk->backends[res->paths.b.backend], &ck->args[0],
+                                    ck->status[0] == FPD_OK, &res->concurrency, ck->why[1], sizeof ck->why[1]);
+    ck->gemm_ticks += fpd_ticks() - t0;
+}
+
 /* The prepared checks' GEMMs, each backend's together (fpd_backend_gemm_many: one request where
  * the backend is another process), in the order the checks and paths came. */
-static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chks,
-                     const struct fpd_check_result *res, size_t count)
+static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chks, struct fpd_check_result *res,
+                     size_t count)
 {
     _Alignas(max_align_t) char stack[JOBS_ON_STACK * (sizeof(struct gemm_job) + sizeof(void *) + sizeof(size_t) +
                                                       sizeof(int) + WHY_SIZE + sizeof(bool))];
@@ -744,7 +859,8 @@ static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chk
         for (int w = 0; cks[i]->prepared && w < 2; w++) {
             const struct fpd_path *p = w == 0 ? &res[i].paths.a : &res[i].paths.b;
             const struct fpd_gemm_args *g = &cks[i]->args[w];
-            s.jobs[n++] = (struct gemm_job){cks[i], w, chks[i].backends[p->backend], (double)g->batch * g->m * g->n * g->k};
+            s.jobs[n] = (struct gemm_job){cks[i], w, chks[i].backends[p->backend], (double)g->batch * g->m * g->n * g->k};
+            s.taken[n++] = p->callers > 1; /* run after path A, which it is compared with */
         }
     for (size_t first = 0; first < n; first++) {
         if (s.taken[first])
@@ -768,6 +884,19 @@ static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chk
             job->ck->gemm_ticks += (uint64_t)(ticks * (job->work + 1) / work);
         }
     }
+    for (size_t i = 0; i < count; i++)
+        if (cks[i]->prepared && res[i].paths.b.callers > 1)
+            run_callers(cks[i], &chks[i], &res[i]);
+    for (size_t i = 0; i < count; i++)
+        for (int w = 0; cks[i]->prepared && w < 2; w++) {
+            const struct fpd_path *p = w == 0 ? &res[i].paths.a : &res[i].paths.b;
+            struct fpd_checker *ck = cks[i];
+            if (!p->split_k || ck->status[w] != FPD_OK)
+                continue;
+            uint64_t t0 = fpd_ticks();
+            ck->status[w] = fpd_backend_gemm(chks[i].backends[p->backend], &ck->second[w], ck->why[w], sizeof ck->why[w]);
+            ck->gemm_ticks += fpd_ticks() - t0;
+        }
     if (2 * count > JOBS_ON_STACK)
         free(s.jobs);
     return FPD_OK;
@@ -878,6 +1007,9 @@ void fpd_checker_free(struct fpd_checker *ck)
     free(ck->environment_text);
     ck->environment_text = NULL;
     fpd_tensors_free(&ck->tensors);
+    fpd_callers_free(&ck->callers);
+    for (int w = 0; w < 2; w++)
+        fpd_release(&ck->second_out[w].buf, &ck->second_out[w].cap);
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
                                  &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,

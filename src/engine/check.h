@@ -7,6 +7,7 @@
 
 #include "backends/backend.h"
 #include "backends/backend_util.h"
+#include "engine/callers.h"
 #include "engine/compare.h"
 #include "engine/exact.h"
 #include "engine/magnitude.h"
@@ -64,6 +65,10 @@ struct fpd_check_result {
     double probable_ratio;
     bool probable_order_free; /* that element's data break the model: its threshold is the order-free one */
     uint64_t digest; /* the checker's `digest` of this check's outputs, when it has one */
+    struct fpd_concurrency concurrency; /* path B's callers, where it had company (concurrent) */
+    /* A strict relation's (scale): the largest |a - b| against what underflow alone can make, where
+     * the paths differ and the bound did not already decide (the verdict is improbable when over 1) */
+    double strict_excess;
 };
 
 /* Reusable buffers: one checker serves a whole campaign without allocating per check. */
@@ -81,6 +86,9 @@ struct fpd_checker {
     const void *bias_after[2];
     int status[2];
     char why[2][256];
+    struct fpd_callers callers; /* path B's fellow callers, where it has some (concurrent) */
+    struct fpd_gemm_args second[2]; /* a split path's second GEMM (split-k), into second_out */
+    struct fpd_staging second_out[2];
     struct fpd_superacc *acc; /* allocated on first use */
     uint64_t gemm_ticks; /* fpd_ticks() spent in GEMM arithmetic: the paths' products and the bound's |A||B| */
     /* Each check in a child process of its own (check itself, and the commands that run many

@@ -136,6 +136,55 @@ static void build_algo(const struct fpd_relation *r, const struct fpd_case *c, c
     out->b.algo = p->algo;
 }
 
+/* The GEMM alone vs the same GEMM while other threads call the library too. */
+static void build_concurrent(const struct fpd_relation *r, const struct fpd_case *c,
+                             const struct fpd_relation_params *p, struct fpd_paths *out)
+{
+    (void)r;
+    whole_case(c, out);
+    out->a.threads = out->b.threads = p->threads; /* the library's own pool, shared by callers or not */
+    out->b.callers = p->callers;
+}
+
+/* The exponent's magnitude, 1 to 3, from the case's seed and index (its sign, from the data, when
+ * the check prepares it): a scaling of its own per case, with nothing for a case file to carry. */
+static void build_scale(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                        struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.scale_exp = 1 + (int)(fpd_rng_mix64(c->recipe.seed ^ 0x2545f4914f6cdd1du ^ c->recipe.index) % 3);
+}
+
+/* k1, from the case's seed and index: half the time a power of two (a library's block), else
+ * anywhere; 0 where k = 1 leaves nothing to split. The parts are computed and added in the
+ * accumulator's type and the sum rounded to the output's once, as a split-k GEMM's workspace does
+ * (two halves each rounded to f16 could overflow where their sum does not). */
+static void build_split_k(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                          struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    if (c->k < 2)
+        return;
+    uint64_t draw = fpd_rng_mix64(c->recipe.seed ^ 0x9e6c63d0676a9a99u ^ ((uint64_t)c->recipe.index << 20));
+    uint32_t below = 1;
+    while (below * 2 < c->k)
+        below *= 2;
+    out->b.split_k = draw & 1 ? below : 1 + (uint32_t)((draw >> 1) % (c->k - 1));
+    out->b.out = c->dt.acc;
+    out->extra_out_roundings = 2; /* each part rounded (to the accumulator's type, no wider than the output's), then their sum */
+}
+
+/* A·(a copy of Aᵀ) by gemm vs A·Aᵀ by the library's syrk. */
+static void build_self(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                       struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.route = FPD_ROUTE_SYRK;
+}
+
 static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                          struct fpd_paths *out)
 {
@@ -146,7 +195,7 @@ static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c,
 const char *const fpd_route_words[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "a gemv for each row of",
     [FPD_ROUTE_GEMV_COLS] = "a gemv for each column of", [FPD_ROUTE_DOT] = "a dot for each element of",
-    [FPD_ROUTE_VMAP_ROWS] = "a vmap over the rows of"};
+    [FPD_ROUTE_VMAP_ROWS] = "a vmap over the rows of", [FPD_ROUTE_SYRK] = "syrk (A times its own transpose) for"};
 
 #define ROW(...) {__VA_ARGS__}
 const struct fpd_relation fpd_relation_table[] = {
@@ -192,6 +241,17 @@ const struct fpd_relation fpd_relation_table[] = {
         .backends = 1, .needs = FPD_FEAT_ALGOS, .default_campaign = true, .build = build_algo),
     ROW(.name = "threads", .doc = "the same gemm on 1 thread vs N threads", .backends = 1,
         .needs = FPD_FEAT_THREADS, .default_campaign = true, .build = build_threads),
+    ROW(.name = "concurrent",
+        .doc = "the gemm alone vs the same gemm from 1 of N threads calling the library at once (races), on T threads each",
+        .backends = 1, .needs = FPD_FEAT_CONCURRENT | FPD_FEAT_THREADS, .default_campaign = true,
+        .build = build_concurrent),
+    ROW(.name = "scale", .doc = "A·B vs (2^e A)·B times 2^-e: bit for bit but for underflow (a strict oracle)",
+        .backends = 1, .default_campaign = true, .strict = true, .build = build_scale),
+    ROW(.name = "split-k", .doc = "A·B vs A[:, :k1]·B[:k1] + A[:, k1:]·B[k1:], the parts added in the accumulator's type",
+        .backends = 1, .default_campaign = true, .build = build_split_k),
+    ROW(.name = "self", .doc = "A·Aᵀ by gemm on a copy of Aᵀ vs the library's syrk, as numpy computes A @ A.T",
+        .backends = 1, .needs = FPD_FEAT_SELF, .default_campaign = true, .needs_blas_types = true,
+        .self_product = true, .build = build_self),
     ROW(.name = "repeat", .doc = "the same path twice (run-to-run determinism)", .backends = 1,
         .default_campaign = true, .build = build_repeat),
 };
@@ -208,6 +268,8 @@ void fpd_relation_prepare_case(const struct fpd_relation *r, struct fpd_case *c)
 {
     if (r->needs_bias)
         c->has_bias = true;
+    if (r->self_product) /* C is m x m, and syrk has no bias */
+        c->n = c->m, c->has_bias = false;
 }
 
 static bool is_16bit(enum fpd_dtype t) { return t == FPD_F16 || t == FPD_BF16; }
@@ -225,14 +287,16 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
         return false;
     }
     if (r->needs_blas_types && !(dt->in == dt->out && dt->out == dt->acc && (dt->in == FPD_F32 || dt->in == FPD_F64))) {
-        snprintf(why, why_size, "%s runs BLAS's gemv and dot, which take f32 or f64 throughout (--dtype f32 or f64)",
-                 r->name);
+        snprintf(why, why_size, "%s runs BLAS's %s, which takes f32 or f64 throughout (--dtype f32 or f64)", r->name,
+                 r->self_product ? "syrk" : r->route == FPD_ROUTE_DOT ? "dot" : "gemv");
         return false;
     }
     static const struct {
         unsigned feature;
         const char *words;
     } feature_words[] = {
+        {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's)"},
+        {FPD_FEAT_SELF, "a syrk (a BLAS library's)"},
         {FPD_FEAT_FUSED_BIAS, "a fused bias"},
         {FPD_FEAT_THREADS, "a thread count"},
         {FPD_FEAT_ALGOS, "a choice of algorithms"},
@@ -298,6 +362,10 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
         snprintf(why, why_size, "algo compares algorithm 0 with algorithm j >= 1 (--algo J)");
         return FPD_ERR_INPUT;
     }
+    if ((r->needs & FPD_FEAT_CONCURRENT) && (p->callers < 2 || p->callers > FPD_MAX_CALLERS)) {
+        snprintf(why, why_size, "concurrent needs 2 to %d callers (--callers N)", FPD_MAX_CALLERS);
+        return FPD_ERR_INPUT;
+    }
     if ((r->needs & FPD_FEAT_THREADS) && p->threads < 1) {
         snprintf(why, why_size, "threads needs a thread count of at least 1");
         return FPD_ERR_INPUT;
@@ -311,13 +379,18 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
     p->slice = (struct fpd_range){0, 1};
     p->threads = max_threads < 2 ? 2 : max_threads;
     p->algo = 1 + (int)fpd_stream_below(s, 3); /* the library's second to fourth choice */
+    p->callers = 2;
     if (r->slice != FPD_SLICE_NONE && fpd_stream_chance(s, 1, 2)) {
         uint32_t extent = fpd_case_dim(c, r->slice);
         p->slice.start = fpd_stream_below(s, extent);
         p->slice.len = 1 + fpd_stream_below(s, extent - p->slice.start);
     }
-    if (r->needs & FPD_FEAT_THREADS)
+    if (r->needs & FPD_FEAT_CONCURRENT) /* one thread a call too: a server's threads, each calling numpy */
+        p->threads = 1 + (int)fpd_stream_below(s, (uint32_t)p->threads);
+    else if (r->needs & FPD_FEAT_THREADS)
         p->threads = 2 + (int)fpd_stream_below(s, (uint32_t)(p->threads - 1));
+    if (r->needs & FPD_FEAT_CONCURRENT) /* 2 to 4: a probe and a companion, then a second probe, ... */
+        p->callers = 2 + fpd_stream_below(s, 3);
 }
 
 void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,

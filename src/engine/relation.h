@@ -37,6 +37,10 @@ struct fpd_path {
     int algo;                /* 0: the library's first choice */
     enum fpd_route route;    /* how the backend is asked: one gemm, or gemv / dot calls (fpdiv_backend.h) */
     enum fpd_execution execution; /* a framework's: as it runs by default, eager, or compiled */
+    unsigned callers;        /* 0: the GEMM alone; else computed by 1 of this many threads calling at once (callers.h) */
+    int scale_exp;           /* A and the bias handed over times 2^scale_exp, the output taken times its inverse (scale.h) */
+    uint32_t split_k;        /* 0: one GEMM; else two, of the first split_k terms (with the bias) and of the
+                                rest, their outputs added in the output type */
 };
 
 struct fpd_paths {
@@ -50,6 +54,7 @@ struct fpd_relation_params {
     struct fpd_range slice; /* slice-*: which rows, columns or batch entries */
     int threads;            /* threads: the N of "1 vs N" */
     int algo;               /* algo: the j of "algorithm 0 vs algorithm j" */
+    unsigned callers;       /* concurrent: the threads calling at once, 2 to FPD_MAX_CALLERS */
 };
 
 /* Which two backends a two-backend relation compares. */
@@ -73,6 +78,9 @@ struct fpd_relation {
     bool needs_wider_out;      /* only meaningful when the output is wider than the input */
     bool needs_bias;
     bool needs_blas_types;     /* only for BLAS's own types: inputs, output and accumulator all f32 or all f64 */
+    bool strict;               /* the paths agree bit for bit but for underflow: a difference beyond it is at
+                                  least improbable, whatever the bound says (scale.h) */
+    bool self_product;         /* C = A·Aᵀ: the case's B is its op(A)ᵀ, n = m, and there is no bias */
     enum fpd_slice_dim slice;
     enum fpd_route route;      /* path B's, on the slice: the library's gemv or dot instead of its gemm */
     void (*build)(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,

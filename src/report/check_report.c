@@ -64,6 +64,10 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(extra, sizeof extra, " --threads %d", chk->params.threads);
     else if (chk->relation->needs & FPD_FEAT_ALGOS)
         snprintf(extra, sizeof extra, " --algo %d", chk->params.algo);
+    if (chk->relation->needs & FPD_FEAT_CONCURRENT) {
+        size_t used = strlen(extra);
+        snprintf(extra + used, sizeof extra - used, " --callers %u", chk->params.callers);
+    }
     if (fpd_check_threads(chk) > 0) { /* a library's bits can depend on its thread count */
         size_t used = strlen(extra);
         snprintf(extra + used, sizeof extra - used, " --threads %d", fpd_check_threads(chk));
@@ -112,6 +116,13 @@ void fpd_path_words(FILE *f, const struct fpd_check *chk, const struct fpd_path 
         fprintf(f, ", %d thread%s", p->threads, p->threads == 1 ? "" : "s");
     if (chk->relation->needs & FPD_FEAT_ALGOS)
         fprintf(f, ", algorithm %d", p->algo);
+    if (p->callers > 1)
+        fprintf(f, ", while %u other threads call the library at once", p->callers - 1);
+    if (p->split_k)
+        fprintf(f, ", as two gemms of the first %u terms and the other %u, added", p->split_k, chk->c.k - p->split_k);
+    if (p->scale_exp)
+        fprintf(f, ", A%s times 2^%d, C times 2^%d", p->bias != FPD_BIAS_NONE ? " and the bias" : "", p->scale_exp,
+                -p->scale_exp);
     if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
         fprintf(f, "; then take batch %u:%u, rows %u:%u, cols %u:%u (start:length)", cmp->batch.start,
                 cmp->batch.len, cmp->rows.start, cmp->rows.len, cmp->cols.start, cmp->cols.len);
@@ -159,6 +170,23 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
             fprintf(f, "           path %c exceeds its own rounding bound (%.3g times it): it lost precision\n",
                     "AB"[w], x->own_ratio[w]);
     }
+}
+
+/* Who called at once, and which probe path B is (callers.h). */
+static void report_concurrency(FILE *f, const struct fpd_concurrency *cc)
+{
+    if (!cc->callers)
+        return;
+    fprintf(f, "  callers  %u at once, %u round%s: %u computing this GEMM or its mirror (of -A)", cc->callers, cc->rounds,
+            cc->rounds == 1 ? "" : "s", cc->probes);
+    if (cc->callers > cc->probes)
+        fprintf(f, ", %u other GEMM%s", cc->callers - cc->probes, cc->callers - cc->probes == 1 ? "" : "s");
+    fprintf(f, "; ");
+    if (!cc->differing)
+        fprintf(f, "each gave path A's bits\n");
+    else
+        fprintf(f, "%u of them gave bits other than path A's; path B is caller %u's output%s%s\n", cc->differing,
+                cc->shown, cc->shown_mirror ? ", negated" : "", cc->differing == 1 ? "" : " (the one most elements differ in)");
 }
 
 void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment)
@@ -210,6 +238,13 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
         }
         fprintf(f, "  hashes   A %016" PRIx64 "  B %016" PRIx64 " (XXH3-64 of the compared outputs)\n", m->hash_a,
                 m->hash_b);
+        report_concurrency(f, &res->concurrency);
+        if (res->strict_excess > 1)
+            fprintf(f, "  strict   the paths must agree bit for bit but for underflow; they differ by %.3g times what "
+                       "underflow can make\n", res->strict_excess);
+        else if (res->strict_excess > 0)
+            fprintf(f, "  strict   the paths differ by no more than underflow can make (%.3g of it)\n",
+                    res->strict_excess);
         report_exact(f, chk, res);
     }
     if (fpd_reproduce_command(chk, cmd, sizeof cmd))
@@ -272,6 +307,16 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         json_object_set_new(o, "threads", json_integer(fpd_check_threads(chk))); /* as the library ran */
     if (chk->relation->needs & FPD_FEAT_ALGOS)
         json_object_set_new(o, "algo", json_integer(chk->params.algo));
+    if (chk->relation->needs & FPD_FEAT_CONCURRENT)
+        json_object_set_new(o, "callers", json_integer(chk->params.callers));
+    if (res->strict_excess > 0)
+        json_object_set_new(o, "strict_excess", json_real(res->strict_excess));
+    if (res->concurrency.callers)
+        /* not the rounds: how many ran is the scheduler's, and a check's line is the same every run */
+        json_object_set_new(o, "concurrency",
+                            json_pack("{s:i,s:i,s:i,s:b}", "probes", res->concurrency.probes, "differing",
+                                      res->concurrency.differing, "shown", res->concurrency.shown, "shown_mirror",
+                                      res->concurrency.shown_mirror));
     if (res->verdict == FPD_ERROR) {
         json_object_set_new(o, "error", json_string(res->error));
         json_object_set_new(o, "failed_path",

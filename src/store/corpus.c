@@ -190,6 +190,8 @@ static json_t *check_json(const struct fpd_case_file *f)
         json_object_set_new(params, "threads", json_integer(chk->params.threads));
     if (chk->relation->needs & FPD_FEAT_ALGOS)
         json_object_set_new(params, "algo", json_integer(chk->params.algo));
+    if (chk->relation->needs & FPD_FEAT_CONCURRENT)
+        json_object_set_new(params, "callers", json_integer(chk->params.callers));
     json_t *cj = json_pack("{s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:s}", "batch", (json_int_t)c->batch, "m",
                            (json_int_t)c->m, "n", (json_int_t)c->n, "k", (json_int_t)c->k, "trans_a", c->trans_a,
                            "trans_b", c->trans_b, "bias", c->has_bias, "pad", (json_int_t)c->pad, "dtype",
@@ -632,6 +634,9 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
     chk->params.algo = 1;
     if (chk->relation->needs & FPD_FEAT_ALGOS)
         chk->params.algo = (int)get_uint(r, params, "check.params.algo", "algo", 1, 64, &rc);
+    chk->params.callers = 2;
+    if (chk->relation->needs & FPD_FEAT_CONCURRENT)
+        chk->params.callers = (unsigned)get_uint(r, params, "check.params.callers", "callers", 2, FPD_MAX_CALLERS, &rc);
     if (rc != FPD_OK)
         return rc;
     fpd_relation_prepare_case(chk->relation, c);

@@ -169,24 +169,35 @@ print("backends", " ".join(sorted({b for r in rows for b in r["backends"].split(
 # change nothing in Python, a few of each framework's)
 every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat"
 few="slice-rows addmm layout"
+# export_one FW RELATION: its outcome in $tmp/export-FW-RELATION.outcome: "exported", "absent" (the
+# framework has no such relation or types: check says so), or what went wrong. Two run at once:
+# each starts the framework twice (fpdiv's bridge, then the script), mostly one core's work.
+export_one() {
+    local fw=$1 relation=$2 to=${1%-compile} dtype=f32
+    case $relation in cast-in) dtype=$([ $fw = numpy ] && echo f16:f16 || echo bf16:bf16) ;; cast-out) dtype=bf16:f32 ;; esac
+    local d=$tmp/export-$fw-$relation
+    $FPDIV check --relation $relation --backend $fw --shape 2x5x6x40 --slice 1:3 --dtype $dtype --trans-a --pad 2 \
+        --bias --save $d/corpus --fail-on never >$d.check 2>&1
+    local status=$?
+    [ $status -eq 2 ] && { echo absent >$d.outcome; return; }
+    [ $status -eq 0 ] || { echo "$fw/$relation(check exit $status)" >$d.outcome; return; }
+    $FPDIV export $d/corpus/$relation/*.json --to $to -o $d/script >/dev/null 2>&1 ||
+        { echo "$fw/$relation(export)" >$d.outcome; return; }
+    $python $d/script/repro_$to.py >$d.out 2>&1
+    grep -q "^reproduced in $to: the same count$" $d.out && echo exported >$d.outcome ||
+        echo "$fw/$relation($(tail -1 $d.out))" >$d.outcome
+}
 exported=0 wrong=""
 for fw in numpy torch torch-compile jax; do
-    to=${fw%-compile}
     relations=$([ $fw = torch-compile ] || [ -n "${FRAMEWORKS_FEW:-}" ] && echo $few || echo $every)
     for relation in $relations; do
-        dtype=f32
-        case $relation in cast-in) dtype=$([ $fw = numpy ] && echo f16:f16 || echo bf16:bf16) ;; cast-out) dtype=bf16:f32 ;; esac
-        d=$tmp/export-$fw-$relation
-        $FPDIV check --relation $relation --backend $fw --shape 2x5x6x40 --slice 1:3 --dtype $dtype --trans-a --pad 2 \
-            --bias --save $d/corpus --fail-on never >$d.check 2>&1
-        status=$?
-        [ $status -eq 2 ] && continue # the framework has no such relation or types: check says so
-        [ $status -eq 0 ] || { wrong+=" $fw/$relation(check exit $status)"; continue; }
-        $FPDIV export $d/corpus/$relation/*.json --to $to -o $d/script >/dev/null 2>&1 || { wrong+=" $fw/$relation(export)"; continue; }
-        $python $d/script/repro_$to.py >$d.out 2>&1
-        grep -q "^reproduced in $to: the same count$" $d.out || wrong+=" $fw/$relation($(tail -1 $d.out))"
-        exported=$((exported + 1))
+        while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+        export_one $fw $relation &
     done
+done
+wait
+for outcome in $tmp/export-*.outcome; do
+    case $(cat "$outcome") in exported) exported=$((exported + 1)) ;; absent) ;; *) wrong+=" $(cat "$outcome")" ;; esac
 done
 [ -z "$wrong" ] && [ $exported -ge $([ -n "${FRAMEWORKS_FEW:-}" ] && echo 8 || echo 30) ] && pass "export: $exported cases on numpy, torch, torch-compile and jax reproduce with fpdiv's count" ||
     fail "export to the frameworks" "$exported exported; not reproduced:$wrong"

@@ -190,7 +190,7 @@ run "a gemv route is named in its path" 0 $FPDIV check --relation gemv-rows --ba
     expect "and on OpenBLAS it differs from the gemm's row" "$out" "^check gemv-rows on openblas@Haswell: reorder"
 bad "a route on a kernel of fpdiv's own" "gemv-cols needs a backend with routes to gemv and dot .*; seq has none" \
     check --relation gemv-cols --backend seq --shape 4x5x6
-bad "a route in bf16" "dot runs BLAS's gemv and dot, which take f32 or f64 throughout" \
+bad "a route in bf16" "dot runs BLAS's dot, which takes f32 or f64 throughout" \
     check --relation dot --backend openblas --shape 4x5x6 --dtype bf16
 # OpenBLAS's orders, pinned to its Haswell kernels (every machine here runs them): sdot adds 32
 # interleaved lanes (4 registers of 8), then combines them pairwise; sgemv with numpy's arguments

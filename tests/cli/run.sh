@@ -111,7 +111,7 @@ for b in seq pairwise blocked openblas; do
 done
 
 # --- --dist int: every relation but cast-out is `same` on every backend ---
-for r in slice-rows slice-cols slice-batch addmm cast-in layout threads repeat vendor; do
+for r in slice-rows slice-cols slice-batch addmm cast-in layout threads repeat vendor split-k scale; do
     for b in seq pairwise blocked openblas; do
         backend=$b
         [ $r = vendor ] && { [ $b = openblas ] && continue; backend=$b,openblas; }
@@ -420,6 +420,9 @@ bad "missing shape" "--relation and --shape are required" check --relation repea
 bad "pair needs two" "takes 2 backends" check --relation vendor --backend seq --shape 2x3x4
 bad "cast-in on f32" "needs f16 or bf16 inputs" check --relation cast-in --backend seq --shape 2x3x4
 bad "threads on seq" "needs a backend with a thread count" check --relation threads --backend seq --shape 2x3x4
+bad "concurrent on seq" "needs a backend with concurrent calls" check --relation concurrent --backend seq --shape 2x3x4
+bad "one caller" "--callers must be at least 2" check --relation concurrent --shape 2x3x4 --callers 1
+bad "too many callers" "--callers '9': at most 8" check --relation concurrent --shape 2x3x4 --callers 9
 bad "bad fail-on" "--fail-on 'sometimes'" check --relation repeat --shape 2x3x4 --fail-on sometimes
 bad "bad option" "see 'fpdiv check --help'" check --relation repeat --shape 2x3x4 --frob
 bad "fuzz unknown relation" "unknown relation 'nope'" fuzz --no-corpus --relations slice-rows,nope
@@ -672,6 +675,48 @@ if run "explain the case" 0 $FPDIV explain "$(find $tmp/ex -name '*.json' | head
     [ -s $tmp/ex/t-a.dot ] && [ -s $tmp/ex/t-b.dot ] && pass "a DOT per path" || fail "DOT per path" "$(ls $tmp/ex)"
 fi
 
+# --- concurrent callers: a library called from several threads at once gives each its own bits ---
+# (on integers, whose exact cancellations are +0 on path B and on its mirror alike)
+for args in "--dtype f64 --bias --trans-a" "--dtype f32 --pad 3 --callers 8" "--dtype bf16 --trans-b --callers 3" \
+            "--dtype bf16 --trans-b --dist int" "--dtype f32 --callers 5 $PIN"; do
+    run "concurrent on openblas $args" 0 $FPDIV check --relation concurrent --backend openblas --shape 2x40x30x200 \
+        $args && expect "each caller gives the bits alone ($args)" "$out" \
+        '^  callers  [2-8] at once, [0-9]+ rounds?: [0-9] computing this GEMM or its mirror .*; each gave path A.s bits$'
+done
+expect "a pinned kernel set's host takes the calls at once" "$out" '^check concurrent on openblas@Prescott: same'
+if run "save a concurrent case" 0 $FPDIV check --relation concurrent --backend openblas --shape 30x20x100 --callers 3 \
+        --threads 2 --save $tmp/conc --fail-on never; then
+    conc=$(find $tmp/conc -name '*.json' | head -1)
+    expect "its callers and threads are in the case file" "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["check"]["params"]; print(p)' "$conc")" \
+        "^\{'threads': 2, 'callers': 3\}$"
+    run "and replays" 0 $FPDIV replay "$conc" && expect "as it was" "$out" '^reproduced .*concurrent on openblas'
+fi
+
+run "split-k" 0 $FPDIV check --relation split-k --backend openblas --shape 4x5x1000 --dtype f32 --trans-b &&
+    expect "says where it splits" "$out" '^  path B   openblas@[A-Za-z0-9_]+: gemm 4x5x1000, f32 in, f32 out, as two gemms of the first [0-9]+ terms and the other [0-9]+, added$'
+# --- self: A·Aᵀ by syrk, as numpy computes A @ A.T, against gemm on a copy of Aᵀ ---
+for b in openblas blis refblas; do
+    run "self on $b" 0 $FPDIV check --relation self --backend $b --shape 2x33x40x300 --dtype f64 --trans-a --pad 2 &&
+        expect "self on $b agrees within the bound" "$out" '^check self on [a-z]+(@[A-Za-z0-9_]+)?: (same|reorder)'
+done
+expect "C is m x m, B unused" "$out" '^  path B   refblas: syrk \(A times its own transpose\) for 2x33x33x300, f64 in, f64 out$'
+bad "self on f16" "self runs BLAS's syrk, which takes f32 or f64 throughout" check --relation self --backend openblas --shape 4x4x4 --dtype f16
+run "self on a syrk that writes the other triangle" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libsyrk_triangle.so" \
+    check --relation self --backend zoo --shape 20x20x30 --dtype f64 --trans-a &&
+    expect "leaves C's poison in the mirrored half: nonfinite" "$out" '^check self on zoo: nonfinite'
+# --- scale: a power of two changes no significand, so the paths agree bit for bit ---
+for args in "--dtype f64 --bias --trans-a --dist wide" "--dtype bf16:bf16 --pad 3 --specials 0.01" "--dtype f16 --backend blis"; do
+    run "scale $args" 0 $FPDIV check --relation scale --backend openblas --shape 2x40x30x200 $args &&
+        expect "same ($args)" "$out" '^check scale on [a-z]+@[A-Za-z0-9_]+: same'
+done
+expect "and says by what" "$out" '^  path B   blis@[a-z0-9]+: gemm 2x40x30x200, f16 in, f32 out, A times 2\^-?[1-3], C times 2\^-?[1-3]$'
+run "scale on a library that rounds its inputs to 11 bits" 0 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libreduced_precision.so" \
+    check --relation scale --backend zoo --shape 8x8x64 --dtype f32 --exact never &&
+    expect "is same: a power of two moves no significand's rounding" "$out" '^check scale on zoo: same'
+run "scale on a library that drops inputs below 2^-8" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libsmall_dropped.so" \
+    check --relation scale --backend zoo --shape 8x8x64 --dtype f32 --exact never &&
+    expect "finds what depends on magnitudes" "$out" '^check scale on zoo: bound'
+
 run "save a threads case" 0 $FPDIV check --relation threads --backend openblas --shape 64x64x1000 --save $tmp/ext --fail-on never
 run "explain the threads case" 0 $FPDIV explain "$(find $tmp/ext -name '*.json' | head -1)" &&
     expect "each path's thread count is shown" "$out" '^path A: openblas@[A-Za-z0-9_]+ f32 64x64x1000, 1 thread, element'
@@ -715,7 +760,7 @@ c = j["check"]["case"]
 print(j["environment"]["backends"]["stateful"]["last_shape"] == "%dx%dx%dx%d" % (c["batch"], c["m"], c["n"], c["k"]))' \
         "$env_dir"/min/vendor/*.json)" '^True$'
 rm -rf "$env_dir"
-bad "plugin with another ABI" "was built for backend ABI 7; this fpdiv speaks ABI 6 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+bad "plugin with another ABI" "was built for backend ABI 8; this fpdiv speaks ABI 7 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 # A GEMM a backend cannot compute, though it takes the dtypes (an algorithm a library does not
 # offer for the problem): the check does not apply. `check` refuses it; a campaign passes it over
 # and counts it, and it is never a finding (tests/plugins/few_algos.c offers 1 + k % 4 algorithms).
@@ -753,6 +798,10 @@ run "replays as skipped where it does not apply" 125 $FPDIV $FA replay "$fa_dir"
 rm -rf "$fa_dir"
 run "the plugin of ABI 5 loads" 0 $FPDIV --plugin $P/old_abi5.so check --relation vendor --backend seq,old-abi5 \
         --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
+run "the plugin of ABI 6 loads" 0 $FPDIV --plugin $P/old_abi6.so check --relation vendor --backend seq,old-abi6 \
+        --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
+bad "an ABI 6 plugin takes no concurrent calls" "concurrent needs a backend with concurrent calls" \
+    --plugin $P/old_abi6.so check --relation concurrent --backend old-abi6 --shape 3x4x50 --dtype f64
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 

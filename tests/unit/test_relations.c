@@ -21,11 +21,12 @@
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,
-               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0, ROUTED, VMAPPED, COMPILED };
+               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0, ROUTED, VMAPPED, COMPILED, CONCURRENT, PART_OF_K };
 
 static enum trigger trigger;
 static double nudge; /* 0: one ulp; else multiply by (1 + nudge); NAN: write a NaN */
 static int calls;
+static bool among_callers; /* the call is one of gemm_concurrent's */
 
 static bool triggered(const struct fpd_gemm_args *g)
 {
@@ -45,6 +46,8 @@ static bool triggered(const struct fpd_gemm_args *g)
     case ROUTED: return g->route != FPD_ROUTE_GEMM;
     case VMAPPED: return g->route == FPD_ROUTE_VMAP_ROWS;
     case COMPILED: return g->execution == FPD_EXEC_COMPILED;
+    case CONCURRENT: return among_callers;
+    case PART_OF_K: return g->k < 7; /* the planted split-k scenario's k is 7: a part of it */
     default: return false;
     }
 }
@@ -94,6 +97,10 @@ static int scribbling_gemm(void *state, const struct fpd_gemm_args *g, char *why
     return rc;
 }
 
+/* A library whose calls differ when several run at once stands in for a race: each call in turn. */
+static void one_at_a_time(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
+                          size_t why_size);
+
 static int unavailable_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
 {
     (void)self, (void)state;
@@ -109,10 +116,20 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident.name = nm;                                                                           \
         ident.kind = FPD_KIND_TEST;                                                                \
         ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES |  \
-                         FPD_FEAT_VMAP | FPD_FEAT_COMPILE;                                           \
+                         FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF;     \
         ident.gemm = gemm_fn;                                                                      \
+        ident.gemm_concurrent = one_at_a_time;                                                     \
         ident.open = open_fn;                                                                      \
     }
+
+static void one_at_a_time(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
+                          size_t why_size)
+{
+    among_callers = true;
+    for (size_t i = 0; i < count; i++)
+        status[i] = perturbed_gemm(state, args[i], why + i * why_size, why_size);
+    among_callers = false;
+}
 
 TEST_BACKEND(perturbed, "perturbed", perturbed_gemm, fpd_backend_seq.open)
 TEST_BACKEND(failing, "failing", failing_gemm, fpd_backend_seq.open)
@@ -154,7 +171,7 @@ struct scenario {
 /* The scenario's check, with its outputs hashed or not, in ck (which keeps the paths' outputs). */
 static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, struct fpd_checker *ck)
 {
-    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1}, .unhashed = unhashed};
+    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1, .callers = 3}, .unhashed = unhashed};
     char why[256];
     fpd_case_defaults(&chk.c);
     chk.relation = fpd_relation_find(s->relation);
@@ -196,6 +213,16 @@ static const struct scenario scenarios[] = {
     {"vendor", {"seq", "blocked"}, "f32", "2x17x33x300", FPD_DIST_WIDE, true, false, NEVER, FPD_SAME},
     {"threads", {"openblas"}, "f64", "64x64x64", FPD_DIST_INT, false, false, NEVER, FPD_SAME},
     {"repeat", {"openblas"}, "f32", "30x20x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"concurrent", {"openblas"}, "f64", "2x30x20x100", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
+    {"scale", {"openblas"}, "f32", "2x30x20x300", FPD_DIST_WIDE, true, true, NEVER, FPD_SAME},
+    /* on integers every order, split or not, is exact */
+    {"split-k", {"openblas"}, "f32", "3x33x65x257", FPD_DIST_INT, true, true, NEVER, FPD_SAME},
+    {"self", {"openblas"}, "f64", "3x33x33x257", FPD_DIST_INT, false, true, NEVER, FPD_SAME},
+    {"self", {"refblas"}, "f32", "9x9x40", FPD_DIST_INT, false, false, NEVER, FPD_SAME},
+    {"split-k", {"pairwise"}, "bf16", "9x8x500", FPD_DIST_INT, true, false, NEVER, FPD_SAME},
+    {"scale", {"pairwise"}, "bf16:bf16", "9x8x500", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"scale", {"blis"}, "f64", "17x5x64", FPD_DIST_UNIFORM, false, true, NEVER, FPD_SAME},
+    {"concurrent", {"blis"}, "f32", "30x20x100", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
     {"device", {"seq", "gpu-twin"}, "bf16", "2x7x9x300", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
     {"algo", {"perturbed"}, "f32", "7x9x30", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
     /* a library's gemv and dot: on int data every order agrees, so any other answer is a wrong
@@ -224,6 +251,11 @@ static const struct scenario scenarios[] = {
     {"vendor", {"seq", "perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
     {"threads", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, THREADS_ABOVE_1, FPD_REORDER},
     {"repeat", {"perturbed"}, "f16:f16", "5x6x7", FPD_DIST_NORMAL, false, false, EVEN_CALL, FPD_REORDER},
+    {"concurrent", {"perturbed"}, "f32", "2x5x6x7", FPD_DIST_NORMAL, true, false, CONCURRENT, FPD_REORDER},
+    /* a strict oracle: one ulp that only the scaled path has is improbable, not a reordering */
+    {"scale", {"perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, true, false, EVEN_CALL, FPD_IMPROBABLE},
+    {"split-k", {"perturbed"}, "f32", "5x6x7", FPD_DIST_INT, false, false, PART_OF_K, FPD_REORDER},
+    {"self", {"perturbed"}, "f64", "5x5x7", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"device", {"seq", "gpu-perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
     {"algo", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, ALGO_ABOVE_0, FPD_REORDER},
     {"gemv-rows", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},

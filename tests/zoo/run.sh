@@ -45,6 +45,13 @@ campaign "$zoo/libbeta_scaled.so" 2000 1 && expect "a kernel reading C at beta =
 # a fault past 2^20 terms: out of the common shapes' reach, found by the shapes past --max-dim
 run "a long-reduction fault, shapes bounded by --max-dim" 0 $FPDIV --blas zoo="$zoo/liblong_reduction.so" fuzz \
     --backends zoo --seed 1 --cases 2000 --no-corpus --fail-on improbable --max-dim 256 && pass "is out of reach"
+# a race on a shared packing buffer: a call alone is right, so only callers at once find it
+alone="slice-rows,slice-cols,gemv-rows,gemv-cols,dot,slice-batch,addmm,cast-in,layout,threads,repeat"
+run "a shared packing buffer, every relation but concurrent" 0 $FPDIV --blas zoo="$zoo/libshared_pack.so" fuzz \
+    --backends zoo --relations $alone --seed 1 --cases 2000 --no-corpus --fail-on improbable && pass "is out of reach"
+run "the same, concurrent at a large shape" 1 $FPDIV --blas zoo="$zoo/libshared_pack.so" check --relation concurrent \
+    --backend zoo --shape 384x256x384 --dtype f64 --callers 2 &&
+    expect "path B or its mirror lost the race" "$out" '^  callers  2 at once, 1 round: 2 computing this GEMM or its mirror \(of -A\); 1 of them gave bits other than path A.s'
 # two paths that agree, both wrong alike: only the exact reference tells, which fuzz computes for one
 # case in eight of those whose paths agree (--exact sampled, its default)
 lossy="--blas zoo=$zoo/libreduced_precision.so"

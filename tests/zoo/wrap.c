@@ -23,8 +23,10 @@ __attribute__((constructor)) static void load_real(void)
         .sgemm = (sgemm_fn *)dlsym(lib, "cblas_sgemm"), .dgemm = (dgemm_fn *)dlsym(lib, "cblas_dgemm"),
         .sgemv = (sgemv_fn *)dlsym(lib, "cblas_sgemv"), .dgemv = (dgemv_fn *)dlsym(lib, "cblas_dgemv"),
         .sdot = (sdot_fn *)dlsym(lib, "cblas_sdot"), .ddot = (ddot_fn *)dlsym(lib, "cblas_ddot"),
+        .ssyrk = (ssyrk_fn *)dlsym(lib, "cblas_ssyrk"), .dsyrk = (dsyrk_fn *)dlsym(lib, "cblas_dsyrk"),
     };
-    if (!zoo_real.sgemm || !zoo_real.dgemm || !zoo_real.sgemv || !zoo_real.dgemv || !zoo_real.sdot || !zoo_real.ddot) {
+    if (!zoo_real.sgemm || !zoo_real.dgemm || !zoo_real.sgemv || !zoo_real.dgemv || !zoo_real.sdot || !zoo_real.ddot ||
+        !zoo_real.ssyrk || !zoo_real.dsyrk) {
         fprintf(stderr, "zoo: %s lacks a CBLAS routine\n", path && *path ? path : "libopenblas.so.0");
         abort();
     }
@@ -62,4 +64,16 @@ __attribute__((weak)) float cblas_sdot(int n, const float *x, int incx, const fl
 __attribute__((weak)) double cblas_ddot(int n, const double *x, int incx, const double *y, int incy)
 {
     return zoo_real.ddot(n, x, incx, y, incy);
+}
+
+__attribute__((weak)) void cblas_ssyrk(int order, int uplo, int trans, int n, int k, float alpha, const float *a,
+                                       int lda, float beta, float *c, int ldc)
+{
+    zoo_real.ssyrk(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
+}
+
+__attribute__((weak)) void cblas_dsyrk(int order, int uplo, int trans, int n, int k, double alpha, const double *a,
+                                       int lda, double beta, double *c, int ldc)
+{
+    zoo_real.dsyrk(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
 }

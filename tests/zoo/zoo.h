@@ -1,6 +1,6 @@
 /* zoo.h — the bug zoo's libraries: CBLAS wrappers of a real library, each with one planted fault.
  *
- * wrap.c forwards every CBLAS routine fpdiv calls (gemm, gemv and dot, single and double) to the
+ * wrap.c forwards every CBLAS routine fpdiv calls (gemm, gemv, dot and syrk, single and double) to the
  * real library, as weak symbols; a fault's file (faults/NAME.c) defines the routine it breaks, which
  * wins at link time, and calls the real one through `zoo_real` around its fault. The real library
  * is $FPDIV_ZOO_REAL, else Debian's OpenBLAS (libopenblas.so.0), loaded into the namespace fpdiv
@@ -8,7 +8,7 @@
 #ifndef ZOO_H
 #define ZOO_H
 
-enum { ZOO_ROW_MAJOR = 101, ZOO_NO_TRANS = 111 };
+enum { ZOO_ROW_MAJOR = 101, ZOO_NO_TRANS = 111, ZOO_UPPER = 121, ZOO_LOWER = 122 };
 
 typedef void sgemm_fn(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                       const float *b, int ldb, float beta, float *c, int ldc);
@@ -18,6 +18,10 @@ typedef void sgemv_fn(int order, int trans, int m, int n, float alpha, const flo
                       float beta, float *y, int incy);
 typedef void dgemv_fn(int order, int trans, int m, int n, double alpha, const double *a, int lda, const double *x,
                       int incx, double beta, double *y, int incy);
+typedef void ssyrk_fn(int order, int uplo, int trans, int n, int k, float alpha, const float *a, int lda, float beta,
+                      float *c, int ldc);
+typedef void dsyrk_fn(int order, int uplo, int trans, int n, int k, double alpha, const double *a, int lda,
+                      double beta, double *c, int ldc);
 typedef float sdot_fn(int n, const float *x, int incx, const float *y, int incy);
 typedef double ddot_fn(int n, const double *x, int incx, const double *y, int incy);
 
@@ -28,6 +32,8 @@ struct zoo_real {
     dgemv_fn *dgemv;
     sdot_fn *sdot;
     ddot_fn *ddot;
+    ssyrk_fn *ssyrk;
+    dsyrk_fn *dsyrk;
 };
 extern struct zoo_real zoo_real;
 
@@ -37,5 +43,7 @@ sgemv_fn cblas_sgemv;
 dgemv_fn cblas_dgemv;
 sdot_fn cblas_sdot;
 ddot_fn cblas_ddot;
+ssyrk_fn cblas_ssyrk;
+dsyrk_fn cblas_dsyrk;
 
 #endif

@@ -1,0 +1,61 @@
+/* scale.c — choosing the power of two, applying it, and what underflow may change. */
+#include "engine/scale.h"
+
+#include <math.h>
+
+#include "common/dtype.h"
+
+struct extremes {
+    double largest, smallest; /* of the finite nonzero magnitudes; smallest is +Inf when there are none */
+};
+
+static struct extremes extremes_of(enum fpd_dtype t, const void *p, size_t count)
+{
+    struct extremes x = {0, INFINITY};
+    for (size_t i = 0; i < count; i++) {
+        double v = fabs(fpd_load(t, p, i));
+        if (!(v > 0) || !isfinite(v)) /* zero, NaN or Inf: no scaling changes them */
+            continue;
+        x.largest = v > x.largest ? v : x.largest;
+        x.smallest = v < x.smallest ? v : x.smallest;
+    }
+    return x;
+}
+
+int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int magnitude)
+{
+    struct fpd_layout l = fpd_case_layout(c);
+    const struct fpd_dtype_info *in = fpd_dtype_info(c->dt.in), *out = fpd_dtype_info(c->dt.out);
+    /* every element of the storage, padding included: padding holds values of the same draw */
+    struct extremes a = extremes_of(c->dt.in, t->a, c->batch * l.stride_a);
+    struct extremes b = extremes_of(c->dt.in, t->b, c->batch * l.stride_b);
+    double up = ldexp(1, magnitude), min_normal = ldexp(1, in->emin);
+    /* up: A stays finite, and so does the product (|C| <= k max|A| max|B|, with room for the bias) */
+    double product = a.largest * b.largest * (double)c->k * up;
+    struct extremes bias = c->has_bias ? extremes_of(c->dt.out, t->bias, c->n) : (struct extremes){0, INFINITY};
+    if (a.largest * up < in->max_finite / 2 && product < out->max_finite / 4 && bias.largest * up < out->max_finite / 4 &&
+        product < fpd_dtype_info(c->dt.acc)->max_finite / 4)
+        return magnitude;
+    /* down: A stays exact (nothing falls among the subnormals) */
+    if (a.smallest / up >= min_normal && bias.smallest / up >= ldexp(1, out->emin))
+        return -magnitude;
+    return 0;
+}
+
+void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e)
+{
+    for (size_t b = 0; b < batch; b++)
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++) {
+                size_t at = b * stride + i * ld + j;
+                fpd_store(t, p, at, ldexp(fpd_load(t, p, at), e));
+            }
+}
+
+double fpd_scale_tolerance(const struct fpd_dtypes *dt, size_t k, int e)
+{
+    /* an underflowing rounding errs by at most half the smallest subnormal of its type; in path A's
+     * units, path B's count 2^-e times as much */
+    double both = 1 + ldexp(1, e < 0 ? -e : 0);
+    return both * ((double)(k + 2) * fpd_dtype_info(dt->acc)->underflow + fpd_dtype_info(dt->out)->underflow);
+}

@@ -1,0 +1,28 @@
+/*
+ * scale.h — the `scale` relation's strict oracle: A times 2^e, then the product times 2^-e, gives
+ * the product bit for bit.
+ *
+ * A power of two changes no significand: every product, every partial sum and every rounding of
+ * the scaled GEMM is the plain GEMM's times 2^e, in the same order, as long as nothing leaves the
+ * range of normal numbers. So the two paths must agree exactly, and any difference beyond what
+ * underflow can make is arithmetic that depends on the values' magnitudes (a kernel chosen by them,
+ * subnormals flushed, an input rounded through a narrower type), which no reordering explains.
+ */
+#ifndef FPD_SCALE_H
+#define FPD_SCALE_H
+
+#include "engine/case.h"
+#include "gen/gen.h"
+
+/* The exponent path B scales A (and the bias) by: `magnitude` or -`magnitude`, whichever keeps
+ * every input of A exact and finite and the product finite (up first); 0 when neither does. */
+int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int magnitude);
+/* Multiplies the rows x cols block of each of `batch` matrices (`stride` apart, rows of ld) by 2^e,
+ * in type t. */
+void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e);
+/* The most two exact paths can differ by at an element, where one is scaled by 2^e, from underflow
+ * alone: each of the k + 1 roundings in the accumulator and the last in the output type may fall
+ * among the subnormals of one path and not of the other. */
+double fpd_scale_tolerance(const struct fpd_dtypes *dt, size_t k, int e);
+
+#endif
