@@ -9,7 +9,7 @@
 
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
-    OPT_DIST, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_ALGO, OPT_ISOLATE, OPT_CALLERS,
+    OPT_DIST, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_ALGO, OPT_ISOLATE, OPT_CALLERS, OPT_SPLIT, OPT_SCALE,
 };
 
 const struct option fpd_shared_options[] = {
@@ -28,7 +28,8 @@ static const struct option case_only_options[] = {
     {"dist", required_argument, NULL, OPT_DIST},         {"index", required_argument, NULL, OPT_INDEX},
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
     {"algo", required_argument, NULL, OPT_ALGO},         {"isolate", no_argument, NULL, OPT_ISOLATE},
-    {"callers", required_argument, NULL, OPT_CALLERS},
+    {"callers", required_argument, NULL, OPT_CALLERS},   {"split", required_argument, NULL, OPT_SPLIT},
+    {"scale", required_argument, NULL, OPT_SCALE},
     {NULL, 0, NULL, 0},
 };
 
@@ -57,6 +58,9 @@ const char fpd_case_options_help[] =
     "                       at least 2)\n"
     "  --algo J             algo relation: compare the library's algorithm 0 against its J-th (default 1)\n"
     "  --callers N          concurrent relation: threads calling the library at once, 2 to 8 (default 4)\n"
+    "  --split K1           split-k relation: the first part's terms (default: half of k, at least 1)\n"
+    "  --scale E            scale relation: A times 2^E or 2^-E, E from 1 to 8 (default 1; the sign\n"
+    "                       keeps every value finite and normal)\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
     "  --isolate            run each check in a process of its own, so a backend that crashes gives\n"
     "                       an `error` instead of ending fpdiv (check always does; a few ms a check\n"
@@ -70,7 +74,7 @@ const char fpd_case_options_help[] =
 void fpd_case_flags_init(struct fpd_case_flags *f)
 {
     int cores = fpd_cli_cores();
-    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1, .callers = 4},
+    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1, .callers = 4, .scale = 1},
                                          .exact = FPD_EXACT_ALWAYS, .default_threads = 1},
                                  .max_mem = fpd_cli_default_max_mem()};
     fpd_case_defaults(&f->chk.c);
@@ -151,6 +155,14 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
         rc = fpd_cli_count("--callers", arg, 2, FPD_MAX_CALLERS, &u, why, why_size);
         f->chk.params.callers = (unsigned)u;
         break;
+    case OPT_SPLIT:
+        rc = fpd_cli_count("--split", arg, 1, FPD_MAX_DIM, &u, why, why_size);
+        f->chk.params.split_k = (uint32_t)u;
+        break;
+    case OPT_SCALE:
+        rc = fpd_cli_count("--scale", arg, 1, FPD_SCALE_MAX, &u, why, why_size);
+        f->chk.params.scale = (int)u;
+        break;
     default: return 0;
     }
     *status = rc;
@@ -210,6 +222,8 @@ int fpd_case_flags_resolve(struct fpd_case_flags *f, const char *shape, char *wh
             return FPD_ERR_UNAVAILABLE;
     }
     fpd_relation_prepare_case(chk->relation, &chk->c);
+    if (!chk->params.split_k) /* --split not given: half of k */
+        chk->params.split_k = chk->c.k > 1 ? chk->c.k / 2 : 1;
     if (!fpd_relation_applies(chk->relation, &chk->c.dt, impls, why, why_size) ||
         fpd_relation_check_params(chk->relation, &chk->c, &chk->params, why, why_size) != FPD_OK ||
         fpd_case_validate(&chk->c, f->max_mem, why, why_size) != FPD_OK)

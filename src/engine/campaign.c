@@ -104,6 +104,7 @@ static bool shrink_to_budget(const struct fpd_relation *rel, struct fpd_case *c,
         if (!largest)
             return false;
         *largest /= 2;
+        fpd_relation_prepare_case(rel, c); /* a self product's n follows its m */
     }
     return true;
 }

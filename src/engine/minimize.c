@@ -26,10 +26,12 @@ static bool out_of_time(struct shrinker *s)
     return s->out->timed_out || s->status != FPD_OK;
 }
 
-/* Does this candidate keep the signature? A candidate that cannot be a valid check does not. */
-static bool keeps(struct shrinker *s, const struct fpd_check *candidate)
+/* Does this candidate keep the signature? A candidate that cannot be a valid check does not. The
+ * relation shapes it first (a self product's n follows its m). */
+static bool keeps(struct shrinker *s, struct fpd_check *candidate)
 {
     char why[256];
+    fpd_relation_prepare_case(candidate->relation, &candidate->c);
     if (out_of_time(s) ||
         fpd_relation_check_params(candidate->relation, &candidate->c, &candidate->params, why, sizeof why) != FPD_OK)
         return false;
@@ -45,7 +47,7 @@ static bool keeps(struct shrinker *s, const struct fpd_check *candidate)
 }
 
 /* Try a candidate; adopt it when it keeps the signature. */
-static bool adopt(struct shrinker *s, const struct fpd_check *candidate)
+static bool adopt(struct shrinker *s, struct fpd_check *candidate)
 {
     if (!keeps(s, candidate))
         return false;
@@ -91,7 +93,8 @@ static bool shrink_dim(struct shrinker *s, int d, uint32_t lo)
     if (kept == current)
         return false;
     *dim_of(&s->chk->c, d) = kept;
-    return true;
+    fpd_relation_prepare_case(s->chk->relation, &s->chk->c);
+    return *dim_of(&s->chk->c, d) != current; /* a self product's n gives way to m: no shrink of its own */
 }
 
 /* slice-* relations: move the slice to the start and make it one entry long, where it still diverges. */

@@ -146,32 +146,27 @@ static void build_concurrent(const struct fpd_relation *r, const struct fpd_case
     out->b.callers = p->callers;
 }
 
-/* The exponent's magnitude, 1 to 3, from the case's seed and index (its sign, from the data, when
- * the check prepares it): a scaling of its own per case, with nothing for a case file to carry. */
+/* A and the bias times 2^e, the product times 2^-e: e's magnitude from the parameters, its sign from
+ * the data when the check prepares it (scale.h). */
 static void build_scale(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                         struct fpd_paths *out)
 {
-    (void)r, (void)p;
+    (void)r;
     whole_case(c, out);
-    out->b.scale_exp = 1 + (int)(fpd_rng_mix64(c->recipe.seed ^ 0x2545f4914f6cdd1du ^ c->recipe.index) % 3);
+    out->b.scale_exp = p->scale;
 }
 
-/* k1, from the case's seed and index: half the time a power of two (a library's block), else
- * anywhere; 0 where k = 1 leaves nothing to split. The parts are computed and added in the
- * accumulator's type and the sum rounded to the output's once, as a split-k GEMM's workspace does
- * (two halves each rounded to f16 could overflow where their sum does not). */
+/* The first k1 terms and the rest (k1 from the parameters), computed and added in the accumulator's
+ * type and the sum rounded to the output's once, as a split-k GEMM's workspace does (two halves each
+ * rounded to f16 could overflow where their sum does not). */
 static void build_split_k(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                           struct fpd_paths *out)
 {
-    (void)r, (void)p;
+    (void)r;
     whole_case(c, out);
-    if (c->k < 2)
+    if (p->split_k < 1 || p->split_k >= c->k) /* k = 1: nothing to split */
         return;
-    uint64_t draw = fpd_rng_mix64(c->recipe.seed ^ 0x9e6c63d0676a9a99u ^ ((uint64_t)c->recipe.index << 20));
-    uint32_t below = 1;
-    while (below * 2 < c->k)
-        below *= 2;
-    out->b.split_k = draw & 1 ? below : 1 + (uint32_t)((draw >> 1) % (c->k - 1));
+    out->b.split_k = p->split_k;
     out->b.out = c->dt.acc;
     out->extra_out_roundings = 2; /* each part rounded (to the accumulator's type, no wider than the output's), then their sum */
 }
@@ -246,9 +241,9 @@ const struct fpd_relation fpd_relation_table[] = {
         .backends = 1, .needs = FPD_FEAT_CONCURRENT | FPD_FEAT_THREADS, .default_campaign = true,
         .build = build_concurrent),
     ROW(.name = "scale", .doc = "A·B vs (2^e A)·B times 2^-e: bit for bit but for underflow (a strict oracle)",
-        .backends = 1, .default_campaign = true, .strict = true, .build = build_scale),
+        .backends = 1, .default_campaign = true, .strict = true, .takes = FPD_TAKES_SCALE, .build = build_scale),
     ROW(.name = "split-k", .doc = "A·B vs A[:, :k1]·B[:k1] + A[:, k1:]·B[k1:], the parts added in the accumulator's type",
-        .backends = 1, .default_campaign = true, .build = build_split_k),
+        .backends = 1, .default_campaign = true, .takes = FPD_TAKES_SPLIT, .build = build_split_k),
     ROW(.name = "self", .doc = "A·Aᵀ by gemm on a copy of Aᵀ vs the library's syrk, as numpy computes A @ A.T",
         .backends = 1, .needs = FPD_FEAT_SELF, .default_campaign = true, .needs_blas_types = true,
         .self_product = true, .build = build_self),
@@ -366,6 +361,15 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
         snprintf(why, why_size, "concurrent needs 2 to %d callers (--callers N)", FPD_MAX_CALLERS);
         return FPD_ERR_INPUT;
     }
+    if ((r->takes & FPD_TAKES_SPLIT) && (p->split_k < 1 || p->split_k >= (c->k > 1 ? c->k : 2))) {
+        snprintf(why, why_size, "split-k splits k = %u after 1 to %u terms (--split K1), not %u", c->k,
+                 c->k > 1 ? c->k - 1 : 1, p->split_k);
+        return FPD_ERR_INPUT;
+    }
+    if ((r->takes & FPD_TAKES_SCALE) && (p->scale < 1 || p->scale > FPD_SCALE_MAX)) {
+        snprintf(why, why_size, "scale takes an exponent of 1 to %d (--scale E)", FPD_SCALE_MAX);
+        return FPD_ERR_INPUT;
+    }
     if ((r->needs & FPD_FEAT_THREADS) && p->threads < 1) {
         snprintf(why, why_size, "threads needs a thread count of at least 1");
         return FPD_ERR_INPUT;
@@ -389,8 +393,18 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
         p->threads = 1 + (int)fpd_stream_below(s, (uint32_t)p->threads);
     else if (r->needs & FPD_FEAT_THREADS)
         p->threads = 2 + (int)fpd_stream_below(s, (uint32_t)(p->threads - 1));
-    if (r->needs & FPD_FEAT_CONCURRENT) /* 2 to 4: a probe and a companion, then a second probe, ... */
+    if (r->needs & FPD_FEAT_CONCURRENT) /* 2 to 4: path B and its mirror, then others */
         p->callers = 2 + fpd_stream_below(s, 3);
+    p->split_k = 1;
+    if ((r->takes & FPD_TAKES_SPLIT) && c->k > 1) { /* half the time at a power of two (a library's block) */
+        uint32_t below = 1;
+        while (below * 2 < c->k)
+            below *= 2;
+        p->split_k = fpd_stream_chance(s, 1, 2) ? below : 1 + fpd_stream_below(s, c->k - 1);
+    }
+    p->scale = 1;
+    if (r->takes & FPD_TAKES_SCALE)
+        p->scale = 1 + (int)fpd_stream_below(s, 3);
 }
 
 void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,

@@ -55,7 +55,12 @@ struct fpd_relation_params {
     int threads;            /* threads: the N of "1 vs N" */
     int algo;               /* algo: the j of "algorithm 0 vs algorithm j" */
     unsigned callers;       /* concurrent: the threads calling at once, 2 to FPD_MAX_CALLERS */
+    uint32_t split_k;       /* split-k: k1, the first part's terms, 1 to k - 1 */
+    int scale;              /* scale: the exponent's magnitude, 1 to FPD_SCALE_MAX (its sign, from the data) */
 };
+
+/* Parameters a relation takes beyond the slice, threads and algorithm (struct fpd_relation's `takes`). */
+enum { FPD_TAKES_SPLIT = 1u << 0, FPD_TAKES_SCALE = 1u << 1, FPD_SCALE_MAX = 8 };
 
 /* Which two backends a two-backend relation compares. */
 enum fpd_pairing {
@@ -81,6 +86,7 @@ struct fpd_relation {
     bool strict;               /* the paths agree bit for bit but for underflow: a difference beyond it is at
                                   least improbable, whatever the bound says (scale.h) */
     bool self_product;         /* C = A·Aᵀ: the case's B is its op(A)ᵀ, n = m, and there is no bias */
+    unsigned takes;            /* FPD_TAKES_* bits: parameters drawn in fuzz, given in check, kept in case files */
     enum fpd_slice_dim slice;
     enum fpd_route route;      /* path B's, on the slice: the library's gemv or dot instead of its gemm */
     void (*build)(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,

@@ -64,10 +64,13 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(extra, sizeof extra, " --threads %d", chk->params.threads);
     else if (chk->relation->needs & FPD_FEAT_ALGOS)
         snprintf(extra, sizeof extra, " --algo %d", chk->params.algo);
-    if (chk->relation->needs & FPD_FEAT_CONCURRENT) {
-        size_t used = strlen(extra);
+    size_t used = strlen(extra);
+    if (chk->relation->needs & FPD_FEAT_CONCURRENT)
         snprintf(extra + used, sizeof extra - used, " --callers %u", chk->params.callers);
-    }
+    else if (chk->relation->takes & FPD_TAKES_SPLIT)
+        snprintf(extra + used, sizeof extra - used, " --split %u", chk->params.split_k);
+    else if (chk->relation->takes & FPD_TAKES_SCALE)
+        snprintf(extra + used, sizeof extra - used, " --scale %d", chk->params.scale);
     if (fpd_check_threads(chk) > 0) { /* a library's bits can depend on its thread count */
         size_t used = strlen(extra);
         snprintf(extra + used, sizeof extra - used, " --threads %d", fpd_check_threads(chk));
@@ -309,6 +312,10 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         json_object_set_new(o, "algo", json_integer(chk->params.algo));
     if (chk->relation->needs & FPD_FEAT_CONCURRENT)
         json_object_set_new(o, "callers", json_integer(chk->params.callers));
+    if (chk->relation->takes & FPD_TAKES_SPLIT)
+        json_object_set_new(o, "split_k", json_integer(chk->params.split_k));
+    if (chk->relation->takes & FPD_TAKES_SCALE)
+        json_object_set_new(o, "scale", json_integer(chk->params.scale));
     if (res->strict_excess > 0)
         json_object_set_new(o, "strict_excess", json_real(res->strict_excess));
     if (res->concurrency.callers)

@@ -192,6 +192,10 @@ static json_t *check_json(const struct fpd_case_file *f)
         json_object_set_new(params, "algo", json_integer(chk->params.algo));
     if (chk->relation->needs & FPD_FEAT_CONCURRENT)
         json_object_set_new(params, "callers", json_integer(chk->params.callers));
+    if (chk->relation->takes & FPD_TAKES_SPLIT)
+        json_object_set_new(params, "split_k", json_integer(chk->params.split_k));
+    if (chk->relation->takes & FPD_TAKES_SCALE)
+        json_object_set_new(params, "scale", json_integer(chk->params.scale));
     json_t *cj = json_pack("{s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:s}", "batch", (json_int_t)c->batch, "m",
                            (json_int_t)c->m, "n", (json_int_t)c->n, "k", (json_int_t)c->k, "trans_a", c->trans_a,
                            "trans_b", c->trans_b, "bias", c->has_bias, "pad", (json_int_t)c->pad, "dtype",
@@ -637,6 +641,12 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
     chk->params.callers = 2;
     if (chk->relation->needs & FPD_FEAT_CONCURRENT)
         chk->params.callers = (unsigned)get_uint(r, params, "check.params.callers", "callers", 2, FPD_MAX_CALLERS, &rc);
+    chk->params.split_k = 1;
+    if (chk->relation->takes & FPD_TAKES_SPLIT)
+        chk->params.split_k = (uint32_t)get_uint(r, params, "check.params.split_k", "split_k", 1, FPD_MAX_DIM, &rc);
+    chk->params.scale = 1;
+    if (chk->relation->takes & FPD_TAKES_SCALE)
+        chk->params.scale = (int)get_uint(r, params, "check.params.scale", "scale", 1, FPD_SCALE_MAX, &rc);
     if (rc != FPD_OK)
         return rc;
     fpd_relation_prepare_case(chk->relation, c);

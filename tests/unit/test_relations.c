@@ -171,7 +171,8 @@ struct scenario {
 /* The scenario's check, with its outputs hashed or not, in ck (which keeps the paths' outputs). */
 static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, struct fpd_checker *ck)
 {
-    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1, .callers = 3}, .unhashed = unhashed};
+    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1, .callers = 3, .split_k = 4, .scale = 2},
+                            .unhashed = unhashed};
     char why[256];
     fpd_case_defaults(&chk.c);
     chk.relation = fpd_relation_find(s->relation);
