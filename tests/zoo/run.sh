@@ -49,9 +49,14 @@ run "a long-reduction fault, shapes bounded by --max-dim" 0 $FPDIV --blas zoo="$
 alone="slice-rows,slice-cols,gemv-rows,gemv-cols,dot,slice-batch,addmm,cast-in,layout,threads,repeat"
 run "a shared packing buffer, every relation but concurrent" 0 $FPDIV --blas zoo="$zoo/libshared_pack.so" fuzz \
     --backends zoo --relations $alone --seed 1 --cases 2000 --no-corpus --fail-on improbable && pass "is out of reach"
-run "the same, concurrent at a large shape" 1 $FPDIV --blas zoo="$zoo/libshared_pack.so" check --relation concurrent \
-    --backend zoo --shape 384x256x384 --dtype f64 --callers 2 &&
-    expect "path B or its mirror lost the race" "$out" '^  callers  2 at once, 1 round: 2 computing this GEMM or its mirror \(of -A\); 1 of them gave bits other than path A.s'
+# a race shows only where the calls overlap, which the scheduler decides: up to eight tries
+for try in 1 2 3 4 5 6 7 8; do
+    $FPDIV --blas zoo="$zoo/libshared_pack.so" check --relation concurrent --backend zoo --shape 384x256x384 \
+        --dtype f64 --callers 4 >$tmp/race.out 2>&1 && continue
+    break
+done
+expect "the same, concurrent at a large shape, lost the race (try $try)" "$(cat $tmp/race.out)" \
+    '^  callers  4 at once, [0-9]+ rounds?: [2-4] computing this GEMM or its mirror \(of -A\).*; [1-4] of them gave bits other than path A.s'
 # two paths that agree, both wrong alike: only the exact reference tells, which fuzz computes for one
 # case in eight of those whose paths agree (--exact sampled, its default)
 lossy="--blas zoo=$zoo/libreduced_precision.so"
