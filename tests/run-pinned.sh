@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CLI suite and the corpus replay again with OpenBLAS made to pick another kernel set than it
 # picks on this CPU (OPENBLAS_CORETYPE), so that no test depends on the one it picks. CI runs it
-# for two of the kernel sets this CPU runs, side by side: an older one (Sandybridge: AVX, no FMA) and the widest
+# for two of the kernel sets this CPU runs: an older one (Sandybridge: AVX, no FMA) and the widest
 # (an AVX-512 set where the CPU has one; Prescott's kernels, which the tests pin, where not).
 # BLIS and oneMKL are pinned to their sets of the same class of CPU (BLIS_ARCH_TYPE, MKL_CBWR: for
 # Sandybridge, sandybridge and AVX), and fpdiv's own vector paths narrowed to it
@@ -35,30 +35,17 @@ class_of() {
     esac
 }
 status=0
-committed_dir=$(mktemp -d) logs=$(mktemp -d)
-trap 'rm -rf "$committed_dir" "$logs"' EXIT
+replayed=$(mktemp) committed_dir=$(mktemp -d)
+trap 'rm -rf "$replayed" "$committed_dir"' EXIT
 # the starter cases as committed, whatever a user's campaigns have added to corpus/
 committed=$("$(dirname "$0")/committed-corpus.sh" "$committed_dir/cases") || exit 2
-# one kernel set's run: the suite and the replay, its output in $logs/CORE.log, its status in
-# $logs/CORE.status. The sets run side by side (the suite keeps everything it writes in a directory
-# of its own): on two cores, one set's wall time for both.
-pinned_run() {
-    local core=$1 width blis mkl status=0
+for core in "${cores[@]}"; do
     read -r width blis mkl <<<"$(class_of "$core")"
     export OPENBLAS_CORETYPE=$core BLIS_ARCH_TYPE=$blis MKL_CBWR=$mkl FPDIV_VECTOR_WIDTH=$width
     echo "=== OPENBLAS_CORETYPE=$core BLIS_ARCH_TYPE=$blis MKL_CBWR=$mkl FPDIV_VECTOR_WIDTH=$width"
     FPDIV=$FPDIV "$(dirname "$0")/cli/run.sh" || status=1
-    $FPDIV replay "$committed" >"$logs/$core.replayed" || status=1
-    tail -1 "$logs/$core.replayed"
-    grep -E '^(changed|fixed|worse) ' "$logs/$core.replayed" && status=1
-    echo $status >"$logs/$core.status"
-}
-for core in "${cores[@]}"; do
-    pinned_run "$core" >"$logs/$core.log" 2>&1 &
-done
-wait
-for core in "${cores[@]}"; do
-    cat "$logs/$core.log"
-    [ "$(cat "$logs/$core.status" 2>/dev/null)" = 0 ] || status=1
+    $FPDIV replay "$committed" >"$replayed" || status=1
+    tail -1 "$replayed"
+    grep -E '^(changed|fixed|worse) ' "$replayed" && status=1
 done
 exit $status
