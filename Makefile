@@ -329,7 +329,7 @@ test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 
 # The unit tests start hosts (src/backends/host.h) with the fpdiv binary beside them, and load test plugins.
 # The CLI suite and the corpus replay again with OpenBLAS on two kernel sets it would not pick on this
-# CPU (CORES="A B" names them): no test may depend on the one it picks. CI runs it.
+# CPU (CORES="A B" names them): no test may depend on the one it picks. CI runs it on Sandybridge.
 test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/run-pinned.sh $(CORES)
 
