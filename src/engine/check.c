@@ -526,17 +526,6 @@ static int entry_values(struct fpd_checker *ck, const struct fpd_case *c, const 
 }
 
 /* Each path against the correctly rounded result: error in ulps, and against its own bound. */
-/* Whether some product of finite terms x[p]·y[p] lies past type t's range: then every evaluation
- * in t overflows there, whatever its order. */
-static bool a_product_overflows(const double *x, const double *y, size_t k, enum fpd_dtype t)
-{
-    double largest = fpd_dtype_info(t)->max_finite;
-    for (size_t p = 0; p < k; p++)
-        if (isfinite(x[p]) && isfinite(y[p]) && !(fabs(x[p] * y[p]) <= largest))
-            return true;
-    return false;
-}
-
 static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
                         struct magnitudes *magnitudes, struct fpd_check_result *res)
 {
@@ -576,12 +565,10 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                     double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], (bi * m + i) * n + j), 0);
                     if (same_class(v, exact_out) && !isfinite(v))
                         continue; /* the same Inf or NaN as the exact result */
-                    if (!isfinite(v) && !isnan(exact_out) &&
-                        a_product_overflows(&rows[i * c->k], &cols[j * c->k], c->k, c->dt.acc)) {
-                        /* a product of finite inputs past the accumulator's range is ±Inf in any
-                         * order, and two of opposite signs make NaN, where the exact sum (whose
-                         * products never overflow) is finite or one Inf. (A partial sum that
-                         * overflows where another order would not stays a wrong class.) */
+                    if (!isfinite(v) && !isnan(exact_out) && fpd_partial_sums_may_overflow(&own[w], g[i * n + j])) {
+                        /* the magnitudes reach past the threshold: a product or partial sum that
+                         * overflows is ±Inf, and two of opposite signs make NaN, where the exact sum
+                         * (whose products never overflow) is finite or one Inf */
                         x->threshold[w]++;
                         continue;
                     }

@@ -46,8 +46,8 @@ struct fpd_exact_report {
     size_t threshold[2];   /* elements where a path is ±Inf and the correctly rounded result finite (or
                               the other way round) within the path's own bound of the overflow
                               threshold: its rounding carried the sum across (see fpd_metrics); or
-                              where a path is Inf or NaN and a product of finite inputs lies past the
-                              accumulator's range, so that every order overflows */
+                              where a path is Inf or NaN and the magnitudes reach past the threshold,
+                              so that a product or partial sum overflows in any order */
 };
 
 struct fpd_check_result {

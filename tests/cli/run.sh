@@ -124,15 +124,6 @@ for r in slice-rows slice-cols slice-batch addmm cast-in layout threads repeat v
     done
 done
 
-# products past the overflow threshold (a 1% of specials holds f64's largest values): Inf in every
-# order, NaN where two meet, so no path is beyond its bound there (a partial sum that overflows
-# where another order would not still is: test_relations.c)
-if run "specials whose products overflow" 1 $FPDIV check --relation repeat --backend seq --shape 2x40x30x200 --dtype f64 \
-        --specials 0.01; then
-    expect "where a product of finite inputs overflows: explained" "$out" "^           is ±Inf, at 20 elements: "
-    expect "where a partial sum overflowed: still beyond the bound" "$out" "^           path A is Inf, NaN or finite where the correctly rounded result is not, at 2$"
-fi
-
 # --- output formats ---
 if run "check report" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --seed 3; then
     expect "report gives the verdict" "$out" '^  verdict +reorder'
