@@ -45,9 +45,7 @@ struct fpd_exact_report {
                               beyond what rounding explains */
     size_t threshold[2];   /* elements where a path is ±Inf and the correctly rounded result finite (or
                               the other way round) within the path's own bound of the overflow
-                              threshold: its rounding carried the sum across (see fpd_metrics); or
-                              where a path is Inf or NaN and the magnitudes reach past the threshold,
-                              so that a product or partial sum overflows in any order */
+                              threshold: its rounding carried the sum across (see fpd_metrics) */
 };
 
 struct fpd_check_result {

@@ -157,11 +157,10 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
     fputc('\n', f);
     for (int w = 0; w < 2; w++) {
         if (x->threshold[w]) /* a class change that rounding explains: say so, not "overflowed" */
-            fprintf(f, "           path %c is ±Inf or NaN where the correctly rounded result is finite or the other\n"
-                       "           Inf (or finite where it is ±Inf), at %zu element%s: the exact sum lies within the\n"
-                       "           path's rounding bound of %s's overflow threshold (its largest value, %.9g, and\n"
-                       "           half an ulp) and its rounding carried it across, or the inputs' magnitudes reach\n"
-                       "           past that threshold, where a product or partial sum overflows in any order\n",
+            fprintf(f, "           path %c is ±Inf where the correctly rounded result is finite, or finite where it\n"
+                       "           is ±Inf, at %zu element%s: the exact sum lies within the path's rounding bound of\n"
+                       "           %s's overflow threshold (its largest value, %.9g, and half an ulp), and its\n"
+                       "           rounding carried it across\n",
                     "AB"[w], x->threshold[w], x->threshold[w] == 1 ? "" : "s", fpd_dtype_info(chk->c.dt.out)->name,
                     fpd_dtype_info(chk->c.dt.out)->max_finite);
         if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
