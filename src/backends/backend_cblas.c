@@ -409,19 +409,14 @@ static int compute(struct cblas_state *s, struct fpd_batch_staging *batch, const
     return FPD_OK;
 }
 
-/* A host is its starter's: one forked from it (a worker) starts its own. */
-static int renew_host(struct cblas_state *s, char *why, size_t why_size)
-{
-    int rc = fpd_host_renew(&s->host, why, why_size);
-    return rc == FPD_OK ? FPD_OK : rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
-}
-
 static int cblas_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     struct cblas_state *s = state;
-    if (s->host) {
-        int rc = renew_host(s, why, why_size);
-        return rc == FPD_OK ? fpd_host_gemm(s->host, g, 0, why, why_size) : rc;
+    if (s->host) { /* a host is its starter's: one forked from it (a worker) starts its own */
+        int rc = fpd_host_renew(&s->host, why, why_size);
+        if (rc != FPD_OK)
+            return rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
+        return fpd_host_gemm(s->host, g, 0, why, why_size);
     }
     set_threads(s, g->threads);
     return compute(s, &s->batch, g, why, why_size);
@@ -442,16 +437,7 @@ static void cblas_gemm_concurrent(void *state, size_t count, const struct fpd_ge
 {
     struct cblas_state *s = state;
     if (s->host) {
-        int rc = renew_host(s, why, why_size);
-        if (rc != FPD_OK) {
-            for (size_t i = 0; i < count; i++) {
-                status[i] = rc;
-                if (i > 0)
-                    memcpy(why + i * why_size, why, why_size);
-            }
-            return;
-        }
-        fpd_host_gemm_concurrent(s->host, count, args, 0, status, why, why_size);
+        fpd_host_gemm_concurrent(&s->host, count, args, 0, status, why, why_size);
         return;
     }
     set_threads(s, count ? args[0]->threads : 0);

@@ -249,16 +249,7 @@ static void pinned_gemm_concurrent(void *state, size_t count, const struct fpd_g
         base->impl->gemm_concurrent(base->handle, count, args, status, why, why_size);
         return;
     }
-    int rc = fpd_host_renew(&s->host, why, why_size);
-    if (rc != FPD_OK) {
-        for (size_t i = 0; i < count; i++) {
-            status[i] = rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_BACKEND;
-            if (i > 0)
-                memcpy(why + i * why_size, why, why_size);
-        }
-        return;
-    }
-    fpd_host_gemm_concurrent(s->host, count, args, 0, status, why, why_size);
+    fpd_host_gemm_concurrent(&s->host, count, args, 0, status, why, why_size);
 }
 
 static void pinned_provenance(void *state, fpd_provenance_fn emit, void *ctx)

@@ -309,17 +309,21 @@ int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double time
     return status;
 }
 
-void fpd_host_gemm_concurrent(struct fpd_host *h, size_t count, const struct fpd_gemm_args *const *g, double timeout,
+void fpd_host_gemm_concurrent(struct fpd_host **h, size_t count, const struct fpd_gemm_args *const *g, double timeout,
                               int *status, char *why, size_t why_size)
 {
-    if (count > FPD_MAX_CALLERS) {
-        for (size_t i = 0; i < count; i++) {
-            snprintf(why + i * why_size, why_size, "a host takes at most %d concurrent calls", FPD_MAX_CALLERS);
-            status[i] = FPD_ERR_NOT_APPLICABLE;
-        }
+    char reason[512];
+    int rc = FPD_ERR_NOT_APPLICABLE;
+    if (count > FPD_MAX_CALLERS)
+        snprintf(reason, sizeof reason, "a host takes at most %d concurrent calls", FPD_MAX_CALLERS);
+    else if ((rc = fpd_host_renew(h, reason, sizeof reason)) == FPD_OK) {
+        host_request_gemms(*h, HOST_CONCURRENT, count, g, timeout, status, why, why_size);
         return;
     }
-    host_request_gemms(h, HOST_CONCURRENT, count, g, timeout, status, why, why_size);
+    for (size_t i = 0; i < count; i++) { /* none ran: each fails alike */
+        snprintf(why + i * why_size, why_size, "%s", reason);
+        status[i] = rc == FPD_ERR_NOMEM || rc == FPD_ERR_NOT_APPLICABLE ? rc : FPD_ERR_BACKEND;
+    }
 }
 
 void fpd_host_provenance(const struct fpd_host *h, fpd_provenance_fn emit, void *ctx)

@@ -36,9 +36,10 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
  * host's death and a write outside C included. */
 int fpd_host_gemm(struct fpd_host *h, const struct fpd_gemm_args *g, double timeout, char *why, size_t why_size);
 /* The `count` GEMMs (at most FPD_MAX_CALLERS) in the host at once, from threads of its own, as the
- * backend's gemm_concurrent runs them there; each GEMM's outcome as fpd_host_gemm's, in status[i]
- * and the why_size bytes at why + i * why_size. */
-void fpd_host_gemm_concurrent(struct fpd_host *h, size_t count, const struct fpd_gemm_args *const *g, double timeout,
+ * backend's gemm_concurrent runs them there, the host started again first where this process may
+ * not use it (fpd_host_renew); each GEMM's outcome as fpd_host_gemm's, in status[i] and the
+ * why_size bytes at why + i * why_size. */
+void fpd_host_gemm_concurrent(struct fpd_host **h, size_t count, const struct fpd_gemm_args *const *g, double timeout,
                               int *status, char *why, size_t why_size);
 /* Starts *h again, as it was started, when this process may not use it (retired, dead, or started
  * by the process this one forked from: a worker starts its own). FPD_OK when it is usable, else
