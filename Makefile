@@ -293,20 +293,21 @@ endif
 test unit-test cli-test: export ASAN_OPTIONS := $(if $(SANITIZE_FLAGS),handle_segv=0)
 test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(CLASH_LIBS) $(ZOO_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	@status=0; \
-	python3 tests/layout/check.py --objects $(BUILD)/obj || status=1; \
-	FPDIV=$(BUILD)/fpdiv tests/unit/run.sh $(BUILD)/unit-tests --jobs 2 || status=1; \
-	$(MAKE) --no-print-directory cuda-host-test || status=1; \
-	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh || status=1; \
-	FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh || status=1; \
-	FPDIV=$(BUILD)/fpdiv tests/cli/report.sh || status=1; \
-	FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh || status=1; \
-	$(if $(SANITIZE),,FPDIV=$(BUILD)/fpdiv tests/zoo/run.sh || status=1;) \
-	FRAMEWORKS_FEW=$(SANITIZE) FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh || status=1; \
-	FPDIV=$(BUILD)/fpdiv python3 tests/doc/examples.py || status=1; \
-	committed=$$(mktemp -d) && $(BUILD)/fpdiv replay $$(tests/committed-corpus.sh $$committed/cases) || status=1; \
+	tests/suite.sh layout python3 tests/layout/check.py --objects $(BUILD)/obj || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh unit tests/unit/run.sh $(BUILD)/unit-tests --jobs 2 || status=1; \
+	tests/suite.sh cuda-host $(MAKE) --no-print-directory cuda-host-test || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh cli tests/cli/run.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh hostile tests/cli/hostile.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh report tests/cli/report.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh libraries tests/cli/libraries.sh || status=1; \
+	$(if $(SANITIZE),,FPDIV=$(BUILD)/fpdiv tests/suite.sh zoo tests/zoo/run.sh || status=1;) \
+	FRAMEWORKS_FEW=$(SANITIZE) FPDIV=$(BUILD)/fpdiv tests/suite.sh frameworks tests/cli/frameworks.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh doc-examples python3 tests/doc/examples.py || status=1; \
+	committed=$$(mktemp -d) && \
+	tests/suite.sh committed-corpus $(BUILD)/fpdiv replay $$(tests/committed-corpus.sh $$committed/cases) || status=1; \
 	rm -rf "$$committed"; \
-	FPDIV=$(BUILD)/fpdiv tests/gpu/run.sh || status=1; \
-	$(if $(SANITIZE),,FPDIV=$(BUILD)/fpdiv tests/gpu/bundle.sh || status=1;) \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh gpu tests/gpu/run.sh || status=1; \
+	$(if $(SANITIZE),,FPDIV=$(BUILD)/fpdiv tests/suite.sh gpu-bundle tests/gpu/bundle.sh || status=1;) \
 	exit $$status
 
 # Every command README.md and doc/ show, run and compared in shape with the page.

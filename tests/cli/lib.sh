@@ -3,10 +3,12 @@ passed=0 failed=0
 
 # run NAME WANT_EXIT CMD...: runs CMD, keeps stdout in $out and stderr in $err
 run() {
-    local name=$1 want=$2
+    local name=$1 want=$2 started=$EPOCHREALTIME
     shift 2
     "$@" >"$tmp/out" 2>"$tmp/err"
     local got=$?
+    # FPDIV_TEST_TIMES=FILE: each command's seconds, to find what makes a suite slow
+    [ -n "${FPDIV_TEST_TIMES:-}" ] && awk -v a="$started" -v b="$EPOCHREALTIME" -v n="$name" 'BEGIN { printf "%.2f %s\n", b - a, n }' >>"$FPDIV_TEST_TIMES"
     # LeakSanitizer's own tracer can crash at a sanitized process's exit ("Tracer caught signal
     # 11 ... LeakSanitizer has encountered a fatal error", google/sanitizers#1353): its runtime's
     # failure, not a leak (a leak reads "detected memory leaks"). In CI it struck `replay` of the

@@ -109,6 +109,8 @@ def call_circles(objects):
                     continue
                 obj = os.path.join(dirpath, name)
                 mod = os.path.splitext(os.path.relpath(obj, objects))[0]
+                if not os.path.exists(mod + ".c"):
+                    continue  # a stale object of a source since moved or deleted: not in the build
                 listing = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
                 for line in listing.splitlines():
                     fields = line.split()
