@@ -8,9 +8,11 @@
  * must stay `improbable` or `bound`: cast-out to bf16 and f16, a planted loss of a part in 1024 in
  * every element, and an order that truncates while it declares round-to-nearest
  * (tests/plugins/lossy.c), on random data at every k, and, for the record, on the structured
- * families.
+ * families. With --size S (S x S outputs, not 4 x 4) the aggregate test (aggregate.h) has elements
+ * enough to see partial sums two and three bits short (lossy.c's narrow2, narrow3): true positives
+ * too, and every check's largest aggregate is shown.
  *
- * Usage: FPDIV=build/fpdiv bench_structured [KS, default 1024,4096,16384,65536]
+ * Usage: FPDIV=build/fpdiv bench_structured [--size S] [KS, default 1024,4096,16384,65536]
  * Exits 1 on a false alarm or a missed true positive on random data.
  */
 #include <stdio.h>
@@ -27,7 +29,8 @@
 #include "gen/gen.h"
 #include "gen/structured.h"
 
-enum { M = 4, N = 4, MAX_LIST = 128, MAX_CHECKS = 1024 };
+enum { MAX_LIST = 128, MAX_CHECKS = 1024 };
+static uint32_t M = 4, N = 4; /* the outputs' shape: --size */
 
 static const char *const dtypes[] = {"f64", "f32", "bf16", "f16"};
 /* the relations of one library or framework that compare two of its own legitimate orders */
@@ -43,6 +46,8 @@ struct job {
 
 struct tally {
     size_t checks, by_verdict[FPD_VERDICT_COUNT];
+    size_t aggregates; /* paths the aggregate test was taken on */
+    double largest_aggregate;
 };
 
 static struct fpd_backend_slot *resolve(const char *name)
@@ -80,6 +85,12 @@ static void count(struct tally *t, const struct fpd_check_result *res)
 {
     t->checks++;
     t->by_verdict[res->verdict]++;
+    for (int w = 0; w < 2; w++)
+        if (res->exact.aggregate[w] > 0) {
+            t->aggregates++;
+            t->largest_aggregate = res->exact.aggregate[w] > t->largest_aggregate ? res->exact.aggregate[w]
+                                                                                   : t->largest_aggregate;
+        }
 }
 
 /* The backends a legitimate campaign pairs: fpdiv's own, each library on every kernel set this CPU
@@ -115,9 +126,18 @@ int main(int argc, char **argv)
 {
     uint32_t ks[8] = {1024, 4096, 16384, 65536};
     size_t n_ks = 4;
-    if (argc > 1) {
+    int arg = 1;
+    if (argc > arg + 1 && strcmp(argv[arg], "--size") == 0) {
+        M = N = (uint32_t)strtoul(argv[arg + 1], NULL, 10);
+        arg += 2;
+    }
+    if (M < 1 || M > 256) {
+        fprintf(stderr, "bench_structured: --size takes 1 to 256\n");
+        return 2;
+    }
+    if (argc > arg) {
         n_ks = 0;
-        for (char *p = argv[1], *item; n_ks < 8 && (item = strsep(&p, ",")) != NULL;)
+        for (char *p = argv[arg], *item; n_ks < 8 && (item = strsep(&p, ",")) != NULL;)
             ks[n_ks++] = (uint32_t)strtoul(item, NULL, 10);
     }
     const char *fpdiv = getenv("FPDIV") ? getenv("FPDIV") : "build/fpdiv", *slash = strrchr(fpdiv, '/');
@@ -146,13 +166,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n_natives; i++)
         for (size_t r = 0; r < sizeof own_relations / sizeof own_relations[0]; r++)
             jobs[n_jobs++] = (struct job){own_relations[r], natives[i], NULL};
-    printf("structured data, 4 x 4 x k, k in");
+    printf("structured data, %u x %u x k, k in", M, N);
     for (size_t i = 0; i < n_ks; i++)
         printf(" %u", ks[i]);
     printf(": %zu backends paired with seq and pairwise:", n);
     for (size_t i = 0; i < n; i++)
         printf(" %s", list[i]->impl->name);
-    printf("\n\n%-14s %8s %8s %8s %10s %8s\n", "family", "checks", "same", "reorder", "improbable", "worse");
+    printf("\n\n%-14s %8s %8s %8s %10s %8s %10s %8s\n", "family", "checks", "same", "reorder", "improbable", "worse",
+           "aggregate", "largest");
 
     struct fpd_checker ck = {0};
     struct fpd_check_result res;
@@ -175,37 +196,46 @@ int main(int argc, char **argv)
                     count(&t, &res);
                     if (res.verdict >= FPD_IMPROBABLE) {
                         false_alarms++;
-                        printf("  FALSE ALARM %s: %s on %s%s%s, %s, k %u: %s, %.3g of the bound, %.3g of the threshold\n",
+                        printf("  FALSE ALARM %s: %s on %s%s%s, %s, k %u: %s, %.3g of the bound, %.3g of the "
+                               "threshold, aggregates %.3g and %.3g\n",
                                fpd_structure_names[f], relation, b0->impl->name, b1 ? "," : "", b1 ? b1->impl->name : "",
                                dtypes[d], ks[ki], fpd_verdict_table[res.verdict].name, res.metrics.ratio,
-                               res.probable_ratio);
+                               res.probable_ratio, res.exact.aggregate[0], res.exact.aggregate[1]);
                     }
                 }
                 fpd_case_data_free(&data);
             }
-        printf("%-14s %8zu %8zu %8zu %10zu %8zu\n", fpd_structure_names[f], t.checks, t.by_verdict[FPD_SAME],
-               t.by_verdict[FPD_REORDER], t.by_verdict[FPD_IMPROBABLE],
-               t.by_verdict[FPD_BOUND] + t.by_verdict[FPD_NONFINITE] + t.by_verdict[FPD_ERROR]);
+        printf("%-14s %8zu %8zu %8zu %10zu %8zu %10zu %8.3g\n", fpd_structure_names[f], t.checks,
+               t.by_verdict[FPD_SAME], t.by_verdict[FPD_REORDER], t.by_verdict[FPD_IMPROBABLE],
+               t.by_verdict[FPD_BOUND] + t.by_verdict[FPD_NONFINITE] + t.by_verdict[FPD_ERROR], t.aggregates,
+               t.largest_aggregate);
         all.checks += t.checks;
+        all.aggregates += t.aggregates;
+        all.largest_aggregate = t.largest_aggregate > all.largest_aggregate ? t.largest_aggregate : all.largest_aggregate;
         for (int v = 0; v < FPD_VERDICT_COUNT; v++)
             all.by_verdict[v] += t.by_verdict[v];
         fflush(stdout);
     }
-    printf("%-14s %8zu %8zu %8zu %10zu %8zu\n\n", "all", all.checks, all.by_verdict[FPD_SAME],
+    printf("%-14s %8zu %8zu %8zu %10zu %8zu %10zu %8.3g\n\n", "all", all.checks, all.by_verdict[FPD_SAME],
            all.by_verdict[FPD_REORDER], all.by_verdict[FPD_IMPROBABLE],
-           all.by_verdict[FPD_BOUND] + all.by_verdict[FPD_NONFINITE] + all.by_verdict[FPD_ERROR]);
+           all.by_verdict[FPD_BOUND] + all.by_verdict[FPD_NONFINITE] + all.by_verdict[FPD_ERROR], all.aggregates,
+           all.largest_aggregate);
 
     /* true positives: on random data every one must be seen; on structured data, for the record
      * (constant data summed in order lose as much as a bf16 output's rounding at large k) */
     static const struct {
         const char *relation, *backend, *dtype;
+        uint32_t elements; /* the outputs it takes to be seen: the aggregate test's, for a little lost on each */
     } positives[] = {
-        {"cast-out", "seq", "bf16"}, {"cast-out", "seq", "f16"},   {"vendor", "truncating", "f32"},
-        {"vendor", "lossy", "f32"},  {"vendor", "lossy", "f64"},
+        {"cast-out", "seq", "bf16", 1},  {"cast-out", "seq", "f16", 1},    {"vendor", "truncating", "f32", 1},
+        {"vendor", "lossy", "f32", 1},   {"vendor", "lossy", "f64", 1},    {"vendor", "narrow2", "f32", 256},
+        {"vendor", "narrow2", "f64", 256}, {"vendor", "narrow3", "f32", 64}, {"vendor", "narrow3", "f64", 64},
     };
     printf("%-28s %16s %22s\n", "true positive", "random data seen", "structured data seen");
     size_t missed = 0;
     for (size_t p = 0; p < sizeof positives / sizeof positives[0]; p++) {
+        if (M * N < positives[p].elements)
+            continue;
         struct fpd_backend_slot *b = resolve(positives[p].backend);
         struct fpd_dtypes dt;
         fpd_dtypes_parse(positives[p].dtype, &dt, why, sizeof why);

@@ -66,6 +66,12 @@ static void show_recorded(const struct fpd_case_file *f)
            f->recorded.ratio);
     if (f->recorded.probable_ratio > 1)
         printf("  likely   %.3g times the probabilistic threshold\n", f->recorded.probable_ratio);
+    if (f->recorded.strict_excess > 1)
+        printf("  strict   %.3g times what underflow can make\n", f->recorded.strict_excess);
+    for (int w = 0; w < 2; w++)
+        if (f->recorded.exact.aggregate[w] > 1)
+            printf("  aggregate path %c %.3g times its alarm level (over all the elements)\n", "AB"[w],
+                   f->recorded.exact.aggregate[w]);
     printf("  hashes   A %016" PRIx64 "  B %016" PRIx64 "\n", f->recorded.hash_a, f->recorded.hash_b);
     printf("  origin   seed %" PRIu64 " index %" PRIu32 ", generator %u (%zu check%s of this signature), by fpdiv %s\n",
            f->origin_seed, f->origin_index, f->origin_generator, f->signature_count, f->signature_count == 1 ? "" : "s",

@@ -1,5 +1,6 @@
 /* check.c — execute two paths, compare, classify. */
 #include "engine/check.h"
+#include "engine/aggregate.h"
 #include "engine/poison.h"
 #include "engine/probable.h"
 #include "engine/scale.h"
@@ -525,9 +526,118 @@ static int entry_values(struct fpd_checker *ck, const struct fpd_case *c, const 
     return FPD_OK;
 }
 
-/* Each path against the correctly rounded result: error in ulps, and against its own bound. */
+/* lambda: a path's error exceeds tau with probability at most 2 exp(-lambda^2 / 2) = 2.5e-14 */
+#define PROBABLE_LAMBDA 8.0
+
+/* Room in ck->terms for one element's terms. */
+static int grow_terms(struct fpd_checker *ck, const struct fpd_case *c)
+{
+    return fpd_grow(&ck->terms.buf, &ck->terms.cap, (c->k + 1) * sizeof(double));
+}
+
+/* Element (i, j)'s terms into ck->terms: its k products (exact, but for binary64 inputs'), and its
+ * bias. Their count. */
+static size_t element_terms(struct fpd_checker *ck, const struct fpd_case *c, const struct fpd_region *cmp,
+                            const double *rows, const double *cols, size_t i, size_t j)
+{
+    double *x = ck->terms.buf;
+    for (size_t p = 0; p < c->k; p++)
+        x[p] = rows[i * c->k + p] * cols[j * c->k + p];
+    if (c->has_bias)
+        x[c->k] = fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j);
+    return c->k + (c->has_bias ? 1 : 0);
+}
+
+/* What of a path's error at an element is not random, for the aggregate test (aggregate.h): all
+ * its bound allows but the additions' (the output's rounding, the inputs' casts, underflow). */
+static double aggregate_allowance(const struct fpd_bound_model *own, double g, double v)
+{
+    return fmax(fpd_bound_element(own, g, fabs(v)) - own->gamma * g, 0);
+}
+
+/* One element of the aggregate test, its model scale computed once for both paths, where an
+ * error is past its allowance: the element's terms, against which the model is taken. */
+struct aggregate_element {
+    struct fpd_checker *ck;
+    const struct fpd_case *c;
+    const struct fpd_region *cmp;
+    const double *rows, *cols;
+    size_t i, j;
+    double g;
+    bool known;
+    struct fpd_probable_element e;
+};
+
+/* Path value v's error err at the element into the path's sum; whether it counted (not where
+ * the terms' energy is out of binary64's range). */
+static bool aggregate_add(struct aggregate_element *el, const struct fpd_bound_model *own, double v, double err,
+                          struct fpd_aggregate *a)
+{
+    double allowance = aggregate_allowance(own, el->g, v);
+    double z = 0;
+    if (err > allowance) {
+        if (!el->known) {
+            size_t T = element_terms(el->ck, el->c, el->cmp, el->rows, el->cols, el->i, el->j);
+            fpd_probable_element(el->ck->terms.buf, T, el->g, own->u_acc, PROBABLE_LAMBDA, &el->e);
+            el->known = true;
+        }
+        double scale = own->u_acc * el->e.scale;
+        if (!(scale > 0) || !isfinite(scale))
+            return false;
+        z = fpd_aggregate_z(err, allowance + el->e.stagnation, scale);
+    }
+    a->sum += z * z;
+    a->elements++;
+    return true;
+}
+
+/* The aggregate test's second pass, for the paths past its threshold: the legitimate orders' sum
+ * over the same elements (aggregate.h), each element's terms summed in every order. */
+static int aggregate_orders(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
+                            const struct fpd_region *cmp, struct magnitudes *magnitudes,
+                            const struct fpd_bound_model own[2], struct fpd_aggregate agg[2])
+{
+    const struct fpd_case *c = &chk->c;
+    size_t m = cmp->rows.len, n = cmp->cols.len;
+    struct operand a, b;
+    compared_operands(ck, c, cmp, &a, &b);
+    const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
+    const unsigned char *summed = ck->summed.buf;
+    unsigned wanted = 0;
+    for (int w = 0; w < 2; w++)
+        if (fpd_aggregate_past_threshold(&agg[w]))
+            wanted |= 1u << w, agg[w].orders_measured = true;
+    for (size_t bi = 0; wanted && bi < cmp->batch.len; bi++) {
+        const double *rows, *cols, *g;
+        if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
+            return FPD_ERR_NOMEM;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t flat = (bi * m + i) * n + j;
+                if (!(summed[flat] & wanted))
+                    continue;
+                size_t T = element_terms(ck, c, cmp, rows, cols, i, j);
+                const double *x = ck->terms.buf;
+                struct fpd_probable_element e;
+                fpd_probable_element(x, T, g[i * n + j], own[0].u_acc, PROBABLE_LAMBDA, &e);
+                double worst = fpd_probable_orders(x, T, c->dt.acc); /* z grows with the error */
+                for (int w = 0; w < 2; w++) {
+                    if (!(summed[flat] & wanted & (1u << w)))
+                        continue;
+                    double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], flat), 0);
+                    double allowance = aggregate_allowance(&own[w], g[i * n + j], v) + e.stagnation;
+                    double z = fpd_aggregate_z(worst, allowance, own[w].u_acc * e.scale);
+                    agg[w].orders += z * z;
+                }
+            }
+    }
+    return FPD_OK;
+}
+
+/* Each path against the correctly rounded result: error in ulps, and against its own bound; and
+ * the aggregate test of the paths whose rounding is random (aggregate.h). */
 static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
-                        struct magnitudes *magnitudes, struct fpd_check_result *res)
+                        struct magnitudes *magnitudes, const bool random[2], struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_region *cmp = &res->paths.compare;
@@ -551,6 +661,10 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     struct fpd_exact_report *x = &res->exact;
     *x = (struct fpd_exact_report){.computed = true};
     const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
+    struct fpd_aggregate agg[2] = {{0}};
+    if (grow_terms(ck, c) != FPD_OK || fpd_grow(&ck->summed.buf, &ck->summed.cap, cmp->batch.len * m * n) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    unsigned char *summed = ck->summed.buf;
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
         const double *rows, *cols, *g;
         if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
@@ -561,6 +675,10 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                 double hi, lo, exact_out; /* the exact sum hi + lo, and rounded once to the output type */
                 fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in,
                                     c->dt.out, &hi, &lo, &exact_out);
+                size_t flat = (bi * m + i) * n + j;
+                struct aggregate_element el = {.ck = ck, .c = c, .cmp = cmp, .rows = rows, .cols = cols, .i = i, .j = j,
+                                               .g = g[i * n + j]};
+                summed[flat] = 0;
                 for (int w = 0; w < 2; w++) {
                     double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], (bi * m + i) * n + j), 0);
                     if (same_class(v, exact_out) && !isfinite(v))
@@ -583,17 +701,23 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                     }
                     if (isfinite(bound)) /* the error from the exact sum itself, against the path's own bound */
                         x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
+                    if (random[w] && same_class(v, exact_out) && el.g > 0 && aggregate_add(&el, &own[w], v, err, &agg[w]))
+                        summed[flat] |= (unsigned char)(1u << w);
                 }
             }
     }
-    for (int w = 0; w < 2; w++)
+    if (aggregate_orders(ck, chk, outputs, cmp, magnitudes, own, agg) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    for (int w = 0; w < 2; w++) {
         if (x->own_ratio[w] > 1)
             x->beyond |= 1u << w;
+        x->aggregate[w] = fpd_aggregate_ratio(&agg[w]);
+        x->aggregate_elements[w] = agg[w].elements;
+        x->aggregate_by_orders[w] = agg[w].orders_measured && agg[w].sum / fpd_aggregate_threshold(agg[w].elements) >
+                                                                   x->aggregate[w];
+    }
     return FPD_OK;
 }
-
-/* lambda: a path's error exceeds tau with probability at most 2 exp(-lambda^2 / 2) = 2.5e-14 */
-#define PROBABLE_LAMBDA 8.0
 
 /* Each differing element's difference against the probabilistic threshold (probable.h) of both
  * paths: 2 tau + the roundings besides the additions' that the bound allows (the output's, the
@@ -607,9 +731,10 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
     size_t m = cmp->rows.len, n = cmp->cols.len, T = c->k + (c->has_bias ? 1 : 0);
     struct operand a, b;
     compared_operands(ck, c, cmp, &a, &b);
-    if (fpd_grow(&ck->terms.buf, &ck->terms.cap, T * sizeof(double)) != FPD_OK)
+    if (grow_terms(ck, c) != FPD_OK)
         return FPD_ERR_NOMEM;
-    double *x = ck->terms.buf, largest = 1;
+    const double *x = ck->terms.buf;
+    double largest = 1;
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
         const double *rows, *cols, *g;
         if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
@@ -630,10 +755,7 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
                 double tau_low = PROBABLE_LAMBDA * bm->u_acc * s_low * sqrt((double)T / 3);
                 if (delta <= 2 * (tau_low + fmax(rest, 0)) * largest)
                     continue;
-                for (size_t p = 0; p < c->k; p++)
-                    x[p] = rows[i * c->k + p] * cols[j * c->k + p];
-                if (c->has_bias)
-                    x[c->k] = fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j);
+                element_terms(ck, c, cmp, rows, cols, i, j);
                 struct fpd_probable_element e;
                 fpd_probable_element(x, T, gij, bm->u_acc, PROBABLE_LAMBDA, &e);
                 double ratio = delta / (2 * (e.tau + fmax(rest, 0)));
@@ -757,18 +879,18 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
     widen_for_scale(&bm, &res->paths.b);
     const struct fpd_path *both[] = {&res->paths.a, &res->paths.b};
-    bool random_rounding = true; /* both paths' rounding errors random and mean zero */
+    bool random[2]; /* each path's rounding errors random and mean zero */
     for (int w = 0; w < 2; w++) {
         struct fpd_dtypes dt = {both[w]->in, both[w]->out, c->dt.acc};
         widen_for_backend(&bm, ck, chk, cmp, both[w], &dt);
-        random_rounding &= rounds_at_random(chk, both[w], &dt);
+        random[w] = rounds_at_random(chk, both[w], &dt);
     }
     struct fpd_magnitude_source g = {magnitudes_of_entry, &magnitudes, sums_of_entry};
     if ((rc = fpd_compare(&outputs, &g, &bm, &res->metrics)) != FPD_OK)
         return rc;
     res->verdict = fpd_classify(&res->metrics);
     /* within the worst-case bound: is it within what reordering gives, but for negligible odds? */
-    if (res->verdict == FPD_REORDER && random_rounding) {
+    if (res->verdict == FPD_REORDER && random[0] && random[1]) {
         if ((rc = probable_report(ck, chk, &outputs, &magnitudes, &bm, res)) != FPD_OK)
             return rc;
         if (res->probable_ratio > 1)
@@ -780,9 +902,12 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
             res->verdict = FPD_IMPROBABLE;
     }
     if (exact_wanted(chk, res->metrics.diff > 0)) {
-        if ((rc = exact_report(ck, chk, &outputs, &magnitudes, res)) != FPD_OK)
+        if ((rc = exact_report(ck, chk, &outputs, &magnitudes, random, res)) != FPD_OK)
             return rc;
-        /* a path beyond its own bound is lost precision, even when the other path shares it */
+        /* a path beyond its own bound, or farther from the exact sum than rounding makes on many
+         * elements, lost precision, even when the other path shares it */
+        if ((res->exact.aggregate[0] > 1 || res->exact.aggregate[1] > 1) && res->verdict < FPD_IMPROBABLE)
+            res->verdict = FPD_IMPROBABLE;
         if (res->exact.beyond && res->verdict < FPD_BOUND)
             res->verdict = FPD_BOUND;
     }
@@ -1013,7 +1138,7 @@ void fpd_checker_free(struct fpd_checker *ck)
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
                                  &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,
-                                 &ck->values_a,     &ck->values_b,     &ck->terms};
+                                 &ck->values_a,     &ck->values_b,     &ck->terms,        &ck->summed};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fpd_staging_free(all[i]);
     fpd_magnitude_work_free(&ck->abs);

@@ -46,6 +46,11 @@ struct fpd_exact_report {
     size_t threshold[2];   /* elements where a path is ±Inf and the correctly rounded result finite (or
                               the other way round) within the path's own bound of the overflow
                               threshold: its rounding carried the sum across (see fpd_metrics) */
+    /* The aggregate precision test (aggregate.h), where a path's rounding is random (else 0): its
+     * sum of squared normalized errors against its alarm level; over 1 is `improbable`. */
+    double aggregate[2];
+    size_t aggregate_elements[2]; /* the elements it summed over (not kept in case files) */
+    bool aggregate_by_orders[2];  /* its alarm level is the legitimate orders' (structured data) */
 };
 
 struct fpd_check_result {
@@ -77,6 +82,7 @@ struct fpd_checker {
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
     struct fpd_staging magnitude, abs_bias, values_a, values_b; /* magnitude: one batch entry's g */
     struct fpd_staging terms; /* one element's products, for its probabilistic threshold */
+    struct fpd_staging summed; /* per element, which paths the aggregate test summed it for (bits 0, 1) */
     struct fpd_block compared[2]; /* each path's compared block: in `out`, or converted into `result` */
     struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
     /* The check under way, between its preparation and its conclusion: each path's GEMM, the bias

@@ -60,8 +60,8 @@ void fpd_probable_element(const double *x, size_t T, double g, double u, double 
     for (size_t p = 0; p < T; p++)
         if (fabs(x[p]) < u * reach)
             out->stagnation += fabs(x[p]);
-    double spread_bound = out->structured ? sqrt((double)T) * g : sqrt(energy);
-    out->tau = lambda * u * spread_bound + out->stagnation;
+    out->scale = out->structured ? sqrt((double)T) * g : sqrt(energy);
+    out->tau = lambda * u * out->scale + out->stagnation;
 }
 
 /* ---- what legitimate orders do on the data ------------------------------------------------------- */

@@ -43,6 +43,7 @@ struct fpd_probable_element {
     double structure;  /* the largest ratio of the data's partial-sum energy to the model's */
     bool structured;   /* structure over the cut-off: tau is the order-free bound */
     double stagnation; /* the allowance for terms below the partial sums' rounding, included in tau */
+    double scale;      /* tau = lambda u scale + stagnation: sqrt of the energy, or sqrt(T) g where structured */
 };
 
 /* Terms x[0..T) (T >= 1, each exact: a product of two inputs, or the bias), their magnitude sum

@@ -173,6 +173,15 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
             fprintf(f, "           path %c exceeds its own rounding bound (%.3g times it): it lost precision\n",
                     "AB"[w], x->own_ratio[w]);
     }
+    for (int w = 0; w < 2; w++) /* the aggregate test's alarm, where the bound's says nothing already */
+        if (x->aggregate[w] > 1 && !(x->beyond & (1u << w)) && !x->wrong_class[w])
+            fprintf(f, "  aggregate path %c is farther from the exact sums than rounding makes, over its %zu elements:\n"
+                       "           its squared errors, each against the model's scale, sum to %.3g times %s\n"
+                       "           (odds below 1e-13 under independent, mean-zero rounding errors): it lost a\n"
+                       "           little precision on many elements, too little on each for one alone to tell\n",
+                    "AB"[w], x->aggregate_elements[w], x->aggregate[w],
+                    x->aggregate_by_orders[w] ? "four times what the legitimate orders' give these data"
+                                               : "what they reach but for negligible odds");
 }
 
 /* Who called at once, and which probe path B is (callers.h). */

@@ -2,6 +2,7 @@
 #include "report/fuzz_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,24 @@ void fpd_fuzz_report_progress(struct fpd_fuzz_report *r, const struct fpd_stats 
     fflush(stderr);
 }
 
-/* "ratio R" to the worst-case bound; an improbable check also says how far past the probabilistic
- * threshold it is, since its ratio alone (at most 1) reads as a reordering. */
+/* "ratio R" to the worst-case bound; an improbable check also says what made it so, since its
+ * ratio alone (at most 1) reads as a reordering: how far past the probabilistic threshold one
+ * element is, past a strict relation's tolerance, or a path's aggregate past its alarm level. */
 static const char *ratio_words(const struct fpd_check_result *res, char *buf, size_t size)
 {
     int len = snprintf(buf, size, "ratio %.3g", res->metrics.ratio);
-    if (res->verdict == FPD_IMPROBABLE && len >= 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, ", %.3g times the probabilistic threshold", res->probable_ratio);
+    if (res->verdict != FPD_IMPROBABLE || len < 0 || (size_t)len >= size)
+        return buf;
+    char *rest = buf + len;
+    size_t room = size - (size_t)len;
+    const struct fpd_exact_report *x = &res->exact;
+    if (res->probable_ratio > 1)
+        snprintf(rest, room, ", %.3g times the probabilistic threshold", res->probable_ratio);
+    else if (res->strict_excess > 1)
+        snprintf(rest, room, ", %.3g times what underflow can make", res->strict_excess);
+    else /* the aggregate test's: the farther path */
+        snprintf(rest, room, ", path %c's aggregate %.3g times its alarm level", x->aggregate[1] > x->aggregate[0] ? 'B' : 'A',
+                 fmax(x->aggregate[0], x->aggregate[1]));
     return buf;
 }
 

@@ -535,7 +535,14 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
                         x->threshold[w] == 1 ? "" : "s");
         }
         fputs(" (when saved)</td></tr>\n", f);
+        if (x->aggregate[0] > 0 || x->aggregate[1] > 0) /* the aggregate test's, where a path's was taken */
+            fprintf(f, "<tr><th>aggregate test, against its alarm level</th><td class='num%s'>path A %.3g, path B "
+                       "%.3g</td></tr>\n",
+                    x->aggregate[0] > 1 || x->aggregate[1] > 1 ? " alarm" : "", x->aggregate[0], x->aggregate[1]);
     }
+    if (cf->recorded.strict_excess > 0)
+        fprintf(f, "<tr><th>past what underflow can make (strict)</th><td class='num%s'>%.4g</td></tr>\n",
+                cf->recorded.strict_excess > 1 ? " alarm" : "", cf->recorded.strict_excess);
     json_t *cpu = json_object_get(cf->environment, "cpu");
     fputs("<tr><th>ran on</th><td>", f);
     fpd_html_printf(f, "%s, %s", *string_of(cpu, "model") ? string_of(cpu, "model") : "unrecorded CPU",

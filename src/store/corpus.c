@@ -212,16 +212,19 @@ static json_t *check_json(const struct fpd_case_file *f)
 static const struct {
     const char *key;
     size_t offset;
-    bool count; /* a count of elements, else a number (null: infinite) */
+    bool count;    /* a count of elements, else a number (null: infinite) */
+    bool optional; /* absent from the files of fpdiv before it measured it: 0 */
 } exact_members[] = {
-    {"ulp_a", offsetof(struct fpd_exact_report, err_ulp[0]), false},
-    {"ulp_b", offsetof(struct fpd_exact_report, err_ulp[1]), false},
-    {"own_ratio_a", offsetof(struct fpd_exact_report, own_ratio[0]), false},
-    {"own_ratio_b", offsetof(struct fpd_exact_report, own_ratio[1]), false},
-    {"wrong_class_a", offsetof(struct fpd_exact_report, wrong_class[0]), true},
-    {"wrong_class_b", offsetof(struct fpd_exact_report, wrong_class[1]), true},
-    {"threshold_a", offsetof(struct fpd_exact_report, threshold[0]), true},
-    {"threshold_b", offsetof(struct fpd_exact_report, threshold[1]), true},
+    {"ulp_a", offsetof(struct fpd_exact_report, err_ulp[0]), false, false},
+    {"ulp_b", offsetof(struct fpd_exact_report, err_ulp[1]), false, false},
+    {"own_ratio_a", offsetof(struct fpd_exact_report, own_ratio[0]), false, false},
+    {"own_ratio_b", offsetof(struct fpd_exact_report, own_ratio[1]), false, false},
+    {"wrong_class_a", offsetof(struct fpd_exact_report, wrong_class[0]), true, false},
+    {"wrong_class_b", offsetof(struct fpd_exact_report, wrong_class[1]), true, false},
+    {"threshold_a", offsetof(struct fpd_exact_report, threshold[0]), true, false},
+    {"threshold_b", offsetof(struct fpd_exact_report, threshold[1]), true, false},
+    {"aggregate_a", offsetof(struct fpd_exact_report, aggregate[0]), false, true},
+    {"aggregate_b", offsetof(struct fpd_exact_report, aggregate[1]), false, true},
 };
 
 json_t *fpd_exact_report_json(const struct fpd_exact_report *x)
@@ -247,6 +250,8 @@ json_t *fpd_case_file_json(const struct fpd_case_file *f)
         json_object_set_new(outcome, "exact", fpd_exact_report_json(&f->recorded.exact));
     if (f->recorded.probable_ratio > 0)
         json_object_set_new(outcome, "probable_ratio", json_real(f->recorded.probable_ratio));
+    if (f->recorded.strict_excess > 0)
+        json_object_set_new(outcome, "strict_excess", json_real(f->recorded.strict_excess));
     json_t *j = json_pack("{s:i,s:s,s:o,s:o,s:{s:o,s:I,s:i},s:I,s:o}", "schema", FPD_CASE_SCHEMA, "fpdiv", FPD_VERSION,
                           "check", check_json(f), "outcome", outcome, "origin", "seed", fpd_seed_json(f->origin_seed),
                           "index", (json_int_t)f->origin_index, "generator", (int)f->origin_generator, "count",
@@ -285,6 +290,7 @@ int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *ch
     f->recorded.hash_b = res->metrics.hash_b;
     f->recorded.exact = res->exact;
     f->recorded.probable_ratio = res->probable_ratio;
+    f->recorded.strict_excess = res->strict_excess;
     f->origin_seed = c->recipe.seed;
     f->origin_index = c->recipe.index;
     f->origin_generator = c->recipe.generator;
@@ -427,6 +433,8 @@ static void read_exact(struct reader *r, json_t *outcome, struct fpd_exact_repor
         snprintf(field, sizeof field, "outcome.exact.%s", exact_members[i].key);
         char *at = (char *)x + exact_members[i].offset;
         json_t *v = json_object_get(o, exact_members[i].key);
+        if (!v && exact_members[i].optional)
+            continue;
         if (exact_members[i].count)
             *(size_t *)at = (size_t)get_uint(r, o, field, exact_members[i].key, 0, INT64_MAX, rc);
         else if (json_is_null(v) || (json_is_number(v) && json_number_value(v) >= 0))
@@ -439,16 +447,26 @@ static void read_exact(struct reader *r, json_t *outcome, struct fpd_exact_repor
             x->beyond |= 1u << w;
 }
 
-/* outcome.probable_ratio, where the saving check took it: a positive number. */
-static void read_probable_ratio(struct reader *r, json_t *outcome, double *ratio, int *rc)
+/* outcome.KEY (probable_ratio, strict_excess), where the saving check took it: a positive number. */
+static void read_positive(struct reader *r, json_t *outcome, const char *key, double *value, int *rc)
 {
-    json_t *v = json_object_get(outcome, "probable_ratio");
+    json_t *v = json_object_get(outcome, key);
     if (!v || *rc != FPD_OK)
         return;
-    if (json_is_number(v) && json_number_value(v) > 0)
-        *ratio = json_number_value(v);
-    else
-        *rc = bad(r, "outcome.probable_ratio", "expected a positive number");
+    if (json_is_number(v) && json_number_value(v) > 0) {
+        *value = json_number_value(v);
+    } else {
+        char field[64];
+        snprintf(field, sizeof field, "outcome.%s", key);
+        *rc = bad(r, field, "expected a positive number");
+    }
+}
+
+/* What makes a verdict `improbable` within the worst-case bound: the probabilistic threshold of one
+ * element, a strict relation's, or either path's aggregate test. */
+static bool improbable_evidence(const struct fpd_recorded_outcome *o)
+{
+    return o->probable_ratio > 1 || o->strict_excess > 1 || o->exact.aggregate[0] > 1 || o->exact.aggregate[1] > 1;
 }
 
 static uint64_t get_seed(struct reader *r, json_t *obj, const char *field, int *rc)
@@ -809,7 +827,8 @@ static void read_outcome(struct reader *r, json_t *outcome, struct fpd_case_file
     o->hash_a = get_hex64(r, outcome, "outcome.hash_a", "hash_a", rc);
     o->hash_b = get_hex64(r, outcome, "outcome.hash_b", "hash_b", rc);
     read_exact(r, outcome, &o->exact, rc);
-    read_probable_ratio(r, outcome, &o->probable_ratio, rc);
+    read_positive(r, outcome, "probable_ratio", &o->probable_ratio, rc);
+    read_positive(r, outcome, "strict_excess", &o->strict_excess, rc);
     if (*rc != FPD_OK)
         return;
     char msg[160];
@@ -827,10 +846,13 @@ static void read_outcome(struct reader *r, json_t *outcome, struct fpd_case_file
         snprintf(msg, sizeof msg, "%g times the bound, where the verdict %s is within it", o->ratio,
                  fpd_verdict_table[o->verdict].name);
         *rc = bad(r, "outcome.ratio", msg);
-    } else if ((o->verdict == FPD_IMPROBABLE) != (o->probable_ratio > 1) && o->verdict <= FPD_IMPROBABLE) {
-        *rc = bad(r, "outcome.probable_ratio", o->verdict == FPD_IMPROBABLE
-                                                   ? "missing, or not above 1, where the verdict is improbable"
-                                                   : "above 1, where the verdict is not improbable");
+    } else if ((o->verdict == FPD_IMPROBABLE) != improbable_evidence(o) && o->verdict <= FPD_IMPROBABLE) {
+        *rc = bad(r, "outcome.probable_ratio",
+                  o->verdict == FPD_IMPROBABLE
+                      ? "missing, or not above 1, where the verdict is improbable (nor is outcome.strict_excess "
+                        "or either of outcome.exact's aggregates)"
+                      : "above 1 (or outcome.strict_excess, or an aggregate in outcome.exact), where the verdict "
+                        "is not improbable");
     } else if (!o->diff && o->max_ulp) {
         *rc = bad(r, "outcome.max_ulp", "an ulp of difference where no element differs (outcome.diff is 0)");
     } else if (o->verdict == FPD_SAME && (o->diff || o->hash_a != o->hash_b)) {

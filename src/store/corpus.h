@@ -41,6 +41,8 @@ struct fpd_case_file {
                                           check that saved it took it ("outcome.exact"; optional) */
         double probable_ratio;         /* against the probabilistic threshold, where the check took it
                                           ("outcome.probable_ratio"; optional; else 0) */
+        double strict_excess;          /* a strict relation's difference against what underflow makes,
+                                          where it took it ("outcome.strict_excess"; optional; else 0) */
     } recorded;
     uint64_t origin_seed;
     uint32_t origin_index;

@@ -71,6 +71,25 @@ saved=$(ls $tmp/improbable/cast-out/*.json 2>/dev/null | head -1)
 run "show the improbable case" 0 $FPDIV show "$saved" &&
     expect "recorded as improbable, with its ratio" "$out" '^recorded improbable: .*' &&
     expect "show: how far past the threshold" "$out" '^  likely   [0-9.]+ times the probabilistic threshold$'
+# A little lost on every element (partial sums 3 bits short: tests/plugins/lossy.c), which no element
+# alone shows: the aggregate test's, through check, fuzz, the corpus, replay and show (issue 54)
+LOSSY="--plugin $(dirname "$FPDIV")/plugins/lossy.so"
+run "a narrow accumulator, aggregated" 0 $FPDIV $LOSSY check --relation vendor --backend seq,narrow3 \
+    --shape 32x32x256 --dtype f32 --dist uniform &&
+    expect "narrow3: improbable" "$out" '^  verdict  improbable ' &&
+    expect "narrow3: no element alone" "$out" '^  ratio    0\.[0-9]+ of the rounding bound' &&
+    expect "narrow3: the aggregate says so" "$out" '^  aggregate path B is farther from the exact sums than rounding makes, over its 1024 elements:$'
+run "the aggregate in JSON" 0 $FPDIV $LOSSY check --relation vendor --backend seq,narrow3 --shape 32x32x256 \
+    --dtype f32 --dist uniform --json &&
+    expect "aggregate_b over 1, no probable ratio" "$out" '"probable_ratio":null,.*"aggregate_a":0\.[0-9e-]+,"aggregate_b":([2-9]|[1-9][0-9])\.[0-9]+'
+run "fuzz finds it by its aggregate" 1 $FPDIV $LOSSY fuzz --fail-on improbable --relations vendor --backends seq,narrow3 \
+    --dtypes f32 --seed 5 --cases 40 --corpus $tmp/aggregate &&
+    expect "the finding names the aggregate" "$out" "^finding improbable vendor +seq,narrow3 +f32 .*, path B's aggregate [0-9.]+ times its alarm level$"
+run "the aggregate's case replays" 0 $FPDIV $LOSSY replay $tmp/aggregate &&
+    expect "reproduced, every one" "$out" '^[0-9]+ cases: reproduced [0-9]+, changed 0, fixed 0, worse 0, elsewhere 0, skipped 0$'
+saved=$(grep -l '"aggregate_b": [1-9]' $tmp/aggregate/vendor/*.json 2>/dev/null | head -1)
+run "show the aggregate's case" 0 $FPDIV $LOSSY show "$saved" &&
+    expect "show: the aggregate" "$out" '^  aggregate path B [0-9.]+ times its alarm level'
 run "check --json carries the exact comparison" 0 $FPDIV check --relation slice-rows --backend openblas $PIN --shape 2x1000x1000 --json &&
     expect "exact in JSON" "$out" '"exact":\{"ulp_a":[0-9.e+-]+,"ulp_b":[0-9.e+-]+,"own_ratio_a":'
 # max-finite specials overflow f32 partial sums in both paths alike: the report says so, rather

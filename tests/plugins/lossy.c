@@ -6,11 +6,19 @@
  *   truncating  rounds every FMA toward zero: each error the same sign, never mean zero;
  *   lossy       rounds to nearest, then multiplies each output element by 1 + 2^-10: every
  *               element off by a part in a thousand (where it is large enough to show it).
+ *   narrow1, narrow2, narrow3
+ *               round every partial sum to nearest, keeping 1, 2 or 3 significand bits fewer than
+ *               its type (as FP8 tensor cores accumulate in fewer bits than the f32 they
+ *               declare): every element 2, 4 or 8 times farther from the exact sum than the
+ *               sequential order, and none far enough for one element to tell (issue 54's
+ *               aggregate test).
  * Built and loaded as any plugin: `fpdiv --plugin build/plugins/lossy.so ...`.
  */
 #include <fenv.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fpdiv_backend.h"
 #include "one_type_gemm.h"
@@ -28,11 +36,22 @@ static bool lossy_supports(void *state, const struct fpd_dtypes *dt, char *why, 
     return one_type_supports("a lossy kernel", dt, why, why_size);
 }
 
-static const struct fpd_backend truncating, lossy_backend;
+static const struct fpd_backend truncating, lossy_backend, narrow[3];
 
 /* each element off by a part in 1024 */
 #define OFF(acc) ((acc) * (__typeof__(acc))(1 + 0x1p-10))
 #define AS_IT_IS(acc) (acc)
+
+/* The significand bits a narrow kernel drops: its partial sums rounded to nearest (even) without
+ * them. Set for the call under way (fpdiv calls a backend from one thread at a time but for the
+ * concurrent relation, which all its callers make alike). */
+static _Thread_local unsigned dropped;
+
+#define NARROWED(T, U, EXPONENT)                                                                       static T narrowed_##T(T x)                                                                         {                                                                                                      U bits;                                                                                            memcpy(&bits, &x, sizeof bits);                                                                    if ((bits & (EXPONENT)) != (EXPONENT)) { /* finite */                                                  U half = (U)1 << (dropped - 1);                                                                    bits = (bits + half - 1 + ((bits >> dropped) & 1)) & ~(((U)1 << dropped) - 1);                 }                                                                                                  memcpy(&x, &bits, sizeof x);                                                                       return x;                                                                                      }
+NARROWED(float, uint32_t, 0x7f800000u)
+NARROWED(double, uint64_t, 0x7ff0000000000000u)
+static float narrow_fmaf(float a, float b, float c) { return narrowed_float(fmaf(a, b, c)); }
+static double narrow_fma(double a, double b, double c) { return narrowed_double(fma(a, b, c)); }
 
 static int lossy_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
@@ -41,6 +60,16 @@ static int lossy_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
         ONE_TYPE_GEMM(g, OFF);
         return FPD_OK;
     }
+    for (unsigned bits = 1; bits <= 3; bits++)
+        if (state == &narrow[bits - 1]) {
+            dropped = bits;
+            if (g->dt.in == FPD_F32) {
+                FORWARD_GEMM(float, narrow_fmaf, AS_IT_IS)
+            } else {
+                FORWARD_GEMM(double, narrow_fma, AS_IT_IS)
+            }
+            return FPD_OK;
+        }
     fesetround(FE_TOWARDZERO);
     ONE_TYPE_GEMM(g, AS_IT_IS);
     fesetround(FE_TONEAREST); /* as fpdiv gave it: a backend must leave the environment as it found it */
@@ -49,8 +78,8 @@ static int lossy_gemm(void *state, const struct fpd_gemm_args *g, char *why, siz
 
 static void lossy_provenance(void *state, fpd_provenance_fn emit, void *ctx)
 {
-    emit(ctx, "implementation",
-         state == &lossy_backend ? "test plugin: every element off by 2^-10" : "test plugin: every FMA rounded toward zero");
+    const struct fpd_backend *self = state;
+    emit(ctx, "implementation", self->summary);
 }
 
 #define LOSSY_BACKEND(backend_name, text)                                                          \
@@ -64,7 +93,13 @@ static const struct fpd_backend truncating =
 static const struct fpd_backend lossy_backend =
     LOSSY_BACKEND("lossy", "test plugin: sequential FMA, then every element off by a part in 1024");
 
-static const struct fpd_backend *const backends[] = {&truncating, &lossy_backend};
+static const struct fpd_backend narrow[3] = {
+    LOSSY_BACKEND("narrow1", "test plugin: sequential FMA, partial sums 1 bit short of their type"),
+    LOSSY_BACKEND("narrow2", "test plugin: sequential FMA, partial sums 2 bits short of their type"),
+    LOSSY_BACKEND("narrow3", "test plugin: sequential FMA, partial sums 3 bits short of their type"),
+};
+
+static const struct fpd_backend *const backends[] = {&truncating, &lossy_backend, &narrow[0], &narrow[1], &narrow[2]};
 
 const struct fpd_backend *const *fpdiv_plugin_init(int abi, size_t *count, char *why, size_t why_size)
 {

@@ -581,6 +581,64 @@ Test(corpus, the_probable_ratio_is_kept, .init = setup, .fini = teardown)
     expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
 }
 
+/* A case the aggregate test found (aggregate.h: partial sums two bits short, tests/plugins/lossy.c)
+ * keeps each path's aggregate in outcome.exact and reads it back; its verdict stands on it alone,
+ * so a file without it, or with a malformed one, is refused. */
+Test(corpus, the_aggregate_is_kept, .init = setup, .fini = teardown)
+{
+    load_plugin("lossy.so");
+    struct fpd_check chk = make_check("vendor", "seq", "f32", "24x24x256");
+    char path[4200], why[512];
+    cr_assert_eq(fpd_backend_resolve("narrow2", &chk.backends[1], why, sizeof why), FPD_OK, "%s", why);
+    chk.exact = FPD_EXACT_ALWAYS;
+    struct fpd_check_result res = save(&chk, 1 << 16, path, sizeof path);
+    cr_assert_eq(res.verdict, FPD_IMPROBABLE, "%s", fpd_verdict_table[res.verdict].name);
+    cr_assert_eq(res.probable_ratio, 0, "the aggregate alone, no element");
+    struct fpd_case_file back;
+    cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
+    for (int w = 0; w < 2; w++)
+        cr_expect(memcmp(&back.recorded.exact.aggregate[w], &res.exact.aggregate[w], sizeof(double)) == 0,
+                  "path %d: %g read back as %g", w, res.exact.aggregate[w], back.recorded.exact.aggregate[w]);
+    fpd_case_file_free(&back);
+    static const struct file_edit edits[] = {
+        {"s/\"aggregate_b\"/\"aggregate_x\"/", "outcome.probable_ratio: missing, or not above 1, where the verdict is improbable"},
+        {"s/\"aggregate_b\": [^,}]*/\"aggregate_b\": 0.5/", "outcome.probable_ratio: missing, or not above 1"},
+        {"s/\"aggregate_b\": [^,}]*/\"aggregate_b\": -2/", "outcome.exact.aggregate_b: expected a non-negative number"},
+        {"s/\"aggregate_a\": [^,}]*/\"aggregate_a\": \"far\"/", "outcome.exact.aggregate_a: expected a non-negative"},
+    };
+    expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
+}
+
+/* A strict relation's excess (scale: what underflow cannot make) is what makes its verdict
+ * improbable: kept in outcome.strict_excess and read back, or the case would not load at all. */
+Test(corpus, the_strict_excess_is_kept, .init = setup, .fini = teardown)
+{
+    struct fpd_check chk = make_check("scale", "seq", "f32", "3x4x5");
+    chk.params.scale = 3;
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    cr_assert_eq(res.verdict, FPD_SAME);
+    res.verdict = FPD_IMPROBABLE, res.strict_excess = 3.5; /* as a library that is not scale-invariant gives */
+    res.metrics.diff = 1, res.metrics.max_ulp = 1, res.metrics.hash_b ^= 1;
+    struct fpd_case_file f, back;
+    char path[4200], why[512];
+    bool existed;
+    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
+    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
+    fpd_case_file_free(&f);
+    cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect_eq(back.recorded.verdict, FPD_IMPROBABLE);
+    cr_expect_eq(back.recorded.strict_excess, 3.5);
+    fpd_case_file_free(&back);
+    static const struct file_edit edits[] = {
+        {"s/\"strict_excess\"/\"strict_excess_x\"/", "outcome.probable_ratio: missing, or not above 1, where the verdict is improbable"},
+        {"s/\"strict_excess\": [^,}]*/\"strict_excess\": 0/", "outcome.strict_excess: expected a positive number"},
+    };
+    expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
+}
+
 /* A claim's file is named by the signature's text with the verdict by name, so the claims a corpus
  * keeps stay a signature's own when the verdict scale grows (an "improbable" signature once read
  * an old "bound" claim, the number 2, as its own). */
