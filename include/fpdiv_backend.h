@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #define FPDIV_BACKEND_ABI 7
-/* ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the route FPD_ROUTE_SYRK
- * and their features;
+/* ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the routes FPD_ROUTE_SYRK
+ * and FPD_ROUTE_OUT_* and their features;
  * ABI 5 is ABI 6 without the status FPD_ERR_NOT_APPLICABLE (its structs are ABI 6's);
  * ABI 4 is ABI 5 without `rounding` at the end of struct fpd_backend, ABI 3 ABI 4 without
  * gemm_many; ABI 2 is ABI 3 without
@@ -66,6 +66,8 @@ enum fpd_feature {
     FPD_FEAT_BIAS_ADDED = 1u << 6, /* args->bias is added to the rounded product: one more rounding (ABI 3) */
     FPD_FEAT_CONCURRENT = 1u << 7, /* gemm_concurrent() runs GEMMs from several threads at once (ABI 7) */
     FPD_FEAT_SELF = 1u << 8,       /* gemm() honours FPD_ROUTE_SYRK (ABI 7) */
+    FPD_FEAT_OUT_VIEWS = 1u << 9,  /* gemm() honours FPD_ROUTE_OUT_STRIDED and _TRANSPOSED (ABI 7) */
+    FPD_FEAT_OUT_REVERSED = 1u << 10, /* gemm() honours FPD_ROUTE_OUT_REVERSED (ABI 7) */
 };
 
 /*
@@ -83,6 +85,12 @@ enum fpd_route {
     FPD_ROUTE_SYRK,      /* ABI 7: C = op(A) op(A)^T (m = n) by the library's syrk, one triangle computed and
                             mirrored, as numpy computes A @ A.T (FPD_FEAT_SELF); op(B) is then a copy of
                             op(A)^T, which the route need not read */
+    /* ABI 7: the product written through a view of a larger output, as a framework's out= writes it
+     * (np.matmul(a, b, out=v), torch.mm(a, b, out=v)); the backend copies the view's values to C */
+    FPD_ROUTE_OUT_STRIDED,    /* v = every other column of an m x 2n array (FPD_FEAT_OUT_VIEWS) */
+    FPD_ROUTE_OUT_TRANSPOSED, /* v = the transpose of an n x m array (FPD_FEAT_OUT_VIEWS) */
+    FPD_ROUTE_OUT_REVERSED,   /* v = an m x n array with its rows and columns reversed: negative strides
+                                 (FPD_FEAT_OUT_REVERSED) */
     FPD_ROUTE_COUNT
 };
 

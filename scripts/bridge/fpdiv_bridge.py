@@ -31,13 +31,16 @@ bytes. A framework is a module with:
   NAME, PROVENANCE() -> {key: value} (library, version, device, ...), DTYPES: [(in, out, acc)],
   FEATURES: a set of "fused_bias" (its bias is fused, as torch.addmm's), "bias_added" (it adds the
   bias to the rounded product), "routes" (one row, column or element as a product of its own),
-  "vmap", "compile", "threads",
+  "vmap", "compile", "threads", "out_views" (the product written through out= a strided or a
+  transposed view), "out_reversed" (out= a view of negative strides),
   matmul(a, b, bias, route, execution, dtypes, threads) -> an array-like of (batch, m, n) values
 
 where a and b are NumPy views of the shared memory (batch x m x k, batch x k x n, with the stored
 layout: a transposed operand is a transposed view; bf16 as the float32 values it stands for,
 exactly), bias a vector of n or None, route one of "gemm", "gemv-rows", "gemv-cols", "dot",
-"vmap-rows", execution "default", "eager" or "compiled", dtypes the request's [in, out, acc] and
+"vmap-rows", "out-strided" (out= every other column of a (batch, m, 2n) array), "out-transposed"
+(out= the transpose of a (batch, n, m) array), "out-reversed" (out= a (batch, m, n) array with its
+rows and columns reversed), execution "default", "eager" or "compiled", dtypes the request's [in, out, acc] and
 threads the thread count (0: the framework's own). A failure raises; its message is the error.
 """
 import importlib.util
@@ -55,7 +58,8 @@ RUNNING, DONE, RAISED = 1, 2, 3  # the progress bytes
 FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
           "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias")
 DTYPE = ("f64", "f32", "f16", "bf16")
-ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk")  # syrk: never sent (no "self" feature)
+ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk",  # syrk: never sent (no "self" feature)
+         "out-strided", "out-transposed", "out-reversed")
 EXECUTION = ("default", "eager", "compiled")
 SOCKET_FD, MEMORY_FD = 3, 4
 STORAGE = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": np.uint16}

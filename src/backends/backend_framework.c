@@ -57,6 +57,7 @@ static const struct {
 } feature_names[] = {
     {FPD_FEAT_FUSED_BIAS, "fused_bias"}, {FPD_FEAT_THREADS, "threads"}, {FPD_FEAT_ROUTES, "routes"},
     {FPD_FEAT_VMAP, "vmap"},             {FPD_FEAT_COMPILE, "compile"}, {FPD_FEAT_BIAS_ADDED, "bias_added"},
+    {FPD_FEAT_OUT_VIEWS, "out_views"},   {FPD_FEAT_OUT_REVERSED, "out_reversed"},
 };
 
 /* A program named without a '/' found on PATH, as a shell finds it: its path in buf, or false. */
@@ -285,11 +286,12 @@ static const struct framework numpy_fw = {"numpy", FPD_EXEC_EAGER, "eager", fals
                               jax_fw = {"jax", FPD_EXEC_COMPILED, "jax.jit (XLA)", false};
 
 const struct fpd_backend fpd_backend_numpy = FRAMEWORK_BACKEND(
-    "numpy", "NumPy's matmul as NumPy routes it (gemv for one row, dot for one element); bias added after",
-    FPD_FEAT_ROUTES | FPD_FEAT_BIAS_ADDED, &numpy_fw);
+    "numpy", "NumPy's matmul as NumPy routes it (gemv for one row, dot for one element; out= views); bias added after",
+    FPD_FEAT_ROUTES | FPD_FEAT_BIAS_ADDED | FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED, &numpy_fw);
 const struct fpd_backend fpd_backend_torch = FRAMEWORK_BACKEND(
-    "torch", "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm; torch.func.vmap; torch.compile",
-    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE, &torch_fw);
+    "torch", "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm; torch.func.vmap; torch.compile; out=",
+    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_OUT_VIEWS,
+    &torch_fw);
 const struct fpd_backend fpd_backend_torch_compile = FRAMEWORK_BACKEND(
     "torch-compile", "PyTorch under torch.compile (inductor): the same operations, compiled",
     FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP, &torch_compile_fw);

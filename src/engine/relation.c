@@ -180,6 +180,16 @@ static void build_self(const struct fpd_relation *r, const struct fpd_case *c, c
     out->b.route = FPD_ROUTE_SYRK;
 }
 
+/* The product returned vs the same written through a view (the framework's out=): the fused bias
+ * stays fused, as torch.addmm(bias, a, b, out=v) keeps it. */
+static void build_out_view(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                           struct fpd_paths *out)
+{
+    (void)p;
+    whole_case(c, out);
+    out->b.route = r->route;
+}
+
 static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                          struct fpd_paths *out)
 {
@@ -190,7 +200,10 @@ static void build_repeat(const struct fpd_relation *r, const struct fpd_case *c,
 const char *const fpd_route_words[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "a gemv for each row of",
     [FPD_ROUTE_GEMV_COLS] = "a gemv for each column of", [FPD_ROUTE_DOT] = "a dot for each element of",
-    [FPD_ROUTE_VMAP_ROWS] = "a vmap over the rows of", [FPD_ROUTE_SYRK] = "syrk (A times its own transpose) for"};
+    [FPD_ROUTE_VMAP_ROWS] = "a vmap over the rows of", [FPD_ROUTE_SYRK] = "syrk (A times its own transpose) for",
+    [FPD_ROUTE_OUT_STRIDED] = "out= every other column of a wider array for",
+    [FPD_ROUTE_OUT_TRANSPOSED] = "out= a transposed array for",
+    [FPD_ROUTE_OUT_REVERSED] = "out= an array of reversed rows and columns (negative strides) for"};
 
 #define ROW(...) {__VA_ARGS__}
 const struct fpd_relation fpd_relation_table[] = {
@@ -247,6 +260,15 @@ const struct fpd_relation fpd_relation_table[] = {
     ROW(.name = "self", .doc = "A·Aᵀ by gemm on a copy of Aᵀ vs the library's syrk, as numpy computes A @ A.T",
         .backends = 1, .needs = FPD_FEAT_SELF, .default_campaign = true, .needs_blas_types = true,
         .self_product = true, .build = build_self),
+    ROW(.name = "out-strided", .doc = "A·B returned vs written through out= every other column of a wider array",
+        .backends = 1, .needs = FPD_FEAT_OUT_VIEWS, .default_campaign = true, .route = FPD_ROUTE_OUT_STRIDED,
+        .build = build_out_view),
+    ROW(.name = "out-transposed", .doc = "A·B returned vs written through out= the transpose of an n x m array",
+        .backends = 1, .needs = FPD_FEAT_OUT_VIEWS, .default_campaign = true, .route = FPD_ROUTE_OUT_TRANSPOSED,
+        .build = build_out_view),
+    ROW(.name = "out-reversed", .doc = "A·B returned vs written through out= a view of negative strides",
+        .backends = 1, .needs = FPD_FEAT_OUT_REVERSED, .default_campaign = true, .route = FPD_ROUTE_OUT_REVERSED,
+        .build = build_out_view),
     ROW(.name = "repeat", .doc = "the same path twice (run-to-run determinism)", .backends = 1,
         .default_campaign = true, .build = build_repeat),
 };
@@ -292,6 +314,8 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
     } feature_words[] = {
         {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's)"},
         {FPD_FEAT_SELF, "a syrk (a BLAS library's)"},
+        {FPD_FEAT_OUT_VIEWS, "an out= argument (a framework's: numpy, torch)"},
+        {FPD_FEAT_OUT_REVERSED, "an out= of negative strides (numpy's)"},
         {FPD_FEAT_FUSED_BIAS, "a fused bias"},
         {FPD_FEAT_THREADS, "a thread count"},
         {FPD_FEAT_ALGOS, "a choice of algorithms"},

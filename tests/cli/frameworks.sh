@@ -167,7 +167,8 @@ print("backends", " ".join(sorted({b for r in rows for b in r["backends"].split(
 # what fpdiv counted ---
 # (torch-compile compiles every path anew: a few of its relations; under the sanitizers, which
 # change nothing in Python, a few of each framework's)
-every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat"
+every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat
+       out-strided out-transposed out-reversed"
 few="slice-rows addmm layout"
 # export_one FW RELATION: its outcome in $tmp/export-FW-RELATION.outcome: "exported", "absent" (the
 # framework has no such relation or types: check says so), or what went wrong. Two run at once:
@@ -215,6 +216,26 @@ run "a framework from a file" 0 $FPDIV --framework mine=$here/sequential.py chec
     expect "computes seq's order" "$out" "^check vendor on seq,mine: same"
 bad "--framework without a file" "--framework nothing: .*nothing.py: No such file" \
     --framework nothing=$tmp/nothing.py list
+
+# --- out= views (issue 54): numpy's and torch's, right; a framework whose out= ignores the view's
+# strides (numpy #29164's garbage) found; torch has no negative strides, and says so ---
+for fw in numpy torch; do
+    for relation in out-strided out-transposed $([ $fw = numpy ] && echo out-reversed); do
+        run "$relation on $fw" 0 $FPDIV check --relation $relation --backend $fw --shape 2x5x6x40 --dtype f32 --bias \
+            --trans-a --pad 1 &&
+            expect "$relation on $fw: the same values through the view" "$out" "^check $relation on $fw: (same|reorder)$"
+    done
+done
+bad "torch has no negative strides" "out-reversed needs a backend with an out= of negative strides \(numpy's\); torch has none" \
+    check --relation out-reversed --backend torch --shape 3x4x5
+for relation in out-strided out-transposed out-reversed; do
+    run "an out= that ignores the view's strides: $relation" 1 $FPDIV --framework bad=$here/out_ignored.py check \
+        --relation $relation --backend bad --shape 2x5x6x40 --dtype f64 &&
+        expect "$relation: found" "$out" "^check $relation on bad: (nonfinite|bound)$"
+done
+run "a campaign finds the out= that ignores strides" 1 $FPDIV --framework bad=$here/out_ignored.py fuzz --backends bad \
+    --seed 4 --cases 30 --no-corpus &&
+    expect "by the out= relations" "$out" "^finding (nonfinite|bound) +out-(strided|transposed|reversed) +bad "
 
 # --- servers that crash, hang or answer nonsense: an error verdict with the reason, and the
 # campaign goes on (the server is started afresh) ---

@@ -116,7 +116,8 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident.name = nm;                                                                           \
         ident.kind = FPD_KIND_TEST;                                                                \
         ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES |  \
-                         FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF;     \
+                         FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF |   \
+                         FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED;                                \
         ident.gemm = gemm_fn;                                                                      \
         ident.gemm_concurrent = one_at_a_time;                                                     \
         ident.open = open_fn;                                                                      \
@@ -236,6 +237,10 @@ static const struct scenario scenarios[] = {
     /* a framework's vmap and compiler, stood in for by seq's arithmetic */
     {"vmap", {"perturbed"}, "f32", "2x5x6x70", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     {"compile", {"perturbed"}, "bf16", "5x6x70", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
+    /* a framework's out= views, likewise (frameworks.sh runs numpy's and torch's) */
+    {"out-strided", {"perturbed"}, "f32", "2x5x6x70", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"out-transposed", {"perturbed"}, "f64", "5x6x70", FPD_DIST_NORMAL, false, true, NEVER, FPD_SAME},
+    {"out-reversed", {"perturbed"}, "f32", "5x6x70", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     /* two kernel sets, each in a host of its own: on int data every order agrees */
     {"core", {"openblas@Prescott", "openblas@Nehalem"}, "f32", "3x40x50x600", FPD_DIST_INT, true, true, NEVER,
      FPD_SAME},
@@ -264,6 +269,9 @@ static const struct scenario scenarios[] = {
     {"dot", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"vmap", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, VMAPPED, FPD_REORDER},
     {"compile", {"perturbed"}, "f64", "4x5x6", FPD_DIST_NORMAL, false, false, COMPILED, FPD_REORDER},
+    {"out-strided", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
+    {"out-transposed", {"perturbed"}, "f64", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
+    {"out-reversed", {"perturbed"}, "f32", "2x4x5x6", FPD_DIST_NORMAL, true, false, ROUTED, FPD_REORDER},
     {"core", {"ksets@forward", "ksets@nudged"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, NEVER, FPD_REORDER},
 };
 

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 NAME = "torch"
 DEVICE = os.environ.get("FPDIV_TORCH_DEVICE", "cuda" if torch.cuda.is_available() else "cpu")
 DTYPES = [("f64", "f64", "f64"), ("f32", "f32", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f32")]
-FEATURES = {"fused_bias", "routes", "vmap", "compile", "threads"}
+FEATURES = {"fused_bias", "routes", "vmap", "compile", "threads", "out_views"}  # no negative strides in torch
 TYPES = {"f64": torch.float64, "f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 torch._dynamo.config.cache_size_limit = 4096  # a new shape recompiles; never fall back to eager
@@ -22,10 +22,32 @@ def PROVENANCE():
             "cpu_capability": torch.backends.cpu.get_cpu_capability()}
 
 
+# out= views of a larger tensor, filled with NaN first: an element the product does not write shows
+OUT_VIEWS = {
+    "out-strided": lambda shape, like: torch.full((*shape[:-1], 2 * shape[-1]), float("nan"), dtype=like.dtype,
+                                                  device=like.device)[..., ::2],
+    "out-transposed": lambda shape, like: torch.full((*shape[:-2], shape[-1], shape[-2]), float("nan"),
+                                                     dtype=like.dtype, device=like.device).transpose(-1, -2),
+}
+
+
+def into_view(a, b, bias, route):
+    """The product written through out= a view: torch.mm, addmm, bmm and baddbmm as user code
+    passes one."""
+    out = OUT_VIEWS[route]((*a.shape[:-1], b.shape[-1]), a)
+    if a.dim() == 2:
+        torch.mm(a, b, out=out) if bias is None else torch.addmm(bias, a, b, out=out)
+    else:
+        torch.bmm(a, b, out=out) if bias is None else torch.baddbmm(bias, a, b, out=out)
+    return out
+
+
 def product(a, b, bias, route, trans_b):
     """The path's operation on one batch entry (2-D a and b) or a stack of them (3-D): a matrix
     product with its fused bias, or products of vectors with the bias added after, as torch's
     linear does for a vector."""
+    if route in OUT_VIEWS:
+        return into_view(a, b, bias, route)
     if route == "gemm" and a.dim() == 2:
         if bias is None:
             return torch.mm(a, b)
@@ -76,7 +98,7 @@ def matmul(a, b, bias, route, execution, dtypes, threads):
     with torch.no_grad():
         if ta.shape[0] == 1:  # one entry: the 2-D operation user code calls
             out = run(ta[0], tb[0], tbias)[None]
-        elif route == "gemm":  # a stack: bmm / baddbmm
+        elif route == "gemm" or route in OUT_VIEWS:  # a stack: bmm / baddbmm
             out = run(ta, tb, tbias)
         else:
             out = torch.stack([run(ta[e], tb[e], tbias) for e in range(ta.shape[0])])
