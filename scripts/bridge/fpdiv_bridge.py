@@ -9,11 +9,14 @@ writes JSON objects, one per line (protocol 2):
                           "version": "2.5.1", ...}, "dtypes": [["f32", "f32", "f32"], ...],
                           "features": ["fused_bias", "routes", "vmap", "compile"], "codes": CODES}
                           or {"hello": 2, "error": "why it cannot serve"}
-  fpdiv -> server:        {"op": "gemm", "seq": 7, "memory": BYTES, "progress": 0, "table": 64, "count": 3}
+  fpdiv -> server:        {"op": "gemm", "seq": 7, "memory": BYTES, "progress": 0, "table": 64, "count": 3,
+                          "concurrent": false}
   server -> fpdiv:        {"seq": 7, "results": [{"ok": true}, {"ok": false, "why": "..."}, ...]}
 
 A request carries `count` independent GEMMs (the small ones of several checks: a round trip costs
-more than their products), answered in one line, a result for each, in order. They are described
+more than their products), answered in one line, a result for each, in order; one whose
+"concurrent" is true runs them from as many threads at once, started together (the concurrent
+relation: a framework called from several threads, as a threaded server calls it). They are described
 in the shared memory at `table`: a row of 64-bit integers each, FIELDS below (offsets in bytes,
 the rest in elements; a type, route or execution by its place in DTYPE, ROUTE, EXECUTION; bias -1
 when there is none). The hello's "codes" names them all in order, and fpdiv refuses a server that
@@ -32,7 +35,8 @@ bytes. A framework is a module with:
   FEATURES: a set of "fused_bias" (its bias is fused, as torch.addmm's), "bias_added" (it adds the
   bias to the rounded product), "routes" (one row, column or element as a product of its own),
   "vmap", "compile", "threads", "out_views" (the product written through out= a strided or a
-  transposed view), "out_reversed" (out= a view of negative strides),
+  transposed view), "out_reversed" (out= a view of negative strides), "concurrent" (matmul may be
+  called from several threads at once),
   matmul(a, b, bias, route, execution, dtypes, threads) -> an array-like of (batch, m, n) values
 
 where a and b are NumPy views of the shared memory (batch x m x k, batch x k x n, with the stored
@@ -49,6 +53,7 @@ import mmap
 import os
 import socket
 import sys
+import threading
 import traceback
 
 import numpy as np
@@ -127,6 +132,22 @@ def gemm(framework, memory, row):
     store(memory, c, c_ld, c_stride, dt_out, result, batch, m, n)
 
 
+def run_one(framework, memory, progress, rows, i, results, start):
+    """GEMM i of a request, its progress byte and its result; after the others' arrival at `start`
+    where the request runs them at once."""
+    if start is not None:
+        start.wait()
+    memory[progress + i] = RUNNING
+    try:
+        gemm(framework, memory, rows[i])
+        memory[progress + i] = DONE
+        results[i] = {"ok": True}
+    except Exception as e:
+        memory[progress + i] = RAISED
+        detail = traceback.format_exception_only(type(e), e)[-1].strip()
+        results[i] = {"ok": False, "why": detail[:400]}
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: fpdiv_bridge.py FRAMEWORK (fpdiv starts it; see the README)")
@@ -152,18 +173,21 @@ def main():
         if req["memory"] > mapped:
             memory = mmap.mmap(MEMORY_FD, req["memory"])
             mapped = req["memory"]
-        results, progress, count = [], req["progress"], req["count"]
+        progress, count = req["progress"], req["count"]
         table = np.frombuffer(memory, dtype=np.int64, count=count * len(FIELDS), offset=req["table"])
-        for i, row in enumerate(table.reshape(count, len(FIELDS)).tolist()):
-            memory[progress + i] = RUNNING
-            try:
-                gemm(framework, memory, row)
-                memory[progress + i] = DONE
-                results.append({"ok": True})
-            except Exception as e:
-                memory[progress + i] = RAISED
-                detail = traceback.format_exception_only(type(e), e)[-1].strip()
-                results.append({"ok": False, "why": detail[:400]})
+        rows = table.reshape(count, len(FIELDS)).tolist()
+        results = [None] * count
+        if req.get("concurrent"):  # each from a thread of its own, all started together
+            start = threading.Barrier(count)
+            callers = [threading.Thread(target=run_one, args=(framework, memory, progress, rows, i, results, start))
+                       for i in range(count)]
+            for caller in callers:
+                caller.start()
+            for caller in callers:
+                caller.join()
+        else:
+            for i in range(count):
+                run_one(framework, memory, progress, rows, i, results, None)
         send({"seq": req["seq"], "results": results})
 
 

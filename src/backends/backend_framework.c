@@ -57,7 +57,7 @@ static const struct {
 } feature_names[] = {
     {FPD_FEAT_FUSED_BIAS, "fused_bias"}, {FPD_FEAT_THREADS, "threads"}, {FPD_FEAT_ROUTES, "routes"},
     {FPD_FEAT_VMAP, "vmap"},             {FPD_FEAT_COMPILE, "compile"}, {FPD_FEAT_BIAS_ADDED, "bias_added"},
-    {FPD_FEAT_OUT_VIEWS, "out_views"},   {FPD_FEAT_OUT_REVERSED, "out_reversed"},
+    {FPD_FEAT_OUT_VIEWS, "out_views"},   {FPD_FEAT_OUT_REVERSED, "out_reversed"}, {FPD_FEAT_CONCURRENT, "concurrent"},
 };
 
 /* A program named without a '/' found on PATH, as a shell finds it: its path in buf, or false. */
@@ -213,9 +213,11 @@ static bool framework_supports(void *state, const struct fpd_dtypes *dt, char *w
 }
 
 /* The GEMMs in the backend's server, which is started (a worker's own) or started again (after a
- * death) as often as it takes: each server settles at least one. */
-static void framework_gemm_many(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
-                                char *why, size_t why_size)
+ * death) as often as it takes: each server settles at least one. `concurrent`: all of them in one
+ * request, run from as many of the server's threads at once; a server that dies then fails them
+ * all (they ran together, so none is to blame more than another). */
+static void framework_gemms(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status, char *why,
+                            size_t why_size, bool concurrent)
 {
     struct framework_state *s = state;
     struct fpd_gemm_args *run = malloc(count * sizeof *run);
@@ -235,18 +237,32 @@ static void framework_gemm_many(void *state, size_t count, const struct fpd_gemm
         char renewal[256];
         int rc = fpd_bridge_renew(&s->server->bridge, renewal, sizeof renewal);
         if (rc == FPD_OK)
-            fpd_bridge_gemm_many(s->server->bridge, count, given, status, why, why_size);
+            (concurrent ? fpd_bridge_gemm_concurrent : fpd_bridge_gemm_many)(s->server->bridge, count, given, status,
+                                                                            why, why_size);
         left = 0;
         for (size_t i = 0; i < count; i++) {
-            if (status[i] == FPD_BRIDGE_UNSETTLED && rc != FPD_OK) {
+            if (status[i] == FPD_BRIDGE_UNSETTLED && (rc != FPD_OK || concurrent)) {
                 status[i] = rc == FPD_ERR_NOMEM ? rc : FPD_ERR_BACKEND;
-                snprintf(why + i * why_size, why_size, "%s", renewal);
+                snprintf(why + i * why_size, why_size, "%s",
+                         rc != FPD_OK ? renewal : "its server died while the callers ran at once");
             }
             left += status[i] == FPD_BRIDGE_UNSETTLED;
         }
     }
     free(run);
     free(given);
+}
+
+static void framework_gemm_many(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
+                                char *why, size_t why_size)
+{
+    framework_gemms(state, count, args, status, why, why_size, false);
+}
+
+static void framework_gemm_concurrent(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
+                                      char *why, size_t why_size)
+{
+    framework_gemms(state, count, args, status, why, why_size, true);
 }
 
 static int framework_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
@@ -277,7 +293,7 @@ static void framework_close(void *state)
         .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                \
         .kind = FPD_KIND_FRAMEWORK, .features = feats, .data = fw, .open = framework_open,                        \
         .supports = framework_supports, .gemm = framework_gemm, .provenance = framework_provenance,               \
-        .close = framework_close, .gemm_many = framework_gemm_many,                                                \
+        .close = framework_close, .gemm_many = framework_gemm_many, .gemm_concurrent = framework_gemm_concurrent,  \
     }
 
 static const struct framework numpy_fw = {"numpy", FPD_EXEC_EAGER, "eager", false},
@@ -287,17 +303,18 @@ static const struct framework numpy_fw = {"numpy", FPD_EXEC_EAGER, "eager", fals
 
 const struct fpd_backend fpd_backend_numpy = FRAMEWORK_BACKEND(
     "numpy", "NumPy's matmul as NumPy routes it (gemv for one row, dot for one element; out= views); bias added after",
-    FPD_FEAT_ROUTES | FPD_FEAT_BIAS_ADDED | FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED, &numpy_fw);
+    FPD_FEAT_ROUTES | FPD_FEAT_BIAS_ADDED | FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_CONCURRENT, &numpy_fw);
 const struct fpd_backend fpd_backend_torch = FRAMEWORK_BACKEND(
     "torch", "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm; torch.func.vmap; torch.compile; out=",
-    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_OUT_VIEWS,
+    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_OUT_VIEWS |
+        FPD_FEAT_CONCURRENT,
     &torch_fw);
 const struct fpd_backend fpd_backend_torch_compile = FRAMEWORK_BACKEND(
     "torch-compile", "PyTorch under torch.compile (inductor): the same operations, compiled",
     FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP, &torch_compile_fw);
 const struct fpd_backend fpd_backend_jax = FRAMEWORK_BACKEND(
     "jax", "JAX under jax.jit (XLA); jax.vmap; 16-bit inputs with a wide output; bias added after",
-    FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED, &jax_fw);
+    FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED | FPD_FEAT_CONCURRENT, &jax_fw);
 
 int fpd_framework_give(const char *spec, char *why, size_t why_size)
 {

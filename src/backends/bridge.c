@@ -349,9 +349,10 @@ static int read_answer(struct request *r, const struct fpd_gemm_args *const *arg
 }
 
 /* Sends up to MAX_REQUEST_GEMMS of the unsettled GEMMs from `next` on in one request and settles
- * what it can of them; the index after the last one sent. */
+ * what it can of them; the index after the last one sent. `concurrent`: the server runs them from
+ * as many threads at once. */
 static size_t send_request(struct fpd_bridge *b, size_t count, const struct fpd_gemm_args *const *args, size_t next,
-                           int *status, char *why, size_t why_size)
+                           int *status, char *why, size_t why_size, bool concurrent)
 {
     struct request *r = calloc(1, sizeof *r);
     int64_t *table = malloc(MAX_REQUEST_GEMMS * GEMM_FIELDS * sizeof *table);
@@ -387,9 +388,9 @@ static size_t send_request(struct fpd_bridge *b, size_t count, const struct fpd_
     if (r->count > 0) {
         memset(b->server.map, GEMM_WAITING, r->count);
         memcpy(b->server.map + TABLE_AT, table, r->count * GEMM_FIELDS * sizeof *table);
-        json_t *msg = json_pack("{s:s,s:I,s:I,s:i,s:i,s:I}", "op", "gemm", "seq", (json_int_t)++b->seq, "memory",
+        json_t *msg = json_pack("{s:s,s:I,s:I,s:i,s:i,s:I,s:b}", "op", "gemm", "seq", (json_int_t)++b->seq, "memory",
                                 (json_int_t)b->server.map_size, "progress", 0, "table", TABLE_AT, "count",
-                                (json_int_t)r->count);
+                                (json_int_t)r->count, "concurrent", concurrent);
         char death[400];
         int rc = msg ? send_line(b, msg, death, sizeof death) : FPD_ERR_NOMEM;
         json_decref(msg);
@@ -409,7 +410,21 @@ void fpd_bridge_gemm_many(struct fpd_bridge *b, size_t count, const struct fpd_g
                           char *why, size_t why_size)
 {
     for (size_t next = 0; next < count && fpd_server_usable(&b->server);)
-        next = send_request(b, count, args, next, status, why, why_size);
+        next = send_request(b, count, args, next, status, why, why_size, false);
+}
+
+void fpd_bridge_gemm_concurrent(struct fpd_bridge *b, size_t count, const struct fpd_gemm_args *const *args,
+                                int *status, char *why, size_t why_size)
+{
+    if (count > MAX_REQUEST_GEMMS) { /* never: callers are at most 8 */
+        for (size_t i = 0; i < count; i++) {
+            status[i] = FPD_ERR_BACKEND;
+            snprintf(why + i * why_size, why_size, "%s: more callers at once than a request holds", b->label);
+        }
+        return;
+    }
+    if (fpd_server_usable(&b->server))
+        send_request(b, count, args, 0, status, why, why_size, true);
 }
 
 bool fpd_bridge_supports(const struct fpd_bridge *b, const struct fpd_dtypes *dt)

@@ -43,6 +43,10 @@ int fpd_bridge_renew(struct fpd_bridge **b, char *why, size_t why_size);
 #define FPD_BRIDGE_UNSETTLED (-1)
 void fpd_bridge_gemm_many(struct fpd_bridge *b, size_t count, const struct fpd_gemm_args *const *args, int *status,
                           char *why, size_t why_size);
+/* The same GEMMs (at most 64) in one request, which the server runs from as many threads at once,
+ * started together (the concurrent relation: a framework called from several threads). */
+void fpd_bridge_gemm_concurrent(struct fpd_bridge *b, size_t count, const struct fpd_gemm_args *const *args,
+                                int *status, char *why, size_t why_size);
 /* Whether the server said it computes these dtypes, and has a feature ("fused_bias", "vmap", …). */
 bool fpd_bridge_supports(const struct fpd_bridge *b, const struct fpd_dtypes *dt);
 bool fpd_bridge_has_feature(const struct fpd_bridge *b, const char *feature);

@@ -1047,7 +1047,7 @@ static int check_here(struct fpd_checker *ck, const struct fpd_check *chk, struc
 
 int fpd_check_threads(const struct fpd_check *chk)
 {
-    if (chk->relation->needs & FPD_FEAT_THREADS)
+    if (fpd_relation_takes_threads(chk->relation))
         return 0;
     for (int i = 0; i < chk->relation->backends; i++)
         if (chk->backends[i]->impl->features & FPD_FEAT_THREADS)

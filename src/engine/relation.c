@@ -251,7 +251,7 @@ const struct fpd_relation fpd_relation_table[] = {
         .needs = FPD_FEAT_THREADS, .default_campaign = true, .build = build_threads),
     ROW(.name = "concurrent",
         .doc = "the gemm alone vs the same gemm from 1 of N threads calling the library at once (races), on T threads each",
-        .backends = 1, .needs = FPD_FEAT_CONCURRENT | FPD_FEAT_THREADS, .default_campaign = true,
+        .backends = 1, .needs = FPD_FEAT_CONCURRENT, .default_campaign = true, .takes = FPD_TAKES_THREADS,
         .build = build_concurrent),
     ROW(.name = "scale", .doc = "A·B vs (2^e A)·B times 2^-e: bit for bit but for underflow (a strict oracle)",
         .backends = 1, .default_campaign = true, .strict = true, .takes = FPD_TAKES_SCALE, .build = build_scale),
@@ -312,7 +312,7 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
         unsigned feature;
         const char *words;
     } feature_words[] = {
-        {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's)"},
+        {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's, or a framework's)"},
         {FPD_FEAT_SELF, "a syrk (a BLAS library's)"},
         {FPD_FEAT_OUT_VIEWS, "an out= argument (a framework's: numpy, torch)"},
         {FPD_FEAT_OUT_REVERSED, "an out= of negative strides (numpy's)"},
@@ -394,7 +394,7 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
         snprintf(why, why_size, "scale takes an exponent of 1 to %d (--scale E)", FPD_SCALE_MAX);
         return FPD_ERR_INPUT;
     }
-    if ((r->needs & FPD_FEAT_THREADS) && p->threads < 1) {
+    if (fpd_relation_takes_threads(r) && p->threads < 1) {
         snprintf(why, why_size, "threads needs a thread count of at least 1");
         return FPD_ERR_INPUT;
     }
@@ -415,7 +415,7 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
     }
     if (r->needs & FPD_FEAT_CONCURRENT) /* one thread a call too: a server's threads, each calling numpy */
         p->threads = 1 + (int)fpd_stream_below(s, (uint32_t)p->threads);
-    else if (r->needs & FPD_FEAT_THREADS)
+    else if (fpd_relation_takes_threads(r))
         p->threads = 2 + (int)fpd_stream_below(s, (uint32_t)(p->threads - 1));
     if (r->needs & FPD_FEAT_CONCURRENT) /* 2 to 4: path B and its mirror, then others */
         p->callers = 2 + fpd_stream_below(s, 3);

@@ -60,7 +60,7 @@ struct fpd_relation_params {
 };
 
 /* Parameters a relation takes beyond the slice, threads and algorithm (struct fpd_relation's `takes`). */
-enum { FPD_TAKES_SPLIT = 1u << 0, FPD_TAKES_SCALE = 1u << 1, FPD_SCALE_MAX = 8 };
+enum { FPD_TAKES_SPLIT = 1u << 0, FPD_TAKES_SCALE = 1u << 1, FPD_TAKES_THREADS = 1u << 2, FPD_SCALE_MAX = 8 };
 
 /* Which two backends a two-backend relation compares. */
 enum fpd_pairing {
@@ -92,6 +92,14 @@ struct fpd_relation {
     void (*build)(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                   struct fpd_paths *out);
 };
+
+/* Whether the relation has a thread count (threads, concurrent): drawn, given, kept in case files.
+ * A relation that needs backends to honour one has it; concurrent has it whether or not they do (a
+ * framework without it runs each call on its own count). */
+static inline bool fpd_relation_takes_threads(const struct fpd_relation *r)
+{
+    return (r->needs & FPD_FEAT_THREADS) || (r->takes & FPD_TAKES_THREADS);
+}
 
 /* The routes in words for a path ("a gemv for each row of"); their names are backend.h's. */
 extern const char *const fpd_route_words[FPD_ROUTE_COUNT];

@@ -60,7 +60,7 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
     char shape[64], dt[32], backends[160], extra[96] = "";
     if (chk->relation->slice != FPD_SLICE_NONE)
         snprintf(extra, sizeof extra, " --slice %u:%u", chk->params.slice.start, chk->params.slice.len);
-    else if (chk->relation->needs & FPD_FEAT_THREADS)
+    else if (fpd_relation_takes_threads(chk->relation))
         snprintf(extra, sizeof extra, " --threads %d", chk->params.threads);
     else if (chk->relation->needs & FPD_FEAT_ALGOS)
         snprintf(extra, sizeof extra, " --algo %d", chk->params.algo);
@@ -313,7 +313,7 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     if (chk->relation->slice != FPD_SLICE_NONE)
         json_object_set_new(o, "slice", json_pack("{s:I,s:I}", "start", (json_int_t)chk->params.slice.start, "len",
                                                   (json_int_t)chk->params.slice.len));
-    if (chk->relation->needs & FPD_FEAT_THREADS)
+    if (fpd_relation_takes_threads(chk->relation))
         json_object_set_new(o, "threads", json_integer(chk->params.threads));
     else if (fpd_check_threads(chk) > 0)
         json_object_set_new(o, "threads", json_integer(fpd_check_threads(chk))); /* as the library ran */

@@ -186,7 +186,7 @@ static json_t *check_json(const struct fpd_case_file *f)
     if (chk->relation->slice != FPD_SLICE_NONE)
         json_object_set_new(params, "slice", json_pack("{s:I,s:I}", "start", (json_int_t)chk->params.slice.start,
                                                        "len", (json_int_t)chk->params.slice.len));
-    if (chk->relation->needs & FPD_FEAT_THREADS)
+    if (fpd_relation_takes_threads(chk->relation))
         json_object_set_new(params, "threads", json_integer(chk->params.threads));
     if (chk->relation->needs & FPD_FEAT_ALGOS)
         json_object_set_new(params, "algo", json_integer(chk->params.algo));
@@ -651,7 +651,7 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
         chk->params.slice.start = (uint32_t)get_uint(r, slice, "check.params.slice.start", "start", 0, UINT32_MAX, &rc);
         chk->params.slice.len = (uint32_t)get_uint(r, slice, "check.params.slice.len", "len", 1, UINT32_MAX, &rc);
     }
-    if (chk->relation->needs & FPD_FEAT_THREADS)
+    if (fpd_relation_takes_threads(chk->relation))
         chk->params.threads = (int)get_uint(r, params, "check.params.threads", "threads", 1, 1024, &rc);
     chk->params.algo = 1;
     if (chk->relation->needs & FPD_FEAT_ALGOS)

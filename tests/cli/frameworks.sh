@@ -237,6 +237,22 @@ run "a campaign finds the out= that ignores strides" 1 $FPDIV --framework bad=$h
     --seed 4 --cases 30 --no-corpus &&
     expect "by the out= relations" "$out" "^finding (nonfinite|bound) +out-(strided|transposed|reversed) +bad "
 
+# --- callers at once (issue 54): numpy, torch and jax called from four threads of the server, each
+# right; a framework with a buffer its callers share (numpy #29391's class) is found, and is right
+# one call at a time ---
+for fw in numpy torch jax; do
+    run "concurrent on $fw" 0 $FPDIV check --relation concurrent --backend $fw --shape 2x64x48x200 --dtype f32 \
+        --callers 4 --threads 2 &&
+        expect "concurrent on $fw: four callers, each right" "$out" \
+            "^  callers  4 at once, [0-9]+ rounds?: 3 computing this GEMM or its mirror \(of -A\), 1 other GEMM; each gave path A.s bits$"
+done
+run "a framework whose callers share a buffer" 1 $FPDIV --framework racy=$here/racy.py check --relation concurrent \
+    --backend racy --shape 2x8x6x30 --dtype f64 --callers 4 &&
+    expect "its race: found" "$out" "^check concurrent on racy: (bound|nonfinite)$"
+run "the same framework one call at a time" 0 $FPDIV --framework racy=$here/racy.py check --relation repeat \
+    --backend racy --shape 2x8x6x30 --dtype f64 &&
+    expect "is right" "$out" "^check repeat on racy: same$"
+
 # --- servers that crash, hang or answer nonsense: an error verdict with the reason, and the
 # campaign goes on (the server is started afresh) ---
 for how in "crash:was killed by signal 11" "hang:did not answer within 3 s \(killed\)" \

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 NAME = "jax"
 DTYPES = [("f64", "f64", "f64"), ("f32", "f32", "f32"), ("bf16", "bf16", "f32"), ("bf16", "f32", "f32"),
           ("f16", "f16", "f32"), ("f16", "f32", "f32")]
-FEATURES = {"routes", "vmap", "compile", "bias_added"}
+FEATURES = {"routes", "vmap", "compile", "bias_added", "concurrent"}
 TYPES = {"f64": jnp.float64, "f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16}
 
 

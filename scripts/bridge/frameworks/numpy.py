@@ -5,7 +5,7 @@ import numpy as np
 
 NAME = "numpy"
 DTYPES = [("f64", "f64", "f64"), ("f32", "f32", "f32"), ("f16", "f16", "f32")]  # half: summed in float
-FEATURES = {"routes", "bias_added", "out_views", "out_reversed"}
+FEATURES = {"routes", "bias_added", "out_views", "out_reversed", "concurrent"}
 TYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
 
 

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 NAME = "torch"
 DEVICE = os.environ.get("FPDIV_TORCH_DEVICE", "cuda" if torch.cuda.is_available() else "cpu")
 DTYPES = [("f64", "f64", "f64"), ("f32", "f32", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f32")]
-FEATURES = {"fused_bias", "routes", "vmap", "compile", "threads", "out_views"}  # no negative strides in torch
+FEATURES = {"fused_bias", "routes", "vmap", "compile", "threads", "out_views", "concurrent"}  # no negative strides
 TYPES = {"f64": torch.float64, "f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 torch._dynamo.config.cache_size_limit = 4096  # a new shape recompiles; never fall back to eager
