@@ -555,58 +555,50 @@ static double aggregate_allowance(const struct fpd_bound_model *own, double g, d
     return fmax(fpd_bound_element(own, g, fabs(v)) - own->gamma * g, 0);
 }
 
-/* One element of the aggregate test, its model scale computed once for both paths, where an
- * error is past its allowance: the element's terms, against which the model is taken. */
-struct aggregate_element {
-    struct fpd_checker *ck;
-    const struct fpd_case *c;
-    const struct fpd_region *cmp;
-    const double *rows, *cols;
-    size_t i, j;
-    double g;
-    bool known;
-    struct fpd_probable_element e;
-};
+/* The aggregate test takes three passes, each only where the one before leaves an alarm possible:
+ * first every element's error over u sqrt(V), the model's energy (one pass over its terms: at most
+ * its scale, so the sum is at least the test's); then the elements again with their scales
+ * (probable.h: the data's own energies, the order-free one, the terms lost whole); then with the
+ * legitimate orders' errors. An element's excess over its allowance, per path, is kept from the
+ * first (ck->excess; NAN where the path's was not summed). */
+enum aggregate_pass { AGGREGATE_SCALES, AGGREGATE_ORDERS };
 
-/* Path value v's error err at the element into the path's sum; whether it counted (not where
- * the terms' energy is out of binary64's range). */
-static bool aggregate_add(struct aggregate_element *el, const struct fpd_bound_model *own, double v, double err,
-                          struct fpd_aggregate *a)
+/* u sqrt(V) of element (i, j), from its terms' sum and squares as fpd_probable_element sums them. */
+static double model_scale(const struct fpd_case *c, const struct fpd_region *cmp, const struct fpd_checker *ck,
+                          const double *rows, const double *cols, size_t i, size_t j, double u)
 {
-    double allowance = aggregate_allowance(own, el->g, v);
-    double z = 0;
-    if (err > allowance) {
-        if (!el->known) {
-            size_t T = element_terms(el->ck, el->c, el->cmp, el->rows, el->cols, el->i, el->j);
-            fpd_probable_element(el->ck->terms.buf, T, el->g, own->u_acc, PROBABLE_LAMBDA, &el->e);
-            el->known = true;
-        }
-        double scale = own->u_acc * el->e.scale;
-        if (!(scale > 0) || !isfinite(scale))
-            return false;
-        z = fpd_aggregate_z(err, allowance + el->e.stagnation, scale);
+    double sum = 0, squares = 0;
+    for (size_t p = 0; p < c->k; p++) {
+        double x = rows[i * c->k + p] * cols[j * c->k + p];
+        sum += x, squares += x * x;
     }
-    a->sum += z * z;
-    a->elements++;
-    return true;
+    if (c->has_bias) {
+        double x = fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j);
+        sum += x, squares += x * x;
+    }
+    return u * sqrt(fpd_probable_model_energy(sum, squares, c->k + (c->has_bias ? 1 : 0)));
 }
 
-/* The aggregate test's second pass, for the paths past its threshold: the legitimate orders' sum
- * over the same elements (aggregate.h), each element's terms summed in every order. */
-static int aggregate_orders(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
-                            const struct fpd_region *cmp, struct magnitudes *magnitudes,
-                            const struct fpd_bound_model own[2], struct fpd_aggregate agg[2])
+/* A later pass over the elements summed for the paths in `wanted`: their sums again with the
+ * elements' own scales, or the legitimate orders' sums (aggregate.h). */
+static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
+                          const struct fpd_region *cmp, struct magnitudes *magnitudes,
+                          const struct fpd_bound_model own[2], unsigned wanted, enum aggregate_pass pass,
+                          struct fpd_aggregate agg[2])
 {
     const struct fpd_case *c = &chk->c;
     size_t m = cmp->rows.len, n = cmp->cols.len;
     struct operand a, b;
     compared_operands(ck, c, cmp, &a, &b);
     const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
-    const unsigned char *summed = ck->summed.buf;
-    unsigned wanted = 0;
+    const double *excess = ck->excess.buf;
     for (int w = 0; w < 2; w++)
-        if (fpd_aggregate_past_threshold(&agg[w]))
-            wanted |= 1u << w, agg[w].orders_measured = true;
+        if (wanted & (1u << w)) {
+            if (pass == AGGREGATE_SCALES)
+                agg[w].sum = 0;
+            else
+                agg[w].orders_measured = true;
+        }
     for (size_t bi = 0; wanted && bi < cmp->batch.len; bi++) {
         const double *rows, *cols, *g;
         if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
@@ -614,24 +606,41 @@ static int aggregate_orders(struct fpd_checker *ck, const struct fpd_check *chk,
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
                 size_t flat = (bi * m + i) * n + j;
-                if (!(summed[flat] & wanted))
+                /* the paths' errors add nothing where none is past its allowance; the orders' may */
+                bool any = false;
+                for (int w = 0; w < 2; w++)
+                    any |= (wanted & (1u << w)) && (pass == AGGREGATE_ORDERS ? !isnan(excess[2 * flat + w])
+                                                                              : excess[2 * flat + w] > 0);
+                if (!any)
                     continue;
                 size_t T = element_terms(ck, c, cmp, rows, cols, i, j);
                 const double *x = ck->terms.buf;
                 struct fpd_probable_element e;
                 fpd_probable_element(x, T, g[i * n + j], own[0].u_acc, PROBABLE_LAMBDA, &e);
-                double worst = fpd_probable_orders(x, T, c->dt.acc); /* z grows with the error */
+                /* the orders' largest error: z grows with the error */
+                double worst = pass == AGGREGATE_ORDERS ? fpd_probable_orders(x, T, c->dt.acc) : 0;
                 for (int w = 0; w < 2; w++) {
-                    if (!(summed[flat] & wanted & (1u << w)))
+                    if (!(wanted & (1u << w)) || isnan(excess[2 * flat + w]))
                         continue;
-                    double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], flat), 0);
-                    double allowance = aggregate_allowance(&own[w], g[i * n + j], v) + e.stagnation;
-                    double z = fpd_aggregate_z(worst, allowance, own[w].u_acc * e.scale);
-                    agg[w].orders += z * z;
+                    double scale = own[w].u_acc * e.scale, z;
+                    if (pass == AGGREGATE_SCALES) {
+                        z = fpd_aggregate_z(excess[2 * flat + w], e.stagnation, scale);
+                        agg[w].sum += z * z;
+                    } else { /* the order's error, with the path's allowance at the element */
+                        double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], flat), 0);
+                        z = fpd_aggregate_z(worst, aggregate_allowance(&own[w], g[i * n + j], v) + e.stagnation, scale);
+                        agg[w].orders += z * z;
+                    }
                 }
             }
     }
     return FPD_OK;
+}
+
+/* The paths whose sum is past the threshold: for them, the next pass. */
+static unsigned past_threshold(const struct fpd_aggregate agg[2])
+{
+    return (fpd_aggregate_past_threshold(&agg[0]) ? 1u : 0u) | (fpd_aggregate_past_threshold(&agg[1]) ? 2u : 0u);
 }
 
 /* Each path against the correctly rounded result: error in ulps, and against its own bound; and
@@ -662,9 +671,10 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     *x = (struct fpd_exact_report){.computed = true};
     const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
     struct fpd_aggregate agg[2] = {{0}};
-    if (grow_terms(ck, c) != FPD_OK || fpd_grow(&ck->summed.buf, &ck->summed.cap, cmp->batch.len * m * n) != FPD_OK)
+    if (grow_terms(ck, c) != FPD_OK ||
+        fpd_grow(&ck->excess.buf, &ck->excess.cap, 2 * cmp->batch.len * m * n * sizeof(double)) != FPD_OK)
         return FPD_ERR_NOMEM;
-    unsigned char *summed = ck->summed.buf;
+    double *excess = ck->excess.buf;
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
         const double *rows, *cols, *g;
         if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
@@ -676,11 +686,11 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                 fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in,
                                     c->dt.out, &hi, &lo, &exact_out);
                 size_t flat = (bi * m + i) * n + j;
-                struct aggregate_element el = {.ck = ck, .c = c, .cmp = cmp, .rows = rows, .cols = cols, .i = i, .j = j,
-                                               .g = g[i * n + j]};
-                summed[flat] = 0;
+                double scale = 0; /* u sqrt(V), once a path's error needs it */
+                bool scaled = false;
                 for (int w = 0; w < 2; w++) {
-                    double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], (bi * m + i) * n + j), 0);
+                    excess[2 * flat + w] = NAN;
+                    double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], flat), 0);
                     if (same_class(v, exact_out) && !isfinite(v))
                         continue; /* the same Inf or NaN as the exact result */
                     double err, bound;
@@ -701,13 +711,27 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                     }
                     if (isfinite(bound)) /* the error from the exact sum itself, against the path's own bound */
                         x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
-                    if (random[w] && same_class(v, exact_out) && el.g > 0 && aggregate_add(&el, &own[w], v, err, &agg[w]))
-                        summed[flat] |= (unsigned char)(1u << w);
+                    if (!random[w] || !same_class(v, exact_out) || !(g[i * n + j] > 0))
+                        continue;
+                    double over = fmax(err - aggregate_allowance(&own[w], g[i * n + j], v), 0);
+                    if (over > 0 && !scaled)
+                        scale = model_scale(c, cmp, ck, rows, cols, i, j, own[w].u_acc), scaled = true;
+                    if (over > 0 && (!(scale > 0) || !isfinite(scale)))
+                        continue; /* energy out of binary64's range: not summed */
+                    double z = fpd_aggregate_z(over, 0, scale);
+                    agg[w].sum += z * z;
+                    agg[w].elements++;
+                    excess[2 * flat + w] = over;
                 }
             }
     }
-    if (aggregate_orders(ck, chk, outputs, cmp, magnitudes, own, agg) != FPD_OK)
-        return FPD_ERR_NOMEM;
+    int rc = FPD_OK;
+    unsigned wanted = past_threshold(agg);
+    if (wanted && (rc = aggregate_pass(ck, chk, outputs, cmp, magnitudes, own, wanted, AGGREGATE_SCALES, agg)) == FPD_OK &&
+        (wanted = past_threshold(agg)) != 0)
+        rc = aggregate_pass(ck, chk, outputs, cmp, magnitudes, own, wanted, AGGREGATE_ORDERS, agg);
+    if (rc != FPD_OK)
+        return rc;
     for (int w = 0; w < 2; w++) {
         if (x->own_ratio[w] > 1)
             x->beyond |= 1u << w;
@@ -1138,7 +1162,7 @@ void fpd_checker_free(struct fpd_checker *ck)
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
                                  &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,
-                                 &ck->values_a,     &ck->values_b,     &ck->terms,        &ck->summed};
+                                 &ck->values_a,     &ck->values_b,     &ck->terms,        &ck->excess};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fpd_staging_free(all[i]);
     fpd_magnitude_work_free(&ck->abs);

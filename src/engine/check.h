@@ -82,7 +82,7 @@ struct fpd_checker {
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
     struct fpd_staging magnitude, abs_bias, values_a, values_b; /* magnitude: one batch entry's g */
     struct fpd_staging terms; /* one element's products, for its probabilistic threshold */
-    struct fpd_staging summed; /* per element, which paths the aggregate test summed it for (bits 0, 1) */
+    struct fpd_staging excess; /* per element and path, its error past its allowance in the aggregate test */
     struct fpd_block compared[2]; /* each path's compared block: in `out`, or converted into `result` */
     struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
     /* The check under way, between its preparation and its conclusion: each path's GEMM, the bias

@@ -31,6 +31,16 @@ static void lane_energy(const double *x, size_t T, size_t L, double mu, double v
     }
 }
 
+double fpd_probable_model_energy(double sum, double squares, size_t T)
+{
+    double mu = sum / (double)T, var = fmax(squares / (double)T - mu * mu, 0);
+    double spread, drift;
+    chain_sums((double)T, &spread, &drift);
+    /* the additions' rounding errors, and each product's own where it is rounded before it is
+     * added (no FMA): one more independent error per term, of at most u |x_p| */
+    return var * spread + mu * mu * drift + squares;
+}
+
 void fpd_probable_element(const double *x, size_t T, double g, double u, double lambda,
                           struct fpd_probable_element *out)
 {
@@ -38,11 +48,7 @@ void fpd_probable_element(const double *x, size_t T, double g, double u, double 
     for (size_t p = 0; p < T; p++)
         sum += x[p], squares += x[p] * x[p];
     double mu = sum / (double)T, var = fmax(squares / (double)T - mu * mu, 0);
-    double spread, drift;
-    chain_sums((double)T, &spread, &drift);
-    /* the additions' rounding errors, and each product's own where it is rounded before it is
-     * added (no FMA): one more independent error per term, of at most u |x_p| */
-    double V = var * spread + mu * mu * drift + squares;
+    double V = fpd_probable_model_energy(sum, squares, T);
     *out = (struct fpd_probable_element){0};
     /* the orders a BLAS uses most (sequential, and in lanes) have the energy these data give them,
      * which may exceed the model's expectation: the larger is taken */

@@ -46,6 +46,11 @@ struct fpd_probable_element {
     double scale;      /* tau = lambda u scale + stagnation: sqrt of the energy, or sqrt(T) g where structured */
 };
 
+/* V above, of T terms with this sum and sum of squares (each summed in index order in binary64, as
+ * fpd_probable_element does): the least of the energies it takes, so u sqrt(V) is at most its
+ * scale (sqrt(T) g bounds every tree's energy too). O(1). */
+double fpd_probable_model_energy(double sum, double squares, size_t T);
+
 /* Terms x[0..T) (T >= 1, each exact: a product of two inputs, or the bias), their magnitude sum
  * g, the accumulator's unit roundoff u (round to nearest), lambda. O(T). */
 void fpd_probable_element(const double *x, size_t T, double g, double u, double lambda,

@@ -167,8 +167,7 @@ print("backends", " ".join(sorted({b for r in rows for b in r["backends"].split(
 # what fpdiv counted ---
 # (torch-compile compiles every path anew: a few of its relations; under the sanitizers, which
 # change nothing in Python, a few of each framework's)
-every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat
-       out-strided out-transposed out-reversed"
+every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat"
 few="slice-rows addmm layout"
 # export_one FW RELATION: its outcome in $tmp/export-FW-RELATION.outcome: "exported", "absent" (the
 # framework has no such relation or types: check says so), or what went wrong. Two run at once:
@@ -225,6 +224,11 @@ for fw in numpy torch; do
             --trans-a --pad 1 &&
             expect "$relation on $fw: the same values through the view" "$out" "^check $relation on $fw: (same|reorder)$"
     done
+done
+# exported, as every relation is (out= goes through the export driver's own framework call)
+for case in numpy:out-reversed torch:out-transposed; do
+    export_one ${case%%:*} ${case#*:}
+    expect "export: ${case#*:} on ${case%%:*} reproduces" "$(cat $tmp/export-${case%%:*}-${case#*:}.outcome)" "^exported$"
 done
 bad "torch has no negative strides" "out-reversed needs a backend with an out= of negative strides \(numpy's\); torch has none" \
     check --relation out-reversed --backend torch --shape 3x4x5

@@ -68,7 +68,7 @@ static struct fpd_check_result check(const char *b0, const char *b1, const char 
 
 /* Partial sums two and three bits short of their type (tests/plugins/lossy.c): 4 and 8 times the
  * sequential order's error on every element, under the per-element threshold on each, and over
- * the aggregate one; a sequential order's sum stays a tenth of it. */
+ * the aggregate one; a sequential order's sum stays under a fifth of it. */
 Test(aggregate, a_little_lost_on_every_element_is_improbable, .init = setup)
 {
     load_plugin("lossy.so");
