@@ -9,11 +9,6 @@ double fpd_aggregate_threshold(size_t elements)
     return n + 2 * sqrt(n * t) + 2 * t;
 }
 
-bool fpd_aggregate_past_threshold(const struct fpd_aggregate *a)
-{
-    return a->elements > 0 && a->sum > fpd_aggregate_threshold(a->elements);
-}
-
 double fpd_aggregate_ratio(const struct fpd_aggregate *a)
 {
     if (!a->elements)

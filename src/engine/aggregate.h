@@ -53,9 +53,6 @@ static inline double fpd_aggregate_z(double err, double allowance, double scale)
 /* N + 2 sqrt(N t) + 2 t */
 double fpd_aggregate_threshold(size_t elements);
 
-/* Whether the path's sum is past the threshold: only then are the orders worth measuring. */
-bool fpd_aggregate_past_threshold(const struct fpd_aggregate *a);
-
 /* The path's sum against its alarm level: the threshold and, where the orders were measured,
  * FPD_PROBABLE_ORDER_MARGIN^2 times theirs. Over 1: `improbable`. 0 without elements. */
 double fpd_aggregate_ratio(const struct fpd_aggregate *a);

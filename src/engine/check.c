@@ -557,10 +557,10 @@ static double aggregate_allowance(const struct fpd_bound_model *own, double g, d
 
 /* The aggregate test takes three passes, each only where the one before leaves an alarm possible:
  * first every element's error over u sqrt(V), the model's energy (one pass over its terms: at most
- * its scale, so the sum is at least the test's); then the elements again with their scales
- * (probable.h: the data's own energies, the order-free one, the terms lost whole); then with the
- * legitimate orders' errors. An element's excess over its allowance, per path, is kept from the
- * first (ck->excess; NAN where the path's was not summed). */
+ * its scale, so the sum is at least the test's); then, from half the threshold, the elements again
+ * with their scales (probable.h: the data's own energies, the order-free one, the terms lost
+ * whole); then, past it, with the legitimate orders' errors. An element's excess over its
+ * allowance, per path, is kept from the first (ck->excess; NAN where the path's was not summed). */
 enum aggregate_pass { AGGREGATE_SCALES, AGGREGATE_ORDERS };
 
 /* u sqrt(V) of element (i, j), from its terms' sum and squares as fpd_probable_element sums them. */
@@ -623,6 +623,8 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
                     if (!(wanted & (1u << w)) || isnan(excess[2 * flat + w]))
                         continue;
                     double scale = own[w].u_acc * e.scale, z;
+                    if (!(scale > 0) || !isfinite(scale))
+                        continue; /* its energy out of binary64's range, as the first pass may not have seen */
                     if (pass == AGGREGATE_SCALES) {
                         z = fpd_aggregate_z(excess[2 * flat + w], e.stagnation, scale);
                         agg[w].sum += z * z;
@@ -637,10 +639,16 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
     return FPD_OK;
 }
 
-/* The paths whose sum is past the threshold: for them, the next pass. */
-static unsigned past_threshold(const struct fpd_aggregate agg[2])
+/* The paths whose sum is past `share` of the threshold: for them, the next pass. The scales are taken
+ * from half of it, so that a ratio reported from half of the alarm up is the test's own, not the
+ * first pass's bound on it. */
+static unsigned past_threshold(const struct fpd_aggregate agg[2], double share)
 {
-    return (fpd_aggregate_past_threshold(&agg[0]) ? 1u : 0u) | (fpd_aggregate_past_threshold(&agg[1]) ? 2u : 0u);
+    unsigned past = 0;
+    for (int w = 0; w < 2; w++)
+        if (agg[w].elements && agg[w].sum > share * fpd_aggregate_threshold(agg[w].elements))
+            past |= 1u << w;
+    return past;
 }
 
 /* Each path against the correctly rounded result: error in ulps, and against its own bound; and
@@ -726,9 +734,9 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
             }
     }
     int rc = FPD_OK;
-    unsigned wanted = past_threshold(agg);
+    unsigned wanted = past_threshold(agg, 0.5);
     if (wanted && (rc = aggregate_pass(ck, chk, outputs, cmp, magnitudes, own, wanted, AGGREGATE_SCALES, agg)) == FPD_OK &&
-        (wanted = past_threshold(agg)) != 0)
+        (wanted = past_threshold(agg, 1)) != 0)
         rc = aggregate_pass(ck, chk, outputs, cmp, magnitudes, own, wanted, AGGREGATE_ORDERS, agg);
     if (rc != FPD_OK)
         return rc;

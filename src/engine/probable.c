@@ -141,14 +141,15 @@ static void exact_sum(const double *x, size_t T, double *hi, double *lo)
     *hi = s, *lo = c;
 }
 
-/* The orders, as BLAS kernels sum: the sequential chain (both ways), a tree, SIMD lanes, k-blocks. */
+/* The orders, as BLAS kernels sum: the sequential chain (both ways), a tree, SIMD lanes, k-blocks,
+ * and k split into 2 to 16 parts (threads or a GPU's split-k, each part summed alone, then added). */
 static const struct {
-    enum { SEQUENTIAL, REVERSED, PAIRWISE, LANES, BLOCKS } kind;
+    enum { SEQUENTIAL, REVERSED, PAIRWISE, LANES, BLOCKS, PARTS } kind;
     size_t n;
 } orders[] = {
     {SEQUENTIAL, 0}, {REVERSED, 0}, {PAIRWISE, 0}, {LANES, 2},    {LANES, 4},    {LANES, 8},    {LANES, 16},
     {LANES, 32},     {LANES, 64},   {BLOCKS, 64},  {BLOCKS, 128}, {BLOCKS, 192}, {BLOCKS, 256}, {BLOCKS, 384},
-    {BLOCKS, 512},
+    {BLOCKS, 512},   {PARTS, 2},    {PARTS, 3},    {PARTS, 4},    {PARTS, 8},    {PARTS, 16},
 };
 
 double fpd_probable_orders(const double *x, size_t T, enum fpd_dtype acc)
@@ -156,7 +157,8 @@ double fpd_probable_orders(const double *x, size_t T, enum fpd_dtype acc)
     double hi, lo, largest = 0;
     exact_sum(x, T, &hi, &lo);
     for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
-        if ((orders[o].kind == LANES || orders[o].kind == BLOCKS) && orders[o].n >= T)
+        if (orders[o].kind != SEQUENTIAL && orders[o].kind != REVERSED && orders[o].kind != PAIRWISE &&
+            orders[o].n >= T)
             continue; /* the sequential sum again */
         double s;
         switch (orders[o].kind) {
@@ -164,7 +166,8 @@ double fpd_probable_orders(const double *x, size_t T, enum fpd_dtype acc)
         case REVERSED: s = reversed(x, T, acc); break;
         case PAIRWISE: s = pairwise(x, T, acc); break;
         case LANES: s = lanes(x, T, orders[o].n, acc); break;
-        default: s = blocks(x, T, orders[o].n, acc); break;
+        case BLOCKS: s = blocks(x, T, orders[o].n, acc); break;
+        default: s = blocks(x, T, (T + orders[o].n - 1) / orders[o].n, acc); break; /* parts of ceil(T / n) */
         }
         double err = fabs((s - hi) - lo);
         if (isfinite(err))

@@ -25,10 +25,10 @@
  * every step of a binade, and its error grows like u x T^2 / 2, past any lambda u sqrt(V). So a
  * threshold the model flags is checked against what legitimate orders actually do on the element's
  * own terms: fpd_probable_orders computes them (sequential both ways, pairwise, 2 to 64 interleaved
- * lanes, k-blocks of the sizes BLAS libraries use), each rounded in the accumulator's type, against
- * the exact sum, and tau is at least FPD_PROBABLE_ORDER_MARGIN times the largest error: systematic
- * rounding raises it by itself. What remains assumed: no library's order is more than that margin
- * worse, on the element's data, than the worst of those orders.
+ * lanes, k-blocks of the sizes BLAS libraries use, k split into 2 to 16 parts), each rounded in the
+ * accumulator's type, against the exact sum, and tau is at least FPD_PROBABLE_ORDER_MARGIN times
+ * the largest error: systematic rounding raises it by itself. What remains assumed: no library's
+ * order is more than that margin worse, on the element's data, than the worst of those orders.
  */
 #ifndef FPD_PROBABLE_H
 #define FPD_PROBABLE_H
