@@ -196,11 +196,12 @@ int main(int argc, char **argv)
                         continue;
                     double before = t.largest_aggregate;
                     count(&t, &res);
-                    if (t.largest_aggregate > before)
-                        snprintf(t.largest_where, sizeof t.largest_where, "%s on %s%s%s, %s, k %u%s", relation,
-                                 b0->impl->name, b1 ? "," : "", b1 ? b1->impl->name : "", dtypes[d], ks[ki],
-                                 res.exact.aggregate_by_orders[0] || res.exact.aggregate_by_orders[1]
-                                     ? " (the orders' level)" : "");
+                    if (t.largest_aggregate > before) { /* which path, and against which level */
+                        int w = res.exact.aggregate[1] > res.exact.aggregate[0];
+                        snprintf(t.largest_where, sizeof t.largest_where, "%s on %s%s%s, %s, k %u: path %c, %s",
+                                 relation, b0->impl->name, b1 ? "," : "", b1 ? b1->impl->name : "", dtypes[d], ks[ki],
+                                 "AB"[w], res.exact.aggregate_by_orders[w] ? "the orders' level" : "the threshold");
+                    }
                     if (res.verdict >= FPD_IMPROBABLE) {
                         false_alarms++;
                         printf("  FALSE ALARM %s: %s on %s%s%s, %s, k %u: %s, %.3g of the bound, %.3g of the "
