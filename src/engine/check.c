@@ -679,6 +679,12 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     *x = (struct fpd_exact_report){.computed = true};
     const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
     struct fpd_aggregate agg[2] = {{0}};
+    /* the paths the aggregate test is for: random rounding, in a check nothing stronger has already
+     * found improbable or worse (its later passes cost most where a library is plainly wrong) */
+    unsigned aggregated = 0;
+    for (int w = 0; w < 2; w++)
+        if (random[w] && res->verdict < FPD_IMPROBABLE)
+            aggregated |= 1u << w;
     if (grow_terms(ck, c) != FPD_OK ||
         fpd_grow(&ck->excess.buf, &ck->excess.cap, 2 * cmp->batch.len * m * n * sizeof(double)) != FPD_OK)
         return FPD_ERR_NOMEM;
@@ -719,7 +725,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                     }
                     if (isfinite(bound)) /* the error from the exact sum itself, against the path's own bound */
                         x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
-                    if (!random[w] || !same_class(v, exact_out) || !(g[i * n + j] > 0))
+                    if (!(aggregated & (1u << w)) || !same_class(v, exact_out) || !(g[i * n + j] > 0))
                         continue;
                     double over = fmax(err - aggregate_allowance(&own[w], g[i * n + j], v), 0);
                     if (over > 0 && !scaled)
@@ -733,6 +739,9 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                 }
             }
     }
+    for (int w = 0; w < 2; w++)
+        if (x->own_ratio[w] > 1 || x->wrong_class[w]) /* beyond its own bound: no test tells more */
+            agg[w] = (struct fpd_aggregate){0};
     int rc = FPD_OK;
     unsigned wanted = past_threshold(agg, 0.5);
     if (wanted && (rc = aggregate_pass(ck, chk, outputs, cmp, magnitudes, own, wanted, AGGREGATE_SCALES, agg)) == FPD_OK &&

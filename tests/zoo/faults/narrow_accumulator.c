@@ -1,9 +1,10 @@
-/* narrow_accumulator.c — a GEMM kernel for k >= 32 whose accumulator keeps two significand bits
- * fewer than its type (22 of binary32's 24, 51 of binary64's 53), rounding each partial sum to
+/* narrow_accumulator.c — a GEMM kernel for 32 <= k <= 4096 whose accumulator keeps two significand
+ * bits fewer than its type (22 of binary32's 24, 51 of binary64's 53), rounding each partial sum to
  * them: as FP8 tensor cores accumulate in fewer bits than the f32 they declare. Every element is a
  * few times farther from the exact sum than rounding in the declared type makes, and none far
  * enough for one element to tell; two paths through it agree as well as two correct ones do.
- * Class: lost precision, a little on every element. */
+ * (Longer sums go to the real library: this kernel is a plain loop, and the fault is the class, not
+ * the length.) Class: lost precision, a little on every element. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,17 +59,19 @@ static size_t at(int order, int trans, size_t r, size_t c, int ld)
             }                                                                                                      \
     }
 
+static bool narrowed(int k) { return k >= 32 && k <= 4096; }
+
 static NARROW_GEMM(narrow_sgemm, float, narrow_f32, __builtin_fmaf)
 static NARROW_GEMM(narrow_dgemm, double, narrow_f64, __builtin_fma)
 
 void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                  const float *b, int ldb, float beta, float *c, int ldc)
 {
-    (k >= 32 ? narrow_sgemm : zoo_real.sgemm)(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    (narrowed(k) ? narrow_sgemm : zoo_real.sgemm)(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,
                  const double *b, int ldb, double beta, double *c, int ldc)
 {
-    (k >= 32 ? narrow_dgemm : zoo_real.dgemm)(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    (narrowed(k) ? narrow_dgemm : zoo_real.dgemm)(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
