@@ -564,19 +564,15 @@ static double aggregate_allowance(const struct fpd_bound_model *own, double g, d
 enum aggregate_pass { AGGREGATE_SCALES, AGGREGATE_ORDERS };
 
 /* u sqrt(V) of element (i, j), from its terms' sum and squares as fpd_probable_element sums them. */
-static double model_scale(const struct fpd_case *c, const struct fpd_region *cmp, const struct fpd_checker *ck,
+static double model_scale(struct fpd_checker *ck, const struct fpd_case *c, const struct fpd_region *cmp,
                           const double *rows, const double *cols, size_t i, size_t j, double u)
 {
+    size_t T = element_terms(ck, c, cmp, rows, cols, i, j);
+    const double *x = ck->terms.buf;
     double sum = 0, squares = 0;
-    for (size_t p = 0; p < c->k; p++) {
-        double x = rows[i * c->k + p] * cols[j * c->k + p];
-        sum += x, squares += x * x;
-    }
-    if (c->has_bias) {
-        double x = fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j);
-        sum += x, squares += x * x;
-    }
-    return u * sqrt(fpd_probable_model_energy(sum, squares, c->k + (c->has_bias ? 1 : 0)));
+    for (size_t p = 0; p < T; p++)
+        sum += x[p], squares += x[p] * x[p];
+    return u * sqrt(fpd_probable_model_energy(sum, squares, T));
 }
 
 /* A later pass over the elements summed for the paths in `wanted`: their sums again with the
@@ -729,7 +725,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                         continue;
                     double over = fmax(err - aggregate_allowance(&own[w], g[i * n + j], v), 0);
                     if (over > 0 && !scaled)
-                        scale = model_scale(c, cmp, ck, rows, cols, i, j, own[w].u_acc), scaled = true;
+                        scale = model_scale(ck, c, cmp, rows, cols, i, j, own[w].u_acc), scaled = true;
                     if (over > 0 && (!(scale > 0) || !isfinite(scale)))
                         continue; /* energy out of binary64's range: not summed */
                     double z = fpd_aggregate_z(over, 0, scale);
