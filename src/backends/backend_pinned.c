@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "backends/host.h"
+#include "backends/kernel_set_cache.h"
 #include "common/dtype.h"
 
 /* A pinned backend's row in the registry; made on first use, kept for the life of the process. */
@@ -186,6 +187,16 @@ static int pinned_open(const struct fpd_backend *self, void **state, char *why, 
     s->in_process = native && strcasecmp(native, p->kernel_set) == 0;
     if (s->in_process && !(forced && *forced))
         goto done;
+    char *known;
+    size_t known_len;
+    if (fpd_kernel_set_cache_recall(p->base, p->kernel_set, &known, &known_len)) { /* shown by a run before */
+        rc = fpd_host_prepare(p->name, p->base->impl->name, env, p->kernel_set, PROBE_TIMEOUT, known, known_len,
+                              &s->host);
+        free(known);
+        if (rc != FPD_OK)
+            snprintf(why, why_size, "out of memory");
+        goto done;
+    }
     char reason[512];
     if ((rc = start_host(p, &s->host, reason, sizeof reason)) != FPD_OK) {
         snprintf(why, why_size, "%s cannot start on its kernel set %s: %s", p->base->impl->name, p->kernel_set, reason);
@@ -207,6 +218,10 @@ static int pinned_open(const struct fpd_backend *self, void **state, char *why, 
             snprintf(why, why_size, "this CPU cannot run %s's kernel set %s: %s", p->base->impl->name, p->kernel_set,
                      reason);
         rc = rc == FPD_ERR_NOMEM ? FPD_ERR_NOMEM : FPD_ERR_UNAVAILABLE;
+    } else {
+        size_t len;
+        const char *pairs = fpd_host_provenance_pairs(s->host, &len);
+        fpd_kernel_set_cache_keep(p->base, p->kernel_set, pairs, len);
     }
     /* The host that passed the probe is ended, its provenance kept: the GEMMs will come from a
      * process forked from this one (a worker, a check's child), which starts a host of its own. */

@@ -8,7 +8,8 @@
  * runs that set, else in a host (host.h) started with kernel_set_env=SET. A kernel set is usable
  * only once a host has shown it: the library reports that set, and GEMMs of every type and of
  * several shapes, on one thread and on two, run and give the right answer. A set this CPU lacks
- * the instructions for dies of SIGILL there, and is unavailable with that reason.
+ * the instructions for dies of SIGILL there, and is unavailable with that reason. A set shown to
+ * run is remembered for later runs on this machine (kernel_set_cache.h).
  *
  * A plain name, `openblas`, means the kernel set the library runs in fpdiv's own process
  * (`openblas@Haswell` on a Haswell), so every result names its kernel set.

@@ -84,6 +84,8 @@ void fpd_host_set_program(const char *path)
     program = path ? strdup(path) : NULL;
 }
 
+const char *fpd_host_program(void) { return program ? program : "/proc/self/exe"; }
+
 int fpd_host_add_global_option(const char *option, const char *value)
 {
     if (n_global_options == MAX_GLOBAL_OPTIONS)
@@ -158,15 +160,47 @@ static int receive(struct fpd_host *h, uint32_t seq, double timeout, struct host
     }
 }
 
+/* A host not started yet, or retired: what it is started with, no process. */
+static struct fpd_host *host_new(const char *label, const char *name, const char *env_name, const char *env_value,
+                                 double timeout)
+{
+    struct fpd_host *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    h->server = (struct fpd_server){.sock = -1, .memory = -1, .err = -1, .cpu = -1, .dead = true};
+    snprintf(h->server.label, sizeof h->server.label, "%s", label);
+    snprintf(h->name, sizeof h->name, "%s", name);
+    h->has_env = env_name != NULL;
+    snprintf(h->env_name, sizeof h->env_name, "%s", env_name ? env_name : "");
+    snprintf(h->env_value, sizeof h->env_value, "%s", env_value ? env_value : "");
+    h->timeout = timeout;
+    return h;
+}
+
+int fpd_host_prepare(const char *label, const char *name, const char *env_name, const char *env_value, double timeout,
+                     const char *provenance, size_t provenance_len, struct fpd_host **out)
+{
+    struct fpd_host *h = host_new(label, name, env_name, env_value, timeout);
+    if (!h || !(h->provenance = malloc(provenance_len + 1))) {
+        free(h);
+        *out = NULL;
+        return FPD_ERR_NOMEM;
+    }
+    memcpy(h->provenance, provenance, provenance_len);
+    h->provenance_len = provenance_len;
+    *out = h;
+    return FPD_OK;
+}
+
 int fpd_host_start(const char *label, const char *name, const char *env_name, const char *env_value, double timeout,
                    struct fpd_host **out, char *why, size_t why_size)
 {
     *out = NULL;
-    struct fpd_host *h = calloc(1, sizeof *h);
+    struct fpd_host *h = host_new(label, name, env_name, env_value, timeout);
     /* /proc/self/exe, not the path it links to: that is fpdiv even if its file was replaced or
      * deleted since it started (a rebuild during a long campaign) */
     char exe[PATH_MAX];
-    ssize_t exe_len = (ssize_t)snprintf(exe, sizeof exe, "%s", program ? program : "/proc/self/exe");
+    ssize_t exe_len = (ssize_t)snprintf(exe, sizeof exe, "%s", fpd_host_program());
     char **env = environment_with(env_name, env_value);
     char *argv[2 * MAX_GLOBAL_OPTIONS + 4];
     int rc = FPD_ERR_BACKEND;
@@ -175,12 +209,6 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
         rc = FPD_ERR_NOMEM;
         goto done;
     }
-    h->server.dead = true; /* until it has started */
-    snprintf(h->name, sizeof h->name, "%s", name);
-    h->has_env = env_name != NULL;
-    snprintf(h->env_name, sizeof h->env_name, "%s", env_name ? env_name : "");
-    snprintf(h->env_value, sizeof h->env_value, "%s", env_value ? env_value : "");
-    h->timeout = timeout;
     if (exe_len <= 0 || (size_t)exe_len >= sizeof exe) {
         snprintf(why, why_size, "the fpdiv executable's name is too long to start a host process");
         goto done;
@@ -337,6 +365,12 @@ void fpd_host_provenance(const struct fpd_host *h, fpd_provenance_fn emit, void 
         emit(ctx, key, value);
         at += key_len + 1 + strnlen(value, h->provenance_len - at - key_len - 1) + 1;
     }
+}
+
+const char *fpd_host_provenance_pairs(const struct fpd_host *h, size_t *len)
+{
+    *len = h->provenance_len;
+    return h->provenance;
 }
 
 bool fpd_host_usable(const struct fpd_host *h) { return h && fpd_server_usable(&h->server); }

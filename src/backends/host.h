@@ -31,6 +31,12 @@ bool fpd_host_serving(void);
  * did not answer in time. `label` names it in messages ("openblas@Haswell"). */
 int fpd_host_start(const char *label, const char *name, const char *env_name, const char *env_value, double timeout,
                    struct fpd_host **out, char *why, size_t why_size);
+/* A host as fpd_host_start gives one once it is retired: no process, the provenance a host of the
+ * same backend on the same kernel set reported ("key\0value\0" pairs, provenance_len bytes);
+ * fpd_host_renew starts it. For a kernel set probed by an earlier run (kernel_set_memory.h).
+ * FPD_OK or FPD_ERR_NOMEM. */
+int fpd_host_prepare(const char *label, const char *name, const char *env_name, const char *env_value, double timeout,
+                     const char *provenance, size_t provenance_len, struct fpd_host **out);
 /* One GEMM in the host, as fpd_backend_gemm would run it there. timeout: seconds, 0 for none
  * (the checker's own isolation bounds a check). FPD_ERR_BACKEND with why on any failure, the
  * host's death and a write outside C included. */
@@ -47,6 +53,8 @@ void fpd_host_gemm_concurrent(struct fpd_host **h, size_t count, const struct fp
 int fpd_host_renew(struct fpd_host **h, char *why, size_t why_size);
 /* The backend's provenance in the host, as the host reported it when it started. */
 void fpd_host_provenance(const struct fpd_host *h, fpd_provenance_fn emit, void *ctx);
+/* The same, as the host sent it: "key\0value\0" pairs, *len bytes. */
+const char *fpd_host_provenance_pairs(const struct fpd_host *h, size_t *len);
 /* Whether this process may use the host: it started it, and the host has not died. */
 bool fpd_host_usable(const struct fpd_host *h);
 /* How the host ended when it died or was killed ("was killed by signal 4 (Illegal instruction)"),
@@ -61,6 +69,8 @@ void fpd_host_stop(struct fpd_host *h);
 /* The fpdiv executable hosts run (default: this process's own, which is fpdiv; a program that
  * links fpdiv's library, such as the unit tests, names one). */
 void fpd_host_set_program(const char *path);
+/* The program a host runs: the one set, else "/proc/self/exe". */
+const char *fpd_host_program(void);
 /* The global options that add backends (--plugin PATH, --blas NAME=PATH), in order: a host is
  * given them too, so that it knows the same backends. FPD_ERR_INPUT past the 32 a host's command
  * line takes, FPD_ERR_NOMEM out of memory. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backends/backend_pinned.h"
+#include "backends/kernel_set_cache.h"
 #include "cli/cmd.h"
 #include "common/cpu.h"
 #include "common/text.h"
@@ -17,7 +18,8 @@ static const char help[] =
     "x86-64 level, the features libraries choose kernels by, L2 cache), fpdiv's versions, and for\n"
     "each available library backend its version, the kernel set it selected, its default thread\n"
     "count, and every kernel set of its list: whether this CPU runs it (each is probed in a\n"
-    "process of its own) and, when not, why.\n\n"
+    "process of its own, or was by an earlier run: the sets that ran are remembered in\n"
+    "$FPDIV_CACHE_DIR, by default ~/.cache/fpdiv) and, when not, why.\n\n"
     "  --json      one JSON object\n"
     "  -h, --help  this text\n";
 
@@ -37,6 +39,9 @@ static json_t *kernel_sets_json(struct fpd_backend_slot *base)
     }
     json_object_set_new(o, "runs", runs);
     json_object_set_new(o, "cannot", cannot);
+    char path[4096];
+    const char *remembered = fpd_kernel_set_cache_file(base, path, sizeof path);
+    json_object_set_new(o, "remembered_in", remembered ? fpd_json_text(remembered) : json_null());
     return o;
 }
 
@@ -86,6 +91,12 @@ static void print_text(json_t *env)
             printf("    %-15s ", key);
             fpd_put_printable(stdout, why);
             printf("\n");
+        }
+        const char *remembered = json_string_value(json_object_get(sets, "remembered_in"));
+        if (remembered) { /* what a probe showed here is kept: say where, and how to probe again */
+            printf("  the sets that run are remembered in ");
+            fpd_put_printable(stdout, remembered);
+            printf(" (delete it to probe them again)\n");
         }
     }
 }

@@ -258,6 +258,31 @@ print(o["kernel_set"])' "$out") && pass "env --json: the CPU, the kernel set pic
         fail "env --json" "${out:0:300}"
 fi
 run "list shows the kernel sets" 0 $FPDIV list && expect "list shows the kernel sets this CPU runs" "$out" 'kernel sets this CPU runs .*Prescott'
+# The sets a probe showed to run are remembered (FPDIV_CACHE_DIR): a run that reads them finds what
+# one that probes every set finds, and none is kept where FPDIV_CACHE_DIR is empty.
+for pass_ in probed remembered uncached; do
+    dir=$tmp/kernel-set-cache
+    [ $pass_ = uncached ] && dir=
+    run "env, kernel sets $pass_" 0 env FPDIV_CACHE_DIR="$dir" $FPDIV env --json && echo "$out" >"$tmp/env-$pass_.json"
+done
+python3 -c '
+import json, os, sys
+runs = {}
+for p in ("probed", "remembered", "uncached"):
+    sets = {b: o["kernel_sets"] for b, o in json.load(open(sys.argv[1] + "/env-" + p + ".json"))["backends"].items() if "kernel_sets" in o}
+    runs[p] = {b: (s["runs"], sorted(s["cannot"])) for b, s in sets.items()}
+    kept = {b: s["remembered_in"] for b, s in sets.items()}
+    if p == "uncached":
+        assert all(k is None for k in kept.values()), kept
+    else:
+        for b, k in kept.items():
+            assert k.startswith(sys.argv[1] + "/kernel-set-cache/") and os.path.isfile(k), (b, k)
+            kept_sets, ran = set(json.load(open(k))["sets"]), set(runs[p][b][0])
+            # all that ran, but the one the library runs here unasked (no probe, in fpdiv itself)
+            assert ran - {sets[b]["native"]} <= kept_sets <= ran, (b, k, kept_sets, ran)
+assert runs["probed"] == runs["remembered"] == runs["uncached"], runs
+' "$tmp" && pass "the kernel sets remembered are those a probe finds; none kept with FPDIV_CACHE_DIR empty" ||
+    fail "kernel sets remembered" "$(ls "$tmp"/kernel-set-cache 2>&1 | head -3)"
 run "a plain name is the kernel set picked here" 0 $FPDIV check --relation repeat --backend openblas --shape 2x3x4 --json &&
     expect "it is named in the result" "$out" "\"backends\":\\[\"openblas@${native:-?}\"\\]"
 run "--core pins" 0 $FPDIV check --relation slice-rows --core Prescott --shape 2x100x300 --json && a=$out
