@@ -336,7 +336,7 @@ test-gpu: $(BUILD)/fpdiv $(CUDA_PLUGIN)
 # The unit tests start hosts (src/backends/host.h) with the fpdiv binary beside them, and load test plugins.
 # The CLI suite and the corpus replay again with OpenBLAS on two kernel sets it would not pick on this
 # CPU (CORES="A B" names them): no test may depend on the one it picks. CI runs it on Sandybridge.
-test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
+test-pinned: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(ZOO_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/run-pinned.sh $(CORES)
 
 layout-test: $(BUILD)/fpdiv
@@ -352,7 +352,7 @@ cuda-host-test: $(BUILD)/cuda-host-tests $(CUDA_ADAPTER_TESTS)
 unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS)
 	FPDIV=$(BUILD)/fpdiv tests/unit/run.sh $(BUILD)/unit-tests
 
-cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
+cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(ZOO_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh && FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh && \
 	    FPDIV=$(BUILD)/fpdiv tests/cli/report.sh && \
 	    FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh && FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh

@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #define FPDIV_BACKEND_ABI 7
-/* ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the routes FPD_ROUTE_SYRK
- * and FPD_ROUTE_OUT_* and their features;
+/* ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the routes FPD_ROUTE_SYRK,
+ * FPD_ROUTE_OUT_* and FPD_ROUTE_GEMMT_* and their features;
  * ABI 5 is ABI 6 without the status FPD_ERR_NOT_APPLICABLE (its structs are ABI 6's);
  * ABI 4 is ABI 5 without `rounding` at the end of struct fpd_backend, ABI 3 ABI 4 without
  * gemm_many; ABI 2 is ABI 3 without
@@ -68,6 +68,7 @@ enum fpd_feature {
     FPD_FEAT_SELF = 1u << 8,       /* gemm() honours FPD_ROUTE_SYRK (ABI 7) */
     FPD_FEAT_OUT_VIEWS = 1u << 9,  /* gemm() honours FPD_ROUTE_OUT_STRIDED and _TRANSPOSED (ABI 7) */
     FPD_FEAT_OUT_REVERSED = 1u << 10, /* gemm() honours FPD_ROUTE_OUT_REVERSED (ABI 7) */
+    FPD_FEAT_GEMMT = 1u << 11,        /* gemm() honours FPD_ROUTE_GEMMT_UPPER and _LOWER (ABI 7) */
 };
 
 /*
@@ -91,6 +92,10 @@ enum fpd_route {
     FPD_ROUTE_OUT_TRANSPOSED, /* v = the transpose of an n x m array (FPD_FEAT_OUT_VIEWS) */
     FPD_ROUTE_OUT_REVERSED,   /* v = an m x n array with its rows and columns reversed: negative strides
                                  (FPD_FEAT_OUT_REVERSED) */
+    /* ABI 7: one triangle of C = op(A) op(B) (m = n), the diagonal included, by the library's gemmt
+     * (FPD_FEAT_GEMMT; bias NULL); the other triangle must be left exactly as it was given */
+    FPD_ROUTE_GEMMT_UPPER,
+    FPD_ROUTE_GEMMT_LOWER,
     FPD_ROUTE_COUNT
 };
 

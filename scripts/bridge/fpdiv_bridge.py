@@ -63,8 +63,8 @@ RUNNING, DONE, RAISED = 1, 2, 3  # the progress bytes
 FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
           "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias")
 DTYPE = ("f64", "f32", "f16", "bf16")
-ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk",  # syrk: never sent (no "self" feature)
-         "out-strided", "out-transposed", "out-reversed")
+ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk",  # syrk, gemmt-*: never sent (no such feature)
+         "out-strided", "out-transposed", "out-reversed", "gemmt-upper", "gemmt-lower")
 EXECUTION = ("default", "eager", "compiled")
 SOCKET_FD, MEMORY_FD = 3, 4
 STORAGE = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": np.uint16}

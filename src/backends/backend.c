@@ -14,7 +14,8 @@ const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_GEMM] = "gemm", [FPD_ROUTE_GEMV_ROWS] = "gemv-rows", [FPD_ROUTE_GEMV_COLS] = "gemv-cols",
     [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows", [FPD_ROUTE_SYRK] = "syrk",
     [FPD_ROUTE_OUT_STRIDED] = "out-strided", [FPD_ROUTE_OUT_TRANSPOSED] = "out-transposed",
-    [FPD_ROUTE_OUT_REVERSED] = "out-reversed"};
+    [FPD_ROUTE_OUT_REVERSED] = "out-reversed", [FPD_ROUTE_GEMMT_UPPER] = "gemmt-upper",
+    [FPD_ROUTE_GEMMT_LOWER] = "gemmt-lower"};
 const char *const fpd_execution_names[FPD_EXEC_COMPILED + 1] = {
     [FPD_EXEC_DEFAULT] = "default", [FPD_EXEC_EAGER] = "eager", [FPD_EXEC_COMPILED] = "compiled"};
 

@@ -332,45 +332,59 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
             for (size_t j = 0; j < i; j++)
                 memcpy(c + (i * e->ldc + j) * es, c + (j * e->ldc + i) * es, es);
         break;
+    case FPD_ROUTE_GEMMT_UPPER:
+    case FPD_ROUTE_GEMMT_LOWER:
+        fpd_cblas_gemmt(&s->lib, f64, g->route == FPD_ROUTE_GEMMT_UPPER, g->trans_a, g->trans_b, g->m, g->k, a, e->lda,
+                        b, e->ldb, c, e->ldc);
+        break;
     default: break;
     }
 }
 
-/* Whether the route can run: BLAS's gemv, dot and syrk take one type throughout, and the library
- * must export them. */
-static bool route_runs(const struct cblas_state *s, const struct fpd_gemm_args *g, char *why, size_t why_size)
+/* The routines a route calls, by precision (f32, f64), and where the library's are. */
+static const struct route_routines {
+    const char *names[2];
+    size_t at; /* offset of the pair of entry points in struct fpd_cblas */
+    bool no_bias, square;
+} route_routines[FPD_ROUTE_COUNT] = {
+    [FPD_ROUTE_GEMV_ROWS] = {{"cblas_sgemv", "cblas_dgemv"}, offsetof(struct fpd_cblas, gemv), false, false},
+    [FPD_ROUTE_GEMV_COLS] = {{"cblas_sgemv", "cblas_dgemv"}, offsetof(struct fpd_cblas, gemv), false, false},
+    [FPD_ROUTE_DOT] = {{"cblas_sdot", "cblas_ddot"}, offsetof(struct fpd_cblas, dot), true, false},
+    [FPD_ROUTE_SYRK] = {{"cblas_ssyrk", "cblas_dsyrk"}, offsetof(struct fpd_cblas, syrk), true, true},
+    [FPD_ROUTE_GEMMT_UPPER] = {{"cblas_sgemmt", "cblas_dgemmt"}, offsetof(struct fpd_cblas, gemmt), true, true},
+    [FPD_ROUTE_GEMMT_LOWER] = {{"cblas_sgemmt", "cblas_dgemmt"}, offsetof(struct fpd_cblas, gemmt), true, true},
+};
+
+/* Whether the route can run (FPD_OK): BLAS's gemv, dot, syrk and gemmt take one type throughout;
+ * a library that does not export the routine cannot compute the route (FPD_ERR_NOT_APPLICABLE). */
+static int route_runs(const struct cblas_state *s, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
-    static const char *const routines[FPD_ROUTE_COUNT][2] = {
-        [FPD_ROUTE_GEMV_ROWS] = {"cblas_sgemv", "cblas_dgemv"},
-        [FPD_ROUTE_GEMV_COLS] = {"cblas_sgemv", "cblas_dgemv"},
-        [FPD_ROUTE_DOT] = {"cblas_sdot", "cblas_ddot"},
-        [FPD_ROUTE_SYRK] = {"cblas_ssyrk", "cblas_dsyrk"},
-    };
     if (g->route == FPD_ROUTE_GEMM)
-        return true;
+        return FPD_OK;
+    const struct route_routines *r = g->route < FPD_ROUTE_COUNT ? &route_routines[g->route] : NULL;
+    if (!r || !r->names[0]) { /* a framework's (vmap, out=): not a library's */
+        snprintf(why, why_size, "%s has no route %d, only gemv, dot, syrk and gemmt", s->library, (int)g->route);
+        return FPD_ERR_BACKEND;
+    }
     bool f64 = g->dt.acc == FPD_F64;
-    if (g->route >= FPD_ROUTE_COUNT || !routines[g->route][0]) { /* a framework's (vmap): not a library's */
-        snprintf(why, why_size, "%s has no route %d, only gemv, dot and syrk", s->library, (int)g->route);
-        return false;
-    }
     if (g->dt.in != g->dt.acc || g->dt.out != g->dt.acc || (g->dt.acc != FPD_F32 && g->dt.acc != FPD_F64)) {
-        snprintf(why, why_size, "%s: gemv, dot and syrk routes take f32 or f64 throughout", s->library);
-        return false;
+        snprintf(why, why_size, "%s: gemv, dot, syrk and gemmt routes take f32 or f64 throughout", s->library);
+        return FPD_ERR_BACKEND;
     }
-    void *const *exported = g->route == FPD_ROUTE_DOT ? s->lib.dot : g->route == FPD_ROUTE_SYRK ? s->lib.syrk : s->lib.gemv;
+    void *const *exported = (void *const *)((const char *)&s->lib + r->at);
     if (exported[f64] == NULL) {
-        snprintf(why, why_size, "%s exports no %s", s->library, routines[g->route][f64]);
-        return false;
+        snprintf(why, why_size, "%s exports no %s", s->library, r->names[f64]);
+        return FPD_ERR_NOT_APPLICABLE;
     }
-    if ((g->route == FPD_ROUTE_DOT || g->route == FPD_ROUTE_SYRK) && g->bias) {
-        snprintf(why, why_size, "a %s has no fused bias", g->route == FPD_ROUTE_DOT ? "dot" : "syrk");
-        return false;
+    if (r->no_bias && g->bias) {
+        snprintf(why, why_size, "%s has no fused bias", r->names[f64]);
+        return FPD_ERR_BACKEND;
     }
-    if (g->route == FPD_ROUTE_SYRK && g->m != g->n) {
-        snprintf(why, why_size, "syrk computes A times its own transpose: m = n, not %zu x %zu", g->m, g->n);
-        return false;
+    if (r->square && g->m != g->n) {
+        snprintf(why, why_size, "%s computes a square C: m = n, not %zu x %zu", r->names[f64], g->m, g->n);
+        return FPD_ERR_BACKEND;
     }
-    return true;
+    return FPD_OK;
 }
 
 /* One GEMM in this process, its conversions staged in `batch`: reentrant given a staging of its
@@ -383,8 +397,9 @@ static int compute(struct cblas_state *s, struct fpd_batch_staging *batch, const
         snprintf(why, why_size, "a dimension exceeds %s's %d-bit integers", s->library, s->lib.ilp64 ? 64 : 32);
         return FPD_ERR_BACKEND;
     }
-    if (!route_runs(s, g, why, why_size))
-        return FPD_ERR_BACKEND;
+    int runs = route_runs(s, g, why, why_size);
+    if (runs != FPD_OK)
+        return runs;
     enum fpd_dtype ct = g->dt.acc;
     const void *native = native_16bit(s, &g->dt);
     enum fpd_dtype operand_t = native ? g->dt.in : ct;
@@ -493,7 +508,8 @@ static void cblas_close(void *state)
     {                                                                                                                \
         .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                  \
         .kind = FPD_KIND_VENDOR,                                                                                     \
-        .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF, \
+        .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF | \
+                    FPD_FEAT_GEMMT,                                                                                  \
         .open = cblas_open, .supports = cblas_supports, .gemm = cblas_gemm, .provenance = cblas_provenance,          \
         .close = cblas_close, .gemm_concurrent = cblas_gemm_concurrent,                                              \
         __VA_ARGS__                                                                                                  \

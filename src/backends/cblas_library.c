@@ -326,6 +326,7 @@ int fpd_cblas_load(const char *path, struct fpd_cblas *lib, char *why, size_t wh
     lib->gemv[0] = find(lib, "cblas_sgemv"), lib->gemv[1] = find(lib, "cblas_dgemv");
     lib->dot[0] = find(lib, "cblas_sdot"), lib->dot[1] = find(lib, "cblas_ddot");
     lib->syrk[0] = find(lib, "cblas_ssyrk"), lib->syrk[1] = find(lib, "cblas_dsyrk");
+    lib->gemmt[0] = find(lib, "cblas_sgemmt"), lib->gemmt[1] = find(lib, "cblas_dgemmt");
     lib->default_threads = 1;
     describe_openblas(lib);
     describe_mkl(lib);
@@ -455,6 +456,34 @@ void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool trans, size_t n,
     else
         ((ssyrk32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int32_t)n, (int32_t)k, 1.0f, a,
                                     (int32_t)lda, 0.0f, c, (int32_t)ldc);
+}
+
+typedef void (*sgemmt32_fn)(int, int, int, int, int32_t, int32_t, float, const void *, int32_t, const void *, int32_t,
+                            float, void *, int32_t);
+typedef void (*sgemmt64_fn)(int, int, int, int, int64_t, int64_t, float, const void *, int64_t, const void *, int64_t,
+                            float, void *, int64_t);
+typedef void (*dgemmt32_fn)(int, int, int, int, int32_t, int32_t, double, const void *, int32_t, const void *,
+                            int32_t, double, void *, int32_t);
+typedef void (*dgemmt64_fn)(int, int, int, int, int64_t, int64_t, double, const void *, int64_t, const void *,
+                            int64_t, double, void *, int64_t);
+
+void fpd_cblas_gemmt(const struct fpd_cblas *lib, bool f64, bool upper, bool trans_a, bool trans_b, size_t n, size_t k,
+                     const void *a, size_t lda, const void *b, size_t ldb, void *c, size_t ldc)
+{
+    void *fn = lib->gemmt[f64];
+    int uplo = upper ? FPD_CBLAS_UPPER : FPD_CBLAS_LOWER, ta = transpose(trans_a), tb = transpose(trans_b);
+    if (f64 && lib->ilp64)
+        ((dgemmt64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, ta, tb, (int64_t)n, (int64_t)k, 1.0, a, (int64_t)lda, b,
+                                     (int64_t)ldb, 0.0, c, (int64_t)ldc);
+    else if (f64)
+        ((dgemmt32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, ta, tb, (int32_t)n, (int32_t)k, 1.0, a, (int32_t)lda, b,
+                                     (int32_t)ldb, 0.0, c, (int32_t)ldc);
+    else if (lib->ilp64)
+        ((sgemmt64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, ta, tb, (int64_t)n, (int64_t)k, 1.0f, a, (int64_t)lda,
+                                     b, (int64_t)ldb, 0.0f, c, (int64_t)ldc);
+    else
+        ((sgemmt32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, ta, tb, (int32_t)n, (int32_t)k, 1.0f, a, (int32_t)lda,
+                                     b, (int32_t)ldb, 0.0f, c, (int32_t)ldc);
 }
 
 double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, size_t incx, const void *y,

@@ -24,7 +24,10 @@
 #include <stdint.h>
 
 /* CBLAS's enumerations, as every CBLAS numbers them. */
-enum { FPD_CBLAS_ROW_MAJOR = 101, FPD_CBLAS_COL_MAJOR = 102, FPD_CBLAS_NO_TRANS = 111, FPD_CBLAS_TRANS = 112, FPD_CBLAS_UPPER = 121 };
+enum {
+    FPD_CBLAS_ROW_MAJOR = 101, FPD_CBLAS_COL_MAJOR = 102, FPD_CBLAS_NO_TRANS = 111, FPD_CBLAS_TRANS = 112,
+    FPD_CBLAS_UPPER = 121, FPD_CBLAS_LOWER = 122
+};
 
 struct fpd_cblas {
     void *handle;
@@ -38,6 +41,7 @@ struct fpd_cblas {
     void *gemm_f16;  /* oneMKL's cblas_gemm_f16f16f32 */
     void *gemv[2], *dot[2]; /* the routes frameworks take (fpdiv_backend.h): cblas_sgemv, cblas_dgemv; cblas_sdot, cblas_ddot */
     void *syrk[2];          /* numpy's for A @ A.T: cblas_ssyrk, cblas_dsyrk */
+    void *gemmt[2];         /* one triangle of a GEMM: cblas_sgemmt, cblas_dgemmt (oneMKL, BLIS, OpenBLAS >= 0.3.22) */
     void (*set_threads_int)(int);     /* openblas_set_num_threads, MKL_Set_Num_Threads */
     void (*set_threads_long)(int64_t); /* bli_thread_set_num_threads (BLIS's dim_t) */
     int default_threads;               /* the library's own count when loaded (0: unknown, 1 for a serial one) */
@@ -87,6 +91,11 @@ double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void
  * when lib->syrk[f64]. */
 void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool trans, size_t n, size_t k, const void *a, size_t lda,
                     void *c, size_t ldc);
+/* One triangle (upper when `upper`, the diagonal included) of C = op(A) op(B), row-major, n x n of
+ * ldc, op(A) n x k and op(B) k x n, through cblas_sgemmt (f64 false) or cblas_dgemmt with beta = 0;
+ * the other triangle is the library's to leave alone. Call only when lib->gemmt[f64]. */
+void fpd_cblas_gemmt(const struct fpd_cblas *lib, bool f64, bool upper, bool trans_a, bool trans_b, size_t n, size_t k,
+                     const void *a, size_t lda, const void *b, size_t ldb, void *c, size_t ldc);
 bool fpd_cblas_fits(const struct fpd_cblas *lib, const size_t *dims, size_t count);
 
 #endif

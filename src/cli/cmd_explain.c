@@ -132,7 +132,8 @@ static int parse(int argc, char **argv, struct explain_options *o, char *why, si
             break;
         case OPT_ROUTE:
             o->target.route = fpd_route_find(optarg);
-            if (o->target.route == FPD_ROUTE_COUNT || o->target.route == FPD_ROUTE_SYRK) {
+            if (o->target.route == FPD_ROUTE_COUNT || o->target.route == FPD_ROUTE_SYRK ||
+                o->target.route == FPD_ROUTE_GEMMT_UPPER || o->target.route == FPD_ROUTE_GEMMT_LOWER) {
                 snprintf(why, why_size, "--route '%s': expected gemm, gemv-rows, gemv-cols or dot", optarg);
                 rc = FPD_ERR_INPUT;
             }

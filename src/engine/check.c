@@ -172,6 +172,46 @@ static int prepare_second_part(struct fpd_checker *ck, int which, size_t k1, siz
     return FPD_OK;
 }
 
+/* A path in triangles (gemmt): ck->args[which] computes C's upper triangle, ck->second[which] its
+ * lower, into a C of its own prepared as the first's (its poison, padding and guard). */
+static int prepare_lower_triangle(struct fpd_checker *ck, int which, size_t out_bytes)
+{
+    struct fpd_gemm_args *upper = &ck->args[which], *lower = &ck->second[which];
+    *lower = *upper;
+    lower->route = FPD_ROUTE_GEMMT_LOWER;
+    if (fpd_grow(&ck->second_out[which].buf, &ck->second_out[which].cap, out_bytes) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    memcpy(ck->second_out[which].buf, upper->c, out_bytes);
+    lower->c = ck->second_out[which].buf;
+    return FPD_OK;
+}
+
+/* Whether a triangle's GEMM left the other triangle (strictly below the diagonal of each square
+ * batch entry when it computed the upper, else strictly above) holding the poison it was given. */
+static bool other_triangle_untouched(const unsigned char *c, enum fpd_dtype t, enum fpd_poison poison, size_t batch,
+                                     size_t m, size_t ldc, bool computed_upper)
+{
+    size_t es = dsize(t);
+    uint64_t want = fpd_poison_bits(poison, t);
+    for (size_t b = 0; b < batch; b++)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = computed_upper ? 0 : i + 1; j < (computed_upper ? i : m); j++) {
+                uint64_t bits = 0;
+                memcpy(&bits, c + ((b * m + i) * ldc + j) * es, es); /* little-endian: the low bytes */
+                if (bits != want)
+                    return false;
+            }
+    return true;
+}
+
+/* The lower triangle's strictly lower part from `lower` into c: C whole. */
+static void join_triangles(unsigned char *c, const unsigned char *lower, size_t es, size_t batch, size_t m, size_t ldc)
+{
+    for (size_t b = 0; b < batch; b++)
+        for (size_t i = 1; i < m; i++)
+            memcpy(c + (b * m + i) * ldc * es, lower + (b * m + i) * ldc * es, i * es);
+}
+
 /* c += d over the m x n blocks of each batch entry, rounded to type t. */
 static void add_blocks(void *c, const void *d, enum fpd_dtype t, size_t batch, size_t rows, size_t n, size_t ldc)
 {
@@ -254,6 +294,8 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
     ck->bias_after[which] = bias;
     if (p->split_k && prepare_second_part(ck, which, p->split_k, out_bytes) != FPD_OK)
         return FPD_ERR_NOMEM;
+    if (p->triangles && prepare_lower_triangle(ck, which, out_bytes) != FPD_OK)
+        return FPD_ERR_NOMEM;
     struct fpd_backend_slot *slot = chk->backends[p->backend];
     if (fpd_backend_acquire(slot) != FPD_OK) {
         snprintf(why, why_size, "%s is unavailable: %.200s", slot->impl->name, slot->why);
@@ -286,6 +328,22 @@ static int finish_path(struct fpd_checker *ck, const struct fpd_check *chk, cons
             return FPD_ERR_BACKEND;
         }
         add_blocks(out, second, p->out, batch, m, n, ldc);
+    }
+    if (p->triangles) { /* each GEMM wrote its triangle, and only it: then C is the two together */
+        const unsigned char *lower = ck->second_out[which].buf;
+        enum fpd_poison poison = fpd_poison_of(c->recipe.seed, c->recipe.index);
+        const char *wrong = !canary_intact(lower, batch, m, n, ldc, es)
+                                ? "outside the m x n block of C (into its row padding or past its end)"
+                            : !other_triangle_untouched(out, p->out, poison, batch, m, ldc, true)
+                                ? "below the diagonal of C when asked for its upper triangle"
+                            : !other_triangle_untouched(lower, p->out, poison, batch, m, ldc, false)
+                                ? "above the diagonal of C when asked for its lower triangle"
+                                : NULL;
+        if (wrong) {
+            snprintf(why, why_size, "%s's gemmt wrote %s", slot->impl->name, wrong);
+            return FPD_ERR_BACKEND;
+        }
+        join_triangles(out, lower, es, batch, m, ldc);
     }
     if (p->bias == FPD_BIAS_AFTER)
         add_bias_after(out, p->out, batch, m, n, ldc, ck->bias_after[which]);
@@ -1053,7 +1111,7 @@ static int run_gemms(struct fpd_checker *const *cks, const struct fpd_check *chk
         for (int w = 0; cks[i]->prepared && w < 2; w++) {
             const struct fpd_path *p = w == 0 ? &res[i].paths.a : &res[i].paths.b;
             struct fpd_checker *ck = cks[i];
-            if (!p->split_k || ck->status[w] != FPD_OK)
+            if (!(p->split_k || p->triangles) || ck->status[w] != FPD_OK)
                 continue;
             uint64_t t0 = fpd_ticks();
             ck->status[w] = fpd_backend_gemm(chks[i].backends[p->backend], &ck->second[w], ck->why[w], sizeof ck->why[w]);

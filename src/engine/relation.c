@@ -180,6 +180,16 @@ static void build_self(const struct fpd_relation *r, const struct fpd_case *c, c
     out->b.route = FPD_ROUTE_SYRK;
 }
 
+/* A·B by gemm vs its two triangles by the library's gemmt (uplo U, then L into a C of its own). */
+static void build_gemmt(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                        struct fpd_paths *out)
+{
+    (void)r, (void)p;
+    whole_case(c, out);
+    out->b.route = FPD_ROUTE_GEMMT_UPPER;
+    out->b.triangles = true;
+}
+
 /* The product returned vs the same written through a view (the framework's out=): the fused bias
  * stays fused, as torch.addmm(bias, a, b, out=v) keeps it. */
 static void build_out_view(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
@@ -203,7 +213,9 @@ const char *const fpd_route_words[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_VMAP_ROWS] = "a vmap over the rows of", [FPD_ROUTE_SYRK] = "syrk (A times its own transpose) for",
     [FPD_ROUTE_OUT_STRIDED] = "out= every other column of a wider array for",
     [FPD_ROUTE_OUT_TRANSPOSED] = "out= a transposed array for",
-    [FPD_ROUTE_OUT_REVERSED] = "out= an array of reversed rows and columns (negative strides) for"};
+    [FPD_ROUTE_OUT_REVERSED] = "out= an array of reversed rows and columns (negative strides) for",
+    [FPD_ROUTE_GEMMT_UPPER] = "gemmt, upper then lower triangle, for",
+    [FPD_ROUTE_GEMMT_LOWER] = "gemmt's lower triangle of"};
 
 #define ROW(...) {__VA_ARGS__}
 const struct fpd_relation fpd_relation_table[] = {
@@ -259,7 +271,10 @@ const struct fpd_relation fpd_relation_table[] = {
         .backends = 1, .default_campaign = true, .takes = FPD_TAKES_SPLIT, .build = build_split_k),
     ROW(.name = "self", .doc = "A·Aᵀ by gemm on a copy of Aᵀ vs the library's syrk, as numpy computes A @ A.T",
         .backends = 1, .needs = FPD_FEAT_SELF, .default_campaign = true, .needs_blas_types = true,
-        .self_product = true, .build = build_self),
+        .self_product = true, .square_out = true, .build = build_self),
+    ROW(.name = "gemmt", .doc = "A·B by gemm vs its upper and lower triangles by the library's gemmt (C square)",
+        .backends = 1, .needs = FPD_FEAT_GEMMT, .default_campaign = true, .needs_blas_types = true,
+        .square_out = true, .route = FPD_ROUTE_GEMMT_UPPER, .build = build_gemmt),
     ROW(.name = "out-strided", .doc = "A·B returned vs written through out= every other column of a wider array",
         .backends = 1, .needs = FPD_FEAT_OUT_VIEWS, .default_campaign = true, .route = FPD_ROUTE_OUT_STRIDED,
         .build = build_out_view),
@@ -285,7 +300,7 @@ void fpd_relation_prepare_case(const struct fpd_relation *r, struct fpd_case *c)
 {
     if (r->needs_bias)
         c->has_bias = true;
-    if (r->self_product) /* C is m x m, and syrk has no bias */
+    if (r->square_out) /* C is m x m, and syrk and gemmt have no bias */
         c->n = c->m, c->has_bias = false;
 }
 
@@ -305,7 +320,7 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
     }
     if (r->needs_blas_types && !(dt->in == dt->out && dt->out == dt->acc && (dt->in == FPD_F32 || dt->in == FPD_F64))) {
         snprintf(why, why_size, "%s runs BLAS's %s, which takes f32 or f64 throughout (--dtype f32 or f64)", r->name,
-                 r->self_product ? "syrk" : r->route == FPD_ROUTE_DOT ? "dot" : "gemv");
+                 r->self_product ? "syrk" : r->route == FPD_ROUTE_GEMMT_UPPER ? "gemmt" : r->route == FPD_ROUTE_DOT ? "dot" : "gemv");
         return false;
     }
     static const struct {
@@ -314,6 +329,7 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
     } feature_words[] = {
         {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's, or a framework's)"},
         {FPD_FEAT_SELF, "a syrk (a BLAS library's)"},
+        {FPD_FEAT_GEMMT, "a gemmt (a BLAS library's: oneMKL, BLIS, OpenBLAS from 0.3.22)"},
         {FPD_FEAT_OUT_VIEWS, "an out= argument (a framework's: numpy, torch)"},
         {FPD_FEAT_OUT_REVERSED, "an out= of negative strides (numpy's)"},
         {FPD_FEAT_FUSED_BIAS, "a fused bias"},

@@ -41,6 +41,9 @@ struct fpd_path {
     int scale_exp;           /* A and the bias handed over times 2^scale_exp, the output taken times its inverse (scale.h) */
     uint32_t split_k;        /* 0: one GEMM; else two, of the first split_k terms (with the bias) and of the
                                 rest, their outputs added in the output type */
+    bool triangles;          /* C (square, no bias) in two GEMMs of its route's kind (gemmt): the upper
+                                triangle by one, the lower by another into a C of its own; each must
+                                leave the other triangle as it was given, and C is the two put together */
 };
 
 struct fpd_paths {
@@ -85,7 +88,8 @@ struct fpd_relation {
     bool needs_blas_types;     /* only for BLAS's own types: inputs, output and accumulator all f32 or all f64 */
     bool strict;               /* the paths agree bit for bit but for underflow: a difference beyond it is at
                                   least improbable, whatever the bound says (scale.h) */
-    bool self_product;         /* C = A·Aᵀ: the case's B is its op(A)ᵀ, n = m, and there is no bias */
+    bool self_product;         /* C = A·Aᵀ: the case's B is its op(A)ᵀ (and C is square) */
+    bool square_out;           /* C is m x m (n follows m) and there is no bias: syrk's, gemmt's */
     unsigned takes;            /* FPD_TAKES_* bits: parameters drawn in fuzz, given in check, kept in case files */
     enum fpd_slice_dim slice;
     enum fpd_route route;      /* path B's, on the slice: the library's gemv or dot instead of its gemm */

@@ -751,6 +751,18 @@ bad "self on f16" "self runs BLAS's syrk, which takes f32 or f64 throughout" che
 run "self on a syrk that writes the other triangle" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libsyrk_triangle.so" \
     check --relation self --backend zoo --shape 20x20x30 --dtype f64 --trans-a &&
     expect "leaves C's poison in the mirrored half: nonfinite" "$out" '^check self on zoo: nonfinite'
+# --- gemmt: C's upper and lower triangles by the library's gemmt, each call into a C of its own ---
+for b in blis mkl; do
+    run "gemmt on $b" 0 $FPDIV check --relation gemmt --backend $b --shape 2x33x40x300 --dtype f32 --trans-b --pad 2 &&
+        expect "gemmt on $b agrees within the bound" "$out" '^check gemmt on [a-z]+@[A-Za-z0-9_]+: (same|reorder)'
+done
+expect "C is m x m" "$out" '^  path B   mkl@[A-Za-z0-9_]+: gemmt, upper then lower triangle, for 2x33x33x300, f32 in, f32 out$'
+bad "gemmt where the library has none" "does not apply: reference BLAS \(Netlib\) exports no cblas_dgemmt" \
+    check --relation gemmt --backend refblas --shape 4x4x4 --dtype f64
+run "gemmt that fills the other triangle" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libgemmt_row_major.so" \
+    check --relation gemmt --backend zoo --shape 20x20x30 --dtype f64 --trans-a &&
+    expect "the triangle it was not asked for changed: an error naming it" "$out" \
+        "^  error    path B: zoo's gemmt wrote below the diagonal of C when asked for its upper triangle$"
 # --- scale: a power of two changes no significand, so the paths agree bit for bit ---
 for args in "--dtype f64 --bias --trans-a --dist wide" "--dtype bf16:bf16 --pad 3 --specials 0.01 --exact never" \
             "--dtype f16 --backend blis --scale 5"; do

@@ -52,10 +52,31 @@ static bool triggered(const struct fpd_gemm_args *g)
     }
 }
 
+/* seq's arithmetic, for a gemmt route on its triangle alone (computed whole into a copy of C). */
+static int seq_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    bool upper = g->route == FPD_ROUTE_GEMMT_UPPER;
+    if (!upper && g->route != FPD_ROUTE_GEMMT_LOWER)
+        return fpd_backend_seq.gemm(state, g, why, why_size);
+    size_t es = fpd_dtype_info(g->dt.out)->size, bytes = ((g->batch - 1) * g->stride_c + g->m * g->ldc) * es;
+    struct fpd_gemm_args whole = *g;
+    whole.c = malloc(bytes);
+    cr_assert_not_null(whole.c);
+    int rc = fpd_backend_seq.gemm(state, &whole, why, why_size);
+    for (size_t b = 0; b < g->batch; b++)
+        for (size_t i = 0; i < g->m; i++)
+            for (size_t j = upper ? i : 0; j < (upper ? g->n : i + 1); j++) {
+                size_t at = (b * g->stride_c + i * g->ldc + j) * es;
+                memcpy((char *)g->c + at, (const char *)whole.c + at, es);
+            }
+    free(whole.c);
+    return rc;
+}
+
 /* seq's arithmetic, then C[0][0] of batch entry 0 nudged when the trigger holds. */
 static int perturbed_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
-    int rc = fpd_backend_seq.gemm(state, g, why, why_size);
+    int rc = seq_gemm(state, g, why, why_size);
     if (rc != FPD_OK || !triggered(g))
         return rc;
     if (isnan(nudge)) {
@@ -117,7 +138,7 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident.kind = FPD_KIND_TEST;                                                                \
         ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES |  \
                          FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF |   \
-                         FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED;                                \
+                         FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT;               \
         ident.gemm = gemm_fn;                                                                      \
         ident.gemm_concurrent = one_at_a_time;                                                     \
         ident.open = open_fn;                                                                      \
@@ -221,6 +242,8 @@ static const struct scenario scenarios[] = {
     {"split-k", {"openblas"}, "f32", "3x33x65x257", FPD_DIST_INT, true, true, NEVER, FPD_SAME},
     {"self", {"openblas"}, "f64", "3x33x33x257", FPD_DIST_INT, false, true, NEVER, FPD_SAME},
     {"self", {"refblas"}, "f32", "9x9x40", FPD_DIST_INT, false, false, NEVER, FPD_SAME},
+    {"gemmt", {"blis"}, "f64", "3x33x33x257", FPD_DIST_INT, false, true, NEVER, FPD_SAME},
+    {"gemmt", {"perturbed"}, "f32", "2x9x9x70", FPD_DIST_NORMAL, false, true, NEVER, FPD_SAME},
     {"split-k", {"pairwise"}, "bf16", "9x8x500", FPD_DIST_INT, true, false, NEVER, FPD_SAME},
     {"scale", {"pairwise"}, "bf16:bf16", "9x8x500", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     {"scale", {"blis"}, "f64", "17x5x64", FPD_DIST_UNIFORM, false, true, NEVER, FPD_SAME},
@@ -262,6 +285,7 @@ static const struct scenario scenarios[] = {
     {"scale", {"perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, true, false, EVEN_CALL, FPD_IMPROBABLE},
     {"split-k", {"perturbed"}, "f32", "5x6x7", FPD_DIST_INT, false, false, PART_OF_K, FPD_REORDER},
     {"self", {"perturbed"}, "f64", "5x5x7", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
+    {"gemmt", {"perturbed"}, "f64", "5x5x7", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"device", {"seq", "gpu-perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
     {"algo", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, ALGO_ABOVE_0, FPD_REORDER},
     {"gemv-rows", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
@@ -740,4 +764,17 @@ Test(relations, the_probabilistic_tier_only_where_rounding_is_random, .init = se
     res = run(&tensor_core);
     cr_expect_eq(res.verdict, FPD_REORDER, "a tensor-core model: %s, ratio %g", fpd_verdict_table[res.verdict].name,
                  res.metrics.ratio);
+}
+
+/* A gemmt that computes all of C, whatever triangle it is asked for (seq's gemm ignores the route):
+ * an error that names what it wrote, never a verdict on bits it should not have written. */
+Test(relations, a_gemmt_writing_the_other_triangle_is_an_error, .init = setup, .fini = teardown)
+{
+    static const struct scenario whole_c = {"gemmt", {"gpu-twin"}, "f32", "2x5x5x7", FPD_DIST_NORMAL, false, false,
+                                            NEVER, FPD_ERROR};
+    struct fpd_check_result res = run(&whole_c);
+    cr_expect_eq(res.verdict, FPD_ERROR, "%s", fpd_verdict_table[res.verdict].name);
+    cr_expect_eq(res.failed_path, 1);
+    cr_expect(strstr(res.error, "gemmt wrote below the diagonal of C when asked for its upper triangle"), "%s",
+              res.error);
 }

@@ -1,6 +1,7 @@
 /* wrap.c — the zoo's forwarding layer: every routine to the real library, unless a fault's file
  * defines it (zoo.h). */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,4 +77,42 @@ __attribute__((weak)) void cblas_dsyrk(int order, int uplo, int trans, int n, in
                                        int lda, double beta, double *c, int ldc)
 {
     zoo_real.dsyrk(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
+}
+
+/* Element (i, j) of a matrix of leading dimension ld in `order`. */
+static size_t at(int order, size_t i, size_t j, size_t ld) { return order == ZOO_ROW_MAJOR ? i * ld + j : j * ld + i; }
+
+#define ZOO_GEMMT(name, T, gemm)                                                                                     \
+    void name(int order, int uplo, int ta, int tb, int n, int k, T alpha, const T *a, int lda, const T *b, int ldb, \
+              T beta, T *c, int ldc)                                                                                 \
+    {                                                                                                                \
+        T *whole = malloc((size_t)n * (size_t)n * sizeof *whole + 1);                                              \
+        if (!whole)                                                                                                  \
+            abort();                                                                                                 \
+        zoo_real.gemm(order, ta, tb, n, n, k, alpha, a, lda, b, ldb, 0, whole, n);                                   \
+        for (size_t i = 0; i < (size_t)n; i++)                                                                       \
+            for (size_t j = 0; j < (size_t)n; j++) {                                                                 \
+                bool upper = j >= i, lower = j <= i;                                                                 \
+                if (uplo == ZOO_UPPER ? !upper : !lower)                                                             \
+                    continue;                                                                                        \
+                T *y = &c[at(order, i, j, (size_t)ldc)];                                                             \
+                T product = whole[at(order, i, j, (size_t)n)];                                                       \
+                *y = beta == 0 ? product : product + beta * *y; /* beta = 0: C is not read */                        \
+            }                                                                                                        \
+        free(whole);                                                                                                 \
+    }
+ZOO_GEMMT(zoo_sgemmt, float, sgemm)
+ZOO_GEMMT(zoo_dgemmt, double, dgemm)
+
+__attribute__((weak)) void cblas_sgemmt(int order, int uplo, int ta, int tb, int n, int k, float alpha, const float *a,
+                                        int lda, const float *b, int ldb, float beta, float *c, int ldc)
+{
+    zoo_sgemmt(order, uplo, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+__attribute__((weak)) void cblas_dgemmt(int order, int uplo, int ta, int tb, int n, int k, double alpha,
+                                        const double *a, int lda, const double *b, int ldb, double beta, double *c,
+                                        int ldc)
+{
+    zoo_dgemmt(order, uplo, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

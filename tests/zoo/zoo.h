@@ -1,7 +1,8 @@
 /* zoo.h — the bug zoo's libraries: CBLAS wrappers of a real library, each with one planted fault.
  *
  * wrap.c forwards every CBLAS routine fpdiv calls (gemm, gemv, dot and syrk, single and double) to the
- * real library, as weak symbols; a fault's file (faults/NAME.c) defines the routine it breaks, which
+ * real library, as weak symbols, and computes gemmt (which Debian's OpenBLAS 0.3.21 lacks) itself
+ * from the real gemm; a fault's file (faults/NAME.c) defines the routine it breaks, which
  * wins at link time, and calls the real one through `zoo_real` around its fault. The real library
  * is $FPDIV_ZOO_REAL, else Debian's OpenBLAS (libopenblas.so.0), loaded into the namespace fpdiv
  * loads the wrapper into and run on one thread. */
@@ -25,6 +26,11 @@ typedef void dsyrk_fn(int order, int uplo, int trans, int n, int k, double alpha
 typedef float sdot_fn(int n, const float *x, int incx, const float *y, int incy);
 typedef double ddot_fn(int n, const double *x, int incx, const double *y, int incy);
 
+typedef void sgemmt_fn(int order, int uplo, int ta, int tb, int n, int k, float alpha, const float *a, int lda,
+                       const float *b, int ldb, float beta, float *c, int ldc);
+typedef void dgemmt_fn(int order, int uplo, int ta, int tb, int n, int k, double alpha, const double *a, int lda,
+                       const double *b, int ldb, double beta, double *c, int ldc);
+
 struct zoo_real {
     sgemm_fn *sgemm;
     dgemm_fn *dgemm;
@@ -45,5 +51,11 @@ sdot_fn cblas_sdot;
 ddot_fn cblas_ddot;
 ssyrk_fn cblas_ssyrk;
 dsyrk_fn cblas_dsyrk;
+sgemmt_fn cblas_sgemmt;
+dgemmt_fn cblas_dgemmt;
+/* A correct gemmt: the product whole by the real gemm, then its `uplo` triangle (the diagonal
+ * included) into C, alpha op(A) op(B) + beta C there, the other triangle untouched. */
+sgemmt_fn zoo_sgemmt;
+dgemmt_fn zoo_dgemmt;
 
 #endif
