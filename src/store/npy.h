@@ -1,12 +1,45 @@
-/* npy.h — NumPy's .npy files (format version 1.0), the arrays `fpdiv export` writes for a bug
- * report. Every storage type is little-endian; bf16, which NumPy lacks, is stored as its uint16
- * bits ('<u2'). */
+/* npy.h — NumPy's .npy files: the arrays `fpdiv export` writes for a bug report (format 1.0, every
+ * storage type little-endian, bf16, which NumPy lacks, as its uint16 bits, '<u2'), and the arrays a
+ * user brings (`fpdiv judge`), read as any input is: a file that is not such an array is refused,
+ * with what is wrong in it named. */
 #ifndef FPD_NPY_H
 #define FPD_NPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/dtype.h"
+
+/* The element types fpdiv reads from a .npy file. bf16 has no NumPy type: it arrives as its uint16
+ * bits ('<u2', as fpdiv writes it) or as a 2-byte void ('<V2', what np.save writes for ml_dtypes'
+ * bfloat16; '|V2' too), and which type the bits are is the reader's to say (fpdiv judge's --dtype). */
+enum fpd_npy_element { FPD_NPY_FLOAT64, FPD_NPY_FLOAT32, FPD_NPY_FLOAT16, FPD_NPY_UINT16, FPD_NPY_VOID16 };
+
+enum { FPD_NPY_MAX_DIMS = 8 };
+
+/* An array read: its elements in C order and little-endian, whatever order and byte order the file
+ * had. */
+struct fpd_npy {
+    enum fpd_npy_element element;
+    size_t element_size;
+    int ndim; /* 0 (a scalar) to FPD_NPY_MAX_DIMS */
+    size_t shape[FPD_NPY_MAX_DIMS];
+    size_t count; /* elements: the shape's product */
+    void *data;   /* count * element_size bytes (malloc'd) */
+};
+
+/* The largest .npy file fpdiv reads. */
+#define FPD_NPY_MAX_BYTES ((size_t)16 << 30)
+
+/* Reads a .npy file (format 1.0, 2.0 or 3.0): FPD_OK, or FPD_ERR_INPUT / FPD_ERR_NOMEM with why
+ * naming the file and what is wrong in it (the header's field, the byte). */
+int fpd_npy_read(const char *path, struct fpd_npy *out, char *why, size_t why_size);
+/* The same from bytes in memory; `name` names them in messages. */
+int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, struct fpd_npy *out, char *why,
+                  size_t why_size);
+void fpd_npy_free(struct fpd_npy *a);
+/* NumPy's name for the element type ("float32", "uint16 (bf16 bits?)"). */
+const char *fpd_npy_element_name(enum fpd_npy_element e);
 
 /* Writes `data` (C order, shape[0] x ... x shape[ndim-1] elements of type t, ndim from 1 to 4) to
  * path: FPD_OK, or FPD_ERR_INPUT with why naming the file. */
