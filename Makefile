@@ -305,6 +305,7 @@ test: $(BUILD)/fpdiv $(BUILD)/unit-tests $(BUILD)/cuda-host-tests $(PLUGINS) $(C
 	FPDIV=$(BUILD)/fpdiv tests/suite.sh hostile tests/cli/hostile.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/suite.sh report tests/cli/report.sh || status=1; \
 	FPDIV=$(BUILD)/fpdiv tests/suite.sh libraries tests/cli/libraries.sh || status=1; \
+	FPDIV=$(BUILD)/fpdiv tests/suite.sh judge tests/cli/judge.sh || status=1; \
 	$(if $(SANITIZE),,FPDIV=$(BUILD)/fpdiv tests/suite.sh zoo tests/zoo/run.sh || status=1;) \
 	FRAMEWORKS_FEW=$(SANITIZE) FPDIV=$(BUILD)/fpdiv tests/suite.sh frameworks tests/cli/frameworks.sh || status=1; \
 	$(if $(SANITIZE),,FPDIV=$(BUILD)/fpdiv tests/suite.sh doc-examples python3 tests/doc/examples.py || status=1;) \
@@ -355,7 +356,8 @@ unit-test: $(BUILD)/unit-tests $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS)
 cli-test: $(BUILD)/fpdiv $(PLUGINS) $(CLASH_LIBS) $(ZOO_LIBS) $(CUDA_PLUGIN) $(FAKE_DRIVER) $(BUILD)/fpdiv.1
 	FPDIV=$(BUILD)/fpdiv tests/cli/run.sh && FPDIV=$(BUILD)/fpdiv tests/cli/hostile.sh && \
 	    FPDIV=$(BUILD)/fpdiv tests/cli/report.sh && \
-	    FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh && FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh
+	    FPDIV=$(BUILD)/fpdiv tests/cli/libraries.sh && FPDIV=$(BUILD)/fpdiv tests/cli/judge.sh && \
+	    FPDIV=$(BUILD)/fpdiv tests/cli/frameworks.sh
 
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:scripts/bench/%.c=$(BUILD)/bench/%)

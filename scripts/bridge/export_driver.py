@@ -5,6 +5,7 @@
 # fpdiv does); then the two compared on the relation's region, in the case's output type.
 import json
 import os
+import shlex
 import sys
 
 import numpy as np
@@ -56,6 +57,31 @@ def other_order(x, pad):
     return stored(np.array(x), x.strides[1] >= x.strides[2], pad)
 
 
+def save_as(name, dtype, x):
+    """Values of dtype saved as fpdiv judge reads them: bf16 as its bits (uint16), the rest as they are."""
+    x = np.asarray(x, dtype=np.float64)
+    if dtype == "bf16":
+        x = (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # exact: the values are bf16's
+    else:
+        x = x.astype(NUMPY_TYPES[dtype])
+    np.save(os.path.join(HERE, name), x)
+    return shlex.quote(os.path.relpath(os.path.join(HERE, name)))
+
+
+def judge_command(a, b, bias, p, q):
+    """The compared region's inputs and both outputs saved, and the `fpdiv judge` command that asks
+    whether their difference is expected (doc/judge.md)."""
+    (b0, b1), (r0, r1), (c0, c1) = CASE["compare"]["batch"], CASE["compare"]["rows"], CASE["compare"]["cols"]
+    dt_in, dt_out, dt_acc = CASE["dtype"]
+    words = ["fpdiv", "judge", "--a", save_as("judge_A.npy", dt_in, np.array(a[b0:b1, r0:r1])),
+             "--b", save_as("judge_B.npy", dt_in, np.array(b[b0:b1, :, c0:c1]))]
+    if any(path["bias"] != "none" for path in CASE["paths"]):
+        words += ["--bias", save_as("judge_bias.npy", dt_out, bias[c0:c1])]
+    words += ["--outputs", save_as("judge_path_a.npy", dt_out, p) + "," + save_as("judge_path_b.npy", dt_out, q),
+              "--dtype", ":".join(CASE["dtype"])]
+    return " ".join(words)
+
+
 def run_path(path, a, b, bias):
     (b0, b1), (r0, r1), (c0, c1) = path["batch"], path["rows"], path["cols"]
     x, y = a[b0:b1, r0:r1], b[b0:b1, :, c0:c1]
@@ -86,6 +112,7 @@ def main():
                 c0 - path["cols"][0]:c1 - path["cols"][0]] for out, path in zip(outputs, CASE["paths"])]
     differ = int(np.sum(~((p == q) | (np.isnan(p) & np.isnan(q)))))
     print(f"{differ} of {p.size} elements differ; largest difference {np.nanmax(np.abs(p - q)) if differ else 0:.3g}")
+    print(f"is it expected? {judge_command(a, b, bias, p, q)}")
     print(f"{NAME} ran it: " + ", ".join(f"{key} {value}" for key, value in PROVENANCE().items()))
     saw = CASE["recorded"]
     print(f"fpdiv saw {saw['diff']} of {saw['count']} differ ({saw['verdict']}) on {shown(saw['backends'])}")

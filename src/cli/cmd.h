@@ -32,6 +32,7 @@ int fpd_cmd_merge(int argc, char **argv);
 int fpd_cmd_export(int argc, char **argv);
 int fpd_cmd_env(int argc, char **argv);
 int fpd_cmd_report(int argc, char **argv);
+int fpd_cmd_judge(int argc, char **argv);
 int fpd_cmd_host(int argc, char **argv); /* hidden: a backend's host process (host.h) */
 
 #endif

@@ -34,6 +34,7 @@ static const struct fpd_command commands[] = {
     {"sweep", fpd_cmd_sweep, "run a relation over a range of one dimension; table, CSV and SVG plot"},
     {"explain", fpd_cmd_explain, "reveal the order a backend adds the terms of an output element in"},
     {"merge", fpd_cmd_merge, "merge corpora (of shards) into one: the smallest case per signature"},
+    {"judge", fpd_cmd_judge, "judge two results the user has of one product: is their difference expected?"},
     {"export", fpd_cmd_export, "write a saved case as .npy inputs and a NumPy, PyTorch or JAX script"},
     {"report", fpd_cmd_report, "write a corpus and a campaign as one self-contained HTML page"},
     {"list", fpd_cmd_list, "show backends (and why any is unavailable), relations, dtypes, distributions"},

@@ -141,45 +141,51 @@ static void describe_path(FILE *f, const char *label, const struct fpd_check *ch
     fputc('\n', f);
 }
 
+/* What the report calls its two sides: a check's paths ("path A", and "A" where it is short), the
+ * outputs a judge was given (their files). */
+struct sides {
+    const char *name[2], *letter[2];
+};
+
 /* Which path is farther from the correctly rounded result, and whether either exceeds its bound. */
-static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res)
+static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, const struct sides *s)
 {
     const struct fpd_exact_report *x = &res->exact;
     if (!x->computed)
         return;
     const char *out = fpd_dtype_info(chk->c.dt.out)->name;
-    fprintf(f, "  exact    path A is %.3g ulp from the correctly rounded result, path B %.3g (%s ulps)", x->err_ulp[0], x->err_ulp[1],
-            out);
+    fprintf(f, "  exact    %s is %.3g ulp from the correctly rounded result, %s %.3g (%s ulps)", s->name[0],
+            x->err_ulp[0], s->name[1], x->err_ulp[1], out);
     if (x->err_ulp[0] > x->err_ulp[1])
-        fprintf(f, ": path A is the farther, B the closer");
+        fprintf(f, ": %s is the farther, %s the closer", s->name[0], s->letter[1]);
     else if (x->err_ulp[1] > x->err_ulp[0])
-        fprintf(f, ": path B is the farther, A the closer");
+        fprintf(f, ": %s is the farther, %s the closer", s->name[1], s->letter[0]);
     fputc('\n', f);
     for (int w = 0; w < 2; w++) {
         if (x->threshold[w]) /* a class change that rounding explains: say so, not "overflowed" */
-            fprintf(f, "           path %c is ±Inf where the correctly rounded result is finite, or finite where it\n"
+            fprintf(f, "           %s is ±Inf where the correctly rounded result is finite, or finite where it\n"
                        "           is ±Inf, at %zu element%s: the exact sum lies within the path's rounding bound of\n"
                        "           %s's overflow threshold (its largest value, %.9g, and half an ulp), and its\n"
                        "           rounding carried it across\n",
-                    "AB"[w], x->threshold[w], x->threshold[w] == 1 ? "" : "s", fpd_dtype_info(chk->c.dt.out)->name,
+                    s->name[w], x->threshold[w], x->threshold[w] == 1 ? "" : "s", fpd_dtype_info(chk->c.dt.out)->name,
                     fpd_dtype_info(chk->c.dt.out)->max_finite);
         if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
-            fprintf(f, "           path %c is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
+            fprintf(f, "           %s is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
                        "           element%s, beyond what rounding explains: a partial sum overflowed (which the\n"
                        "           magnitudes allow only where sum |a||b| exceeds the accumulator's range), it lost\n"
                        "           an Inf or NaN, or it is wrong\n",
-                    "AB"[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s");
+                    s->name[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s");
         else if (x->beyond & (1u << w))
-            fprintf(f, "           path %c exceeds its own rounding bound (%.3g times it): it lost precision\n",
-                    "AB"[w], x->own_ratio[w]);
+            fprintf(f, "           %s exceeds its own rounding bound (%.3g times it): it lost precision\n",
+                    s->name[w], x->own_ratio[w]);
     }
     for (int w = 0; w < 2; w++) /* the aggregate test's alarm, where the bound's says nothing already */
         if (x->aggregate[w] > 1 && !(x->beyond & (1u << w)) && !x->wrong_class[w])
-            fprintf(f, "  aggregate path %c is farther from the exact sums than rounding makes, over its %zu elements:\n"
+            fprintf(f, "  aggregate %s is farther from the exact sums than rounding makes, over its %zu elements:\n"
                        "           its squared errors, each against the model's scale, sum to %.3g times %s\n"
                        "           (odds below 1e-13 under independent, mean-zero rounding errors): it lost a\n"
                        "           little precision on many elements, too little on each for one alone to tell\n",
-                    "AB"[w], x->aggregate_elements[w], x->aggregate[w],
+                    s->name[w], x->aggregate_elements[w], x->aggregate[w],
                     x->aggregate_by_orders[w] ? "four times what the legitimate orders' give these data"
                                                : "what they reach but for negligible odds");
 }
@@ -201,11 +207,57 @@ static void report_concurrency(FILE *f, const struct fpd_concurrency *cc)
                 cc->shown, cc->shown_mirror ? ", negated" : "", cc->differing == 1 ? "" : " (the one most elements differ in)");
 }
 
-void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment)
+/* The outcome: the verdict and the metrics behind it, or the error. */
+static void report_outcome(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res,
+                           const struct sides *s)
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_metrics *m = &res->metrics;
-    char shape[64], dt[32], backends[160], a[96], b[96], cmd[FPD_COMMAND_MAX];
+    char a[96], b[96];
+    if (res->verdict == FPD_ERROR) {
+        if (res->failed_path < 0) /* the check's process died: no path to blame */
+            fprintf(f, "  error    ");
+        else
+            fprintf(f, "  error    %s: ", s->name[res->failed_path]);
+        fpd_put_printable(f, res->error); /* a framework's exception, a host's reason: not fpdiv's words */
+        fputc('\n', f);
+        return;
+    }
+    fprintf(f, "  verdict  %s (%s)\n", fpd_verdict_table[res->verdict].name, fpd_verdict_table[res->verdict].doc);
+    fprintf(f, "  differ   %zu of %zu elements", m->diff, m->count);
+    if (m->nonfinite_mismatch)
+        fprintf(f, " (%zu with a different NaN/Inf class)", m->nonfinite_mismatch);
+    if (m->threshold_crossings) /* counted within the bound: the ratio has their distance to the threshold */
+        fprintf(f, " (%zu ±Inf on one path, finite on the other: within the bound of the overflow threshold, "
+                   "which an order's rounding may cross)", m->threshold_crossings);
+    fputc('\n', f);
+    if (m->diff) {
+        fprintf(f, "  max      %" PRIu64 " ulp, abs %.3g, rel %.3g\n", m->max_ulp, m->max_abs, m->max_rel);
+        fprintf(f, "  ratio    %.3g of the rounding bound (<= 1: any summation order may give it)\n", m->ratio);
+        if (res->probable_ratio > 1)
+            fprintf(f, "  likely   %.3g of the probabilistic threshold (> 1: no reordering gives it, but with odds\n"
+                       "           below 1e-13 an element, under independent, mean-zero rounding errors%s)\n",
+                    res->probable_ratio,
+                    res->probable_order_free ? "; its data are not exchangeable, so the order-free threshold" : "");
+        fprintf(f, "  worst    [%u, %u, %u]: %s = %s, %s = %s\n", res->worst_batch, res->worst_row, res->worst_col,
+                s->letter[0], fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a), s->letter[1],
+                fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b));
+    }
+    fprintf(f, "  hashes   %s %016" PRIx64 "  %s %016" PRIx64 " (XXH3-64 of the compared outputs)\n", s->letter[0],
+            m->hash_a, s->letter[1], m->hash_b);
+    report_concurrency(f, &res->concurrency);
+    if (res->strict_excess > 1)
+        fprintf(f, "  strict   the paths must agree bit for bit but for underflow; they differ by %.3g times what "
+                   "underflow can make\n", res->strict_excess);
+    else if (res->strict_excess > 0)
+        fprintf(f, "  strict   the paths differ by no more than underflow can make (%.3g of it)\n", res->strict_excess);
+    report_exact(f, chk, res, s);
+}
+
+void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment)
+{
+    const struct fpd_case *c = &chk->c;
+    char shape[64], dt[32], backends[160], cmd[FPD_COMMAND_MAX];
     fprintf(f, "check %s on %s: %s\n", chk->relation->name, fpd_check_backend_names(chk, backends, sizeof backends),
             fpd_verdict_table[res->verdict].name);
     char source[96];
@@ -220,48 +272,18 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
             c->trans_a ? ", A transposed" : "", c->trans_b ? ", B transposed" : "", c->has_bias ? ", bias" : "", source);
     describe_path(f, "A", chk, &res->paths.a, &res->paths.compare);
     describe_path(f, "B", chk, &res->paths.b, &res->paths.compare);
-    if (res->verdict == FPD_ERROR) {
-        if (res->failed_path < 0) /* the check's process died: no path to blame */
-            fprintf(f, "  error    ");
-        else
-            fprintf(f, "  error    path %c: ", res->failed_path == 0 ? 'A' : 'B');
-        fpd_put_printable(f, res->error); /* a framework's exception, a host's reason: not fpdiv's words */
-        fputc('\n', f);
-    } else {
-        fprintf(f, "  verdict  %s (%s)\n", fpd_verdict_table[res->verdict].name, fpd_verdict_table[res->verdict].doc);
-        fprintf(f, "  differ   %zu of %zu elements", m->diff, m->count);
-        if (m->nonfinite_mismatch)
-            fprintf(f, " (%zu with a different NaN/Inf class)", m->nonfinite_mismatch);
-        if (m->threshold_crossings) /* counted within the bound: the ratio has their distance to the threshold */
-            fprintf(f, " (%zu ±Inf on one path, finite on the other: within the bound of the overflow threshold, "
-                       "which an order's rounding may cross)", m->threshold_crossings);
-        fputc('\n', f);
-        if (m->diff) {
-            fprintf(f, "  max      %" PRIu64 " ulp, abs %.3g, rel %.3g\n", m->max_ulp, m->max_abs, m->max_rel);
-            fprintf(f, "  ratio    %.3g of the rounding bound (<= 1: any summation order may give it)\n", m->ratio);
-            if (res->probable_ratio > 1)
-                fprintf(f, "  likely   %.3g of the probabilistic threshold (> 1: no reordering gives it, but with odds\n"
-                           "           below 1e-13 an element, under independent, mean-zero rounding errors%s)\n",
-                        res->probable_ratio,
-                        res->probable_order_free ? "; its data are not exchangeable, so the order-free threshold" : "");
-            fprintf(f, "  worst    [%u, %u, %u]: A = %s, B = %s\n", res->worst_batch, res->worst_row, res->worst_col,
-                    fpd_format_value(c->dt.out, m->worst_bits_a, a, sizeof a),
-                    fpd_format_value(c->dt.out, m->worst_bits_b, b, sizeof b));
-        }
-        fprintf(f, "  hashes   A %016" PRIx64 "  B %016" PRIx64 " (XXH3-64 of the compared outputs)\n", m->hash_a,
-                m->hash_b);
-        report_concurrency(f, &res->concurrency);
-        if (res->strict_excess > 1)
-            fprintf(f, "  strict   the paths must agree bit for bit but for underflow; they differ by %.3g times what "
-                       "underflow can make\n", res->strict_excess);
-        else if (res->strict_excess > 0)
-            fprintf(f, "  strict   the paths differ by no more than underflow can make (%.3g of it)\n",
-                    res->strict_excess);
-        report_exact(f, chk, res);
-    }
+    static const struct sides paths = {{"path A", "path B"}, {"A", "B"}};
+    report_outcome(f, chk, res, &paths);
     if (fpd_reproduce_command(chk, cmd, sizeof cmd))
         fprintf(f, "  rerun    %s\n", cmd);
     fpd_report_environment(f, chk, environment);
+}
+
+void fpd_report_judgement(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res,
+                          const char *const outputs[2])
+{
+    const struct sides given = {{outputs[0], outputs[1]}, {outputs[0], outputs[1]}};
+    report_outcome(f, chk, res, &given);
 }
 
 static json_t *hex64(uint64_t x)

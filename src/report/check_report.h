@@ -33,6 +33,11 @@ void fpd_path_words(FILE *f, const struct fpd_check *chk, const struct fpd_path 
  * NULL for this process's backends. */
 void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res, json_t *environment);
 
+/* The outcome of a judgement (`fpdiv judge`): the report's lines from the verdict on, the two
+ * outputs called by the names given (their files) instead of path A and path B. */
+void fpd_report_judgement(FILE *f, const struct fpd_check *chk, const struct fpd_check_result *res,
+                          const char *const outputs[2]);
+
 /* One JSON object per check: relation, backends, verdict, diff, max_ulp, max_abs, max_rel, ratio,
  * hash_a, hash_b, seed, index, and the case and worst element. Caller owns the reference. */
 json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_result *res);

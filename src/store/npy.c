@@ -57,6 +57,7 @@ static const struct {
 } elements[] = {
     {"f8", "float64", FPD_NPY_FLOAT64, 8}, {"f4", "float32", FPD_NPY_FLOAT32, 4},
     {"f2", "float16", FPD_NPY_FLOAT16, 2}, {"u2", "uint16 (bf16 bits)", FPD_NPY_UINT16, 2},
+    {"i2", "int16 (bf16 bits)", FPD_NPY_INT16, 2},
     {"V2", "2-byte void (ml_dtypes' bfloat16)", FPD_NPY_VOID16, 2},
 };
 
@@ -276,7 +277,7 @@ int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, stru
     if (!known_order || e == sizeof elements / sizeof elements[0]) {
         char shown[64];
         snprintf(why, why_size, "%s: its 'descr' is '%s': fpdiv reads float64, float32, float16 and 2-byte bf16 "
-                 "arrays ('<f8', '<f4', '<f2'; '<u2' or '|V2' for bf16)", name, fpd_printable(h.descr, shown, sizeof shown));
+                 "arrays ('<f8', '<f4', '<f2'; '<u2', '<i2' or '<V2' for bf16)", name, fpd_printable(h.descr, shown, sizeof shown));
         return FPD_ERR_INPUT;
     }
     out->element = elements[e].element;

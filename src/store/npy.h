@@ -11,9 +11,9 @@
 #include "common/dtype.h"
 
 /* The element types fpdiv reads from a .npy file. bf16 has no NumPy type: it arrives as its uint16
- * bits ('<u2', as fpdiv writes it) or as a 2-byte void ('<V2', what np.save writes for ml_dtypes'
+ * bits ('<u2', as fpdiv writes it; '<i2', as torch's t.view(torch.int16) gives them) or as a 2-byte void ('<V2', what np.save writes for ml_dtypes'
  * bfloat16; '|V2' too), and which type the bits are is the reader's to say (fpdiv judge's --dtype). */
-enum fpd_npy_element { FPD_NPY_FLOAT64, FPD_NPY_FLOAT32, FPD_NPY_FLOAT16, FPD_NPY_UINT16, FPD_NPY_VOID16 };
+enum fpd_npy_element { FPD_NPY_FLOAT64, FPD_NPY_FLOAT32, FPD_NPY_FLOAT16, FPD_NPY_UINT16, FPD_NPY_INT16, FPD_NPY_VOID16 };
 
 enum { FPD_NPY_MAX_DIMS = 8 };
 

@@ -206,6 +206,10 @@ bad "export refuses what a framework lacks" "addmm has no counterpart in numpy: 
 run "an openblas case exported to numpy" 0 $FPDIV check --relation slice-rows --backend openblas --core Haswell \
     --shape 4x1000x1000 --save $tmp/ob --fail-on never &&
     $FPDIV export $tmp/ob/slice-rows/*.json --to numpy -o $tmp/ob-np >/dev/null && run "its script" 0 $python $tmp/ob-np/repro_numpy.py &&
+    expect "it prints the judge command for its outputs" "$out" '^is it expected\? fpdiv judge --a .*judge_A\.npy --b .*judge_B\.npy --outputs .*judge_path_a\.npy,.*judge_path_b\.npy --dtype f32:f32:f32$' &&
+    run "which judges numpy's own difference" 0 $FPDIV $(sed -n 's/^is it expected? fpdiv //p' <<<"$out") &&
+    expect "as rounding explains" "$out" '^judge .*judge_path_a\.npy against .*judge_path_b\.npy: (same|reorder)$' &&
+    run "its script, again" 0 $python $tmp/ob-np/repro_numpy.py &&
     expect "says numpy diverges too, and that the counts of two backends need not agree" "$out" \
         "^diverges in numpy too; openblas@Haswell is another backend, so the counts need not agree$"
 

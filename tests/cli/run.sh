@@ -240,7 +240,7 @@ run "fuzz cast-out opt-in" 1 $FPDIV fuzz --no-corpus --seed 2 --cases 20 --relat
 run "list" 0 $FPDIV list && expect "list shows openblas available" "$out" 'openblas +cpu available'
 expect "list shows relations with docs" "$out" 'slice-rows .*slice after vs before'
 run "version" 0 $FPDIV --version && expect "version" "$out" '^fpdiv [0-9]+\.[0-9]+\.[0-9]+'
-for c in check fuzz list env replay show minimize bisect sweep explain merge export; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
+for c in check fuzz list env replay show minimize bisect sweep explain merge export judge; do run "$c --help" 0 $FPDIV $c --help && expect "$c --help" "$out" "usage: fpdiv $c"; done
 
 # --- the environment: kernel sets and threads pinned, recorded, compared on replay ---
 KS="--plugin $(dirname "$FPDIV")/plugins/kernelsets.so"

@@ -10,7 +10,7 @@ A page shows commands in ```console blocks, as a terminal shows them:
 
 - `$ ` starts a command (a trailing backslash continues it on the next line); it runs in bash, in
   a directory of the page's own that holds the corpus as committed (corpus/), with `fpdiv` on PATH
-  being the fpdiv under test. A page's commands run in order, in one directory: a later one may
+  being the fpdiv under test, and `python3` the Python environment's (.venv), which has the frameworks. A page's commands run in order, in one directory: a later one may
   read what an earlier one wrote.
 - The lines up to the next command are its output (stdout and stderr together, as a terminal
   shows them), compared in shape: every number (integer, decimal, hex float, exponent) matches
@@ -200,7 +200,11 @@ def main():
         if not examples:
             continue
         top, work, bindir = sandbox(fpdiv)
-        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], FPDIV_DOC_ROOT=ROOT)
+        # python3 is the Python environment's scripts/install-deps.sh made (NumPy, PyTorch, JAX), as
+        # a user's own is where a page saves arrays from a framework (doc/judge.md)
+        venv = os.path.join(ROOT, ".venv", "bin")
+        path = os.pathsep.join([bindir] + ([venv] if os.path.isdir(venv) else []) + [os.environ["PATH"]])
+        env = dict(os.environ, PATH=path, FPDIV_DOC_ROOT=ROOT)
         try:
             for e in examples:
                 name = f"{e.where()} $ {e.command.splitlines()[0]}"

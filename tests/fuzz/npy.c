@@ -18,7 +18,7 @@ static void round_trip(const struct fpd_npy *a)
 {
     static const enum fpd_dtype as[] = {[FPD_NPY_FLOAT64] = FPD_F64, [FPD_NPY_FLOAT32] = FPD_F32,
                                         [FPD_NPY_FLOAT16] = FPD_F16, [FPD_NPY_UINT16] = FPD_BF16,
-                                        [FPD_NPY_VOID16] = FPD_BF16};
+                                        [FPD_NPY_INT16] = FPD_BF16, [FPD_NPY_VOID16] = FPD_BF16};
     if (a->ndim < 1 || a->ndim > 4)
         return; /* the writer's shapes: 1 to 4 dimensions */
     static char path[64];

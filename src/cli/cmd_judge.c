@@ -1,0 +1,226 @@
+/* cmd_judge.c — `fpdiv judge`: two results a user already has, of one product, judged as a check's
+ * two paths are. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/given.h"
+#include "cli/cmd.h"
+#include "store/judge_arrays.h"
+#include "common/dtype.h"
+#include "common/text.h"
+#include "report/check_report.h"
+
+static const char help[] =
+    "usage: fpdiv judge --a A.npy --b B.npy --outputs Y1.npy,Y2.npy [options]\n\n"
+    "Tells whether two results of one product that the user already has differ as rounding\n"
+    "explains: Y1 and Y2 are A @ B (+ bias) computed two ways (a slice before or after, a fused\n"
+    "bias or not, eager or compiled, another device). It reports what `check` does: the verdict\n"
+    "(same, reorder, improbable, bound, nonfinite), the elements that differ, the largest\n"
+    "difference in ulps and relative, its ratio to the worst-case bound and to the probabilistic\n"
+    "threshold, each output's distance from the correctly rounded product and which is closer, and\n"
+    "the worst element. The rounding model is a sum of the k products in any order, each addition\n"
+    "rounded to nearest in the accumulator's type.\n\n"
+    "  --a FILE             A: m x k, or batch x m x k (.npy)\n"
+    "  --b FILE             B: k x n, or batch x k x n; one of A and B may have no batch\n"
+    "  --bias FILE          a row of n added to every row of the product (both outputs hold it)\n"
+    "  --trans-a            A.npy holds k x m (A transposed)\n"
+    "  --trans-b            B.npy holds n x k, as a Linear layer's weight does (F.linear(x, W, b))\n"
+    "  --outputs Y1,Y2      the two results: batch x m x n (m x n without a batch), or one row of n\n"
+    "  --row I              the outputs are row I of the product (over batch x m): (A @ B)[I] vs A[I] @ B\n"
+    "  --dtype IN[:OUT[:ACC]] the types; from the files where not given (bf16 arrays, stored as uint16\n"
+    "                       or ml_dtypes' 2-byte void, must be named); ACC as frameworks accumulate:\n"
+    "                       f64 where IN or OUT is f64, else f32\n"
+    "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, improbable,\n"
+    "                       bound, never (default bound)\n"
+    "  --json               print one JSON object instead of the report\n"
+    "  -h, --help           this text\n";
+
+enum { OPT_A = 1, OPT_B, OPT_BIAS, OPT_TRANS_A, OPT_TRANS_B, OPT_OUTPUTS, OPT_ROW, OPT_DTYPE, OPT_FAIL_ON, OPT_JSON };
+
+struct judge_options {
+    struct fpd_judge_files files;
+    char outputs[2][4096];
+    int fail_on;
+    bool json;
+};
+
+static int parse_outputs(const char *text, struct judge_options *o, char *why, size_t why_size)
+{
+    const char *comma = strchr(text, ',');
+    if (!comma || strchr(comma + 1, ',') || comma == text || !comma[1] || (size_t)(comma - text) >= sizeof o->outputs[0] ||
+        strlen(comma + 1) >= sizeof o->outputs[1]) {
+        char shown[256];
+        snprintf(why, why_size, "--outputs '%s': expected two files, Y1.npy,Y2.npy",
+                 fpd_printable(text, shown, sizeof shown));
+        return FPD_ERR_INPUT;
+    }
+    snprintf(o->outputs[0], sizeof o->outputs[0], "%.*s", (int)(comma - text), text);
+    snprintf(o->outputs[1], sizeof o->outputs[1], "%s", comma + 1);
+    o->files.outputs[0] = o->outputs[0], o->files.outputs[1] = o->outputs[1];
+    return FPD_OK;
+}
+
+static int parse(int argc, char **argv, struct judge_options *o, char *why, size_t why_size)
+{
+    static const struct option options[] = {
+        {"a", required_argument, NULL, OPT_A},          {"b", required_argument, NULL, OPT_B},
+        {"bias", required_argument, NULL, OPT_BIAS},    {"trans-a", no_argument, NULL, OPT_TRANS_A},
+        {"trans-b", no_argument, NULL, OPT_TRANS_B},    {"outputs", required_argument, NULL, OPT_OUTPUTS},
+        {"row", required_argument, NULL, OPT_ROW},      {"dtype", required_argument, NULL, OPT_DTYPE},
+        {"fail-on", required_argument, NULL, OPT_FAIL_ON}, {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
+    };
+    int opt, rc = FPD_OK;
+    uint64_t row;
+    while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_A: o->files.a = optarg; break;
+        case OPT_B: o->files.b = optarg; break;
+        case OPT_BIAS: o->files.bias = optarg; break;
+        case OPT_TRANS_A: o->files.trans_a = true; break;
+        case OPT_TRANS_B: o->files.trans_b = true; break;
+        case OPT_OUTPUTS: rc = parse_outputs(optarg, o, why, why_size); break;
+        case OPT_ROW:
+            rc = fpd_cli_u64("--row", optarg, (uint64_t)1 << 62, &row, why, why_size);
+            o->files.row = (long)row;
+            break;
+        case OPT_DTYPE: o->files.dtype = optarg; break;
+        case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
+        case OPT_JSON: o->json = true; break;
+        case 'h': fputs(help, stdout); return -1;
+        default: snprintf(why, why_size, "see 'fpdiv judge --help'"); return FPD_ERR_INPUT;
+        }
+    }
+    if (rc != FPD_OK)
+        return rc;
+    if (optind < argc) {
+        snprintf(why, why_size, "unexpected argument '%s'", argv[optind]);
+        return FPD_ERR_INPUT;
+    }
+    if (!o->files.a || !o->files.b || !o->files.outputs[0]) {
+        snprintf(why, why_size, "--a, --b and --outputs are required (see 'fpdiv judge --help')");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+/* The two given backends, registered and open, as the check's. */
+static int given_backends(const struct fpd_judge_arrays *j, struct fpd_check *chk, char *why, size_t why_size)
+{
+    for (int i = 0; i < 2; i++) {
+        fpd_given_set(i, j->c.dt.out, j->outputs[i].data, j->c.batch, j->c.m, j->c.n);
+        int rc = fpd_registry_add(&fpd_backend_given[i], why, why_size);
+        if (rc != FPD_OK)
+            return rc;
+        chk->backends[i] = fpd_registry_find(fpd_backend_given[i].name);
+        if (fpd_backend_acquire(chk->backends[i]) != FPD_OK) {
+            snprintf(why, why_size, "%s", chk->backends[i]->why);
+            return FPD_ERR_INPUT;
+        }
+    }
+    return FPD_OK;
+}
+
+/* "judge Y1.npy against Y2.npy: reorder", and what was judged. */
+static void report(const struct judge_options *o, const struct fpd_judge_arrays *j, const struct fpd_check *chk,
+                   const struct fpd_check_result *res, const char *const names[2])
+{
+    const struct fpd_case *c = &chk->c;
+    char shown[3][4200], dt[32];
+    printf("judge %s against %s: %s\n", names[0], names[1], fpd_verdict_table[res->verdict].name);
+    printf("  product  %s%s @ %s%s", fpd_printable(o->files.a, shown[0], sizeof shown[0]), o->files.trans_a ? "ᵀ" : "",
+           fpd_printable(o->files.b, shown[1], sizeof shown[1]), o->files.trans_b ? "ᵀ" : "");
+    if (o->files.bias)
+        printf(" + %s", fpd_printable(o->files.bias, shown[2], sizeof shown[2]));
+    if (j->batch > 1)
+        printf(": %zu x %zu x %u x %u (batch x m x n x k)", j->batch, j->m, c->n, c->k);
+    else
+        printf(": %zu x %u x %u (m x n x k)", j->m, c->n, c->k);
+    printf(", %s (in %s, out %s, acc %s)\n", fpd_dtypes_format(&c->dt, dt, sizeof dt), fpd_dtype_info(c->dt.in)->name,
+           fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name);
+    for (int i = 0; i < 2; i++)
+        if (j->widened[i] != FPD_DTYPE_COUNT)
+            printf("  output   %s is %s: judged in %s, which holds its values exactly (its rounding to %s is its own)\n",
+                   names[i], fpd_dtype_info(j->widened[i])->name, fpd_dtype_info(c->dt.out)->name,
+                   fpd_dtype_info(j->widened[i])->name);
+    if (o->files.row >= 0)
+        printf("  row      %ld of the product (batch %zu, row %zu): the outputs are its %u elements\n", o->files.row,
+               (size_t)o->files.row / j->m, (size_t)o->files.row % j->m, c->n);
+    printf("  model    any order of the k products' sum, each addition rounded to nearest in %s\n",
+           fpd_dtype_info(c->dt.acc)->name);
+    fpd_report_judgement(stdout, chk, res, names);
+}
+
+static json_t *judgement_json(const struct judge_options *o, const struct fpd_judge_arrays *j,
+                              const struct fpd_check *chk, const struct fpd_check_result *res)
+{
+    json_t *out = fpd_check_json(chk, res);
+    json_object_set_new(out, "type", json_string("judge"));
+    /* a check's identity (relation, backends, the generator's seed) and its stored layout (the
+     * inputs' is under "inputs"): none of them a judgement's */
+    static const char *const of_a_check[] = {"relation", "backends", "reproduce", "seed",    "index",
+                                             "generator", "dist",     "trans_a",   "trans_b", "pad"};
+    for (size_t i = 0; i < sizeof of_a_check / sizeof of_a_check[0]; i++)
+        json_object_del(out, of_a_check[i]);
+    json_object_set_new(out, "outputs", json_pack("[o,o]", fpd_json_text(o->files.outputs[0]),
+                                                  fpd_json_text(o->files.outputs[1])));
+    json_object_set_new(out, "inputs", json_pack("{s:o,s:o,s:o,s:b,s:b}", "a", fpd_json_text(o->files.a), "b",
+                                                 fpd_json_text(o->files.b), "bias",
+                                                 o->files.bias ? fpd_json_text(o->files.bias) : json_null(),
+                                                 "trans_a", o->files.trans_a, "trans_b", o->files.trans_b));
+    json_object_set_new(out, "product", json_pack("{s:I,s:I,s:I,s:I}", "batch", (json_int_t)j->batch, "m",
+                                                  (json_int_t)j->m, "n", (json_int_t)chk->c.n, "k", (json_int_t)chk->c.k));
+    json_object_set_new(out, "row", o->files.row >= 0 ? json_integer(o->files.row) : json_null());
+    return out;
+}
+
+int fpd_cmd_judge(int argc, char **argv)
+{
+    struct judge_options o = {.files = {.row = -1}, .fail_on = FPD_BOUND};
+    char why[1024];
+    int rc = parse(argc, argv, &o, why, sizeof why);
+    if (rc < 0)
+        return FPD_EXIT_OK; /* --help */
+    struct fpd_judge_arrays j;
+    if (rc == FPD_OK)
+        rc = fpd_judge_arrays_load(&o.files, &j, why, sizeof why);
+    if (rc != FPD_OK) {
+        fpd_console_error("judge", "%s", why);
+        return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
+    }
+    struct fpd_check chk = {.relation = fpd_relation_find("vendor"), .c = j.c, .exact = FPD_EXACT_ALWAYS};
+    if ((rc = given_backends(&j, &chk, why, sizeof why)) != FPD_OK) {
+        fpd_console_error("judge", "%s", why);
+        fpd_judge_arrays_free(&j);
+        return FPD_EXIT_INTERNAL;
+    }
+    /* in a process of its own, as check runs: a crash in the exact reference on hostile data costs it */
+    struct fpd_checker ck = {.isolate = true};
+    struct fpd_check_result res;
+    rc = fpd_check_run(&ck, &chk, &res);
+    fpd_checker_free(&ck);
+    if (rc != FPD_OK) {
+        fpd_console_error("judge", "internal error (status %d): out of memory?", rc);
+        fpd_judge_arrays_free(&j);
+        return FPD_EXIT_INTERNAL;
+    }
+    if (o.files.row >= 0) { /* the worst element in the product's coordinates, not the row's */
+        res.worst_batch = (uint32_t)((size_t)o.files.row / j.m);
+        res.worst_row = (uint32_t)((size_t)o.files.row % j.m);
+    }
+    char names[2][4200];
+    const char *shown[2] = {fpd_printable(o.files.outputs[0], names[0], sizeof names[0]),
+                            fpd_printable(o.files.outputs[1], names[1], sizeof names[1])};
+    if (o.json) {
+        json_t *out = judgement_json(&o, &j, &chk, &res);
+        json_dumpf(out, stdout, FPD_JSON_LINE);
+        fputc('\n', stdout);
+        json_decref(out);
+    } else {
+        report(&o, &j, &chk, &res, shown);
+    }
+    fpd_judge_arrays_free(&j);
+    return fpd_fails_policy(res.verdict, o.fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
+}

@@ -1,0 +1,305 @@
+/* judge_arrays.c — the user's .npy files as a case for `fpdiv judge` (judge_arrays.h). */
+#include "store/judge_arrays.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/dtype.h"
+#include "common/text.h"
+
+/* The type each element type of a file is; a bf16 file's bits say nothing of it (NumPy has no
+ * bf16), so only --dtype makes uint16 or a 2-byte void bf16. */
+static const struct {
+    enum fpd_npy_element element;
+    enum fpd_dtype t;
+    bool declared_only;
+} file_types[] = {
+    {FPD_NPY_FLOAT64, FPD_F64, false}, {FPD_NPY_FLOAT32, FPD_F32, false}, {FPD_NPY_FLOAT16, FPD_F16, false},
+    {FPD_NPY_UINT16, FPD_BF16, true},  {FPD_NPY_INT16, FPD_BF16, true}, {FPD_NPY_VOID16, FPD_BF16, true},
+};
+
+/* --dtype's fields, each given (true) or not. */
+struct declared {
+    bool given[3];
+    enum fpd_dtype t[3];
+};
+
+static int parse_declared(const char *spec, struct declared *d, char *why, size_t why_size)
+{
+    *d = (struct declared){0};
+    if (!spec)
+        return FPD_OK;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", spec);
+    int field = 0;
+    for (char *p = buf, *tok; (tok = strsep(&p, ":")) != NULL; field++) {
+        if (field == 3 || fpd_dtype_parse(tok, &d->t[field]) != FPD_OK) {
+            char shown[96];
+            snprintf(why, why_size, "--dtype '%s': expected IN[:OUT[:ACC]], each f64, f32, f16 or bf16",
+                     fpd_printable(spec, shown, sizeof shown));
+            return FPD_ERR_INPUT;
+        }
+        d->given[field] = true;
+    }
+    return FPD_OK;
+}
+
+/* The type of a file's elements, as `role` (0 in, 1 out) of --dtype may declare it. */
+static int type_of(const struct fpd_npy *a, const char *path, const struct declared *d, int role, enum fpd_dtype *t,
+                   char *why, size_t why_size)
+{
+    size_t i = 0;
+    while (file_types[i].element != a->element)
+        i++;
+    char shown[512];
+    fpd_printable(path, shown, sizeof shown);
+    if (file_types[i].declared_only && !(d->given[role] && d->t[role] == FPD_BF16)) {
+        snprintf(why, why_size, "%s holds %s elements: if they are bf16, say so with --dtype (%s)", shown,
+                 fpd_npy_element_name(a->element), role == 0 ? "bf16, or bf16:f32" : "IN:bf16");
+        return FPD_ERR_INPUT;
+    }
+    *t = file_types[i].t;
+    /* the inputs are of the type --dtype gives; an output's float type is its own (one output may be
+     * narrower than the other: judged in the wider) */
+    if (role == 0 && d->given[role] && d->t[role] != *t) {
+        snprintf(why, why_size, "%s holds %s elements, not the %s --dtype gives the %s", shown,
+                 fpd_npy_element_name(a->element), fpd_dtype_info(d->t[role])->name, role == 0 ? "inputs" : "outputs");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+/* Whether every value of type `narrow` is one of `wide`'s. */
+static bool contains(enum fpd_dtype wide, enum fpd_dtype narrow)
+{
+    const struct fpd_dtype_info *w = fpd_dtype_info(wide), *n = fpd_dtype_info(narrow);
+    return w->precision >= n->precision && w->emax >= n->emax && w->underflow <= n->underflow;
+}
+
+/* An array's elements from type `from` into `to`, which holds them all (the conversion is exact). */
+static int widen(struct fpd_npy *a, enum fpd_dtype from, enum fpd_dtype to, char *why, size_t why_size)
+{
+    size_t es = fpd_dtype_info(to)->size;
+    void *wide = malloc(a->count * es + 1);
+    if (!wide) {
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < a->count; i++)
+        fpd_store(to, wide, i, fpd_load(from, a->data, i));
+    free(a->data);
+    a->data = wide;
+    a->element_size = es;
+    return FPD_OK;
+}
+
+static int read_file(const char *path, struct fpd_npy *a, char *why, size_t why_size)
+{
+    return fpd_npy_read(path, a, why, why_size);
+}
+
+/* "3 x 4 x 5" */
+static const char *dims(const struct fpd_npy *a, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int d = 0; d < a->ndim; d++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%zu", d ? " x " : "", a->shape[d]);
+    if (a->ndim == 0)
+        snprintf(buf, size, "a scalar");
+    return buf;
+}
+
+/* An operand's geometry: its batch (0: none), and its stored rows and columns. */
+struct operand {
+    size_t batch, rows, cols;
+};
+
+static int operand_of(const struct fpd_npy *a, const char *path, const char *what, struct operand *o, char *why,
+                      size_t why_size)
+{
+    char shown[512], d[128];
+    if (a->ndim != 2 && a->ndim != 3) {
+        snprintf(why, why_size, "%s is %s: %s", fpd_printable(path, shown, sizeof shown), dims(a, d, sizeof d), what);
+        return FPD_ERR_INPUT;
+    }
+    *o = (struct operand){a->ndim == 3 ? a->shape[0] : 0, a->shape[a->ndim - 2], a->shape[a->ndim - 1]};
+    return FPD_OK;
+}
+
+/* The case's dimensions must be positive and fit its 32-bit fields. */
+static int check_extent(const char *name, size_t value, char *why, size_t why_size)
+{
+    if (value >= 1 && value <= UINT32_MAX)
+        return FPD_OK;
+    snprintf(why, why_size, "the product's %s is %zu: fpdiv judges products with every dimension from 1 to 2^32 - 1",
+             name, value);
+    return FPD_ERR_INPUT;
+}
+
+int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_arrays *out, char *why,
+                          size_t why_size)
+{
+    *out = (struct fpd_judge_arrays){.widened = {FPD_DTYPE_COUNT, FPD_DTYPE_COUNT}};
+    struct declared d;
+    struct fpd_npy a = {0}, b = {0}, bias = {0};
+    int rc = parse_declared(files->dtype, &d, why, why_size);
+    if (rc == FPD_OK)
+        rc = read_file(files->a, &a, why, why_size);
+    if (rc == FPD_OK)
+        rc = read_file(files->b, &b, why, why_size);
+    if (rc == FPD_OK && files->bias)
+        rc = read_file(files->bias, &bias, why, why_size);
+    for (int i = 0; rc == FPD_OK && i < 2; i++)
+        rc = read_file(files->outputs[i], &out->outputs[i], why, why_size);
+    /* the types: the inputs', the outputs' (and the bias's, which is added in them) */
+    enum fpd_dtype in_a, in_b, out_t[2], bias_t = FPD_F32;
+    if (rc == FPD_OK)
+        rc = type_of(&a, files->a, &d, 0, &in_a, why, why_size);
+    if (rc == FPD_OK)
+        rc = type_of(&b, files->b, &d, 0, &in_b, why, why_size);
+    for (int i = 0; rc == FPD_OK && i < 2; i++)
+        rc = type_of(&out->outputs[i], files->outputs[i], &d, 1, &out_t[i], why, why_size);
+    if (rc == FPD_OK && files->bias)
+        rc = type_of(&bias, files->bias, &d, 1, &bias_t, why, why_size);
+    char shown[2][512], dm[2][128];
+    if (rc == FPD_OK && in_a != in_b) {
+        snprintf(why, why_size, "%s holds %s and %s %s: a product's inputs are of one type",
+                 fpd_printable(files->a, shown[0], sizeof shown[0]), fpd_dtype_info(in_a)->name,
+                 fpd_printable(files->b, shown[1], sizeof shown[1]), fpd_dtype_info(in_b)->name);
+        rc = FPD_ERR_INPUT;
+    }
+    /* Outputs of two types are judged in the wider, which holds every value of the narrower exactly
+     * (a bf16 result against an f32 one): the narrower's extra rounding is then its own error. */
+    enum fpd_dtype wide = out_t[0];
+    if (rc == FPD_OK && out_t[0] != out_t[1]) {
+        int narrow = contains(out_t[0], out_t[1]) ? 1 : contains(out_t[1], out_t[0]) ? 0 : -1;
+        if (narrow < 0) {
+            snprintf(why, why_size, "%s holds %s and %s %s: neither type holds the other's values",
+                     fpd_printable(files->outputs[0], shown[0], sizeof shown[0]), fpd_dtype_info(out_t[0])->name,
+                     fpd_printable(files->outputs[1], shown[1], sizeof shown[1]), fpd_dtype_info(out_t[1])->name);
+            rc = FPD_ERR_INPUT;
+        } else {
+            wide = out_t[1 - narrow];
+            out->widened[narrow] = out_t[narrow];
+            rc = widen(&out->outputs[narrow], out_t[narrow], wide, why, why_size);
+        }
+    }
+    if (rc == FPD_OK && files->bias && bias_t != wide) {
+        if (contains(wide, bias_t)) {
+            rc = widen(&bias, bias_t, wide, why, why_size);
+        } else {
+            snprintf(why, why_size, "%s holds %s, which the outputs' %s does not hold: the bias is added in the outputs' type",
+                     fpd_printable(files->bias, shown[0], sizeof shown[0]), fpd_dtype_info(bias_t)->name,
+                     fpd_dtype_info(wide)->name);
+            rc = FPD_ERR_INPUT;
+        }
+    }
+    struct fpd_case *c = &out->c;
+    fpd_case_defaults(c);
+    if (rc == FPD_OK) {
+        c->dt.in = in_a, c->dt.out = wide;
+        /* as frameworks accumulate: in f64 where either type is f64, else in f32 */
+        c->dt.acc = d.given[2] ? d.t[2] : in_a == FPD_F64 || out_t[0] == FPD_F64 ? FPD_F64 : FPD_F32;
+        if (!fpd_dtypes_valid(&c->dt, why, why_size))
+            rc = FPD_ERR_INPUT;
+    }
+    /* the shapes */
+    struct operand oa, ob;
+    if (rc == FPD_OK)
+        rc = operand_of(&a, files->a, files->trans_a ? "A is k x m or batch x k x m (--trans-a)"
+                                                     : "A is m x k or batch x m x k", &oa, why, why_size);
+    if (rc == FPD_OK)
+        rc = operand_of(&b, files->b, files->trans_b ? "B is n x k or batch x n x k (--trans-b)"
+                                                     : "B is k x n or batch x k x n", &ob, why, why_size);
+    size_t m = 0, k = 0, kb = 0, n = 0, batch = 1;
+    if (rc == FPD_OK) {
+        m = files->trans_a ? oa.cols : oa.rows, k = files->trans_a ? oa.rows : oa.cols;
+        kb = files->trans_b ? ob.cols : ob.rows, n = files->trans_b ? ob.rows : ob.cols;
+        batch = oa.batch > ob.batch ? oa.batch : ob.batch ? ob.batch : 1;
+        if (k != kb) {
+            snprintf(why, why_size, "%s is %s and %s %s: A's k (%zu%s) is not B's (%zu%s)",
+                     fpd_printable(files->a, shown[0], sizeof shown[0]), dims(&a, dm[0], sizeof dm[0]),
+                     fpd_printable(files->b, shown[1], sizeof shown[1]), dims(&b, dm[1], sizeof dm[1]), k,
+                     files->trans_a ? ", its rows with --trans-a" : ", its columns", kb,
+                     files->trans_b ? ", its columns with --trans-b" : ", its rows");
+            rc = FPD_ERR_INPUT;
+        } else if (oa.batch && ob.batch && oa.batch != ob.batch) {
+            snprintf(why, why_size, "%s has a batch of %zu and %s of %zu: one batch, or one of them without",
+                     fpd_printable(files->a, shown[0], sizeof shown[0]), oa.batch,
+                     fpd_printable(files->b, shown[1], sizeof shown[1]), ob.batch);
+            rc = FPD_ERR_INPUT;
+        }
+    }
+    static const char *const extent_names[] = {"batch", "m", "n", "k"};
+    const size_t extents[] = {batch, m, n, k};
+    for (size_t e = 0; rc == FPD_OK && e < 4; e++)
+        rc = check_extent(extent_names[e], extents[e], why, why_size);
+    if (rc == FPD_OK && files->bias && !(bias.count == n && (bias.ndim == 1 || (bias.ndim == 2 && bias.shape[0] == 1)))) {
+        snprintf(why, why_size, "%s is %s: the bias is a row of n = %zu", fpd_printable(files->bias, shown[0], sizeof shown[0]),
+                 dims(&bias, dm[0], sizeof dm[0]), n);
+        rc = FPD_ERR_INPUT;
+    }
+    if (rc == FPD_OK && files->row >= 0 && (size_t)files->row >= batch * m) {
+        snprintf(why, why_size, "--row %ld: the product has %zu rows (batch x m), 0 to %zu", files->row, batch * m,
+                 batch * m - 1);
+        rc = FPD_ERR_INPUT;
+    }
+    size_t want = files->row >= 0 ? n : batch * m * n;
+    for (int i = 0; rc == FPD_OK && i < 2; i++) {
+        const struct fpd_npy *y = &out->outputs[i];
+        if (y->count != want || y->ndim == 0 || y->shape[y->ndim - 1] != n) {
+            snprintf(why, why_size, "%s is %s; the product is %zu x %zu x %zu (batch x m x n): an output is all of it%s",
+                     fpd_printable(files->outputs[i], shown[0], sizeof shown[0]), dims(y, dm[0], sizeof dm[0]), batch,
+                     m, n, files->row >= 0 ? "; with --row, that row's n elements" : ", or one row of it with --row");
+            rc = FPD_ERR_INPUT;
+        }
+    }
+    /* the inputs, logical and packed: A's rows (all, or the one asked for) and B's entries */
+    if (rc == FPD_OK) {
+        out->batch = batch, out->m = m;
+        size_t rows = files->row >= 0 ? 1 : batch * m, entries = files->row >= 0 ? 1 : batch;
+        size_t first = files->row >= 0 ? (size_t)files->row : 0, es = a.element_size;
+        unsigned char *la = malloc(rows * k * es + 1), *lb = malloc(entries * k * n * es + 1);
+        out->data = (struct fpd_case_data){.batch = (uint32_t)entries, .m = (uint32_t)(rows / entries),
+                                           .n = (uint32_t)n, .k = (uint32_t)k, .a = la, .b = lb};
+        if (!la || !lb) {
+            snprintf(why, why_size, "out of memory for the inputs");
+            rc = FPD_ERR_NOMEM;
+        }
+        for (size_t r = 0; rc == FPD_OK && r < rows; r++) { /* r: the product's row first + r */
+            size_t bi = (first + r) / m, i = (first + r) % m;
+            const unsigned char *base = (const unsigned char *)a.data + (oa.batch ? bi : 0) * oa.rows * oa.cols * es;
+            for (size_t p = 0; p < k; p++)
+                memcpy(la + (r * k + p) * es, base + (files->trans_a ? p * oa.cols + i : i * oa.cols + p) * es, es);
+        }
+        for (size_t e = 0; rc == FPD_OK && e < entries; e++) {
+            size_t bi = files->row >= 0 ? first / m : e;
+            const unsigned char *base = (const unsigned char *)b.data + (ob.batch ? bi : 0) * ob.rows * ob.cols * es;
+            for (size_t p = 0; p < k; p++)
+                for (size_t j = 0; j < n; j++)
+                    memcpy(lb + ((e * k + p) * n + j) * es, base + (files->trans_b ? j * ob.cols + p : p * ob.cols + j) * es,
+                           es);
+        }
+        if (rc == FPD_OK && files->bias) {
+            out->data.bias = bias.data; /* n elements, packed: taken as they are */
+            bias.data = NULL;
+        }
+        c->batch = (uint32_t)entries, c->m = (uint32_t)(rows / entries), c->n = (uint32_t)n, c->k = (uint32_t)k;
+        c->has_bias = files->bias != NULL;
+        c->data = &out->data;
+    }
+    fpd_npy_free(&a), fpd_npy_free(&b), fpd_npy_free(&bias);
+    if (rc != FPD_OK)
+        fpd_judge_arrays_free(out);
+    return rc;
+}
+
+void fpd_judge_arrays_free(struct fpd_judge_arrays *j)
+{
+    fpd_case_data_free(&j->data);
+    fpd_npy_free(&j->outputs[0]);
+    fpd_npy_free(&j->outputs[1]);
+    j->c.data = NULL;
+}

@@ -1,0 +1,43 @@
+/*
+ * judge_arrays.h — the arrays a user brings to `fpdiv judge`, as a case: their types read from
+ * the files (and --dtype where the bits alone do not say), their shapes checked against each
+ * other, the inputs put in the case's logical form (A batch x m x k, B batch x k x n, packed) and
+ * the two outputs in the product's.
+ *
+ * A is m x k or batch x m x k (k x m with trans_a, as stored); B is k x n or batch x k x n (n x k
+ * with trans_b: a Linear layer's weight). One of them may have no batch: it is used for every
+ * entry of the other's, as a matmul broadcasts it. An output is the whole product (batch x m x n;
+ * m x n where there is no batch) or, with a row, that row of it (n elements): (A @ B)[i] against
+ * A[i] @ B.
+ */
+#ifndef FPD_JUDGE_ARRAYS_H
+#define FPD_JUDGE_ARRAYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/case.h"
+#include "store/npy.h"
+
+struct fpd_judge_files {
+    const char *a, *b, *bias, *outputs[2];
+    bool trans_a, trans_b;
+    const char *dtype; /* IN[:OUT[:ACC]], or NULL: from the files (accumulating as frameworks do) */
+    long row;          /* the row of the product the outputs are (over batch x m), or -1: all of it */
+};
+
+struct fpd_judge_arrays {
+    struct fpd_case c;         /* its data: `data` */
+    struct fpd_case_data data; /* A, B and the bias, logical and packed */
+    struct fpd_npy outputs[2]; /* as read: batch x m x n (or the row's n) elements of c.dt.out */
+    size_t batch, m;           /* the product's, before a row is taken */
+    enum fpd_dtype widened[2]; /* an output's own type where it was narrower than c.dt.out (else FPD_DTYPE_COUNT) */
+};
+
+/* Reads and checks the files: FPD_OK, FPD_ERR_INPUT with why naming the file and what does not fit,
+ * or FPD_ERR_NOMEM. */
+int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_arrays *out, char *why,
+                          size_t why_size);
+void fpd_judge_arrays_free(struct fpd_judge_arrays *j);
+
+#endif

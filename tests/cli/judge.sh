@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The judge suite (issue 55): two results a user already has of one product, made here by the real
+# frameworks (.venv's NumPy, PyTorch, JAX) the ways users report them, judged by `fpdiv judge`;
+# which verdict each gets is the theory's to say, so each test names the verdicts the theory allows
+# (reported situations: same or reorder; a planted loss: bound or improbable, the lossy side
+# named), never one bit pattern. Then every kind of bad input: exit 2, naming the file and what is
+# wrong.
+# Usage: FPDIV=build/fpdiv tests/cli/judge.sh   (after scripts/install-deps.sh: nothing skips)
+set -u
+FPDIV=${FPDIV:-build/fpdiv}
+FPDIV=$(cd "$(dirname "$FPDIV")" && pwd)/$(basename "$FPDIV") # the tests run in their own directory
+python=$(pwd)/.venv/bin/python
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+cd "$tmp" || exit 1
+export JAX_PLATFORMS=cpu
+
+# --- the arrays: a Linear layer's input, weight and bias, and results made the ways users make them ---
+"$python" - <<'EOF' || { echo "FAIL judge: the frameworks could not make the arrays"; exit 1; }
+import numpy as np, torch, jax, jax.numpy as jnp
+torch.manual_seed(0)
+rng = np.random.default_rng(7)
+x = rng.standard_normal((48, 300)).astype(np.float32)
+w = rng.standard_normal((40, 300)).astype(np.float32)  # n x k, as nn.Linear stores it
+b = rng.standard_normal(40).astype(np.float32)
+np.save("x.npy", x), np.save("w.npy", w), np.save("b.npy", b)
+X, Wt, B = map(torch.from_numpy, (x, w, b))
+# PyTorch: x @ W.T + b against F.linear(x, W, b)
+np.save("t_mm_add.npy", (X @ Wt.T + B).numpy())
+np.save("t_linear.npy", torch.nn.functional.linear(X, Wt, B).numpy())
+# (inputs @ model)[0] against inputs[0] @ model
+np.save("t_row_of_all.npy", (X @ Wt.T)[0].numpy())
+np.save("t_row_alone.npy", (X[0] @ Wt.T).numpy())
+# JAX: a vmap over the first 10 rows against a vmap over all of them, its first 10 rows
+f = lambda r: r @ jnp.asarray(w).T
+np.save("x10.npy", x[:10])
+np.save("j_vmap10.npy", np.asarray(jax.vmap(f)(jnp.asarray(x[:10]))))
+np.save("j_vmap_all.npy", np.asarray(jax.vmap(f)(jnp.asarray(x)))[:10])
+# JAX: jitted against eager, batched (3 x 16 x 300 @ 300 x 40)
+xb = rng.standard_normal((3, 16, 300)).astype(np.float32)
+wk = np.ascontiguousarray(w.T)
+np.save("xb.npy", xb), np.save("wk.npy", wk)
+np.save("j_eager.npy", np.asarray(jnp.matmul(xb, wk)))
+np.save("j_jit.npy", np.asarray(jax.jit(jnp.matmul)(xb, wk)))
+# a row of a batched product (entry 1, row 4: the product's row 20) against that row alone, one
+# element planted 1e-3 off; and A given transposed (k x m, as stored)
+row = np.matmul(xb, wk)[1, 4]; np.save("n_row20.npy", row)
+planted = (xb[1, 4] @ wk).astype(np.float32); planted[11] *= 1 + 1e-3; np.save("n_row20_planted.npy", planted)
+np.save("xt.npy", np.ascontiguousarray(x.T))
+# NumPy in f64: matmul against einsum
+x64, w64 = x.astype(np.float64), wk.astype(np.float64)
+np.save("x64.npy", x64), np.save("w64.npy", w64)
+np.save("n_matmul.npy", x64 @ w64), np.save("n_einsum.npy", np.einsum("ik,kj->ij", x64, w64))
+# planted losses: a bf16 output against an f32 one (bf16 inputs both), one element changed by 1e-3
+# relative, and inputs rounded to TF32's 10 significand bits for an f32 product
+bits = lambda t: t.view(torch.int16).numpy().view(np.uint16)
+Xh, Wh, Bh = X.bfloat16(), Wt.bfloat16(), B.bfloat16()
+np.save("xh.npy", bits(Xh)), np.save("wh.npy", bits(Wh)), np.save("bh.npy", bits(Bh))
+np.save("t_bf16_out.npy", bits(torch.nn.functional.linear(Xh, Wh, Bh)))
+np.save("t_f32_out.npy", torch.nn.functional.linear(Xh.float(), Wh.float(), Bh.float()).numpy())
+bumped = np.load("t_linear.npy"); bumped[5, 9] *= 1 + 1e-3; np.save("t_bumped.npy", bumped)
+def tf32(a):
+    u = a.view(np.uint32).astype(np.uint64)
+    return (((u + 0x1000) & 0xFFFFE000).astype(np.uint32)).view(np.float32)
+np.save("t_tf32.npy", (torch.from_numpy(tf32(x)) @ torch.from_numpy(tf32(w)).T + B).numpy())
+# hostile and wrong inputs
+np.save("ints.npy", np.arange(12, dtype=np.int64).reshape(3, 4))
+np.save("y_wrong_shape.npy", np.zeros((40, 48), np.float32))
+np.save("w_other_k.npy", np.zeros((40, 299), np.float32))
+np.save("y_f16.npy", np.zeros((48, 40), np.float16)), np.save("y_bf16_bits.npy", np.zeros((48, 40), np.uint16))
+open("not.npy", "w").write("x,y\n1,2\n")
+EOF
+
+# judge NAME VERDICTS ARGS...: fpdiv judge ARGS --json, its verdict one of VERDICTS (a|b|c)
+judge() {
+    local name=$1 verdicts=$2
+    shift 2
+    run "$name" 0 $FPDIV judge --json --fail-on never "$@" &&
+        expect "$name: $verdicts" "$out" "\"type\":\"judge\".*\"verdict\":\"($verdicts)\""
+}
+judge "x @ W.T + b against F.linear(x, W, b)" "same|reorder" --a x.npy --b w.npy --trans-b --bias b.npy \
+    --outputs t_mm_add.npy,t_linear.npy
+judge "(inputs @ model)[0] against inputs[0] @ model" "same|reorder" --a x.npy --b w.npy --trans-b --row 0 \
+    --outputs t_row_of_all.npy,t_row_alone.npy
+expect "the row is named" "$out" '"row":0[,}]'
+judge "a vmap over 10 rows against a vmap over all, its first 10" "same|reorder" --a x10.npy --b w.npy --trans-b \
+    --outputs j_vmap10.npy,j_vmap_all.npy
+judge "jax.jit against eager, batched" "same|reorder" --a xb.npy --b wk.npy --outputs j_eager.npy,j_jit.npy
+judge "A given transposed (--trans-a)" "same|reorder" --a xt.npy --trans-a --b w.npy --trans-b --bias b.npy \
+    --outputs t_mm_add.npy,t_linear.npy
+judge "a row of a batched product, planted 1e-3 off" "bound|improbable" --a xb.npy --b wk.npy --row 20 \
+    --outputs n_row20.npy,n_row20_planted.npy
+expect "at the product's row 20: entry 1, row 4" "$out" '"worst":\{"at":\[1,4,11\]'
+judge "numpy's matmul against einsum in f64" "same|reorder" --a x64.npy --b w64.npy --outputs n_matmul.npy,n_einsum.npy
+judge "a bf16 output against an f32 one" "bound|improbable" --a xh.npy --b wh.npy --trans-b --bias bh.npy \
+    --outputs t_f32_out.npy,t_bf16_out.npy --dtype bf16:bf16
+run "the lossy side is named" 1 $FPDIV judge --a xh.npy --b wh.npy --trans-b --bias bh.npy \
+    --outputs t_f32_out.npy,t_bf16_out.npy --dtype bf16:bf16 &&
+    expect "bf16's rounding is its own" "$out" '^  output   t_bf16_out\.npy is bf16: judged in f32' &&
+    expect "and it is the farther" "$out" '^  exact .*: t_bf16_out\.npy is the farther, t_f32_out\.npy the closer$' &&
+    expect "beyond its own bound" "$out" '^           t_bf16_out\.npy exceeds its own rounding bound'
+judge "one element 1e-3 off" "bound|improbable" --a x.npy --b w.npy --trans-b --bias b.npy \
+    --outputs t_linear.npy,t_bumped.npy
+expect "at that element" "$out" '"worst":\{"at":\[0,5,9\]'
+judge "inputs rounded to TF32 for an f32 product" "bound|improbable" --a x.npy --b w.npy --trans-b --bias b.npy \
+    --outputs t_linear.npy,t_tf32.npy
+run "a report in words" 0 $FPDIV judge --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_mm_add.npy,t_linear.npy &&
+    expect "names the outputs" "$out" '^judge t_mm_add\.npy against t_linear\.npy: (same|reorder)$' &&
+    expect "and the product" "$out" '^  product  x\.npy @ w\.npyᵀ \+ b\.npy: 48 x 40 x 300 \(m x n x k\), f32'
+
+# --- bad input: exit 2, naming the file and what is wrong ---
+bad "a file that is not there" "judge: /nonexistent/a\.npy" judge --a /nonexistent/a.npy --b w.npy --outputs t_linear.npy,t_mm_add.npy
+bad "a file that is no .npy" "not\.npy: not a \.npy file" judge --a not.npy --b w.npy --outputs t_linear.npy,t_mm_add.npy
+bad "a type fpdiv cannot read" "ints\.npy: its 'descr' is '<i8'" judge --a ints.npy --b w.npy --outputs t_linear.npy,t_mm_add.npy
+bad "k that does not fit" "x\.npy is 48 x 300 and w_other_k\.npy 40 x 299: A's k \(300, its columns\) is not B's \(299, its columns with --trans-b\)" \
+    judge --a x.npy --b w_other_k.npy --trans-b --outputs t_linear.npy,t_mm_add.npy
+bad "an output of another shape" "y_wrong_shape\.npy is 40 x 48; the product is 1 x 48 x 40" \
+    judge --a x.npy --b w.npy --trans-b --outputs t_linear.npy,y_wrong_shape.npy
+bad "bf16 bits not named" "y_bf16_bits\.npy holds uint16 \(bf16 bits\) elements: if they are bf16, say so with --dtype" \
+    judge --a x.npy --b w.npy --trans-b --outputs t_linear.npy,y_bf16_bits.npy
+bad "outputs neither of which holds the other" "y_f16\.npy holds f16 and .*bf16.*neither type holds the other's values|holds f16 and bf16" \
+    judge --a x.npy --b w.npy --trans-b --outputs y_f16.npy,y_bf16_bits.npy --dtype f32:bf16
+bad "inputs of another type than --dtype's" "x\.npy holds float32 elements, not the f16 --dtype gives the inputs" \
+    judge --a x.npy --b w.npy --trans-b --outputs t_linear.npy,t_mm_add.npy --dtype f16
+bad "a row past the product" "--row 48: the product has 48 rows" judge --a x.npy --b w.npy --trans-b --row 48 \
+    --outputs t_row_of_all.npy,t_row_alone.npy
+bad "one output" "--outputs 't_linear\.npy': expected two files" judge --a x.npy --b w.npy --outputs t_linear.npy
+bad "no inputs" "--a, --b and --outputs are required" judge --outputs t_linear.npy,t_mm_add.npy
+
+echo "judge: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
