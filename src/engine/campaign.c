@@ -8,6 +8,7 @@
 
 #include "common/array.h"
 #include "common/dtype.h"
+#include "common/isolate.h"
 
 static int add_combo(struct fpd_campaign *cp, size_t *cap, struct fpd_combo combo)
 {
@@ -21,6 +22,33 @@ static bool usable(struct fpd_backend_slot *s, const struct fpd_dtypes *dt)
 {
     char why[256];
     return fpd_backend_supports(s, dt, why, sizeof why);
+}
+
+struct route_probe {
+    struct fpd_backend_slot *slot;
+    struct fpd_gemm_args g;
+};
+
+static int probe_route(void *ctx)
+{
+    struct route_probe *p = ctx;
+    char why[256];
+    return fpd_backend_gemm(p->slot, &p->g, why, sizeof why) == FPD_ERR_NOT_APPLICABLE;
+}
+
+/* Whether the backend's library has the routine of the relation's route, for these types: a
+ * 1 x 1 x 1 GEMM by it, in a process of its own (a library's fault costs that process), does not
+ * come back FPD_ERR_NOT_APPLICABLE. Otherwise every check the campaign drew there would not apply. */
+static bool has_route(struct fpd_backend_slot *s, const struct fpd_relation *rel, const struct fpd_dtypes *dt)
+{
+    if (!rel->route_optional)
+        return true;
+    double a[1] = {1}, b[1] = {1}, c[2] = {0}; /* room for the widest type */
+    struct route_probe p = {s, {.dt = *dt, .batch = 1, .m = 1, .n = 1, .k = 1, .a = a, .lda = 1, .stride_a = 1,
+                                .b = b, .ldb = 1, .stride_b = 1, .c = c, .ldc = 1, .stride_c = 1, .route = rel->route}};
+    fpd_store(dt->in, a, 0, 1.0), fpd_store(dt->in, b, 0, 1.0);
+    char why[256];
+    return fpd_run_isolated(probe_route, &p, 60, why, sizeof why) == 0;
 }
 
 int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_config *cfg, char *why, size_t why_size)
@@ -47,7 +75,7 @@ int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_conf
                     char ignored[256];
                     if (!usable(b0, dt) || (rel->backends == 2 && (!fpd_relation_pair_wanted(rel, b0->impl, b1->impl) || !usable(b1, dt))))
                         continue;
-                    if (!fpd_relation_applies(rel, dt, impls, ignored, sizeof ignored))
+                    if (!fpd_relation_applies(rel, dt, impls, ignored, sizeof ignored) || !has_route(b0, rel, dt))
                         continue;
                     struct fpd_combo combo = {(uint16_t)r, (uint16_t)d,
                                               {(uint16_t)i, rel->backends == 2 ? (uint16_t)j : UINT16_MAX}};

@@ -274,7 +274,7 @@ const struct fpd_relation fpd_relation_table[] = {
         .self_product = true, .square_out = true, .build = build_self),
     ROW(.name = "gemmt", .doc = "A·B by gemm vs its upper and lower triangles by the library's gemmt (C square)",
         .backends = 1, .needs = FPD_FEAT_GEMMT, .default_campaign = true, .needs_blas_types = true,
-        .square_out = true, .route = FPD_ROUTE_GEMMT_UPPER, .build = build_gemmt),
+        .square_out = true, .route = FPD_ROUTE_GEMMT_UPPER, .route_optional = true, .build = build_gemmt),
     ROW(.name = "out-strided", .doc = "A·B returned vs written through out= every other column of a wider array",
         .backends = 1, .needs = FPD_FEAT_OUT_VIEWS, .default_campaign = true, .route = FPD_ROUTE_OUT_STRIDED,
         .build = build_out_view),

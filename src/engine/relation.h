@@ -93,6 +93,8 @@ struct fpd_relation {
     unsigned takes;            /* FPD_TAKES_* bits: parameters drawn in fuzz, given in check, kept in case files */
     enum fpd_slice_dim slice;
     enum fpd_route route;      /* path B's, on the slice: the library's gemv or dot instead of its gemm */
+    bool route_optional;       /* a library may lack the route's routine (gemmt: OpenBLAS before 0.3.22): a
+                                  campaign offers the relation only to backends whose library computes it */
     void (*build)(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                   struct fpd_paths *out);
 };
