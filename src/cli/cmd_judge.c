@@ -13,7 +13,8 @@
 #include "report/check_report.h"
 
 static const char help[] =
-    "usage: fpdiv judge --a A.npy --b B.npy --outputs Y1.npy,Y2.npy [options]\n\n"
+    "usage: fpdiv judge --a A.npy --b B.npy --outputs Y1.npy,Y2.npy [options]\n"
+    "       fpdiv judge --op sum --a X.npy [--axes LIST] --outputs S1.npy,S2.npy [options]\n\n"
     "Tells whether two results of one product that the user already has differ as rounding\n"
     "explains: Y1 and Y2 are A @ B (+ bias) computed two ways (a slice before or after, a fused\n"
     "bias or not, eager or compiled, another device). It reports what `check` does: the verdict\n"
@@ -21,9 +22,14 @@ static const char help[] =
     "difference in ulps and relative, its ratio to the worst-case bound and to the probabilistic\n"
     "threshold, each output's distance from the correctly rounded product and which is closer, and\n"
     "the worst element. The rounding model is a sum of the k products in any order, each addition\n"
-    "rounded to nearest in the accumulator's type.\n\n"
-    "  --a FILE             A: m x k, or batch x m x k (.npy)\n"
-    "  --b FILE             B: k x n, or batch x k x n; one of A and B may have no batch\n"
+    "rounded to nearest in the accumulator's type. A sum of X's elements is the product of X and a\n"
+    "column of ones: x.sum() against x.sum(0).sum(0) is judged as any dot.\n\n"
+    "  --op OP              matmul (default: A @ B, A or B a vector included), dot (two vectors),\n"
+    "                       gemv (a matrix and a vector), sum (of --a over --axes)\n"
+    "  --axes LIST          the axes a sum adds over, comma-separated, negative from the last\n"
+    "                       (default: all): the outputs hold one sum per element of the others\n"
+    "  --a FILE             A: m x k, batch x m x k, or a vector of k (.npy); a sum's X: any shape\n"
+    "  --b FILE             B: k x n, batch x k x n, or a vector of k; one of A and B may have no batch\n"
     "  --bias FILE          a row of n added to every row of the product (both outputs hold it)\n"
     "  --trans-a            A.npy holds k x m (A transposed)\n"
     "  --trans-b            B.npy holds n x k, as a Linear layer's weight does (F.linear(x, W, b))\n"
@@ -37,7 +43,31 @@ static const char help[] =
     "  --json               print one JSON object instead of the report\n"
     "  -h, --help           this text\n";
 
-enum { OPT_A = 1, OPT_B, OPT_BIAS, OPT_TRANS_A, OPT_TRANS_B, OPT_OUTPUTS, OPT_ROW, OPT_DTYPE, OPT_FAIL_ON, OPT_JSON };
+enum {
+    OPT_A = 1, OPT_B, OPT_BIAS, OPT_TRANS_A, OPT_TRANS_B, OPT_OUTPUTS, OPT_ROW, OPT_DTYPE, OPT_FAIL_ON, OPT_JSON,
+    OPT_OP, OPT_AXES
+};
+
+static const struct {
+    const char *name;
+    enum fpd_judge_op op;
+} ops[] = {{"matmul", FPD_JUDGE_MATMUL}, {"dot", FPD_JUDGE_DOT}, {"gemv", FPD_JUDGE_GEMV}, {"sum", FPD_JUDGE_SUM}};
+
+static int parse_op(const char *text, enum fpd_judge_op *op, char *why, size_t why_size)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(text, ops[i].name) == 0) {
+            *op = ops[i].op;
+            return FPD_OK;
+        }
+    char shown[128];
+    if (strcmp(text, "mean") == 0)
+        snprintf(why, why_size, "--op mean: not judged yet (a mean's division rounds once more, which the model "
+                                "does not hold yet); judge the sums instead, x.sum(...), with --op sum");
+    else
+        snprintf(why, why_size, "--op '%s': expected matmul, dot, gemv or sum", fpd_printable(text, shown, sizeof shown));
+    return FPD_ERR_INPUT;
+}
 
 struct judge_options {
     struct fpd_judge_files files;
@@ -70,6 +100,7 @@ static int parse(int argc, char **argv, struct judge_options *o, char *why, size
         {"trans-b", no_argument, NULL, OPT_TRANS_B},    {"outputs", required_argument, NULL, OPT_OUTPUTS},
         {"row", required_argument, NULL, OPT_ROW},      {"dtype", required_argument, NULL, OPT_DTYPE},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON}, {"json", no_argument, NULL, OPT_JSON},
+        {"op", required_argument, NULL, OPT_OP},        {"axes", required_argument, NULL, OPT_AXES},
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
     };
     int opt, rc = FPD_OK;
@@ -89,6 +120,8 @@ static int parse(int argc, char **argv, struct judge_options *o, char *why, size
         case OPT_DTYPE: o->files.dtype = optarg; break;
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
         case OPT_JSON: o->json = true; break;
+        case OPT_OP: rc = parse_op(optarg, &o->files.op, why, why_size); break;
+        case OPT_AXES: o->files.axes = optarg; break;
         case 'h': fputs(help, stdout); return -1;
         default: snprintf(why, why_size, "see 'fpdiv judge --help'"); return FPD_ERR_INPUT;
         }
@@ -99,8 +132,16 @@ static int parse(int argc, char **argv, struct judge_options *o, char *why, size
         snprintf(why, why_size, "unexpected argument '%s'", argv[optind]);
         return FPD_ERR_INPUT;
     }
-    if (!o->files.a || !o->files.b || !o->files.outputs[0]) {
-        snprintf(why, why_size, "--a, --b and --outputs are required (see 'fpdiv judge --help')");
+    bool sum = o->files.op == FPD_JUDGE_SUM;
+    if (!o->files.a || (!sum && !o->files.b) || !o->files.outputs[0]) {
+        snprintf(why, why_size, "%s are required (see 'fpdiv judge --help')",
+                 sum ? "--a and --outputs" : "--a, --b and --outputs");
+        return FPD_ERR_INPUT;
+    }
+    const char *not_for = sum && o->files.b ? "--b" : sum && o->files.bias ? "--bias" : sum && o->files.row >= 0 ? "--row"
+                        : !sum && o->files.axes ? "--axes" : NULL;
+    if (not_for) {
+        snprintf(why, why_size, "%s is not for %s", not_for, sum ? "a sum (--op sum)" : "a product (--axes: --op sum)");
         return FPD_ERR_INPUT;
     }
     return FPD_OK;
@@ -123,13 +164,10 @@ static int given_backends(const struct fpd_judge_arrays *j, struct fpd_check *ch
     return FPD_OK;
 }
 
-/* "judge Y1.npy against Y2.npy: reorder", and what was judged. */
-static void report(const struct judge_options *o, const struct fpd_judge_arrays *j, const struct fpd_check *chk,
-                   const struct fpd_check_result *res, const char *const names[2])
+/* "x.npy @ w.npyᵀ + b.npy: 64 x 128 x 512 (m x n x k), ..." */
+static void print_product(const struct judge_options *o, const struct fpd_judge_arrays *j, const struct fpd_case *c)
 {
-    const struct fpd_case *c = &chk->c;
     char shown[3][4200], dt[32];
-    printf("judge %s against %s: %s\n", names[0], names[1], fpd_verdict_table[res->verdict].name);
     printf("  product  %s%s @ %s%s", fpd_printable(o->files.a, shown[0], sizeof shown[0]), o->files.trans_a ? "ᵀ" : "",
            fpd_printable(o->files.b, shown[1], sizeof shown[1]), o->files.trans_b ? "ᵀ" : "");
     if (o->files.bias)
@@ -140,6 +178,24 @@ static void report(const struct judge_options *o, const struct fpd_judge_arrays 
         printf(": %zu x %u x %u (m x n x k)", j->m, c->n, c->k);
     printf(", %s (in %s, out %s, acc %s)\n", fpd_dtypes_format(&c->dt, dt, sizeof dt), fpd_dtype_info(c->dt.in)->name,
            fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name);
+}
+
+/* "judge Y1.npy against Y2.npy: reorder", and what was judged. */
+static void report(const struct judge_options *o, const struct fpd_judge_arrays *j, const struct fpd_check *chk,
+                   const struct fpd_check_result *res, const char *const names[2])
+{
+    const struct fpd_case *c = &chk->c;
+    char shown[2][4200], dt[32];
+    printf("judge %s against %s: %s\n", names[0], names[1], fpd_verdict_table[res->verdict].name);
+    if (o->files.op == FPD_JUDGE_SUM) {
+        printf("  sum      %s over %s%s: %u sum%s of %u terms, %s (in %s, out %s, acc %s)\n",
+               fpd_printable(o->files.a, shown[0], sizeof shown[0]), o->files.axes ? "axes " : "all its axes",
+               o->files.axes ? fpd_printable(o->files.axes, shown[1], sizeof shown[1]) : "", c->m, c->m == 1 ? "" : "s",
+               c->k, fpd_dtypes_format(&c->dt, dt, sizeof dt), fpd_dtype_info(c->dt.in)->name,
+               fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name);
+    } else {
+        print_product(o, j, c);
+    }
     for (int i = 0; i < 2; i++)
         if (j->widened[i] != FPD_DTYPE_COUNT)
             printf("  output   %s is %s: judged in %s, which holds its values exactly (its rounding to %s is its own)\n",
@@ -148,10 +204,11 @@ static void report(const struct judge_options *o, const struct fpd_judge_arrays 
     if (o->files.row >= 0)
         printf("  row      %ld of the product (batch %zu, row %zu): the outputs are its %u elements\n", o->files.row,
                (size_t)o->files.row / j->m, (size_t)o->files.row % j->m, c->n);
-    printf("  model    any order of the k products' sum, each addition rounded to nearest in %s\n",
-           fpd_dtype_info(c->dt.acc)->name);
+    printf("  model    any order of the k %s sum, each addition rounded to nearest in %s\n",
+           o->files.op == FPD_JUDGE_SUM ? "terms'" : "products'", fpd_dtype_info(c->dt.acc)->name);
     fpd_report_judgement(stdout, chk, res, names);
 }
+
 
 static json_t *judgement_json(const struct judge_options *o, const struct fpd_judge_arrays *j,
                               const struct fpd_check *chk, const struct fpd_check_result *res)
@@ -166,8 +223,13 @@ static json_t *judgement_json(const struct judge_options *o, const struct fpd_ju
         json_object_del(out, of_a_check[i]);
     json_object_set_new(out, "outputs", json_pack("[o,o]", fpd_json_text(o->files.outputs[0]),
                                                   fpd_json_text(o->files.outputs[1])));
+    const char *op = "matmul";
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        op = ops[i].op == o->files.op ? ops[i].name : op;
+    json_object_set_new(out, "op", json_string(op));
+    json_object_set_new(out, "axes", o->files.axes ? fpd_json_text(o->files.axes) : json_null());
     json_object_set_new(out, "inputs", json_pack("{s:o,s:o,s:o,s:b,s:b}", "a", fpd_json_text(o->files.a), "b",
-                                                 fpd_json_text(o->files.b), "bias",
+                                                 o->files.b ? fpd_json_text(o->files.b) : json_null(), "bias",
                                                  o->files.bias ? fpd_json_text(o->files.bias) : json_null(),
                                                  "trans_a", o->files.trans_a, "trans_b", o->files.trans_b));
     json_object_set_new(out, "product", json_pack("{s:I,s:I,s:I,s:I}", "batch", (json_int_t)j->batch, "m",

@@ -116,10 +116,14 @@ struct operand {
     size_t batch, rows, cols;
 };
 
-static int operand_of(const struct fpd_npy *a, const char *path, const char *what, struct operand *o, char *why,
-                      size_t why_size)
+static int operand_of(const struct fpd_npy *a, const char *path, const char *what, bool is_b, struct operand *o,
+                      char *why, size_t why_size)
 {
     char shown[512], d[128];
+    if (a->ndim == 1) { /* a vector: A's one row, B's one column */
+        *o = is_b ? (struct operand){0, a->shape[0], 1} : (struct operand){0, 1, a->shape[0]};
+        return FPD_OK;
+    }
     if (a->ndim != 2 && a->ndim != 3) {
         snprintf(why, why_size, "%s is %s: %s", fpd_printable(path, shown, sizeof shown), dims(a, d, sizeof d), what);
         return FPD_ERR_INPUT;
@@ -138,6 +142,109 @@ static int check_extent(const char *name, size_t value, char *why, size_t why_si
     return FPD_ERR_INPUT;
 }
 
+/* A shape, to compare outputs with: dimensions of 1 do not count ((1, 40) holds what (40,) does). */
+struct shape {
+    int n;
+    size_t dims[FPD_NPY_MAX_DIMS];
+};
+
+static bool same_shape(struct shape a, const size_t *dims, int n)
+{
+    int i = 0, j = 0;
+    for (;; i++, j++) {
+        while (i < a.n && a.dims[i] == 1)
+            i++;
+        while (j < n && dims[j] == 1)
+            j++;
+        if (i == a.n || j == n)
+            return i == a.n && j == n;
+        if (a.dims[i] != dims[j])
+            return false;
+    }
+}
+
+/* The axes a sum keeps (kept[d]) from "0,2" (negative: from the last), or none (every axis summed). */
+static int summed_axes(const struct fpd_npy *x, const char *path, const char *axes, bool kept[FPD_NPY_MAX_DIMS],
+                       char *why, size_t why_size)
+{
+    for (int d = 0; d < FPD_NPY_MAX_DIMS; d++)
+        kept[d] = axes != NULL;
+    if (!axes)
+        return FPD_OK;
+    char shown[512], given[128];
+    for (const char *p = axes; *p;) {
+        char *end;
+        long axis = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || axis < -x->ndim || axis >= x->ndim || !kept[axis < 0 ? axis + x->ndim : axis]) {
+            snprintf(why, why_size, "--axes '%s': %s has %d axes; expected distinct ones from %d to %d, comma-separated",
+                     fpd_printable(axes, given, sizeof given), fpd_printable(path, shown, sizeof shown), x->ndim,
+                     -x->ndim, x->ndim - 1);
+            return FPD_ERR_INPUT;
+        }
+        kept[axis < 0 ? axis + x->ndim : axis] = false;
+        p = *end ? end + 1 : end;
+    }
+    return FPD_OK;
+}
+
+/* A sum of X over some axes as a product: X's elements rearranged as a matrix of its kept axes (rows,
+ * in C order) by its summed axes (k), and a column `ones` of k ones of type t. */
+static int as_sum(struct fpd_npy *x, const char *path, const char *axes, enum fpd_dtype t, struct fpd_npy *ones,
+                  struct shape *kept_shape, char *why, size_t why_size)
+{
+    bool kept[FPD_NPY_MAX_DIMS];
+    int rc = summed_axes(x, path, axes, kept, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
+    size_t rows = 1, k = 1;
+    *kept_shape = (struct shape){0};
+    for (int d = 0; d < x->ndim; d++) {
+        *(kept[d] ? &rows : &k) *= x->shape[d];
+        if (kept[d])
+            kept_shape->dims[kept_shape->n++] = x->shape[d];
+    }
+    size_t es = x->element_size;
+    unsigned char *matrix = malloc(rows * k * es + 1), *one = malloc(k * es + 1);
+    if (!matrix || !one) {
+        free(matrix), free(one);
+        snprintf(why, why_size, "out of memory");
+        return FPD_ERR_NOMEM;
+    }
+    size_t index[FPD_NPY_MAX_DIMS] = {0};
+    for (size_t flat = 0; flat < x->count; flat++) { /* C order; index: its coordinates */
+        size_t row = 0, col = 0;
+        for (int d = 0; d < x->ndim; d++)
+            *(kept[d] ? &row : &col) = *(kept[d] ? &row : &col) * x->shape[d] + index[d];
+        memcpy(matrix + (row * k + col) * es, (const unsigned char *)x->data + flat * es, es);
+        for (int d = x->ndim - 1; d >= 0 && ++index[d] == x->shape[d]; d--)
+            index[d] = 0;
+    }
+    for (size_t p = 0; p < k; p++)
+        fpd_store(t, one, p, 1.0);
+    free(x->data);
+    *x = (struct fpd_npy){.element = x->element, .element_size = es, .ndim = 2, .shape = {rows, k}, .count = rows * k,
+                          .data = matrix};
+    *ones = (struct fpd_npy){.element = x->element, .element_size = es, .ndim = 1, .shape = {k}, .count = k, .data = one};
+    return FPD_OK;
+}
+
+/* What --op says the operands are: a dot's two vectors, a gemv's matrix and vector. */
+static int check_op(const struct fpd_judge_files *files, const struct fpd_npy *a, const struct fpd_npy *b, char *why,
+                    size_t why_size)
+{
+    bool dot = files->op == FPD_JUDGE_DOT, gemv = files->op == FPD_JUDGE_GEMV;
+    bool ok = dot ? a->ndim == 1 && b->ndim == 1 : gemv ? (a->ndim == 1) != (b->ndim == 1) && a->ndim <= 2 && b->ndim <= 2 : true;
+    if (!ok) {
+        char shown[2][512], dm[2][128];
+        snprintf(why, why_size, "--op %s: %s is %s and %s %s; a %s", dot ? "dot" : "gemv",
+                 fpd_printable(files->a, shown[0], sizeof shown[0]), dims(a, dm[0], sizeof dm[0]),
+                 fpd_printable(files->b, shown[1], sizeof shown[1]), dims(b, dm[1], sizeof dm[1]),
+                 dot ? "dot takes two vectors of k" : "gemv takes a matrix and a vector (m x k and k, or k and k x n)");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
 int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_arrays *out, char *why,
                           size_t why_size)
 {
@@ -147,7 +254,9 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
     int rc = parse_declared(files->dtype, &d, why, why_size);
     if (rc == FPD_OK)
         rc = read_file(files->a, &a, why, why_size);
-    if (rc == FPD_OK)
+    bool sum = files->op == FPD_JUDGE_SUM;
+    struct shape sum_shape = {0};
+    if (rc == FPD_OK && !sum)
         rc = read_file(files->b, &b, why, why_size);
     if (rc == FPD_OK && files->bias)
         rc = read_file(files->bias, &bias, why, why_size);
@@ -157,8 +266,12 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
     enum fpd_dtype in_a, in_b, out_t[2], bias_t = FPD_F32;
     if (rc == FPD_OK)
         rc = type_of(&a, files->a, &d, 0, &in_a, why, why_size);
-    if (rc == FPD_OK)
+    if (rc == FPD_OK && !sum)
         rc = type_of(&b, files->b, &d, 0, &in_b, why, why_size);
+    if (rc == FPD_OK && sum) { /* X as the product of its kept axes by its summed ones, and ones */
+        in_b = in_a;
+        rc = as_sum(&a, files->a, files->axes, in_a, &b, &sum_shape, why, why_size);
+    }
     for (int i = 0; rc == FPD_OK && i < 2; i++)
         rc = type_of(&out->outputs[i], files->outputs[i], &d, 1, &out_t[i], why, why_size);
     if (rc == FPD_OK && files->bias)
@@ -206,24 +319,27 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
             rc = FPD_ERR_INPUT;
     }
     /* the shapes */
+    if (rc == FPD_OK)
+        rc = check_op(files, &a, &b, why, why_size);
+    bool ta = files->trans_a && a.ndim > 1, tb = files->trans_b && b.ndim > 1; /* a vector has no transpose */
     struct operand oa, ob;
     if (rc == FPD_OK)
-        rc = operand_of(&a, files->a, files->trans_a ? "A is k x m or batch x k x m (--trans-a)"
-                                                     : "A is m x k or batch x m x k", &oa, why, why_size);
+        rc = operand_of(&a, files->a, files->trans_a ? "A is k x m or batch x k x m (--trans-a), or k"
+                                                     : "A is m x k or batch x m x k, or k", false, &oa, why, why_size);
     if (rc == FPD_OK)
-        rc = operand_of(&b, files->b, files->trans_b ? "B is n x k or batch x n x k (--trans-b)"
-                                                     : "B is k x n or batch x k x n", &ob, why, why_size);
+        rc = operand_of(&b, files->b, files->trans_b ? "B is n x k or batch x n x k (--trans-b), or k"
+                                                     : "B is k x n or batch x k x n, or k", true, &ob, why, why_size);
     size_t m = 0, k = 0, kb = 0, n = 0, batch = 1;
     if (rc == FPD_OK) {
-        m = files->trans_a ? oa.cols : oa.rows, k = files->trans_a ? oa.rows : oa.cols;
-        kb = files->trans_b ? ob.cols : ob.rows, n = files->trans_b ? ob.rows : ob.cols;
+        m = ta ? oa.cols : oa.rows, k = ta ? oa.rows : oa.cols;
+        kb = tb ? ob.cols : ob.rows, n = tb ? ob.rows : ob.cols;
         batch = oa.batch > ob.batch ? oa.batch : ob.batch ? ob.batch : 1;
         if (k != kb) {
             snprintf(why, why_size, "%s is %s and %s %s: A's k (%zu%s) is not B's (%zu%s)",
                      fpd_printable(files->a, shown[0], sizeof shown[0]), dims(&a, dm[0], sizeof dm[0]),
                      fpd_printable(files->b, shown[1], sizeof shown[1]), dims(&b, dm[1], sizeof dm[1]), k,
-                     files->trans_a ? ", its rows with --trans-a" : ", its columns", kb,
-                     files->trans_b ? ", its columns with --trans-b" : ", its rows");
+                     ta ? ", its rows with --trans-a" : ", its columns", kb,
+                     tb ? ", its columns with --trans-b" : ", its rows");
             rc = FPD_ERR_INPUT;
         } else if (oa.batch && ob.batch && oa.batch != ob.batch) {
             snprintf(why, why_size, "%s has a batch of %zu and %s of %zu: one batch, or one of them without",
@@ -246,13 +362,16 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
                  batch * m - 1);
         rc = FPD_ERR_INPUT;
     }
-    size_t want = files->row >= 0 ? n : batch * m * n;
+    /* an output has the product's shape (a sum's: the kept axes'), dimensions of 1 aside */
+    struct shape want = sum ? sum_shape : files->row >= 0 ? (struct shape){1, {n}} : (struct shape){3, {batch, m, n}};
     for (int i = 0; rc == FPD_OK && i < 2; i++) {
         const struct fpd_npy *y = &out->outputs[i];
-        if (y->count != want || y->ndim == 0 || y->shape[y->ndim - 1] != n) {
-            snprintf(why, why_size, "%s is %s; the product is %zu x %zu x %zu (batch x m x n): an output is all of it%s",
-                     fpd_printable(files->outputs[i], shown[0], sizeof shown[0]), dims(y, dm[0], sizeof dm[0]), batch,
-                     m, n, files->row >= 0 ? "; with --row, that row's n elements" : ", or one row of it with --row");
+        if (!same_shape(want, y->shape, y->ndim)) {
+            struct fpd_npy expected = {.ndim = want.n};
+            memcpy(expected.shape, want.dims, sizeof want.dims);
+            snprintf(why, why_size, "%s is %s; %s %s%s", fpd_printable(files->outputs[i], shown[0], sizeof shown[0]),
+                     dims(y, dm[0], sizeof dm[0]), sum ? "the sums are" : files->row >= 0 ? "the row is" : "the product is",
+                     dims(&expected, dm[1], sizeof dm[1]), sum || files->row >= 0 ? "" : " (batch x m x n), or one row of it with --row");
             rc = FPD_ERR_INPUT;
         }
     }
@@ -272,14 +391,14 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
             size_t bi = (first + r) / m, i = (first + r) % m;
             const unsigned char *base = (const unsigned char *)a.data + (oa.batch ? bi : 0) * oa.rows * oa.cols * es;
             for (size_t p = 0; p < k; p++)
-                memcpy(la + (r * k + p) * es, base + (files->trans_a ? p * oa.cols + i : i * oa.cols + p) * es, es);
+                memcpy(la + (r * k + p) * es, base + (ta ? p * oa.cols + i : i * oa.cols + p) * es, es);
         }
         for (size_t e = 0; rc == FPD_OK && e < entries; e++) {
             size_t bi = files->row >= 0 ? first / m : e;
             const unsigned char *base = (const unsigned char *)b.data + (ob.batch ? bi : 0) * ob.rows * ob.cols * es;
             for (size_t p = 0; p < k; p++)
                 for (size_t j = 0; j < n; j++)
-                    memcpy(lb + ((e * k + p) * n + j) * es, base + (files->trans_b ? j * ob.cols + p : p * ob.cols + j) * es,
+                    memcpy(lb + ((e * k + p) * n + j) * es, base + (tb ? j * ob.cols + p : p * ob.cols + j) * es,
                            es);
         }
         if (rc == FPD_OK && files->bias) {

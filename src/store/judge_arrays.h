@@ -6,9 +6,14 @@
  *
  * A is m x k or batch x m x k (k x m with trans_a, as stored); B is k x n or batch x k x n (n x k
  * with trans_b: a Linear layer's weight). One of them may have no batch: it is used for every
- * entry of the other's, as a matmul broadcasts it. An output is the whole product (batch x m x n;
- * m x n where there is no batch) or, with a row, that row of it (n elements): (A @ B)[i] against
- * A[i] @ B.
+ * entry of the other's, as a matmul broadcasts it. A vector is a matrix of one row (A: k, a dot's
+ * or a vector times a matrix) or one column (B: k, a matrix times a vector). An output holds the
+ * whole product (batch x m x n elements, in any shape) or, with a row, that row of it (n elements):
+ * (A @ B)[i] against A[i] @ B.
+ *
+ * A sum over some axes of one array X is the product of X, its kept axes as rows and its summed
+ * axes as k, and a column of ones: the same bound and exact reference as any dot (x.sum() against
+ * x.sum(0).sum(0)). An output holds a sum per kept element.
  */
 #ifndef FPD_JUDGE_ARRAYS_H
 #define FPD_JUDGE_ARRAYS_H
@@ -19,8 +24,13 @@
 #include "engine/case.h"
 #include "store/npy.h"
 
+/* What the outputs are of: a product, or a sum over some axes of one array (a dot with ones). */
+enum fpd_judge_op { FPD_JUDGE_MATMUL, FPD_JUDGE_DOT, FPD_JUDGE_GEMV, FPD_JUDGE_SUM };
+
 struct fpd_judge_files {
-    const char *a, *b, *bias, *outputs[2];
+    enum fpd_judge_op op;
+    const char *a, *b, *bias, *outputs[2]; /* b and bias: not for a sum */
+    const char *axes; /* a sum's axes, "0,2" (negative from the last), or NULL: all of them */
     bool trans_a, trans_b;
     const char *dtype; /* IN[:OUT[:ACC]], or NULL: from the files (accumulating as frameworks do) */
     long row;          /* the row of the product the outputs are (over batch x m), or -1: all of it */

@@ -52,6 +52,19 @@ np.save("xt.npy", np.ascontiguousarray(x.T))
 x64, w64 = x.astype(np.float64), wk.astype(np.float64)
 np.save("x64.npy", x64), np.save("w64.npy", w64)
 np.save("n_matmul.npy", x64 @ w64), np.save("n_einsum.npy", np.einsum("ik,kj->ij", x64, w64))
+# reductions: x.sum() against x.sum(0).sum(0).sum(0) (torch), over two axes two ways (torch, numpy);
+# a dot and a gemv (numpy against torch); a sum in f16 chunks (each partial rounded to f16: lost)
+xs = rng.standard_normal((6, 50, 40)).astype(np.float32); T = torch.from_numpy(xs); np.save("xs.npy", xs)
+np.save("s_all.npy", T.sum().numpy()), np.save("s_chain.npy", T.sum(0).sum(0).sum(0).numpy())
+np.save("s_axes.npy", T.sum(dim=(0, 2)).numpy()), np.save("s_axes_np.npy", np.sum(xs, axis=(0, 2)))
+chunks = np.float32(0)
+for c in xs.reshape(-1, 400):
+    chunks = np.float32(chunks + np.float32(np.float16(c.sum(dtype=np.float32))))
+np.save("s_f16_chunks.npy", chunks)
+v, u = rng.standard_normal(500).astype(np.float32), rng.standard_normal(500).astype(np.float32)
+np.save("v.npy", v), np.save("u.npy", u)
+np.save("d_np.npy", np.dot(v, u)), np.save("d_torch.npy", torch.dot(torch.from_numpy(v), torch.from_numpy(u)).numpy())
+np.save("g_np.npy", x @ v[:300]), np.save("g_torch.npy", (X @ torch.from_numpy(v[:300])).numpy()), np.save("v300.npy", v[:300])
 # planted losses: a bf16 output against an f32 one (bf16 inputs both), one element changed by 1e-3
 # relative, and inputs rounded to TF32's 10 significand bits for an f32 product
 bits = lambda t: t.view(torch.int16).numpy().view(np.uint16)
@@ -105,6 +118,14 @@ judge "one element 1e-3 off" "bound|improbable" --a x.npy --b w.npy --trans-b --
 expect "at that element" "$out" '"worst":\{"at":\[0,5,9\]'
 judge "inputs rounded to TF32 for an f32 product" "bound|improbable" --a x.npy --b w.npy --trans-b --bias b.npy \
     --outputs t_linear.npy,t_tf32.npy
+judge "x.sum() against x.sum(0).sum(0).sum(0)" "same|reorder" --op sum --a xs.npy --outputs s_all.npy,s_chain.npy
+judge "a sum over two axes, torch against numpy" "same|reorder" --op sum --a xs.npy --axes 0,-1 \
+    --outputs s_axes.npy,s_axes_np.npy
+expect "is 50 sums of 240 terms" "$out" '"shape":"50x1x240"'
+judge "a sum whose partial sums were rounded to f16" "bound|improbable" --op sum --a xs.npy \
+    --outputs s_all.npy,s_f16_chunks.npy
+judge "a dot, numpy against torch" "same|reorder" --op dot --a v.npy --b u.npy --outputs d_np.npy,d_torch.npy
+judge "a gemv, numpy against torch" "same|reorder" --op gemv --a x.npy --b v300.npy --outputs g_np.npy,g_torch.npy
 run "a report in words" 0 $FPDIV judge --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_mm_add.npy,t_linear.npy &&
     expect "names the outputs" "$out" '^judge t_mm_add\.npy against t_linear\.npy: (same|reorder)$' &&
     expect "and the product" "$out" '^  product  x\.npy @ w\.npyᵀ \+ b\.npy: 48 x 40 x 300 \(m x n x k\), f32'
@@ -115,7 +136,7 @@ bad "a file that is no .npy" "not\.npy: not a \.npy file" judge --a not.npy --b 
 bad "a type fpdiv cannot read" "ints\.npy: its 'descr' is '<i8'" judge --a ints.npy --b w.npy --outputs t_linear.npy,t_mm_add.npy
 bad "k that does not fit" "x\.npy is 48 x 300 and w_other_k\.npy 40 x 299: A's k \(300, its columns\) is not B's \(299, its columns with --trans-b\)" \
     judge --a x.npy --b w_other_k.npy --trans-b --outputs t_linear.npy,t_mm_add.npy
-bad "an output of another shape" "y_wrong_shape\.npy is 40 x 48; the product is 1 x 48 x 40" \
+bad "an output of another shape" "y_wrong_shape\.npy is 40 x 48; the product is 1 x 48 x 40 \(batch x m x n\)" \
     judge --a x.npy --b w.npy --trans-b --outputs t_linear.npy,y_wrong_shape.npy
 bad "bf16 bits not named" "y_bf16_bits\.npy holds uint16 \(bf16 bits\) elements: if they are bf16, say so with --dtype" \
     judge --a x.npy --b w.npy --trans-b --outputs t_linear.npy,y_bf16_bits.npy
@@ -127,6 +148,13 @@ bad "a row past the product" "--row 48: the product has 48 rows" judge --a x.npy
     --outputs t_row_of_all.npy,t_row_alone.npy
 bad "one output" "--outputs 't_linear\.npy': expected two files" judge --a x.npy --b w.npy --outputs t_linear.npy
 bad "no inputs" "--a, --b and --outputs are required" judge --outputs t_linear.npy,t_mm_add.npy
+bad "a dot of a matrix" "--op dot: x\.npy is 48 x 300 and v300\.npy 300; a dot takes two vectors of k" \
+    judge --op dot --a x.npy --b v300.npy --outputs g_np.npy,g_torch.npy
+bad "axes a sum's array lacks" "--axes '3': xs\.npy has 3 axes; expected distinct ones from -3 to 2" \
+    judge --op sum --a xs.npy --axes 3 --outputs s_all.npy,s_chain.npy
+bad "an axis twice" "--axes '0,-3'" judge --op sum --a xs.npy --axes 0,-3 --outputs s_all.npy,s_chain.npy
+bad "a B for a sum" "--b is not for a sum" judge --op sum --a xs.npy --b u.npy --outputs s_all.npy,s_chain.npy
+bad "a mean, said not judged yet" "--op mean: not judged yet" judge --op mean --a xs.npy --outputs s_all.npy,s_chain.npy
 
 echo "judge: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
