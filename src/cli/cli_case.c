@@ -123,7 +123,10 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
     case OPT_RELATION: f->relation = arg; break;
     case OPT_BACKEND: f->backends = arg; break;
     case OPT_SHAPE: f->shape = arg; break;
-    case OPT_DTYPE: rc = fpd_dtypes_parse(arg, &c->dt, why, why_size); break;
+    case OPT_DTYPE:
+        f->dtype = arg;
+        rc = fpd_dtypes_parse(arg, &c->dt, why, why_size);
+        break;
     case OPT_TRANS_A: c->trans_a = true; break;
     case OPT_TRANS_B: c->trans_b = true; break;
     case OPT_BIAS: c->has_bias = true; break;

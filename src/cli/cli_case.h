@@ -42,6 +42,7 @@ extern const char fpd_case_options_help[];
 struct fpd_case_flags {
     struct fpd_check chk;
     const char *relation, *backends, *shape;
+    const char *dtype; /* --dtype as given, or NULL */
     const char *cores; /* --core: kernel sets to pin the backends to (cli.h: fpd_cli_pin_backends) */
     double max_mem;
     bool isolate;   /* each check in a process of its own */

@@ -10,29 +10,35 @@
 #include "common/text.h"
 #include "engine/environment.h"
 #include "report/check_report.h"
+#include "store/corpus.h"
 #include "store/corpus_dir.h"
+#include "store/inputs_dir.h"
 
 static const char help_head[] =
     "usage: fpdiv check --relation R --shape [BATCHx]MxNxK [options]\n\n"
     "Runs one relation on one case and reports the verdict, the difference metrics, the worst\n"
     "element, and the environment both paths ran in (CPU, library, kernel set, threads).\n\n";
 static const char help_tail[] =
+    "  --inputs DIR         the user's data instead of generated data: DIR/A.npy (batch x m x k, or\n"
+    "                       m x k), DIR/B.npy (batch x k x n, or k x n) and, with --bias, DIR/bias.npy,\n"
+    "                       as fpdiv export writes them; they give the shape (--shape, if given, must\n"
+    "                       agree) and the input type (bf16 bits: say --dtype bf16)\n"
     "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, improbable,\n"
     "                       bound, never (default bound: doc/concepts.md says why)\n"
     "  --json               print one JSON object instead of the report\n"
     "  --save DIR           save the case (as it is, not minimized) into the corpus DIR\n"
     "  -h, --help           this text\n";
 
-enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE };
+enum { OPT_FAIL_ON = 1, OPT_JSON, OPT_SAVE, OPT_INPUTS };
 
 static const struct option own_options[] = {
     {"fail-on", required_argument, NULL, OPT_FAIL_ON}, {"json", no_argument, NULL, OPT_JSON},
-    {"save", required_argument, NULL, OPT_SAVE},       {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"save", required_argument, NULL, OPT_SAVE},       {"inputs", required_argument, NULL, OPT_INPUTS},
+    {"help", no_argument, NULL, 'h'},                  {NULL, 0, NULL, 0},
 };
 
 struct check_options {
-    const char *save;
+    const char *save, *inputs;
     int fail_on;
     bool json;
 };
@@ -50,6 +56,7 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
         case OPT_JSON: o->json = true; break;
         case OPT_SAVE: o->save = optarg; break;
+        case OPT_INPUTS: o->inputs = optarg; break;
         case 'h': printf("%s%s%s", help_head, fpd_case_options_help, help_tail); return -1;
         default: snprintf(why, why_size, "see 'fpdiv check --help'"); return FPD_ERR_INPUT;
         }
@@ -60,8 +67,8 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_
         snprintf(why, why_size, "unexpected argument '%s'", argv[optind]);
         return FPD_ERR_INPUT;
     }
-    if (!cf->relation || !cf->shape) {
-        snprintf(why, why_size, "--relation and --shape are required (see 'fpdiv check --help')");
+    if (!cf->relation || (!cf->shape && !o->inputs)) {
+        snprintf(why, why_size, "--relation and --shape (or --inputs) are required (see 'fpdiv check --help')");
         return FPD_ERR_INPUT;
     }
     return FPD_OK;
@@ -106,6 +113,34 @@ static int finish(struct fpd_check *chk, const struct fpd_check_result *res, jso
     return fpd_fails_policy(res->verdict, o->fail_on) ? FPD_EXIT_FINDINGS : FPD_EXIT_OK;
 }
 
+/* --inputs DIR: the case's types and shape from the arrays (what --shape says, if given, must agree),
+ * its data theirs; the shape as fpd_case_flags_resolve reads it, in shape. */
+static int use_inputs(const struct check_options *o, struct fpd_case_flags *cf, struct fpd_inputs *in, char *shape,
+                      size_t shape_size, char *why, size_t why_size)
+{
+    int rc = fpd_inputs_load(o->inputs, cf->dtype, cf->chk.c.has_bias, in, why, why_size);
+    if (rc != FPD_OK)
+        return rc;
+    cf->chk.c.dt = in->dt;
+    const struct fpd_case_data *d = &in->data;
+    snprintf(shape, shape_size, "%ux%ux%ux%u", d->batch, d->m, d->n, d->k);
+    struct fpd_case given = cf->chk.c;
+    if (cf->shape && (fpd_shape_parse(cf->shape, &given, why, why_size) != FPD_OK || given.batch != d->batch ||
+                      given.m != d->m || given.n != d->n || given.k != d->k)) {
+        char shown[128];
+        snprintf(why, why_size, "--shape %s, but the arrays in %s make a %s product",
+                 fpd_printable(cf->shape, shown, sizeof shown), o->inputs, shape);
+        return FPD_ERR_INPUT;
+    }
+    size_t bytes = (size_t)d->batch * ((size_t)d->m * d->k + (size_t)d->k * d->n) * fpd_dtype_info(in->dt.in)->size;
+    if (o->save && bytes > FPD_INLINE_MAX_LIMIT) {
+        snprintf(why, why_size, "the arrays in %s are %zu bytes: a case file keeps at most %d inline, and a sidecar "
+                 "for larger ones is not written yet (save a slice of them)", o->inputs, bytes, FPD_INLINE_MAX_LIMIT);
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
 int fpd_cmd_check(int argc, char **argv)
 {
     struct fpd_case_flags cf;
@@ -115,10 +150,17 @@ int fpd_cmd_check(int argc, char **argv)
     int rc = parse(argc, argv, &cf, &o, why, sizeof why);
     if (rc < 0)
         return FPD_EXIT_OK; /* --help */
+    struct fpd_inputs inputs = {0};
+    char shape[96];
+    if (rc == FPD_OK && o.inputs)
+        rc = use_inputs(&o, &cf, &inputs, shape, sizeof shape, why, sizeof why);
     if (rc == FPD_OK)
-        rc = fpd_case_flags_resolve(&cf, NULL, why, sizeof why);
+        rc = fpd_case_flags_resolve(&cf, o.inputs ? shape : NULL, why, sizeof why);
+    if (rc == FPD_OK && o.inputs)
+        cf.chk.c.data = &inputs.data;
     if (rc != FPD_OK) {
         fpd_console_error("check", "%s", why);
+        fpd_case_data_free(&inputs.data);
         return FPD_EXIT_USAGE;
     }
     /* in a process of its own (the checker's isolation): a crash, or a hang past --timeout, is an
@@ -128,16 +170,17 @@ int fpd_cmd_check(int argc, char **argv)
     rc = fpd_check_run(&ck, &cf.chk, &res);
     json_t *environment = rc == FPD_OK ? fpd_checker_environment(&ck, &cf.chk) : NULL;
     fpd_checker_free(&ck);
+    int exit_code;
     if (rc != FPD_OK || !environment) {
         fpd_console_error("check", "internal error (status %d): out of memory?", rc);
-        return FPD_EXIT_INTERNAL;
-    }
-    if (res.not_applicable) { /* as a backend that does not take the dtypes: the request cannot be */
+        exit_code = FPD_EXIT_INTERNAL;
+    } else if (res.not_applicable) { /* as a backend that does not take the dtypes: the request cannot be */
         fpd_console_error("check", "does not apply: %s", res.error);
-        json_decref(environment);
-        return FPD_EXIT_USAGE;
+        exit_code = FPD_EXIT_USAGE;
+    } else {
+        exit_code = finish(&cf.chk, &res, environment, &o);
     }
-    int exit_code = finish(&cf.chk, &res, environment, &o);
     json_decref(environment);
+    fpd_case_data_free(&inputs.data);
     return exit_code;
 }

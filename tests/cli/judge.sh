@@ -77,6 +77,16 @@ def tf32(a):
     u = a.view(np.uint32).astype(np.uint64)
     return (((u + 0x1000) & 0xFFFFE000).astype(np.uint32)).view(np.float32)
 np.save("t_tf32.npy", (torch.from_numpy(tf32(x)) @ torch.from_numpy(tf32(w)).T + B).numpy())
+# the user's data for check --inputs, as fpdiv export writes it: f32, bf16 bits, and too much to save
+import os
+for d in ("in", "in_bf16", "in_big", "in_nobias"):
+    os.mkdir(d)
+np.save("in/A.npy", rng.standard_normal((2, 30, 200)).astype(np.float32))
+np.save("in/B.npy", rng.standard_normal((2, 200, 20)).astype(np.float32))
+np.save("in/bias.npy", rng.standard_normal(20).astype(np.float32))
+np.save("in_bf16/A.npy", bits(torch.randn(30, 64).bfloat16())), np.save("in_bf16/B.npy", bits(torch.randn(64, 8).bfloat16()))
+np.save("in_big/A.npy", np.zeros((1, 600, 600), np.float32)), np.save("in_big/B.npy", np.zeros((1, 600, 2), np.float32))
+np.save("in_nobias/A.npy", np.zeros((3, 4), np.float32)), np.save("in_nobias/B.npy", np.zeros((4, 5), np.float32))
 # hostile and wrong inputs
 np.save("ints.npy", np.arange(12, dtype=np.int64).reshape(3, 4))
 np.save("y_wrong_shape.npy", np.zeros((40, 48), np.float32))
@@ -129,6 +139,29 @@ judge "a gemv, numpy against torch" "same|reorder" --op gemv --a x.npy --b v300.
 run "a report in words" 0 $FPDIV judge --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_mm_add.npy,t_linear.npy &&
     expect "names the outputs" "$out" '^judge t_mm_add\.npy against t_linear\.npy: (same|reorder)$' &&
     expect "and the product" "$out" '^  product  x\.npy @ w\.npyᵀ \+ b\.npy: 48 x 40 x 300 \(m x n x k\), f32'
+
+# --- the user's data through the pipeline: check --inputs, saved, replayed, minimized, bisected ---
+run "check on the user's data" 0 $FPDIV check --relation slice-rows --backend openblas --inputs in --bias &&
+    expect "its shape and types from the arrays" "$out" '^  case     2x30x20x200 \(batch x m x n x k\), f32 \(in f32, out f32, acc f32\), bias, inline data$'
+run "saved" 0 $FPDIV check --relation vendor --backend seq,openblas --inputs in --save corpus --fail-on never
+saved=$(ls corpus/vendor/*.json 2>/dev/null | head -1)
+[ -n "$saved" ] && expect "with its data inline" "$(cat "$saved")" '"data": *\{' || fail "saved" "no case file"
+run "replayed" 0 $FPDIV replay corpus && expect "as recorded" "$out" '^reproduced .*vendor on seq,openblas@[A-Za-z0-9_]+, f32 2x30x20x200'
+if grep -q '"verdict": *"reorder"' "$saved"; then # where openblas's order differs from seq's here
+    run "minimized: the user's arrays sliced" 0 $FPDIV minimize "$saved" -o minimized &&
+        expect "to a smaller case" "$out$err" 'saved minimized/vendor/'
+    run "bisected over k: the user's data cut short" 0 $FPDIV bisect "$saved" --dim k &&
+        expect "finds where it starts" "$out" '^boundary: k='
+fi
+run "bf16 bits named" 0 $FPDIV check --relation vendor --backend seq,blocked --inputs in_bf16 --dtype bf16 &&
+    expect "as bf16" "$out" '^  case     30x8x64 \(m x n x k\), bf16 \(in bf16, out f32, acc f32\), inline data$'
+bad "--inputs and a --shape that disagrees" "--shape 2x30x20x100, but the arrays in in make a 2x30x20x200 product" \
+    check --relation repeat --inputs in --shape 2x30x20x100
+bad "--inputs without the bias --bias needs" "in_nobias/bias\.npy" check --relation repeat --inputs in_nobias --bias
+bad "--inputs of bf16 bits, not named" "in_bf16/A\.npy holds u?int16 \(bf16 bits\) elements, not the f32" \
+    check --relation repeat --inputs in_bf16
+bad "--inputs too large to keep in a case file" "a case file keeps at most 1048576 inline, and a sidecar for larger ones is not written yet" \
+    check --relation repeat --inputs in_big --save corpus
 
 # --- bad input: exit 2, naming the file and what is wrong ---
 bad "a file that is not there" "judge: /nonexistent/a\.npy" judge --a /nonexistent/a.npy --b w.npy --outputs t_linear.npy,t_mm_add.npy

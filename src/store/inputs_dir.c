@@ -1,0 +1,98 @@
+/* inputs_dir.c — a case's inputs from A.npy, B.npy and bias.npy (inputs_dir.h). */
+#include "store/inputs_dir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/dtype.h"
+#include "common/text.h"
+#include "store/npy.h"
+
+/* The type an array's elements are as `declared` says (a bf16 array's bits do not say it). */
+static int element_type(const struct fpd_npy *a, const char *path, enum fpd_dtype declared, enum fpd_dtype *t,
+                        char *why, size_t why_size)
+{
+    static const enum fpd_dtype of[] = {[FPD_NPY_FLOAT64] = FPD_F64, [FPD_NPY_FLOAT32] = FPD_F32,
+                                        [FPD_NPY_FLOAT16] = FPD_F16, [FPD_NPY_UINT16] = FPD_BF16,
+                                        [FPD_NPY_INT16] = FPD_BF16,  [FPD_NPY_VOID16] = FPD_BF16};
+    bool bits = a->element == FPD_NPY_UINT16 || a->element == FPD_NPY_INT16 || a->element == FPD_NPY_VOID16;
+    char shown[4200];
+    *t = of[a->element];
+    if (*t != declared || (bits && declared != FPD_BF16)) {
+        snprintf(why, why_size, "%s holds %s elements, not the %s %s", fpd_printable(path, shown, sizeof shown),
+                 fpd_npy_element_name(a->element), fpd_dtype_info(declared)->name,
+                 bits ? "the case's type (bf16 bits: say --dtype bf16)" : "the case's type (--dtype)");
+        return FPD_ERR_INPUT;
+    }
+    return FPD_OK;
+}
+
+/* The default types for an input type: as --dtype IN alone gives them. */
+static struct fpd_dtypes defaults_for(enum fpd_dtype in)
+{
+    struct fpd_dtypes dt;
+    char why[128];
+    fpd_dtypes_parse(fpd_dtype_info(in)->name, &dt, why, sizeof why); /* a type's own name always parses */
+    return dt;
+}
+
+int fpd_inputs_load(const char *dir, const char *dtype, bool bias, struct fpd_inputs *out, char *why, size_t why_size)
+{
+    *out = (struct fpd_inputs){0};
+    static const char *const names[] = {"A.npy", "B.npy", "bias.npy"};
+    struct fpd_npy arrays[3] = {{0}};
+    char paths[3][4200], shown[2][4200];
+    int rc = FPD_OK;
+    for (int i = 0; rc == FPD_OK && i < (bias ? 3 : 2); i++) {
+        snprintf(paths[i], sizeof paths[i], "%.4000s/%s", dir, names[i]);
+        rc = fpd_npy_read(paths[i], &arrays[i], why, why_size);
+    }
+    const struct fpd_npy *a = &arrays[0], *b = &arrays[1];
+    if (rc == FPD_OK && dtype)
+        rc = fpd_dtypes_parse(dtype, &out->dt, why, why_size);
+    else if (rc == FPD_OK) /* the files' type (bf16 bits must be named, which element_type then says) */
+        out->dt = defaults_for(a->element == FPD_NPY_FLOAT64 ? FPD_F64 : a->element == FPD_NPY_FLOAT16 ? FPD_F16 : FPD_F32);
+    enum fpd_dtype t;
+    for (int i = 0; rc == FPD_OK && i < (bias ? 3 : 2); i++)
+        rc = element_type(&arrays[i], paths[i], i == 2 ? out->dt.out : out->dt.in, &t, why, why_size);
+    /* the shapes: A batch x m x k, B batch x k x n (or each without the batch), the bias n */
+    bool fits = rc == FPD_OK && (a->ndim == 2 || a->ndim == 3) && a->ndim == b->ndim &&
+                (a->ndim == 2 || a->shape[0] == b->shape[0]) && a->shape[a->ndim - 1] == b->shape[b->ndim - 2];
+    size_t batch = 1, m = 0, n = 0, k = 0;
+    if (rc == FPD_OK && !fits) {
+        snprintf(why, why_size, "%s and %s do not make a product: A is batch x m x k (or m x k), B batch x k x n (or "
+                 "k x n), as fpdiv export writes them", fpd_printable(paths[0], shown[0], sizeof shown[0]),
+                 fpd_printable(paths[1], shown[1], sizeof shown[1]));
+        rc = FPD_ERR_INPUT;
+    } else if (rc == FPD_OK) {
+        batch = a->ndim == 3 ? a->shape[0] : 1, m = a->shape[a->ndim - 2], k = a->shape[a->ndim - 1];
+        n = b->shape[b->ndim - 1];
+        if (!batch || !m || !n || !k || batch > UINT32_MAX || m > UINT32_MAX || n > UINT32_MAX || k > UINT32_MAX) {
+            snprintf(why, why_size, "%s and %s make a %zu x %zu x %zu x %zu product: each dimension from 1 to 2^32 - 1",
+                     fpd_printable(paths[0], shown[0], sizeof shown[0]), fpd_printable(paths[1], shown[1], sizeof shown[1]),
+                     batch, m, n, k);
+            rc = FPD_ERR_INPUT;
+        }
+    }
+    if (rc == FPD_OK && bias && arrays[2].count != n) {
+        snprintf(why, why_size, "%s holds %zu elements: the bias is a row of n = %zu",
+                 fpd_printable(paths[2], shown[0], sizeof shown[0]), arrays[2].count, n);
+        rc = FPD_ERR_INPUT;
+    }
+    if (rc == FPD_OK) { /* the arrays are the case's data as they are: logical, packed */
+        /* a case keeps a bias row whether or not its product adds one (a case file holds it) */
+        void *row = bias ? arrays[2].data : calloc(n, fpd_dtype_info(out->dt.out)->size);
+        out->data = (struct fpd_case_data){.batch = (uint32_t)batch, .m = (uint32_t)m, .n = (uint32_t)n,
+                                           .k = (uint32_t)k, .a = arrays[0].data, .b = arrays[1].data, .bias = row};
+        arrays[0].data = arrays[1].data = arrays[2].data = NULL;
+        if (!row) {
+            fpd_case_data_free(&out->data);
+            snprintf(why, why_size, "out of memory");
+            rc = FPD_ERR_NOMEM;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        fpd_npy_free(&arrays[i]);
+    return rc;
+}
