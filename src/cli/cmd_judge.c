@@ -1,6 +1,7 @@
 /* cmd_judge.c — `fpdiv judge`: two results a user already has, of one product, judged as a check's
  * two paths are. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,45 @@ static void print_product(const struct judge_options *o, const struct fpd_judge_
            fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name);
 }
 
+/* The elements that differ most, in ulps of the output type (NaN against a number counts as far as
+ * its bits are): the report's single worst element is the check's; a user wants a few to look at. */
+enum { LARGEST = 5 };
+struct difference {
+    size_t at[3]; /* batch, row, column of the product */
+    uint64_t ulp, bits[2];
+};
+
+static size_t largest_differences(const struct judge_options *o, const struct fpd_judge_arrays *j,
+                                  const struct fpd_case *c, struct difference out[LARGEST])
+{
+    size_t found = 0, n = c->n, rows = (size_t)c->batch * c->m;
+    for (size_t e = 0; e < rows * n; e++) {
+        uint64_t a = fpd_bits(c->dt.out, j->outputs[0].data, e), b = fpd_bits(c->dt.out, j->outputs[1].data, e);
+        uint64_t d = fpd_ulp_distance(c->dt.out, a, b);
+        if (a == b || (found == LARGEST && d <= out[LARGEST - 1].ulp))
+            continue;
+        size_t at = found < LARGEST ? found++ : LARGEST - 1;
+        for (; at > 0 && out[at - 1].ulp < d; at--)
+            out[at] = out[at - 1];
+        size_t row = o->files.row >= 0 ? (size_t)o->files.row : e / n; /* over batch x m */
+        out[at] = (struct difference){{row / j->m, row % j->m, e % n}, d, {a, b}};
+    }
+    return found;
+}
+
+static void report_largest(const struct judge_options *o, const struct fpd_judge_arrays *j, const struct fpd_case *c,
+                           const char *const names[2])
+{
+    struct difference d[LARGEST];
+    size_t found = largest_differences(o, j, c, d);
+    for (size_t i = 0; i < found; i++) {
+        char a[96], b[96];
+        printf("%s[%zu, %zu, %zu]: %" PRIu64 " ulp, %s = %s, %s = %s\n", i ? "           " : "  largest  ", d[i].at[0],
+               d[i].at[1], d[i].at[2], d[i].ulp, names[0], fpd_format_value(c->dt.out, d[i].bits[0], a, sizeof a),
+               names[1], fpd_format_value(c->dt.out, d[i].bits[1], b, sizeof b));
+    }
+}
+
 /* "judge Y1.npy against Y2.npy: reorder", and what was judged. */
 static void report(const struct judge_options *o, const struct fpd_judge_arrays *j, const struct fpd_check *chk,
                    const struct fpd_check_result *res, const char *const names[2])
@@ -207,6 +247,8 @@ static void report(const struct judge_options *o, const struct fpd_judge_arrays 
     printf("  model    any order of the k %s sum, each addition rounded to nearest in %s\n",
            o->files.op == FPD_JUDGE_SUM ? "terms'" : "products'", fpd_dtype_info(c->dt.acc)->name);
     fpd_report_judgement(stdout, chk, res, names);
+    if (res->verdict != FPD_ERROR)
+        report_largest(o, j, c, names);
 }
 
 
@@ -235,6 +277,18 @@ static json_t *judgement_json(const struct judge_options *o, const struct fpd_ju
     json_object_set_new(out, "product", json_pack("{s:I,s:I,s:I,s:I}", "batch", (json_int_t)j->batch, "m",
                                                   (json_int_t)j->m, "n", (json_int_t)chk->c.n, "k", (json_int_t)chk->c.k));
     json_object_set_new(out, "row", o->files.row >= 0 ? json_integer(o->files.row) : json_null());
+    struct difference d[LARGEST];
+    size_t found = largest_differences(o, j, &chk->c, d);
+    json_t *largest = json_array();
+    for (size_t i = 0; i < found; i++) {
+        char a[96], b[96];
+        json_array_append_new(largest, json_pack("{s:[I,I,I],s:I,s:s,s:s}", "at", (json_int_t)d[i].at[0],
+                                                 (json_int_t)d[i].at[1], (json_int_t)d[i].at[2], "ulp",
+                                                 (json_int_t)d[i].ulp,
+                                                 "a", fpd_format_value(chk->c.dt.out, d[i].bits[0], a, sizeof a),
+                                                 "b", fpd_format_value(chk->c.dt.out, d[i].bits[1], b, sizeof b)));
+    }
+    json_object_set_new(out, "largest", largest);
     return out;
 }
 

@@ -126,6 +126,8 @@ run "the lossy side is named" 1 $FPDIV judge --a xh.npy --b wh.npy --trans-b --b
 judge "one element 1e-3 off" "bound|improbable" --a x.npy --b w.npy --trans-b --bias b.npy \
     --outputs t_linear.npy,t_bumped.npy
 expect "at that element" "$out" '"worst":\{"at":\[0,5,9\]'
+expect "first of the largest" "$out" '"largest":\[\{"at":\[0,5,9\],"ulp":[0-9]+,'
+expect "and only it" "$out" '"largest":\[\{"at":\[0,5,9\],"ulp":[0-9]+,"a":"[^"]*","b":"[^"]*"\}\]'
 judge "inputs rounded to TF32 for an f32 product" "bound|improbable" --a x.npy --b w.npy --trans-b --bias b.npy \
     --outputs t_linear.npy,t_tf32.npy
 judge "x.sum() against x.sum(0).sum(0).sum(0)" "same|reorder" --op sum --a xs.npy --outputs s_all.npy,s_chain.npy
