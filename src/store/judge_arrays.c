@@ -111,37 +111,6 @@ static const char *dims(const struct fpd_npy *a, char *buf, size_t size)
     return buf;
 }
 
-/* An operand's geometry: its batch (0: none), and its stored rows and columns. */
-struct operand {
-    size_t batch, rows, cols;
-};
-
-static int operand_of(const struct fpd_npy *a, const char *path, const char *what, bool is_b, struct operand *o,
-                      char *why, size_t why_size)
-{
-    char shown[512], d[128];
-    if (a->ndim == 1) { /* a vector: A's one row, B's one column */
-        *o = is_b ? (struct operand){0, a->shape[0], 1} : (struct operand){0, 1, a->shape[0]};
-        return FPD_OK;
-    }
-    if (a->ndim != 2 && a->ndim != 3) {
-        snprintf(why, why_size, "%s is %s: %s", fpd_printable(path, shown, sizeof shown), dims(a, d, sizeof d), what);
-        return FPD_ERR_INPUT;
-    }
-    *o = (struct operand){a->ndim == 3 ? a->shape[0] : 0, a->shape[a->ndim - 2], a->shape[a->ndim - 1]};
-    return FPD_OK;
-}
-
-/* The case's dimensions must be positive and fit its 32-bit fields. */
-static int check_extent(const char *name, size_t value, char *why, size_t why_size)
-{
-    if (value >= 1 && value <= UINT32_MAX)
-        return FPD_OK;
-    snprintf(why, why_size, "the product's %s is %zu: fpdiv judges products with every dimension from 1 to 2^32 - 1",
-             name, value);
-    return FPD_ERR_INPUT;
-}
-
 /* A shape, to compare outputs with: dimensions of 1 do not count ((1, 40) holds what (40,) does). */
 struct shape {
     int n;
@@ -161,6 +130,80 @@ static bool same_shape(struct shape a, const size_t *dims, int n)
         if (a.dims[i] != dims[j])
             return false;
     }
+}
+
+/* An operand's geometry: its batch dimensions (all but the last two: none for a matrix or a vector),
+ * and its stored rows and columns. */
+struct operand {
+    struct shape batch;
+    size_t rows, cols;
+};
+
+static int operand_of(const struct fpd_npy *a, const char *path, bool is_b, struct operand *o, char *why,
+                      size_t why_size)
+{
+    char shown[512];
+    *o = (struct operand){{0}, 0, 0};
+    if (a->ndim == 0) {
+        snprintf(why, why_size, "%s is a scalar: %s is a matrix (or a stack of them) or a vector",
+                 fpd_printable(path, shown, sizeof shown), is_b ? "B" : "A");
+        return FPD_ERR_INPUT;
+    }
+    if (a->ndim == 1) { /* a vector: A's one row, B's one column */
+        o->rows = is_b ? a->shape[0] : 1, o->cols = is_b ? 1 : a->shape[0];
+        return FPD_OK;
+    }
+    o->batch.n = a->ndim - 2;
+    memcpy(o->batch.dims, a->shape, (size_t)o->batch.n * sizeof a->shape[0]);
+    o->rows = a->shape[a->ndim - 2], o->cols = a->shape[a->ndim - 1];
+    return FPD_OK;
+}
+
+/* The batch dimensions of A @ B as a matmul broadcasts them: aligned from the last, each equal, or
+ * 1 (or missing) on one side. False when they do not broadcast. */
+static bool broadcast(const struct shape *a, const struct shape *b, struct shape *out)
+{
+    out->n = a->n > b->n ? a->n : b->n;
+    for (int d = 0; d < out->n; d++) {
+        int da = d - (out->n - a->n), db = d - (out->n - b->n);
+        size_t x = da >= 0 ? a->dims[da] : 1, y = db >= 0 ? b->dims[db] : 1;
+        if (x != y && x != 1 && y != 1)
+            return false;
+        out->dims[d] = x == 1 ? y : x;
+    }
+    return true;
+}
+
+static size_t volume(const struct shape *s)
+{
+    size_t v = 1;
+    for (int d = 0; d < s->n; d++)
+        v *= s->dims[d];
+    return v;
+}
+
+/* Which of an operand's own batch entries the product's entry `entry` (of the broadcast batch
+ * `all`, in C order) reads: its coordinates, with 0 where the operand's dimension is 1 or missing. */
+static size_t entry_of(const struct operand *o, const struct shape *all, size_t entry)
+{
+    size_t coord[FPD_NPY_MAX_DIMS], own = 0;
+    for (int d = all->n - 1; d >= 0; d--) {
+        coord[d] = entry % all->dims[d];
+        entry /= all->dims[d];
+    }
+    for (int d = 0; d < o->batch.n; d++)
+        own = own * o->batch.dims[d] + (o->batch.dims[d] == 1 ? 0 : coord[d + all->n - o->batch.n]);
+    return own;
+}
+
+/* The case's dimensions must be positive and fit its 32-bit fields. */
+static int check_extent(const char *name, size_t value, char *why, size_t why_size)
+{
+    if (value >= 1 && value <= UINT32_MAX)
+        return FPD_OK;
+    snprintf(why, why_size, "the product's %s is %zu: fpdiv judges products with every dimension from 1 to 2^32 - 1",
+             name, value);
+    return FPD_ERR_INPUT;
 }
 
 /* The axes a sum keeps (kept[d]) from "0,2" (negative: from the last), or none (every axis summed). */
@@ -323,17 +366,17 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
         rc = check_op(files, &a, &b, why, why_size);
     bool ta = files->trans_a && a.ndim > 1, tb = files->trans_b && b.ndim > 1; /* a vector has no transpose */
     struct operand oa, ob;
+    struct shape batches = {0};
     if (rc == FPD_OK)
-        rc = operand_of(&a, files->a, files->trans_a ? "A is k x m or batch x k x m (--trans-a), or k"
-                                                     : "A is m x k or batch x m x k, or k", false, &oa, why, why_size);
+        rc = operand_of(&a, files->a, false, &oa, why, why_size);
     if (rc == FPD_OK)
-        rc = operand_of(&b, files->b, files->trans_b ? "B is n x k or batch x n x k (--trans-b), or k"
-                                                     : "B is k x n or batch x k x n, or k", true, &ob, why, why_size);
+        rc = operand_of(&b, files->b, true, &ob, why, why_size);
     size_t m = 0, k = 0, kb = 0, n = 0, batch = 1;
     if (rc == FPD_OK) {
         m = ta ? oa.cols : oa.rows, k = ta ? oa.rows : oa.cols;
         kb = tb ? ob.cols : ob.rows, n = tb ? ob.rows : ob.cols;
-        batch = oa.batch > ob.batch ? oa.batch : ob.batch ? ob.batch : 1;
+        bool fits = broadcast(&oa.batch, &ob.batch, &batches);
+        batch = volume(&batches);
         if (k != kb) {
             snprintf(why, why_size, "%s is %s and %s %s: A's k (%zu%s) is not B's (%zu%s)",
                      fpd_printable(files->a, shown[0], sizeof shown[0]), dims(&a, dm[0], sizeof dm[0]),
@@ -341,10 +384,11 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
                      ta ? ", its rows with --trans-a" : ", its columns", kb,
                      tb ? ", its columns with --trans-b" : ", its rows");
             rc = FPD_ERR_INPUT;
-        } else if (oa.batch && ob.batch && oa.batch != ob.batch) {
-            snprintf(why, why_size, "%s has a batch of %zu and %s of %zu: one batch, or one of them without",
-                     fpd_printable(files->a, shown[0], sizeof shown[0]), oa.batch,
-                     fpd_printable(files->b, shown[1], sizeof shown[1]), ob.batch);
+        } else if (!fits) {
+            snprintf(why, why_size, "%s is %s and %s %s: their batch dimensions (all but the last two) do not "
+                     "broadcast (each pair, from the last, equal or one of them 1)",
+                     fpd_printable(files->a, shown[0], sizeof shown[0]), dims(&a, dm[0], sizeof dm[0]),
+                     fpd_printable(files->b, shown[1], sizeof shown[1]), dims(&b, dm[1], sizeof dm[1]));
             rc = FPD_ERR_INPUT;
         }
     }
@@ -363,7 +407,9 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
         rc = FPD_ERR_INPUT;
     }
     /* an output has the product's shape (a sum's: the kept axes'), dimensions of 1 aside */
-    struct shape want = sum ? sum_shape : files->row >= 0 ? (struct shape){1, {n}} : (struct shape){3, {batch, m, n}};
+    struct shape want = sum ? sum_shape : files->row >= 0 ? (struct shape){1, {n}} : batches;
+    if (!sum && files->row < 0) /* the batch's dimensions, then m x n */
+        want.dims[want.n++] = m, want.dims[want.n++] = n;
     for (int i = 0; rc == FPD_OK && i < 2; i++) {
         const struct fpd_npy *y = &out->outputs[i];
         if (!same_shape(want, y->shape, y->ndim)) {
@@ -371,7 +417,7 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
             memcpy(expected.shape, want.dims, sizeof want.dims);
             snprintf(why, why_size, "%s is %s; %s %s%s", fpd_printable(files->outputs[i], shown[0], sizeof shown[0]),
                      dims(y, dm[0], sizeof dm[0]), sum ? "the sums are" : files->row >= 0 ? "the row is" : "the product is",
-                     dims(&expected, dm[1], sizeof dm[1]), sum || files->row >= 0 ? "" : " (batch x m x n), or one row of it with --row");
+                     dims(&expected, dm[1], sizeof dm[1]), sum || files->row >= 0 ? "" : " (the batch's dimensions, m, n), or one row of it with --row");
             rc = FPD_ERR_INPUT;
         }
     }
@@ -389,13 +435,13 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
         }
         for (size_t r = 0; rc == FPD_OK && r < rows; r++) { /* r: the product's row first + r */
             size_t bi = (first + r) / m, i = (first + r) % m;
-            const unsigned char *base = (const unsigned char *)a.data + (oa.batch ? bi : 0) * oa.rows * oa.cols * es;
+            const unsigned char *base = (const unsigned char *)a.data + entry_of(&oa, &batches, bi) * oa.rows * oa.cols * es;
             for (size_t p = 0; p < k; p++)
                 memcpy(la + (r * k + p) * es, base + (ta ? p * oa.cols + i : i * oa.cols + p) * es, es);
         }
         for (size_t e = 0; rc == FPD_OK && e < entries; e++) {
             size_t bi = files->row >= 0 ? first / m : e;
-            const unsigned char *base = (const unsigned char *)b.data + (ob.batch ? bi : 0) * ob.rows * ob.cols * es;
+            const unsigned char *base = (const unsigned char *)b.data + entry_of(&ob, &batches, bi) * ob.rows * ob.cols * es;
             for (size_t p = 0; p < k; p++)
                 for (size_t j = 0; j < n; j++)
                     memcpy(lb + ((e * k + p) * n + j) * es, base + (tb ? j * ob.cols + p : p * ob.cols + j) * es,

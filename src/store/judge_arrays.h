@@ -4,12 +4,12 @@
  * other, the inputs put in the case's logical form (A batch x m x k, B batch x k x n, packed) and
  * the two outputs in the product's.
  *
- * A is m x k or batch x m x k (k x m with trans_a, as stored); B is k x n or batch x k x n (n x k
- * with trans_b: a Linear layer's weight). One of them may have no batch: it is used for every
- * entry of the other's, as a matmul broadcasts it. A vector is a matrix of one row (A: k, a dot's
- * or a vector times a matrix) or one column (B: k, a matrix times a vector). An output holds the
- * whole product (batch x m x n elements, in any shape) or, with a row, that row of it (n elements):
- * (A @ B)[i] against A[i] @ B.
+ * A is m x k (k x m with trans_a, as stored), B is k x n (n x k with trans_b: a Linear layer's
+ * weight), each with any batch dimensions before, which broadcast as a matmul's do (aligned from the
+ * last, equal or 1 or missing on one side: attention's batch x heads x m x k included). A vector
+ * is a matrix of one row (A: k, a dot's or a vector times a matrix) or one column (B: k, a matrix
+ * times a vector). An output has the product's shape (its dimensions of 1 aside) or, with a row,
+ * that row of it (n elements): (A @ B)[i] against A[i] @ B.
  *
  * A sum over some axes of one array X is the product of X, its kept axes as rows and its summed
  * axes as k, and a column of ones: the same bound and exact reference as any dot (x.sum() against

@@ -48,19 +48,28 @@ np.save("j_jit.npy", np.asarray(jax.jit(jnp.matmul)(xb, wk)))
 row = np.matmul(xb, wk)[1, 4]; np.save("n_row20.npy", row)
 planted = (xb[1, 4] @ wk).astype(np.float32); planted[11] *= 1 + 1e-3; np.save("n_row20_planted.npy", planted)
 np.save("xt.npy", np.ascontiguousarray(x.T))
+# attention's scores: batch x heads x m x k @ batch x heads x k x n, matmul against einsum; and a
+# weight broadcast over the batch (1 x heads x k x n)
+q = rng.standard_normal((2, 3, 10, 64)).astype(np.float32); kt = rng.standard_normal((2, 3, 64, 12)).astype(np.float32)
+w1 = rng.standard_normal((1, 3, 64, 12)).astype(np.float32)
+np.save("q.npy", q), np.save("kt.npy", kt), np.save("w1.npy", w1)
+np.save("kt3.npy", np.zeros((4, 64, 12), np.float32))  # batch 4 against 2 x 3: no broadcast
+Q, KT = torch.from_numpy(q), torch.from_numpy(kt)
+np.save("att_matmul.npy", (Q @ KT).numpy()), np.save("att_einsum.npy", torch.einsum("bhmk,bhkn->bhmn", Q, KT).numpy())
+np.save("bc_torch.npy", (Q @ torch.from_numpy(w1)).numpy()), np.save("bc_numpy.npy", np.matmul(q, w1))
 # NumPy in f64: matmul against einsum
 x64, w64 = x.astype(np.float64), wk.astype(np.float64)
 np.save("x64.npy", x64), np.save("w64.npy", w64)
 np.save("n_matmul.npy", x64 @ w64), np.save("n_einsum.npy", np.einsum("ik,kj->ij", x64, w64))
 # reductions: x.sum() against x.sum(0).sum(0).sum(0) (torch), over two axes two ways (torch, numpy);
-# a dot and a gemv (numpy against torch); a sum in f16 chunks (each partial rounded to f16: lost)
+# a dot and a gemv (numpy against torch); a sum accumulated in f16 (each partial sum rounded to f16)
 xs = rng.standard_normal((6, 50, 40)).astype(np.float32); T = torch.from_numpy(xs); np.save("xs.npy", xs)
 np.save("s_all.npy", T.sum().numpy()), np.save("s_chain.npy", T.sum(0).sum(0).sum(0).numpy())
 np.save("s_axes.npy", T.sum(dim=(0, 2)).numpy()), np.save("s_axes_np.npy", np.sum(xs, axis=(0, 2)))
-chunks = np.float32(0)
-for c in xs.reshape(-1, 400):
-    chunks = np.float32(chunks + np.float32(np.float16(c.sum(dtype=np.float32))))
-np.save("s_f16_chunks.npy", chunks)
+acc16 = np.float16(0)
+for e in xs.reshape(-1):
+    acc16 = np.float16(np.float32(acc16) + e)
+np.save("s_f16_acc.npy", np.float32(acc16))
 v, u = rng.standard_normal(500).astype(np.float32), rng.standard_normal(500).astype(np.float32)
 np.save("v.npy", v), np.save("u.npy", u)
 np.save("d_np.npy", np.dot(v, u)), np.save("d_torch.npy", torch.dot(torch.from_numpy(v), torch.from_numpy(u)).numpy())
@@ -115,6 +124,12 @@ judge "A given transposed (--trans-a)" "same|reorder" --a xt.npy --trans-a --b w
 judge "a row of a batched product, planted 1e-3 off" "bound|improbable" --a xb.npy --b wk.npy --row 20 \
     --outputs n_row20.npy,n_row20_planted.npy
 expect "at the product's row 20: entry 1, row 4" "$out" '"worst":\{"at":\[1,4,11\]'
+judge "attention's scores, 4-D, matmul against einsum" "same|reorder" --a q.npy --b kt.npy \
+    --outputs att_matmul.npy,att_einsum.npy
+judge "a weight broadcast over the batch, torch against numpy" "same|reorder" --a q.npy --b w1.npy \
+    --outputs bc_torch.npy,bc_numpy.npy
+judge "the wrong one of two broadcast products" "bound|improbable" --a q.npy --b w1.npy \
+    --outputs bc_torch.npy,att_matmul.npy
 judge "numpy's matmul against einsum in f64" "same|reorder" --a x64.npy --b w64.npy --outputs n_matmul.npy,n_einsum.npy
 judge "a bf16 output against an f32 one" "bound|improbable" --a xh.npy --b wh.npy --trans-b --bias bh.npy \
     --outputs t_f32_out.npy,t_bf16_out.npy --dtype bf16:bf16
@@ -134,8 +149,7 @@ judge "x.sum() against x.sum(0).sum(0).sum(0)" "same|reorder" --op sum --a xs.np
 judge "a sum over two axes, torch against numpy" "same|reorder" --op sum --a xs.npy --axes 0,-1 \
     --outputs s_axes.npy,s_axes_np.npy
 expect "is 50 sums of 240 terms" "$out" '"shape":"50x1x240"'
-judge "a sum whose partial sums were rounded to f16" "bound|improbable" --op sum --a xs.npy \
-    --outputs s_all.npy,s_f16_chunks.npy
+judge "a sum accumulated in f16" "bound|improbable" --op sum --a xs.npy --outputs s_all.npy,s_f16_acc.npy
 judge "a dot, numpy against torch" "same|reorder" --op dot --a v.npy --b u.npy --outputs d_np.npy,d_torch.npy
 judge "a gemv, numpy against torch" "same|reorder" --op gemv --a x.npy --b v300.npy --outputs g_np.npy,g_torch.npy
 run "a report in words" 0 $FPDIV judge --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_mm_add.npy,t_linear.npy &&
@@ -171,7 +185,7 @@ bad "a file that is no .npy" "not\.npy: not a \.npy file" judge --a not.npy --b 
 bad "a type fpdiv cannot read" "ints\.npy: its 'descr' is '<i8'" judge --a ints.npy --b w.npy --outputs t_linear.npy,t_mm_add.npy
 bad "k that does not fit" "x\.npy is 48 x 300 and w_other_k\.npy 40 x 299: A's k \(300, its columns\) is not B's \(299, its columns with --trans-b\)" \
     judge --a x.npy --b w_other_k.npy --trans-b --outputs t_linear.npy,t_mm_add.npy
-bad "an output of another shape" "y_wrong_shape\.npy is 40 x 48; the product is 1 x 48 x 40 \(batch x m x n\)" \
+bad "an output of another shape" "y_wrong_shape\.npy is 40 x 48; the product is 48 x 40 \(the batch's dimensions, m, n\)" \
     judge --a x.npy --b w.npy --trans-b --outputs t_linear.npy,y_wrong_shape.npy
 bad "bf16 bits not named" "y_bf16_bits\.npy holds uint16 \(bf16 bits\) elements: if they are bf16, say so with --dtype" \
     judge --a x.npy --b w.npy --trans-b --outputs t_linear.npy,y_bf16_bits.npy
@@ -183,6 +197,8 @@ bad "a row past the product" "--row 48: the product has 48 rows" judge --a x.npy
     --outputs t_row_of_all.npy,t_row_alone.npy
 bad "one output" "--outputs 't_linear\.npy': expected two files" judge --a x.npy --b w.npy --outputs t_linear.npy
 bad "no inputs" "--a, --b and --outputs are required" judge --outputs t_linear.npy,t_mm_add.npy
+bad "batches that do not broadcast" "q\.npy is 2 x 3 x 10 x 64 and kt3\.npy 4 x 64 x 12: their batch dimensions .* do not broadcast" \
+    judge --a q.npy --b kt3.npy --outputs att_matmul.npy,att_einsum.npy
 bad "a dot of a matrix" "--op dot: x\.npy is 48 x 300 and v300\.npy 300; a dot takes two vectors of k" \
     judge --op dot --a x.npy --b v300.npy --outputs g_np.npy,g_torch.npy
 bad "axes a sum's array lacks" "--axes '3': xs\.npy has 3 axes; expected distinct ones from -3 to 2" \
