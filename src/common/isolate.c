@@ -16,6 +16,12 @@
 #include "common/clock.h"
 #include "common/scratch.h"
 
+void fpd_stdout_to_stderr(void)
+{
+    fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
 void fpd_describe_death(int status, bool timed_out, double timeout, char *buf, size_t size)
 {
     if (timed_out)

@@ -15,6 +15,12 @@
  * flushes them before it exits. The child is killed if fpdiv dies. */
 int fpd_run_isolated(int (*fn)(void *ctx), void *ctx, double timeout, char *why, size_t why_size);
 
+/* In a process that computes and prints nothing of its own (a campaign's worker, a check's child):
+ * what a library prints to standard output (OpenBLAS's xerbla: "On entry to SGEMMT parameter number
+ * 10 had an illegal value") goes to standard error instead, never among fpdiv's results on standard
+ * output (a --json line broken by it is lost to its reader). */
+void fpd_stdout_to_stderr(void);
+
 /* Why a child ended early, from its wait status: "killed by signal 11 (Segmentation fault)", "timed
  * out after 5 s (worker killed)" or the exit status. */
 void fpd_describe_death(int status, bool timed_out, double timeout, char *buf, size_t size);

@@ -178,6 +178,7 @@ static int spawn(struct fpd_pool *p, struct fpd_worker *w, uint64_t first, unsig
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* no orphans when the pool dies */
+        fpd_stdout_to_stderr();           /* a worker's results go through its ring, never stdout */
         close(fds[0]);
         for (unsigned j = 0; j < p->jobs; j++) /* the other workers' pipes are not this one's business */
             if (p->workers[j].fd >= 0)

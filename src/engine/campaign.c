@@ -33,6 +33,7 @@ static int probe_route(void *ctx)
 {
     struct route_probe *p = ctx;
     char why[256];
+    fpd_stdout_to_stderr();
     return fpd_backend_gemm(p->slot, &p->g, why, sizeof why) == FPD_ERR_NOT_APPLICABLE;
 }
 

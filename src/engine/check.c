@@ -1175,6 +1175,7 @@ struct isolated_check {
 static int check_in_child(void *ctx)
 {
     struct isolated_check *j = ctx;
+    fpd_stdout_to_stderr(); /* the parent reports; a library's own words go to stderr */
     struct child_answer *out = j->ck->shared;
     out->status = check_here(j->ck, j->chk, &out->res);
     char *environment = environment_here(j->ck, j->chk);

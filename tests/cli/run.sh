@@ -797,6 +797,14 @@ run "plugin refuses bf16" 2 $FPDIV --plugin $P/reverse.so check --relation repea
     expect "and says why" "$err" 'reverse kernel computes f32 or f64 only'
 FPDIV_PLUGIN_PATH=$P/reverse.so run "FPDIV_PLUGIN_PATH" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --backends reverse,openblas --dtypes f32,f64 &&
     expect "a campaign fuzzes the plugin" "$out" '^reverse +(openblas|reverse) |^vendor +reverse,openblas@'
+# A library that prints to stdout (OpenBLAS's xerbla for a call it rejects): its words go to stderr,
+# never among the results a --json reader parses line by line.
+all_json() { python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]; print("all JSON")' <<<"$1"; }
+run "a library that prints: check --json" 0 $FPDIV --plugin $P/chatty.so check --relation repeat --backend chatty \
+        --shape 2x3x4x5 --dtype f64 --json &&
+    expect "one JSON line on stdout" "$(all_json "$out")" '^all JSON$' && expect "its words on stderr" "$err" 'CHATTY parameter'
+run "a library that prints: fuzz --json" 0 $FPDIV --plugin $P/chatty.so fuzz --backends chatty --cases 40 --no-corpus --json &&
+    expect "only JSON lines on stdout" "$(all_json "$out")" '^all JSON$' && expect "its words on stderr" "$err" 'CHATTY parameter'
 # A backend's provenance can be state of the process that ran its GEMMs (cuBLASLt's algorithm): an
 # isolated check's environment is the one its child saw, in --json, the report, a saved case and a
 # minimized one (the review of the CUDA backends, finding 3).

@@ -24,7 +24,8 @@ static size_t make(unsigned char *out, int major, const char *header, const void
     memset(out + at + hl, ' ', pad);
     out[at + hl + pad] = '\n';
     at += header_len;
-    memcpy(out + at, data, data_len);
+    if (data_len) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(out + at, data, data_len);
     return at + data_len;
 }
 
