@@ -143,6 +143,7 @@ static int parse(int argc, char **argv, struct judge_options *o, char *why, size
         return FPD_ERR_INPUT;
     }
     const char *not_for = sum && o->files.b ? "--b" : sum && o->files.bias ? "--bias" : sum && o->files.row >= 0 ? "--row"
+                        : sum && o->files.trans_a ? "--trans-a" : sum && o->files.trans_b ? "--trans-b"
                         : !sum && o->files.axes ? "--axes" : NULL;
     if (not_for) {
         snprintf(why, why_size, "%s is not for %s", not_for, sum ? "a sum (--op sum)" : "a product (--axes: --op sum)");
@@ -298,7 +299,7 @@ static json_t *judgement_json(const struct judge_options *o, const struct fpd_ju
 int fpd_cmd_judge(int argc, char **argv)
 {
     struct judge_options o = {.files = {.row = -1}, .fail_on = FPD_BOUND};
-    char why[1024];
+    char why[8192]; /* a long path and, after it, what is wrong */
     int rc = parse(argc, argv, &o, why, sizeof why);
     if (rc < 0)
         return FPD_EXIT_OK; /* --help */

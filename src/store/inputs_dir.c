@@ -10,19 +10,22 @@
 #include "store/npy.h"
 
 /* The type an array's elements are as `declared` says (a bf16 array's bits do not say it). */
-static int element_type(const struct fpd_npy *a, const char *path, enum fpd_dtype declared, enum fpd_dtype *t,
-                        char *why, size_t why_size)
+static int element_type(const struct fpd_npy *a, const char *path, enum fpd_dtype declared, bool output,
+                        enum fpd_dtype *t, char *why, size_t why_size)
 {
     static const enum fpd_dtype of[] = {[FPD_NPY_FLOAT64] = FPD_F64, [FPD_NPY_FLOAT32] = FPD_F32,
                                         [FPD_NPY_FLOAT16] = FPD_F16, [FPD_NPY_UINT16] = FPD_BF16,
                                         [FPD_NPY_INT16] = FPD_BF16,  [FPD_NPY_VOID16] = FPD_BF16};
     bool bits = a->element == FPD_NPY_UINT16 || a->element == FPD_NPY_INT16 || a->element == FPD_NPY_VOID16;
     char shown[4200];
+    const char *role_words = output   ? "the case's output type, which the bias is in (--dtype IN:OUT names it)"
+                             : bits   ? "the case's input type (bf16 bits: say --dtype bf16)"
+                                      : "the case's input type (--dtype)";
     *t = of[a->element];
     if (*t != declared || (bits && declared != FPD_BF16)) {
         snprintf(why, why_size, "%s holds %s elements, not the %s %s", fpd_printable(path, shown, sizeof shown),
                  fpd_npy_element_name(a->element), fpd_dtype_info(declared)->name,
-                 bits ? "the case's type (bf16 bits: say --dtype bf16)" : "the case's type (--dtype)");
+                 role_words);
         return FPD_ERR_INPUT;
     }
     return FPD_OK;
@@ -55,7 +58,7 @@ int fpd_inputs_load(const char *dir, const char *dtype, bool bias, struct fpd_in
         out->dt = defaults_for(a->element == FPD_NPY_FLOAT64 ? FPD_F64 : a->element == FPD_NPY_FLOAT16 ? FPD_F16 : FPD_F32);
     enum fpd_dtype t;
     for (int i = 0; rc == FPD_OK && i < (bias ? 3 : 2); i++)
-        rc = element_type(&arrays[i], paths[i], i == 2 ? out->dt.out : out->dt.in, &t, why, why_size);
+        rc = element_type(&arrays[i], paths[i], i == 2 ? out->dt.out : out->dt.in, i == 2, &t, why, why_size);
     /* the shapes: A batch x m x k, B batch x k x n (or each without the batch), the bias n */
     bool fits = rc == FPD_OK && (a->ndim == 2 || a->ndim == 3) && a->ndim == b->ndim &&
                 (a->ndim == 2 || a->shape[0] == b->shape[0]) && a->shape[a->ndim - 1] == b->shape[b->ndim - 2];

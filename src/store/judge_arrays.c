@@ -326,6 +326,15 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
                  fpd_printable(files->b, shown[1], sizeof shown[1]), fpd_dtype_info(in_b)->name);
         rc = FPD_ERR_INPUT;
     }
+    /* an output type --dtype names is one of the outputs' (it names what bf16 bits are, and never
+     * stands in for the type the files hold) */
+    if (rc == FPD_OK && d.given[1] && out_t[0] != d.t[1] && out_t[1] != d.t[1]) {
+        snprintf(why, why_size, "--dtype gives the outputs as %s, but %s holds %s and %s %s",
+                 fpd_dtype_info(d.t[1])->name, fpd_printable(files->outputs[0], shown[0], sizeof shown[0]),
+                 fpd_dtype_info(out_t[0])->name, fpd_printable(files->outputs[1], shown[1], sizeof shown[1]),
+                 fpd_dtype_info(out_t[1])->name);
+        rc = FPD_ERR_INPUT;
+    }
     /* Outputs of two types are judged in the wider, which holds every value of the narrower exactly
      * (a bf16 result against an f32 one): the narrower's extra rounding is then its own error. */
     enum fpd_dtype wide = out_t[0];
@@ -357,7 +366,7 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
     if (rc == FPD_OK) {
         c->dt.in = in_a, c->dt.out = wide;
         /* as frameworks accumulate: in f64 where either type is f64, else in f32 */
-        c->dt.acc = d.given[2] ? d.t[2] : in_a == FPD_F64 || out_t[0] == FPD_F64 ? FPD_F64 : FPD_F32;
+        c->dt.acc = d.given[2] ? d.t[2] : in_a == FPD_F64 || wide == FPD_F64 ? FPD_F64 : FPD_F32;
         if (!fpd_dtypes_valid(&c->dt, why, why_size))
             rc = FPD_ERR_INPUT;
     }

@@ -61,6 +61,7 @@ np.save("bc_torch.npy", (Q @ torch.from_numpy(w1)).numpy()), np.save("bc_numpy.n
 x64, w64 = x.astype(np.float64), wk.astype(np.float64)
 np.save("x64.npy", x64), np.save("w64.npy", w64)
 np.save("n_matmul.npy", x64 @ w64), np.save("n_einsum.npy", np.einsum("ik,kj->ij", x64, w64))
+np.save("n_matmul32.npy", (x64 @ w64).astype(np.float32))  # of f32 inputs: the f64 product rounded to f32
 # reductions: x.sum() against x.sum(0).sum(0).sum(0) (torch), over two axes two ways (torch, numpy);
 # a dot and a gemv (numpy against torch); a sum accumulated in f16 (each partial sum rounded to f16)
 xs = rng.standard_normal((6, 50, 40)).astype(np.float32); T = torch.from_numpy(xs); np.save("xs.npy", xs)
@@ -174,6 +175,10 @@ run "bf16 bits named" 0 $FPDIV check --relation vendor --backend seq,blocked --i
 bad "--inputs and a --shape that disagrees" "--shape 2x30x20x100, but the arrays in in make a 2x30x20x200 product" \
     check --relation repeat --inputs in --shape 2x30x20x100
 bad "--inputs without the bias --bias needs" "in_nobias/bias\.npy" check --relation repeat --inputs in_nobias --bias
+np_bias_bf16() { "$python" -c 'import numpy as np; np.save("in_bf16/bias.npy", np.zeros(8, np.uint16))'; }
+np_bias_bf16
+bad "--inputs with a bias of the inputs' type, not the outputs'" "in_bf16/bias\.npy holds uint16 \(bf16 bits\) elements, not the f32 the case's output type" \
+    check --relation repeat --inputs in_bf16 --dtype bf16 --bias
 bad "--inputs of bf16 bits, not named" "in_bf16/A\.npy holds u?int16 \(bf16 bits\) elements, not the f32" \
     check --relation repeat --inputs in_bf16
 bad "--inputs too large to keep in a case file" "a case file keeps at most 1048576 inline, and a sidecar for larger ones is not written yet" \
@@ -205,6 +210,13 @@ bad "axes a sum's array lacks" "--axes '3': xs\.npy has 3 axes; expected distinc
     judge --op sum --a xs.npy --axes 3 --outputs s_all.npy,s_chain.npy
 bad "an axis twice" "--axes '0,-3'" judge --op sum --a xs.npy --axes 0,-3 --outputs s_all.npy,s_chain.npy
 bad "a B for a sum" "--b is not for a sum" judge --op sum --a xs.npy --b u.npy --outputs s_all.npy,s_chain.npy
+bad "a transpose for a sum" "--trans-a is not for a sum" judge --op sum --a xs.npy --axes 1 --trans-a \
+    --outputs s_all.npy,s_chain.npy
+bad "an output type --dtype names and neither file holds" "--dtype gives the outputs as f16, but t_linear\.npy holds f32" \
+    judge --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_linear.npy,t_mm_add.npy --dtype f32:f16
+judge "an f32 output against an f64 one, the f32 first" "bound|improbable" --a x.npy --b wk.npy \
+    --outputs n_matmul32.npy,n_matmul.npy
+expect "in f64, accumulated in f64" "$out" '"dtype":"f32:f64"'
 bad "a mean, said not judged yet" "--op mean: not judged yet" judge --op mean --a xs.npy --outputs s_all.npy,s_chain.npy
 
 echo "judge: $passed passed, $failed failed"
