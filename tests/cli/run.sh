@@ -463,7 +463,7 @@ bad "an empty merge target" "give OUT \(a directory name\)" merge "" corpus
 bad "a size that overflows" "--max-mem .1e308T.: expected a size such as 512M or 4G" check --relation repeat --shape 2x3x4 --max-mem 1e308T
 bad "huge dimension" "larger than" check --relation repeat --shape 2x3x99999999999
 bad "slice outside" "slice 5:1 is outside m = 2" check --relation slice-rows --backend seq --shape 2x3x4 --slice 5
-bad "missing shape" "--relation and --shape are required" check --relation repeat
+bad "missing shape" "--relation and --shape \(or --inputs\) are required" check --relation repeat
 bad "pair needs two" "takes 2 backends" check --relation vendor --backend seq --shape 2x3x4
 bad "cast-in on f32" "needs f16 or bf16 inputs" check --relation cast-in --backend seq --shape 2x3x4
 bad "threads on seq" "needs a backend with a thread count" check --relation threads --backend seq --shape 2x3x4
