@@ -72,7 +72,7 @@ def judge_command(a, b, bias, p, q):
     """The compared region's inputs and both outputs saved, and the `fpdiv judge` command that asks
     whether their difference is expected (doc/judge.md)."""
     (b0, b1), (r0, r1), (c0, c1) = CASE["compare"]["batch"], CASE["compare"]["rows"], CASE["compare"]["cols"]
-    dt_in, dt_out, dt_acc = CASE["dtype"]
+    dt_in, dt_out, _ = CASE["dtype"]
     words = ["fpdiv", "judge", "--a", save_as("judge_A.npy", dt_in, np.array(a[b0:b1, r0:r1])),
              "--b", save_as("judge_B.npy", dt_in, np.array(b[b0:b1, :, c0:c1]))]
     if any(path["bias"] != "none" for path in CASE["paths"]):

@@ -18,6 +18,7 @@
 #include "backends/host.h"
 #include "common/cpu.h"
 #include "common/file_read.h"
+#include "common/file_write.h"
 
 extern char **environ;
 
@@ -257,23 +258,6 @@ bool fpd_kernel_set_cache_recall(struct fpd_backend_slot *base, const char *set,
     return found;
 }
 
-/* mkdir -p for the cache's directory (its parents are a home's, usually there). */
-static bool make_dirs(const char *dir)
-{
-    char partial[PATH_MAX];
-    if (snprintf(partial, sizeof partial, "%s", dir) >= (int)sizeof partial)
-        return false;
-    for (char *slash = strchr(partial + 1, '/');; slash = strchr(slash + 1, '/')) {
-        if (slash)
-            *slash = '\0';
-        if (mkdir(partial, 0777) != 0 && errno != EEXIST)
-            return false;
-        if (!slash)
-            return true;
-        *slash = '/';
-    }
-}
-
 /* Removes the library's files of other keys that no run has used for STALE_SECONDS. */
 static void remove_stale(const struct cache_file *f)
 {
@@ -296,7 +280,8 @@ static void remove_stale(const struct cache_file *f)
 void fpd_kernel_set_cache_keep(struct fpd_backend_slot *base, const char *set, const char *provenance, size_t len)
 {
     struct cache_file file, *f = &file;
-    if (!locate(base, f) || !make_dirs(f->dir))
+    char why[256];
+    if (!locate(base, f) || fpd_make_dirs(f->dir, why, sizeof why) != FPD_OK)
         return;
     json_t *j = load(f), *pairs = json_array();
     for (size_t at = 0; at < len;) { /* the pairs as host.c parses them: a pair cut short ends them */

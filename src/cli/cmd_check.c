@@ -125,17 +125,19 @@ static int use_inputs(const struct check_options *o, struct fpd_case_flags *cf, 
     const struct fpd_case_data *d = &in->data;
     snprintf(shape, shape_size, "%ux%ux%ux%u", d->batch, d->m, d->n, d->k);
     struct fpd_case given = cf->chk.c;
+    char dir[200]; /* shown shortened: what is wrong comes after it, in why's 512 bytes */
+    fpd_printable(o->inputs, dir, sizeof dir);
     if (cf->shape && (fpd_shape_parse(cf->shape, &given, why, why_size) != FPD_OK || given.batch != d->batch ||
                       given.m != d->m || given.n != d->n || given.k != d->k)) {
         char shown[128];
         snprintf(why, why_size, "--shape %s, but the arrays in %s make a %s product",
-                 fpd_printable(cf->shape, shown, sizeof shown), o->inputs, shape);
+                 fpd_printable(cf->shape, shown, sizeof shown), dir, shape);
         return FPD_ERR_INPUT;
     }
     size_t bytes = (size_t)d->batch * ((size_t)d->m * d->k + (size_t)d->k * d->n) * fpd_dtype_info(in->dt.in)->size;
     if (o->save && bytes > FPD_INLINE_MAX_LIMIT) {
         snprintf(why, why_size, "the arrays in %s are %zu bytes: a case file keeps at most %d inline, and a sidecar "
-                 "for larger ones is not written yet (save a slice of them)", o->inputs, bytes, FPD_INLINE_MAX_LIMIT);
+                 "for larger ones is not written yet (save a slice of them)", dir, bytes, FPD_INLINE_MAX_LIMIT);
         return FPD_ERR_INPUT;
     }
     return FPD_OK;

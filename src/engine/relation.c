@@ -184,9 +184,9 @@ static void build_self(const struct fpd_relation *r, const struct fpd_case *c, c
 static void build_gemmt(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                         struct fpd_paths *out)
 {
-    (void)r, (void)p;
+    (void)p;
     whole_case(c, out);
-    out->b.route = FPD_ROUTE_GEMMT_UPPER;
+    out->b.route = r->route; /* the upper triangle's; the lower's is the second GEMM's (check.c) */
     out->b.triangles = true;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/file_write.h"
 #include "common/text.h"
 #include "fpdiv_backend.h"
 #include "report/html.h"

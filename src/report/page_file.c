@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/file_write.h"
 #include "store/corpus_dir.h"
 
 /* Every case file of the corpus, read and checked as replay reads them. */

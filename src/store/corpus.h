@@ -63,10 +63,6 @@ void fpd_case_file_free(struct fpd_case_file *f);
 int fpd_case_file_hash(const struct fpd_case_file *f, uint64_t *hash);
 json_t *fpd_case_file_json(const struct fpd_case_file *f);
 
-/* Creates path and any missing parents, like `mkdir -p`. */
-int fpd_make_dirs(const char *path, char *why, size_t why_size);
-/* The same for the directory a file is to be written in (nothing for a file name alone). */
-int fpd_make_parent_dirs(const char *file, char *why, size_t why_size);
 
 /* Reads and validates a case file. Errors name the file, and line and column for JSON syntax, or
  * the offending field. A backend that is known but unavailable here loads fine (replay skips it). */

@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "common/array.h"
+#include "common/file_write.h"
 
 /* ---- directories ------------------------------------------------------------------------------- */
 

@@ -13,16 +13,13 @@
 static int element_type(const struct fpd_npy *a, const char *path, enum fpd_dtype declared, bool output,
                         enum fpd_dtype *t, char *why, size_t why_size)
 {
-    static const enum fpd_dtype of[] = {[FPD_NPY_FLOAT64] = FPD_F64, [FPD_NPY_FLOAT32] = FPD_F32,
-                                        [FPD_NPY_FLOAT16] = FPD_F16, [FPD_NPY_UINT16] = FPD_BF16,
-                                        [FPD_NPY_INT16] = FPD_BF16,  [FPD_NPY_VOID16] = FPD_BF16};
-    bool bits = a->element == FPD_NPY_UINT16 || a->element == FPD_NPY_INT16 || a->element == FPD_NPY_VOID16;
+    bool bits;
+    *t = fpd_npy_dtype(a->element, &bits);
     char shown[4200];
     const char *role_words = output   ? "the case's output type, which the bias is in (--dtype IN:OUT names it)"
                              : bits   ? "the case's input type (bf16 bits: say --dtype bf16)"
                                       : "the case's input type (--dtype)";
-    *t = of[a->element];
-    if (*t != declared || (bits && declared != FPD_BF16)) {
+    if (*t != declared) { /* bf16 is the case's only where --dtype said so: the defaults never give it */
         snprintf(why, why_size, "%s holds %s elements, not the %s %s", fpd_printable(path, shown, sizeof shown),
                  fpd_npy_element_name(a->element), fpd_dtype_info(declared)->name,
                  role_words);
@@ -54,8 +51,11 @@ int fpd_inputs_load(const char *dir, const char *dtype, bool bias, struct fpd_in
     const struct fpd_npy *a = &arrays[0], *b = &arrays[1];
     if (rc == FPD_OK && dtype)
         rc = fpd_dtypes_parse(dtype, &out->dt, why, why_size);
-    else if (rc == FPD_OK) /* the files' type (bf16 bits must be named, which element_type then says) */
-        out->dt = defaults_for(a->element == FPD_NPY_FLOAT64 ? FPD_F64 : a->element == FPD_NPY_FLOAT16 ? FPD_F16 : FPD_F32);
+    else if (rc == FPD_OK) { /* the files' type; bf16 bits must be named, which element_type then says */
+        bool bits;
+        enum fpd_dtype in = fpd_npy_dtype(a->element, &bits);
+        out->dt = defaults_for(bits ? FPD_F32 : in);
+    }
     enum fpd_dtype t;
     for (int i = 0; rc == FPD_OK && i < (bias ? 3 : 2); i++)
         rc = element_type(&arrays[i], paths[i], i == 2 ? out->dt.out : out->dt.in, i == 2, &t, why, why_size);

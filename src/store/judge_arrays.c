@@ -9,17 +9,6 @@
 #include "common/dtype.h"
 #include "common/text.h"
 
-/* The type each element type of a file is; a bf16 file's bits say nothing of it (NumPy has no
- * bf16), so only --dtype makes uint16 or a 2-byte void bf16. */
-static const struct {
-    enum fpd_npy_element element;
-    enum fpd_dtype t;
-    bool declared_only;
-} file_types[] = {
-    {FPD_NPY_FLOAT64, FPD_F64, false}, {FPD_NPY_FLOAT32, FPD_F32, false}, {FPD_NPY_FLOAT16, FPD_F16, false},
-    {FPD_NPY_UINT16, FPD_BF16, true},  {FPD_NPY_INT16, FPD_BF16, true}, {FPD_NPY_VOID16, FPD_BF16, true},
-};
-
 /* --dtype's fields, each given (true) or not. */
 struct declared {
     bool given[3];
@@ -50,22 +39,20 @@ static int parse_declared(const char *spec, struct declared *d, char *why, size_
 static int type_of(const struct fpd_npy *a, const char *path, const struct declared *d, int role, enum fpd_dtype *t,
                    char *why, size_t why_size)
 {
-    size_t i = 0;
-    while (file_types[i].element != a->element)
-        i++;
+    bool named_only;
+    *t = fpd_npy_dtype(a->element, &named_only);
     char shown[512];
     fpd_printable(path, shown, sizeof shown);
-    if (file_types[i].declared_only && !(d->given[role] && d->t[role] == FPD_BF16)) {
+    if (named_only && !(d->given[role] && d->t[role] == FPD_BF16)) {
         snprintf(why, why_size, "%s holds %s elements: if they are bf16, say so with --dtype (%s)", shown,
                  fpd_npy_element_name(a->element), role == 0 ? "bf16, or bf16:f32" : "IN:bf16");
         return FPD_ERR_INPUT;
     }
-    *t = file_types[i].t;
     /* the inputs are of the type --dtype gives; an output's float type is its own (one output may be
      * narrower than the other: judged in the wider) */
     if (role == 0 && d->given[role] && d->t[role] != *t) {
-        snprintf(why, why_size, "%s holds %s elements, not the %s --dtype gives the %s", shown,
-                 fpd_npy_element_name(a->element), fpd_dtype_info(d->t[role])->name, role == 0 ? "inputs" : "outputs");
+        snprintf(why, why_size, "%s holds %s elements, not the %s --dtype gives the inputs", shown,
+                 fpd_npy_element_name(a->element), fpd_dtype_info(d->t[role])->name);
         return FPD_ERR_INPUT;
     }
     return FPD_OK;

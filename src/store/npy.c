@@ -49,17 +49,30 @@ int fpd_npy_write(const char *path, enum fpd_dtype t, const size_t *shape, int n
 
 /* ---- reading ------------------------------------------------------------------------------------- */
 
-/* The element types read, by their descr after the byte-order character. */
+/* The element types read, by their descr after the byte-order character, and the type of fpdiv's
+ * each holds. */
 static const struct {
     const char *code, *name;
     enum fpd_npy_element element;
     size_t size;
+    enum fpd_dtype dtype;
+    bool named_only; /* bf16's bits: a reader takes them as bf16 only where the user says they are */
 } elements[] = {
-    {"f8", "float64", FPD_NPY_FLOAT64, 8}, {"f4", "float32", FPD_NPY_FLOAT32, 4},
-    {"f2", "float16", FPD_NPY_FLOAT16, 2}, {"u2", "uint16 (bf16 bits)", FPD_NPY_UINT16, 2},
-    {"i2", "int16 (bf16 bits)", FPD_NPY_INT16, 2},
-    {"V2", "2-byte void (ml_dtypes' bfloat16)", FPD_NPY_VOID16, 2},
+    {"f8", "float64", FPD_NPY_FLOAT64, 8, FPD_F64, false}, {"f4", "float32", FPD_NPY_FLOAT32, 4, FPD_F32, false},
+    {"f2", "float16", FPD_NPY_FLOAT16, 2, FPD_F16, false},
+    {"u2", "uint16 (bf16 bits)", FPD_NPY_UINT16, 2, FPD_BF16, true},
+    {"i2", "int16 (bf16 bits)", FPD_NPY_INT16, 2, FPD_BF16, true},
+    {"V2", "2-byte void (ml_dtypes' bfloat16)", FPD_NPY_VOID16, 2, FPD_BF16, true},
 };
+
+enum fpd_dtype fpd_npy_dtype(enum fpd_npy_element e, bool *named_only)
+{
+    size_t i = 0;
+    while (elements[i].element != e)
+        i++;
+    *named_only = elements[i].named_only;
+    return elements[i].dtype;
+}
 
 const char *fpd_npy_element_name(enum fpd_npy_element e)
 {

@@ -38,6 +38,10 @@ int fpd_npy_read(const char *path, struct fpd_npy *out, char *why, size_t why_si
 int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, struct fpd_npy *out, char *why,
                   size_t why_size);
 void fpd_npy_free(struct fpd_npy *a);
+/* The type of fpdiv's an element type holds (f64, f32, f16, bf16); *named_only for bf16's bits,
+ * which NumPy cannot say are bf16 (uint16, int16, void): a reader takes them so only where the
+ * user names the type (--dtype). */
+enum fpd_dtype fpd_npy_dtype(enum fpd_npy_element e, bool *named_only);
 /* NumPy's name for the element type ("float32", "uint16 (bf16 bits?)"). */
 const char *fpd_npy_element_name(enum fpd_npy_element e);
 
