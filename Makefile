@@ -23,7 +23,7 @@ BUILD   := build
 endif
 # BLAS libraries are not linked: each is loaded at run time, in a namespace of its own
 # (src/backends/cblas_library.h). Only the benchmarks that time OpenBLAS against fpdiv's kernels link it.
-PKGS    := libxxhash jansson
+PKGS    := libxxhash jansson libzip
 TESTPKGS := criterion mpfr
 
 ifeq ($(CI),true)

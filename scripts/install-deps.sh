@@ -15,6 +15,7 @@ packages=(
     libblis-dev       # the blis backend
     libxxhash-dev     # XXH3 fingerprints of outputs and cases
     libjansson-dev    # JSON output and corpus files
+    libzip-dev        # .npz archives a user brings to `fpdiv judge`
     libcriterion-dev  # unit tests
     libmpfr-dev       # test oracle for the exact reference
     python3           # CLI tests read JSON with it

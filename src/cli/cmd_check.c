@@ -21,8 +21,9 @@ static const char help_head[] =
 static const char help_tail[] =
     "  --inputs DIR         the user's data instead of generated data: DIR/A.npy (batch x m x k, or\n"
     "                       m x k), DIR/B.npy (batch x k x n, or k x n) and, with --bias, DIR/bias.npy,\n"
-    "                       as fpdiv export writes them; they give the shape (--shape, if given, must\n"
-    "                       agree) and the input type (bf16 bits: say --dtype bf16)\n"
+    "                       as fpdiv export writes them, or a .npz archive of them (A, B, bias); they\n"
+    "                       give the shape (--shape, if given, must agree) and the input type (bf16\n"
+    "                       bits: say --dtype bf16); --save keeps them with the case\n"
     "  --fail-on V          exit 1 when the verdict is V or worse: same, reorder, improbable,\n"
     "                       bound, never (default bound: doc/concepts.md says why)\n"
     "  --json               print one JSON object instead of the report\n"
@@ -48,8 +49,14 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_
 {
     struct option options[64];
     fpd_case_options_merge(own_options, options, 64);
-    int opt, rc = FPD_OK;
-    while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    /* what makes generated data: nothing for the user's own (--inputs), which a user must be told */
+    static const char *const generator_options[] = {"seed", "index", "dist", "specials"};
+    const char *generating = NULL;
+    int opt, at = -1, rc = FPD_OK;
+    while (rc == FPD_OK && (opt = getopt_long(argc, argv, "h", options, &at)) != -1) {
+        for (size_t i = 0; opt != '?' && at >= 0 && i < sizeof generator_options / sizeof generator_options[0]; i++)
+            generating = strcmp(options[at].name, generator_options[i]) == 0 ? generator_options[i] : generating;
+        at = -1;
         if (fpd_case_flags_take(cf, opt, optarg, &rc, why, why_size))
             continue;
         switch (opt) {
@@ -69,6 +76,10 @@ static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct check_
     }
     if (!cf->relation || (!cf->shape && !o->inputs)) {
         snprintf(why, why_size, "--relation and --shape (or --inputs) are required (see 'fpdiv check --help')");
+        return FPD_ERR_INPUT;
+    }
+    if (o->inputs && generating) {
+        snprintf(why, why_size, "--%s is not for --inputs: the data are the arrays given, not generated", generating);
         return FPD_ERR_INPUT;
     }
     return FPD_OK;
@@ -132,12 +143,6 @@ static int use_inputs(const struct check_options *o, struct fpd_case_flags *cf, 
         char shown[128];
         snprintf(why, why_size, "--shape %s, but the arrays in %s make a %s product",
                  fpd_printable(cf->shape, shown, sizeof shown), dir, shape);
-        return FPD_ERR_INPUT;
-    }
-    size_t bytes = (size_t)d->batch * ((size_t)d->m * d->k + (size_t)d->k * d->n) * fpd_dtype_info(in->dt.in)->size;
-    if (o->save && bytes > FPD_INLINE_MAX_LIMIT) {
-        snprintf(why, why_size, "the arrays in %s are %zu bytes: a case file keeps at most %d inline, and a sidecar "
-                 "for larger ones is not written yet (save a slice of them)", dir, bytes, FPD_INLINE_MAX_LIMIT);
         return FPD_ERR_INPUT;
     }
     return FPD_OK;

@@ -8,6 +8,7 @@
 
 #include "backends/given.h"
 #include "cli/cmd.h"
+#include "store/array_file.h"
 #include "store/judge_arrays.h"
 #include "common/dtype.h"
 #include "common/text.h"
@@ -15,7 +16,7 @@
 
 static const char help[] =
     "usage: fpdiv judge --a A.npy --b B.npy --outputs Y1.npy,Y2.npy [options]\n"
-    "       fpdiv judge --op sum --a X.npy [--axes LIST] --outputs S1.npy,S2.npy [options]\n\n"
+    "       fpdiv judge --op sum|mean --a X.npy [--axes LIST] --outputs S1.npy,S2.npy [options]\n\n"
     "Tells whether two results of one product that the user already has differ as rounding\n"
     "explains: Y1 and Y2 are A @ B (+ bias) computed two ways (a slice before or after, a fused\n"
     "bias or not, eager or compiled, another device). It reports what `check` does: the verdict\n"
@@ -24,20 +25,24 @@ static const char help[] =
     "threshold, each output's distance from the correctly rounded product and which is closer, and\n"
     "the worst element. The rounding model is a sum of the k products in any order, each addition\n"
     "rounded to nearest in the accumulator's type. A sum of X's elements is the product of X and a\n"
-    "column of ones: x.sum() against x.sum(0).sum(0) is judged as any dot.\n\n"
+    "column of ones: x.sum() against x.sum(0).sum(0) is judged as any dot; a mean is that sum divided\n"
+    "by its count, which rounds once more.\n\n"
+    "Each FILE is a .npy file, or an array of a .npz archive (np.savez): ARCHIVE.npz:NAME, or the\n"
+    "archive alone where it holds one array or one named as the option is (a, b, bias); --outputs\n"
+    "ARCHIVE.npz takes an archive of exactly two arrays, in its order.\n\n"
     "  --op OP              matmul (default: A @ B, A or B a vector included), dot (two vectors),\n"
-    "                       gemv (a matrix and a vector), sum (of --a over --axes)\n"
-    "  --axes LIST          the axes a sum adds over, comma-separated, negative from the last\n"
-    "                       (default: all): the outputs hold one sum per element of the others\n"
-    "  --a FILE             A: m x k, with any batch dimensions before (.npy), or a vector of k;\n"
+    "                       gemv (a matrix and a vector), sum or mean (of --a over --axes)\n"
+    "  --axes LIST          the axes a sum (mean) adds over, comma-separated, negative from the last\n"
+    "                       (default: all): the outputs hold one sum (mean) per element of the others\n"
+    "  --a FILE             A: m x k, with any batch dimensions before, or a vector of k;\n"
     "                       a sum's X: any shape\n"
     "  --b FILE             B: k x n, with any batch dimensions before, or a vector of k; the batch\n"
     "                       dimensions broadcast as matmul's do (equal, 1, or missing on one side)\n"
     "  --bias FILE          a row of n added to every row of the product (both outputs hold it)\n"
     "  --trans-a            A.npy holds k x m (A transposed)\n"
     "  --trans-b            B.npy holds n x k, as a Linear layer's weight does (F.linear(x, W, b))\n"
-    "  --outputs Y1,Y2      the two results: the product's shape (the batch's dimensions, m, n;\n"
-    "                       dimensions of 1 aside), or one row of n with --row\n"
+    "  --outputs Y1,Y2      the two results (or an archive of two): the product's shape (the\n"
+    "                       batch's dimensions, m, n; dimensions of 1 aside), or one row of n with --row\n"
     "  --row I              the outputs are row I of the product (over batch x m): (A @ B)[I] vs A[I] @ B\n"
     "  --dtype IN[:OUT[:ACC]] the types; from the files where not given (bf16 arrays, stored as uint16\n"
     "                       or ml_dtypes' 2-byte void, must be named); ACC as frameworks accumulate:\n"
@@ -55,7 +60,8 @@ enum {
 static const struct {
     const char *name;
     enum fpd_judge_op op;
-} ops[] = {{"matmul", FPD_JUDGE_MATMUL}, {"dot", FPD_JUDGE_DOT}, {"gemv", FPD_JUDGE_GEMV}, {"sum", FPD_JUDGE_SUM}};
+} ops[] = {{"matmul", FPD_JUDGE_MATMUL}, {"dot", FPD_JUDGE_DOT}, {"gemv", FPD_JUDGE_GEMV}, {"sum", FPD_JUDGE_SUM},
+             {"mean", FPD_JUDGE_MEAN}};
 
 static int parse_op(const char *text, enum fpd_judge_op *op, char *why, size_t why_size)
 {
@@ -65,11 +71,8 @@ static int parse_op(const char *text, enum fpd_judge_op *op, char *why, size_t w
             return FPD_OK;
         }
     char shown[128];
-    if (strcmp(text, "mean") == 0)
-        snprintf(why, why_size, "--op mean: not judged yet (a mean's division rounds once more, which the model "
-                                "does not hold yet); judge the sums instead, x.sum(...), with --op sum");
-    else
-        snprintf(why, why_size, "--op '%s': expected matmul, dot, gemv or sum", fpd_printable(text, shown, sizeof shown));
+    snprintf(why, why_size, "--op '%s': expected matmul, dot, gemv, sum or mean",
+             fpd_printable(text, shown, sizeof shown));
     return FPD_ERR_INPUT;
 }
 
@@ -80,18 +83,40 @@ struct judge_options {
     bool json;
 };
 
+/* Y1,Y2, split at the comma whose two sides both name files (a file's own name may hold a comma),
+ * else at the only one; or one archive of two arrays, which are the outputs. */
 static int parse_outputs(const char *text, struct judge_options *o, char *why, size_t why_size)
 {
-    const char *comma = strchr(text, ',');
-    if (!comma || strchr(comma + 1, ',') || comma == text || !comma[1] || (size_t)(comma - text) >= sizeof o->outputs[0] ||
-        strlen(comma + 1) >= sizeof o->outputs[1]) {
+    const char *split = NULL;
+    size_t commas = 0;
+    for (const char *c = strchr(text, ','); c; c = strchr(c + 1, ',')) {
+        commas++;
+        char left[sizeof o->outputs[0]];
+        size_t n = (size_t)(c - text);
+        if (!split && n < sizeof left) {
+            memcpy(left, text, n);
+            left[n] = '\0';
+            if (fpd_array_file_exists(left) && fpd_array_file_exists(c + 1))
+                split = c;
+        }
+    }
+    if (!split && commas == 1)
+        split = strchr(text, ',');
+    if (!split && commas == 0 && fpd_array_file_is_archive(text)) {
+        int rc = fpd_array_file_members(text, 2, o->outputs, why, why_size);
+        if (rc == FPD_OK)
+            o->files.outputs[0] = o->outputs[0], o->files.outputs[1] = o->outputs[1];
+        return rc;
+    }
+    if (!split || split == text || !split[1] || (size_t)(split - text) >= sizeof o->outputs[0] ||
+        strlen(split + 1) >= sizeof o->outputs[1]) {
         char shown[256];
-        snprintf(why, why_size, "--outputs '%s': expected two files, Y1.npy,Y2.npy",
+        snprintf(why, why_size, "--outputs '%s': expected two files, Y1.npy,Y2.npy, or an archive of two arrays",
                  fpd_printable(text, shown, sizeof shown));
         return FPD_ERR_INPUT;
     }
-    snprintf(o->outputs[0], sizeof o->outputs[0], "%.*s", (int)(comma - text), text);
-    snprintf(o->outputs[1], sizeof o->outputs[1], "%s", comma + 1);
+    snprintf(o->outputs[0], sizeof o->outputs[0], "%.*s", (int)(split - text), text);
+    snprintf(o->outputs[1], sizeof o->outputs[1], "%s", split + 1);
     o->files.outputs[0] = o->outputs[0], o->files.outputs[1] = o->outputs[1];
     return FPD_OK;
 }
@@ -136,7 +161,7 @@ static int parse(int argc, char **argv, struct judge_options *o, char *why, size
         snprintf(why, why_size, "unexpected argument '%s'", argv[optind]);
         return FPD_ERR_INPUT;
     }
-    bool sum = o->files.op == FPD_JUDGE_SUM;
+    bool sum = fpd_judge_reduces(o->files.op);
     if (!o->files.a || (!sum && !o->files.b) || !o->files.outputs[0]) {
         snprintf(why, why_size, "%s are required (see 'fpdiv judge --help')",
                  sum ? "--a and --outputs" : "--a, --b and --outputs");
@@ -146,7 +171,8 @@ static int parse(int argc, char **argv, struct judge_options *o, char *why, size
                         : sum && o->files.trans_a ? "--trans-a" : sum && o->files.trans_b ? "--trans-b"
                         : !sum && o->files.axes ? "--axes" : NULL;
     if (not_for) {
-        snprintf(why, why_size, "%s is not for %s", not_for, sum ? "a sum (--op sum)" : "a product (--axes: --op sum)");
+        snprintf(why, why_size, "%s is not for %s", not_for,
+                 sum ? "a sum or a mean (--op sum, mean)" : "a product (--axes: --op sum or mean)");
         return FPD_ERR_INPUT;
     }
     return FPD_OK;
@@ -185,9 +211,12 @@ static void print_product(const struct judge_options *o, const struct fpd_judge_
            fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name);
 }
 
-/* The elements that differ most, in ulps of the output type (NaN against a number counts as far as
- * its bits are): the report's single worst element is the check's; a user wants a few to look at. */
+/* The elements that differ most, in ulps of the output type: first those whose classes differ
+ * (Inf or NaN against a number, or Inf against NaN: no count of ulps says how far), then by ulps.
+ * Two NaNs are equal, as the comparison counts them. The report's single worst element is the
+ * check's; a user wants a few to look at. */
 enum { LARGEST = 5 };
+#define CLASSES_DIFFER UINT64_MAX /* a difference's ulp where its classes differ: before any count */
 struct difference {
     size_t at[3]; /* batch, row, column of the product */
     uint64_t ulp, bits[2];
@@ -197,10 +226,14 @@ static size_t largest_differences(const struct judge_options *o, const struct fp
                                   const struct fpd_case *c, struct difference out[LARGEST])
 {
     size_t found = 0, n = c->n, rows = (size_t)c->batch * c->m;
+    enum fpd_dtype t = c->dt.out;
     for (size_t e = 0; e < rows * n; e++) {
-        uint64_t a = fpd_bits(c->dt.out, j->outputs[0].data, e), b = fpd_bits(c->dt.out, j->outputs[1].data, e);
-        uint64_t d = fpd_ulp_distance(c->dt.out, a, b);
-        if (a == b || (found == LARGEST && d <= out[LARGEST - 1].ulp))
+        uint64_t a = fpd_bits(t, j->outputs[0].data, e), b = fpd_bits(t, j->outputs[1].data, e);
+        if (fpd_same_value_bits(t, a, b))
+            continue;
+        bool classes = fpd_classify_bits(t, a) != FPD_CLASS_FINITE || fpd_classify_bits(t, b) != FPD_CLASS_FINITE;
+        uint64_t d = classes ? CLASSES_DIFFER : fpd_ulp_distance(t, a, b);
+        if (found == LARGEST && d <= out[LARGEST - 1].ulp)
             continue;
         size_t at = found < LARGEST ? found++ : LARGEST - 1;
         for (; at > 0 && out[at - 1].ulp < d; at--)
@@ -217,10 +250,12 @@ static void report_largest(const struct judge_options *o, const struct fpd_judge
     struct difference d[LARGEST];
     size_t found = largest_differences(o, j, c, d);
     for (size_t i = 0; i < found; i++) {
-        char a[96], b[96];
-        printf("%s[%zu, %zu, %zu]: %" PRIu64 " ulp, %s = %s, %s = %s\n", i ? "           " : "  largest  ", d[i].at[0],
-               d[i].at[1], d[i].at[2], d[i].ulp, names[0], fpd_format_value(c->dt.out, d[i].bits[0], a, sizeof a),
-               names[1], fpd_format_value(c->dt.out, d[i].bits[1], b, sizeof b));
+        char a[96], b[96], far[32] = "classes differ";
+        if (d[i].ulp != CLASSES_DIFFER)
+            snprintf(far, sizeof far, "%" PRIu64 " ulp", d[i].ulp);
+        printf("%s[%zu, %zu, %zu]: %s, %s = %s, %s = %s\n", i ? "           " : "  largest  ", d[i].at[0], d[i].at[1],
+               d[i].at[2], far, names[0], fpd_format_value(c->dt.out, d[i].bits[0], a, sizeof a), names[1],
+               fpd_format_value(c->dt.out, d[i].bits[1], b, sizeof b));
     }
 }
 
@@ -231,11 +266,13 @@ static void report(const struct judge_options *o, const struct fpd_judge_arrays 
     const struct fpd_case *c = &chk->c;
     char shown[2][4200], dt[32];
     printf("judge %s against %s: %s\n", names[0], names[1], fpd_verdict_table[res->verdict].name);
-    if (o->files.op == FPD_JUDGE_SUM) {
-        printf("  sum      %s over %s%s: %u sum%s of %u terms, %s (in %s, out %s, acc %s)\n",
+    bool mean = o->files.op == FPD_JUDGE_MEAN;
+    if (fpd_judge_reduces(o->files.op)) {
+        printf("  %s     %s over %s%s: %u %s%s of %u terms, %s (in %s, out %s, acc %s)\n", mean ? "mean" : "sum ",
                fpd_printable(o->files.a, shown[0], sizeof shown[0]), o->files.axes ? "axes " : "all its axes",
-               o->files.axes ? fpd_printable(o->files.axes, shown[1], sizeof shown[1]) : "", c->m, c->m == 1 ? "" : "s",
-               c->k, fpd_dtypes_format(&c->dt, dt, sizeof dt), fpd_dtype_info(c->dt.in)->name,
+               o->files.axes ? fpd_printable(o->files.axes, shown[1], sizeof shown[1]) : "", c->m,
+               mean ? "mean" : "sum", c->m == 1 ? "" : "s", c->k, fpd_dtypes_format(&c->dt, dt, sizeof dt),
+               fpd_dtype_info(c->dt.in)->name,
                fpd_dtype_info(c->dt.out)->name, fpd_dtype_info(c->dt.acc)->name);
     } else {
         print_product(o, j, c);
@@ -248,8 +285,9 @@ static void report(const struct judge_options *o, const struct fpd_judge_arrays 
     if (o->files.row >= 0)
         printf("  row      %ld of the product (batch %zu, row %zu): the outputs are its %u elements\n", o->files.row,
                (size_t)o->files.row / j->m, (size_t)o->files.row % j->m, c->n);
-    printf("  model    any order of the k %s sum, each addition rounded to nearest in %s\n",
-           o->files.op == FPD_JUDGE_SUM ? "terms'" : "products'", fpd_dtype_info(c->dt.acc)->name);
+    printf("  model    any order of the k %s sum, each addition rounded to nearest in %s%s\n",
+           fpd_judge_reduces(o->files.op) ? "terms'" : "products'", fpd_dtype_info(c->dt.acc)->name,
+           mean ? "; then divided by k (or times 1/k), rounded once more" : "");
     fpd_report_judgement(stdout, chk, res, names);
     if (res->verdict != FPD_ERROR)
         report_largest(o, j, c, names);
@@ -286,9 +324,11 @@ static json_t *judgement_json(const struct judge_options *o, const struct fpd_ju
     json_t *largest = json_array();
     for (size_t i = 0; i < found; i++) {
         char a[96], b[96];
-        json_array_append_new(largest, json_pack("{s:[I,I,I],s:I,s:s,s:s}", "at", (json_int_t)d[i].at[0],
+        /* "ulp": null where the classes differ */
+        json_array_append_new(largest, json_pack("{s:[I,I,I],s:o,s:s,s:s}", "at", (json_int_t)d[i].at[0],
                                                  (json_int_t)d[i].at[1], (json_int_t)d[i].at[2], "ulp",
-                                                 (json_int_t)d[i].ulp,
+                                                 d[i].ulp == CLASSES_DIFFER ? json_null()
+                                                 : json_integer(d[i].ulp > INT64_MAX ? INT64_MAX : (json_int_t)d[i].ulp),
                                                  "a", fpd_format_value(chk->c.dt.out, d[i].bits[0], a, sizeof a),
                                                  "b", fpd_format_value(chk->c.dt.out, d[i].bits[1], b, sizeof b)));
     }
@@ -310,7 +350,8 @@ int fpd_cmd_judge(int argc, char **argv)
         fpd_console_error("judge", "%s", why);
         return rc == FPD_ERR_NOMEM ? FPD_EXIT_INTERNAL : FPD_EXIT_USAGE;
     }
-    struct fpd_check chk = {.relation = fpd_relation_find("vendor"), .c = j.c, .exact = FPD_EXACT_ALWAYS};
+    struct fpd_check chk = {.relation = fpd_relation_find("vendor"), .c = j.c, .exact = FPD_EXACT_ALWAYS,
+                            .mean = o.files.op == FPD_JUDGE_MEAN};
     if ((rc = given_backends(&j, &chk, why, sizeof why)) != FPD_OK) {
         fpd_console_error("judge", "%s", why);
         fpd_judge_arrays_free(&j);

@@ -77,7 +77,9 @@ static void show_recorded(const struct fpd_case_file *f)
            f->origin_seed, f->origin_index, f->origin_generator, f->signature_count, f->signature_count == 1 ? "" : "s",
            version ? fpd_printable(version, shown, sizeof shown) : "?");
     show_environment(f);
-    if (f->has_data)
+    if (f->sidecar)
+        printf("  data     in .npy files beside the case file (.A.npy, .B.npy, .bias.npy), exact; each hash matches\n");
+    else if (f->has_data)
         printf("  data     inline, exact\n");
     else
         printf("  data     generated from the recipe by generator %u; the hash of the data matches\n",

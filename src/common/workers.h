@@ -29,7 +29,7 @@
 enum fpd_worker_msg_type { FPD_MSG_ANSWER = 1, FPD_MSG_NOTE, FPD_MSG_END };
 
 /* A payload's size at most: a campaign's answer (a check's result and its time, campaign.h) fits. */
-#define FPD_WORKER_PAYLOAD 784
+#define FPD_WORKER_PAYLOAD 800
 
 /* One message, as it sits in a worker's ring (copied whole: the pool sees it only once it is
  * complete). */

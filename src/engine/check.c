@@ -610,7 +610,7 @@ static size_t element_terms(struct fpd_checker *ck, const struct fpd_case *c, co
  * its bound allows but the additions' (the output's rounding, the inputs' casts, underflow). */
 static double aggregate_allowance(const struct fpd_bound_model *own, double g, double v)
 {
-    return fmax(fpd_bound_element(own, g, fabs(v)) - own->gamma * g, 0);
+    return fmax(fpd_bound_element(own, g, fabs(v)) - own->gamma * g * own->g_scale, 0);
 }
 
 /* The aggregate test takes three passes, each only where the one before leaves an alarm possible:
@@ -672,11 +672,12 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
                 struct fpd_probable_element e;
                 fpd_probable_element(x, T, g[i * n + j], own[0].u_acc, PROBABLE_LAMBDA, &e);
                 /* the orders' largest error: z grows with the error */
-                double worst = pass == AGGREGATE_ORDERS ? fpd_probable_orders(x, T, c->dt.acc) : 0;
+                e.stagnation *= own[0].g_scale; /* a mean's: the sum's, divided */
+                double worst = pass == AGGREGATE_ORDERS ? fpd_probable_orders(x, T, c->dt.acc) * own[0].g_scale : 0;
                 for (int w = 0; w < 2; w++) {
                     if (!(wanted & (1u << w)) || isnan(excess[2 * flat + w]))
                         continue;
-                    double scale = own[w].u_acc * e.scale, z;
+                    double scale = own[w].u_acc * e.scale * own[w].g_scale, z;
                     if (!(scale > 0) || !isfinite(scale))
                         continue; /* its energy out of binary64's range, as the first pass may not have seen */
                     if (pass == AGGREGATE_SCALES) {
@@ -726,6 +727,8 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
         /* its own intermediate roundings to the output type: a bias added after, a split's parts */
         unsigned intermediate = (paths[w]->bias == FPD_BIAS_AFTER) + (paths[w]->split_k ? 2 : 0);
         fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, intermediate);
+        if (chk->mean)
+            fpd_bound_model_mean(&own[w]);
         widen_for_scale(&own[w], paths[w]);
         widen_for_backend(&own[w], ck, chk, cmp, paths[w], &dt);
     }
@@ -751,8 +754,12 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
             for (size_t j = 0; j < n; j++) {
                 double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0;
                 double hi, lo, exact_out; /* the exact sum hi + lo, and rounded once to the output type */
-                fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in,
-                                    c->dt.out, &hi, &lo, &exact_out);
+                if (chk->mean) /* the exact mean, rounded once */
+                    fpd_exact_dot_quotient(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, (double)c->k, c->dt.in,
+                                           c->dt.out, &hi, &lo, &exact_out);
+                else
+                    fpd_exact_dot_split(ck->acc, &rows[i * c->k], &cols[j * c->k], c->k, c->has_bias, bias, c->dt.in,
+                                        c->dt.out, &hi, &lo, &exact_out);
                 size_t flat = (bi * m + i) * n + j;
                 double scale = 0; /* u sqrt(V), once a path's error needs it */
                 bool scaled = false;
@@ -766,6 +773,9 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                         /* Inf, NaN or finite where the correctly rounded result is not, beyond
                          * what rounding explains: as wrong as a path can be */
                         x->wrong_class[w]++;
+                        /* of which an order whose partial sum overflows can give (Inf, or Inf - Inf's NaN):
+                         * outside any rounding bound still, but not necessarily a wrong result */
+                        x->overflowed[w] += !isfinite(v) && fpd_partial_sums_may_overflow(&own[w], g[i * n + j]);
                         x->err_ulp[w] = x->own_ratio[w] = INFINITY;
                         continue;
                     }
@@ -783,7 +793,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                         continue;
                     double over = fmax(err - aggregate_allowance(&own[w], g[i * n + j], v), 0);
                     if (over > 0 && !scaled)
-                        scale = model_scale(ck, c, cmp, rows, cols, i, j, own[w].u_acc), scaled = true;
+                        scale = model_scale(ck, c, cmp, rows, cols, i, j, own[w].u_acc) * own[w].g_scale, scaled = true;
                     if (over > 0 && (!(scale > 0) || !isfinite(scale)))
                         continue; /* energy out of binary64's range: not summed */
                     double z = fpd_aggregate_z(over, 0, scale);
@@ -845,17 +855,20 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
                 /* screened first, in O(1): sqrt(V) >= |mu| sqrt(sum s^2) >= |S| sqrt(T / 3), the
                  * exact sum S at least the smaller output less the worst-case bound; same-sign sums
                  * mostly stop here, and a difference the output roundings alone hold always does */
-                double rest = fpd_bound_element(bm, gij, fmax(fabs(va), fabs(vb))) - bm->gamma * gij;
-                double s_low = fmax(fmin(fabs(va), fabs(vb)) - bm->gamma * gij, 0);
+                double additions = bm->gamma * gij * bm->g_scale; /* what the sum's additions may err by */
+                double rest = fpd_bound_element(bm, gij, fmax(fabs(va), fabs(vb))) - additions;
+                double s_low = fmax(fmin(fabs(va), fabs(vb)) - additions, 0);
                 double tau_low = PROBABLE_LAMBDA * bm->u_acc * s_low * sqrt((double)T / 3);
                 if (delta <= 2 * (tau_low + fmax(rest, 0)) * largest)
                     continue;
                 element_terms(ck, c, cmp, rows, cols, i, j);
                 struct fpd_probable_element e;
                 fpd_probable_element(x, T, gij, bm->u_acc, PROBABLE_LAMBDA, &e);
+                e.tau *= bm->g_scale; /* a mean's: the sum's, divided */
                 double ratio = delta / (2 * (e.tau + fmax(rest, 0)));
                 if (ratio > largest) { /* flagged: no lower than what legitimate orders give these terms */
-                    double tau = fmax(e.tau, FPD_PROBABLE_ORDER_MARGIN * fpd_probable_orders(x, T, bm->acc));
+                    double orders = fpd_probable_orders(x, T, bm->acc) * bm->g_scale;
+                    double tau = fmax(e.tau, FPD_PROBABLE_ORDER_MARGIN * orders);
                     ratio = delta / (2 * (tau + fmax(rest, 0)));
                 }
                 if (ratio > largest) {
@@ -972,6 +985,8 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX, false};
     struct fpd_bound_model bm;
     fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
+    if (chk->mean)
+        fpd_bound_model_mean(&bm);
     widen_for_scale(&bm, &res->paths.b);
     const struct fpd_path *both[] = {&res->paths.a, &res->paths.b};
     bool random[2]; /* each path's rounding errors random and mean zero */

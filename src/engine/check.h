@@ -32,6 +32,8 @@ struct fpd_check {
                                              of what the check is, since a library's bits can depend on it */
     bool unhashed;                        /* likewise: its outputs go unhashed, where nobody reads their
                                              hashes (see fpd_campaign_config) */
+    bool mean;                            /* the paths' outputs are the product divided by k, rounded once
+                                             more (a mean: fpdiv judge --op mean, a case no file keeps) */
 };
 
 /* Each path against the correctly rounded result. */
@@ -43,6 +45,8 @@ struct fpd_exact_report {
     unsigned beyond;     /* bit 0: path A exceeds its own bound; bit 1: path B */
     size_t wrong_class[2]; /* elements where a path is Inf/NaN/finite and the exact result is not,
                               beyond what rounding explains */
+    size_t overflowed[2];  /* of those, where the path is Inf or NaN and its magnitudes let a partial sum
+                              overflow: what an order that overflows gives (not kept in case files) */
     size_t threshold[2];   /* elements where a path is ±Inf and the correctly rounded result finite (or
                               the other way round) within the path's own bound of the overflow
                               threshold: its rounding carried the sum across (see fpd_metrics) */

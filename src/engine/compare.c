@@ -40,7 +40,16 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
     bm->terms = k + (bias ? 1 : 0);
     bm->extra_out_roundings = extra_out_roundings;
     bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
+    bm->g_scale = 1;
     bm->acc = dt->acc, bm->out = dt->out;
+}
+
+void fpd_bound_model_mean(struct fpd_bound_model *bm)
+{
+    /* the division's (or the reciprocal's and the product's) error, at most u |sum| / k, is what
+     * one more rounding to the output type of a value of magnitude g / k allows */
+    bm->g_scale = 1 / (double)bm->terms;
+    bm->extra_out_roundings++;
 }
 
 void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding *r, const struct fpd_dtypes *dt,

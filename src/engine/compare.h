@@ -53,12 +53,17 @@ struct fpd_bound_model {
     size_t terms;                 /* k, plus one when a bias is summed */
     unsigned extra_out_roundings; /* intermediate results rounded to the output type */
     double gamma;                 /* gamma_terms(u_acc), precomputed */
+    double g_scale;               /* the outputs are the sum times this (a mean's 1/k, fpd_bound_model_mean;
+                                     else 1): g and the additions' errors scale with them */
     enum fpd_dtype acc, out;      /* the accumulator's and the output's types: the bound holds while no
                                      partial sum overflows them */
 };
 
 void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *dt, size_t k, bool bias,
                           unsigned extra_out_roundings);
+/* The model of a mean: the sum's, divided by its terms' count, rounded once more to the output type
+ * (a division, or a product with 1/k rounded to the accumulator's type: torch's). */
+void fpd_bound_model_mean(struct fpd_bound_model *bm);
 /* Widens the model to cover a backend's own rounding (fpdiv_backend.h) for these dtypes and k:
  * nothing to do for round-to-nearest, which the model already is. subnormal_reach is 0 when no
  * input is a subnormal of dt->in, else 2^emin · max(2^emin, the inputs' largest |x|), with emin
@@ -82,7 +87,7 @@ static inline bool fpd_partial_sums_may_overflow(const struct fpd_bound_model *b
 {
     double reach = g * (1 + bm->gamma);
     return !(fpd_below_overflow(bm->acc, reach) > 0) ||
-           (bm->extra_out_roundings > 0 && !(fpd_below_overflow(bm->out, reach) > 0));
+           (bm->extra_out_roundings > 0 && !(fpd_below_overflow(bm->out, reach * bm->g_scale) > 0));
 }
 
 /* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). Inline:
@@ -91,7 +96,7 @@ static inline double fpd_bound_element(const struct fpd_bound_model *bm, double 
 {
     /* g is below the exact sum by at most its own binary64 roundings (relative (T+1) 2^-53,
      * magnitude.h): allow for twice that. */
-    double g_safe = g * (1 + (double)(bm->terms + 1) * 0x1p-52);
+    double g_safe = g * bm->g_scale * (1 + (double)(bm->terms + 1) * 0x1p-52);
     double rounding = bm->gamma * g_safe + bm->u_out * c_abs;
     double intermediate = bm->extra_out_roundings * bm->u_out * g_safe * (1 + bm->gamma);
     double underflow = (double)bm->terms * bm->eta_acc + (1 + bm->extra_out_roundings) * bm->eta_out;

@@ -442,3 +442,85 @@ void fpd_exact_dot_split(struct fpd_superacc *s, const double *a, const double *
     accumulate_dot(s, a, b, n, with_bias, bias, in);
     fpd_superacc_split(s, t, hi, lo, rounded);
 }
+
+/* The sign of the (finite) sum: -1, 0 or 1, exactly. Consumes s. */
+static int superacc_sign(struct fpd_superacc *s)
+{
+    bool negative = to_magnitude(s);
+    return s->hi < s->lo ? 0 : negative ? -1 : 1;
+}
+
+/* x's neighbour in type t toward +Inf (up) or -Inf: a step of its significand's last bit (past the
+ * largest finite value, Inf). */
+static double neighbour(enum fpd_dtype t, double x, bool up)
+{
+    uint64_t sign = (uint64_t)1 << (fpd_bits_width(t) - 1);
+    uint64_t bits = fpd_bits_of_value(t, x) & ~(fabs(x) > 0 ? 0 : sign); /* -0 steps as +0 does */
+    bool away = up == !(bits & sign); /* from zero */
+    if (away)
+        return fpd_value_of_bits(t, bits + 1);
+    return (bits & ~sign) == 0 ? fpd_value_of_bits(t, (bits ^ sign) | 1) : fpd_value_of_bits(t, bits - 1);
+}
+
+/* sign(S - d (r + step / 2)): where S / d lies against the midpoint of r and its neighbour r +
+ * step, exactly (d, r and step / 2's products are formed exactly in the accumulator). */
+static int against_midpoint(struct fpd_superacc *s, const double *a, const double *b, size_t n, enum fpd_dtype in,
+                            double d, double r, double step)
+{
+    accumulate_dot(s, a, b, n, false, 0, in);
+    fpd_superacc_add_product(s, -d, r);
+    fpd_superacc_add_product(s, -d / 2, step);
+    return superacc_sign(s);
+}
+
+void fpd_exact_dot_quotient(struct fpd_superacc *s, const double *a, const double *b, size_t n, double d,
+                            enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo, double *rounded)
+{
+    bool finite = true;
+    for (size_t p = 0; p < n; p++)
+        finite &= isfinite(a[p]) && isfinite(b[p]);
+    double s_hi, s_lo, s_rounded;
+    accumulate_dot(s, a, b, n, false, 0, in);
+    fpd_superacc_split(s, t, &s_hi, &s_lo, &s_rounded);
+    *lo = 0;
+    if (!finite || !(fabs(s_hi) > 0)) { /* Inf or NaN, or an exact zero (its sign kept): as the sum is */
+        *hi = *rounded = finite ? s_rounded : s_hi / d;
+        return;
+    }
+    double scale = 1;
+    if (isinf(s_hi)) {
+        /* a finite sum beyond binary64 (binary64 inputs near its largest): its estimate from the
+         * terms times 2^-64 (only terms below 2^-1010 lose bits, nothing beside such a sum), the
+         * decision below from the sum itself */
+        fpd_superacc_reset(s);
+        for (size_t p = 0; p < n; p++)
+            fpd_superacc_add_product(s, a[p], ldexp(b[p], -64));
+        fpd_superacc_split(s, FPD_F64, &s_hi, &s_lo, &s_rounded);
+        scale = 0x1p64;
+    }
+    /* S / d as hi + lo: hi's remainder formed exactly by the FMA */
+    double q = s_hi / d, remainder = fma(-q, d, s_hi);
+    *hi = q * scale;
+    *lo = (remainder + s_lo) / d * scale;
+    /* hi + lo is within binary64's rounding of S / d, so its nearest in t is the correctly rounded
+     * quotient or a neighbour; which, the midpoints on either side tell, compared with S exactly
+     * (from the largest finite value, the midpoint above is the overflow threshold) */
+    double r = fpd_round(t, *hi + *lo);
+    if (isinf(r))
+        r = copysign(fpd_dtype_info(t)->max_finite, r);
+    for (int side = 0; side < 2; side++) {
+        bool up = side == 0;
+        double next = neighbour(t, r, up);
+        double step = isinf(next) ? r - neighbour(t, r, !up) : next - r;
+        int where = against_midpoint(s, a, b, n, in, d, r, step);
+        if (where == 0) { /* a tie: to the even one */
+            *rounded = (fpd_bits_of_value(t, r) & 1) ? next : r;
+            return;
+        }
+        if ((where > 0) == up) {
+            *rounded = next;
+            return;
+        }
+    }
+    *rounded = r;
+}

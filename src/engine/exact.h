@@ -61,4 +61,10 @@ double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, s
 void fpd_exact_dot_split(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
                          enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo, double *rounded);
 
+/* The dot product (no bias) divided by d, a mean's count (an integer below 2^52): as an unevaluated
+ * pair hi + lo (to binary64's rounding of the quotient's, twice over), and correctly rounded to t,
+ * decided where it is near a midpoint of t by comparing the exact sum with d times that midpoint. */
+void fpd_exact_dot_quotient(struct fpd_superacc *s, const double *a, const double *b, size_t n, double d,
+                            enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo, double *rounded);
+
 #endif

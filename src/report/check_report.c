@@ -161,7 +161,9 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
     else if (x->err_ulp[1] > x->err_ulp[0])
         fprintf(f, ": %s is the farther, %s the closer", s->name[1], s->letter[0]);
     fputc('\n', f);
-    for (int w = 0; w < 2; w++) {
+    /* one output judged against itself (a judge given one file twice): its paragraphs once */
+    int sides = strcmp(s->name[0], s->name[1]) == 0 ? 1 : 2;
+    for (int w = 0; w < sides; w++) {
         if (x->threshold[w]) /* a class change that rounding explains: say so, not "overflowed" */
             fprintf(f, "           %s is ±Inf where the correctly rounded result is finite, or finite where it\n"
                        "           is ±Inf, at %zu element%s: the exact sum lies within the path's rounding bound of\n"
@@ -169,7 +171,13 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
                        "           rounding carried it across\n",
                     s->name[w], x->threshold[w], x->threshold[w] == 1 ? "" : "s", fpd_dtype_info(chk->c.dt.out)->name,
                     fpd_dtype_info(chk->c.dt.out)->max_finite);
-        if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
+        if (x->wrong_class[w] && x->overflowed[w] == x->wrong_class[w]) /* what an overflowing order gives */
+            fprintf(f, "           %s is Inf or NaN where the correctly rounded result is not, at %zu element%s:\n"
+                       "           sum |a||b| exceeds %s's range there, so a partial sum of some order overflows\n"
+                       "           (Inf, or Inf - Inf's NaN), and no rounding bound holds: the order loses the result\n",
+                    s->name[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s",
+                    fpd_dtype_info(chk->c.dt.acc)->name);
+        else if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
             fprintf(f, "           %s is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
                        "           element%s, beyond what rounding explains: a partial sum overflowed (which the\n"
                        "           magnitudes allow only where sum |a||b| exceeds the accumulator's range), it lost\n"
@@ -179,7 +187,7 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
             fprintf(f, "           %s exceeds its own rounding bound (%.3g times it): it lost precision\n",
                     s->name[w], x->own_ratio[w]);
     }
-    for (int w = 0; w < 2; w++) /* the aggregate test's alarm, where the bound's says nothing already */
+    for (int w = 0; w < sides; w++) /* the aggregate test's alarm, where the bound's says nothing already */
         if (x->aggregate[w] > 1 && !(x->beyond & (1u << w)) && !x->wrong_class[w])
             fprintf(f, "  aggregate %s is farther from the exact sums than rounding makes, over its %zu elements:\n"
                        "           its squared errors, each against the model's scale, sum to %.3g times %s\n"

@@ -517,7 +517,9 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
             cf->recorded.diff, cf->recorded.count, cf->recorded.max_ulp, cf->recorded.ratio > 1 ? " alarm" : "",
             cf->recorded.ratio, cf->recorded.hash_a, cf->recorded.hash_b, cf->origin_seed, cf->origin_index,
             cf->origin_generator, cf->signature_count, cf->signature_count == 1 ? "" : "s",
-            cf->has_data ? "inline, exact" : "generated from the recipe");
+            cf->sidecar    ? "in .npy files beside the case file, exact"
+            : cf->has_data ? "inline, exact"
+                           : "generated from the recipe");
     if (cf->recorded.probable_ratio > 0)
         fprintf(f, "<tr><th>ratio to the probabilistic threshold</th><td class='num%s'>%.4g</td></tr>\n",
                 cf->recorded.probable_ratio > 1 ? " alarm" : "", cf->recorded.probable_ratio);

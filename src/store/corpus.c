@@ -20,6 +20,7 @@
 #include "common/text.h"
 #include "common/version.h"
 #include "gen/gen.h"
+#include "store/sidecar.h"
 
 /* ---- elements -------------------------------------------------------------------------------- */
 
@@ -161,6 +162,14 @@ static json_t *elements_json(enum fpd_dtype t, const void *p, size_t count)
 static json_t *data_json(const struct fpd_case_file *f)
 {
     const struct fpd_case *c = &f->chk.c;
+    if (f->sidecar) {
+        uint64_t hash[FPD_SIDECAR_FILES];
+        fpd_sidecar_hashes(c, &f->data, hash);
+        json_t *files = json_object();
+        for (int i = 0; i < FPD_SIDECAR_FILES; i++)
+            json_object_set_new(files, fpd_sidecar_key[i], hex64_json(hash[i]));
+        return json_pack("{s:o}", "sidecar", files);
+    }
     if (f->has_data) {
         return json_pack("{s:o,s:o,s:o}", "a", elements_json(c->dt.in, f->data.a, (size_t)c->batch * c->m * c->k), "b",
                          elements_json(c->dt.in, f->data.b, (size_t)c->batch * c->k * c->n), "bias",
@@ -301,6 +310,7 @@ int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *ch
         if (rc != FPD_OK)
             return rc;
         f->has_data = true;
+        f->sidecar = bytes > (double)inline_max;
         f->chk.c.data = &f->data;
     }
     return FPD_OK;
@@ -486,10 +496,33 @@ static int read_elements(struct reader *r, json_t *obj, const char *field, const
     return FPD_OK;
 }
 
+/* check.case.data.sidecar: the data in the files beside this one, each checked by its hash. */
+static int read_sidecars(struct reader *r, json_t *files, struct fpd_case_file *f)
+{
+    int rc = FPD_OK;
+    uint64_t hash[FPD_SIDECAR_FILES];
+    for (int i = 0; i < FPD_SIDECAR_FILES; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "check.case.data.sidecar.%s", fpd_sidecar_key[i]);
+        hash[i] = get_hex64(r, files, field, fpd_sidecar_key[i], &rc);
+    }
+    if (rc == FPD_OK)
+        rc = fpd_sidecar_read(r->path, &f->chk.c, hash, &f->data, r->why, r->why_size);
+    if (rc == FPD_OK) {
+        f->has_data = f->sidecar = true;
+        f->chk.c.data = &f->data;
+    }
+    return rc;
+}
+
 static int read_data(struct reader *r, json_t *data, struct fpd_case_file *f)
 {
     struct fpd_case *c = &f->chk.c;
     int rc = FPD_OK;
+    if (json_object_get(data, "sidecar")) {
+        json_t *files = member(r, data, "check.case.data.sidecar", "sidecar", JSON_OBJECT, &rc);
+        return rc == FPD_OK ? read_sidecars(r, files, f) : rc;
+    }
     if (json_object_get(data, "a")) {
         f->data = (struct fpd_case_data){.batch = c->batch, .m = c->m, .n = c->n, .k = c->k};
         f->has_data = true;

@@ -31,6 +31,8 @@ struct fpd_case_file {
     char backend_names[2][64];
     struct fpd_case_data data;     /* inline inputs (chk.c.data points here), when has_data */
     bool has_data;
+    bool sidecar;                  /* has_data kept in .npy files beside the case file (sidecar.h):
+                                      the user's own data, too large to inline */
     struct fpd_recorded_outcome {
         enum fpd_verdict verdict;
         size_t diff, count;
@@ -54,7 +56,8 @@ struct fpd_case_file {
 };
 
 /* A case file from a check and its result; captures inline data when the inputs are at most
- * inline_max bytes. environment is taken over (may be NULL). */
+ * inline_max bytes, and the user's own data (which no recipe makes) whatever its size: past
+ * inline_max, in sidecars. environment is taken over (may be NULL). */
 int fpd_case_file_from_check(struct fpd_case_file *f, const struct fpd_check *chk, const struct fpd_check_result *res,
                              size_t inline_max, json_t *environment);
 void fpd_case_file_free(struct fpd_case_file *f);

@@ -18,6 +18,7 @@
 
 #include "common/array.h"
 #include "common/file_write.h"
+#include "store/sidecar.h"
 
 /* ---- directories ------------------------------------------------------------------------------- */
 
@@ -79,8 +80,8 @@ static int open_corpus_path(const char *dir, const char *const names[], size_t n
  * link. The temporary is locked from birth to removal, which is how a cleaner tells a live writer's
  * from a dead one's (see stale): the directory's shared lock makes "create, then lock" one step to
  * a cleaner, which holds the directory's exclusive lock while it looks. */
-static int write_at(int dir_fd, const char *dir, const char *name, const char *text, bool replace, bool *existed,
-                    char *why, size_t why_size)
+static int write_at(int dir_fd, const char *dir, const char *name, const char *text, size_t len, bool replace,
+                    bool *existed, char *why, size_t why_size)
 {
     static unsigned serial;
     char tmp[64];
@@ -101,7 +102,7 @@ static int write_at(int dir_fd, const char *dir, const char *name, const char *t
         snprintf(why, why_size, "cannot create a file in %.900s: %s", dir, strerror(open_errno));
         return FPD_ERR_INPUT;
     }
-    size_t len = strlen(text), done = 0;
+    size_t done = 0;
     errno = 0;
     while (done < len) {
         ssize_t w = write(fd, text + done, len - done);
@@ -135,6 +136,30 @@ static int write_at(int dir_fd, const char *dir, const char *name, const char *t
     return rc;
 }
 
+/* A case's sidecars, beside it and before it: a reader never finds the case without them. One
+ * already there (the same case saved before: its name is the data's hash's) stays, unless this
+ * replaces. */
+static int write_sidecars(int dir_fd, const char *dir, const char *case_name, const struct fpd_case_file *f,
+                          bool replace, char *why, size_t why_size)
+{
+    size_t stem = strlen(case_name) - strlen(".json");
+    for (int i = 0; f->sidecar && i < FPD_SIDECAR_FILES; i++) {
+        char name[64], *bytes;
+        size_t len;
+        bool existed = false;
+        snprintf(name, sizeof name, "%.*s%s", (int)stem, case_name, fpd_sidecar_suffix[i]);
+        if (fpd_sidecar_encode(&f->chk.c, &f->data, i, &bytes, &len) != FPD_OK) {
+            snprintf(why, why_size, "out of memory");
+            return FPD_ERR_NOMEM;
+        }
+        int rc = write_at(dir_fd, dir, name, bytes, len, replace, &existed, why, why_size);
+        free(bytes);
+        if (rc != FPD_OK)
+            return rc;
+    }
+    return FPD_OK;
+}
+
 static int save(const char *dir, const struct fpd_case_file *f, bool replace, char *path, size_t path_size,
                 bool *existed, char *why, size_t why_size)
 {
@@ -157,7 +182,9 @@ static int save(const char *dir, const struct fpd_case_file *f, bool replace, ch
     char *line = text ? malloc(strlen(text) + 2) : NULL;
     if (line) {
         sprintf(line, "%s\n", text);
-        rc = write_at(sub, where, name, line, replace, existed, why, why_size);
+        rc = write_sidecars(sub, where, name, f, replace, why, why_size);
+        if (rc == FPD_OK)
+            rc = write_at(sub, where, name, line, strlen(line), replace, existed, why, why_size);
     }
     if (rc == FPD_ERR_NOMEM)
         snprintf(why, why_size, "out of memory");
@@ -191,7 +218,7 @@ int fpd_corpus_save_result(const char *dir, const char *kind, const char *text, 
                                why_size);
     if (sub < 0)
         return FPD_ERR_INPUT;
-    int rc = write_at(sub, where, name, text, false, existed, why, why_size);
+    int rc = write_at(sub, where, name, text, strlen(text), false, existed, why, why_size);
     close(sub);
     return rc;
 }
@@ -217,6 +244,14 @@ int fpd_corpus_remove(const char *dir, const char *relation, const char *name, c
     } else if (unlinkat(sub, name, 0) != 0) {
         snprintf(why, why_size, "cannot remove %.900s/%s/%.200s: %s", dir, relation, name, strerror(errno));
         rc = FPD_ERR_INPUT;
+    }
+    /* its sidecars, where it has them (regular files only: a link there is not the case's) */
+    size_t stem = strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0 ? strlen(name) - 5 : 0;
+    for (int i = 0; rc == FPD_OK && stem && i < FPD_SIDECAR_FILES; i++) {
+        char sidecar[300];
+        snprintf(sidecar, sizeof sidecar, "%.*s%s", (int)stem, name, fpd_sidecar_suffix[i]);
+        if (fstatat(sub, sidecar, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+            unlinkat(sub, sidecar, 0);
     }
     close(sub);
     return rc;

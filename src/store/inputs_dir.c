@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/dtype.h"
 #include "common/text.h"
+#include "store/array_file.h"
 #include "store/npy.h"
 
 /* The type an array's elements are as `declared` says (a bf16 array's bits do not say it). */
@@ -40,13 +42,16 @@ static struct fpd_dtypes defaults_for(enum fpd_dtype in)
 int fpd_inputs_load(const char *dir, const char *dtype, bool bias, struct fpd_inputs *out, char *why, size_t why_size)
 {
     *out = (struct fpd_inputs){0};
-    static const char *const names[] = {"A.npy", "B.npy", "bias.npy"};
+    /* a directory's files, or an archive's arrays (np.savez(path, A=..., B=..., bias=...)) */
+    static const char *const names[] = {"A", "B", "bias"};
+    struct stat st;
+    bool archive = stat(dir, &st) == 0 && !S_ISDIR(st.st_mode);
     struct fpd_npy arrays[3] = {{0}};
     char paths[3][4200], shown[2][4200];
     int rc = FPD_OK;
     for (int i = 0; rc == FPD_OK && i < (bias ? 3 : 2); i++) {
-        snprintf(paths[i], sizeof paths[i], "%.4000s/%s", dir, names[i]);
-        rc = fpd_npy_read(paths[i], &arrays[i], why, why_size);
+        snprintf(paths[i], sizeof paths[i], archive ? "%.4000s:%s" : "%.4000s/%s.npy", dir, names[i]);
+        rc = fpd_array_file_read(paths[i], NULL, &arrays[i], why, why_size);
     }
     const struct fpd_npy *a = &arrays[0], *b = &arrays[1];
     if (rc == FPD_OK && dtype)

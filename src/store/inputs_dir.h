@@ -5,7 +5,8 @@
  * DIR holds A.npy (batch x m x k, or m x k), B.npy (batch x k x n, or k x n) and, for a case with a
  * bias, bias.npy (n): logical and in C order, as the product reads them (A @ B + bias). Their type
  * is the inputs' (bias.npy's the output's); bf16 arrives as its bits (uint16, int16, ml_dtypes'
- * 2-byte void), which --dtype must name.
+ * 2-byte void), which --dtype must name. DIR may be a .npz archive of the same arrays instead
+ * (np.savez(DIR, A=a, B=b, bias=bias)).
  */
 #ifndef FPD_INPUTS_DIR_H
 #define FPD_INPUTS_DIR_H

@@ -8,6 +8,7 @@
 
 #include "common/dtype.h"
 #include "common/text.h"
+#include "store/array_file.h"
 
 /* --dtype's fields, each given (true) or not. */
 struct declared {
@@ -82,9 +83,10 @@ static int widen(struct fpd_npy *a, enum fpd_dtype from, enum fpd_dtype to, char
     return FPD_OK;
 }
 
-static int read_file(const char *path, struct fpd_npy *a, char *why, size_t why_size)
+/* An array by its option's name: a .npz archive of several gives the one named so ("a" or "A"). */
+static int read_file(const char *path, const char *role, struct fpd_npy *a, char *why, size_t why_size)
 {
-    return fpd_npy_read(path, a, why, why_size);
+    return fpd_array_file_read(path, role, a, why, why_size);
 }
 
 /* "3 x 4 x 5" */
@@ -283,15 +285,15 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
     struct fpd_npy a = {0}, b = {0}, bias = {0};
     int rc = parse_declared(files->dtype, &d, why, why_size);
     if (rc == FPD_OK)
-        rc = read_file(files->a, &a, why, why_size);
-    bool sum = files->op == FPD_JUDGE_SUM;
+        rc = read_file(files->a, "a", &a, why, why_size);
+    bool sum = fpd_judge_reduces(files->op);
     struct shape sum_shape = {0};
     if (rc == FPD_OK && !sum)
-        rc = read_file(files->b, &b, why, why_size);
+        rc = read_file(files->b, "b", &b, why, why_size);
     if (rc == FPD_OK && files->bias)
-        rc = read_file(files->bias, &bias, why, why_size);
+        rc = read_file(files->bias, "bias", &bias, why, why_size);
     for (int i = 0; rc == FPD_OK && i < 2; i++)
-        rc = read_file(files->outputs[i], &out->outputs[i], why, why_size);
+        rc = read_file(files->outputs[i], NULL, &out->outputs[i], why, why_size);
     /* the types: the inputs', the outputs' (and the bias's, which is added in them) */
     enum fpd_dtype in_a, in_b, out_t[2], bias_t = FPD_F32;
     if (rc == FPD_OK)

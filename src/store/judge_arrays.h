@@ -13,7 +13,8 @@
  *
  * A sum over some axes of one array X is the product of X, its kept axes as rows and its summed
  * axes as k, and a column of ones: the same bound and exact reference as any dot (x.sum() against
- * x.sum(0).sum(0)). An output holds a sum per kept element.
+ * x.sum(0).sum(0)). An output holds a sum per kept element; a mean's, that sum divided by the
+ * count of its terms (the check's `mean`).
  */
 #ifndef FPD_JUDGE_ARRAYS_H
 #define FPD_JUDGE_ARRAYS_H
@@ -25,7 +26,13 @@
 #include "store/npy.h"
 
 /* What the outputs are of: a product, or a sum over some axes of one array (a dot with ones). */
-enum fpd_judge_op { FPD_JUDGE_MATMUL, FPD_JUDGE_DOT, FPD_JUDGE_GEMV, FPD_JUDGE_SUM };
+enum fpd_judge_op { FPD_JUDGE_MATMUL, FPD_JUDGE_DOT, FPD_JUDGE_GEMV, FPD_JUDGE_SUM, FPD_JUDGE_MEAN };
+
+/* A sum or a mean: one array reduced over some of its axes. */
+static inline bool fpd_judge_reduces(enum fpd_judge_op op)
+{
+    return op == FPD_JUDGE_SUM || op == FPD_JUDGE_MEAN;
+}
 
 struct fpd_judge_files {
     enum fpd_judge_op op;

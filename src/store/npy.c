@@ -17,8 +17,7 @@
 static const char *const npy_descr[FPD_DTYPE_COUNT] = {[FPD_F64] = "<f8", [FPD_F32] = "<f4", [FPD_F16] = "<f2",
                                                        [FPD_BF16] = "<u2"};
 
-int fpd_npy_write(const char *path, enum fpd_dtype t, const size_t *shape, int ndim, const void *data, char *why,
-                  size_t why_size)
+int fpd_npy_encode(enum fpd_dtype t, const size_t *shape, int ndim, const void *data, char **bytes, size_t *len)
 {
     char header[256], dims[128] = "";
     size_t elements = 1;
@@ -28,22 +27,44 @@ int fpd_npy_write(const char *path, enum fpd_dtype t, const size_t *shape, int n
                  ndim == 1 ? "," : i + 1 < ndim ? ", " : "");
         elements *= shape[i];
     }
-    int len = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
-                       npy_descr[t], dims);
-    int total = 10 + len + 1, pad = (64 - total % 64) % 64;
+    int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
+                     npy_descr[t], dims);
+    size_t pad = (64 - (10 + (size_t)n + 1) % 64) % 64, head = 10 + (size_t)n + pad + 1;
+    size_t body = elements * fpd_dtype_info(t)->size;
+    char *out = malloc(head + body);
+    if (!out)
+        return FPD_ERR_NOMEM;
+    uint16_t header_len = (uint16_t)(head - 10);
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (char)(header_len & 0xff);
+    out[9] = (char)(header_len >> 8);
+    memcpy(out + 10, header, (size_t)n);
+    memset(out + 10 + n, ' ', pad);
+    out[head - 1] = '\n';
+    if (body)
+        memcpy(out + head, data, body);
+    *bytes = out;
+    *len = head + body;
+    return FPD_OK;
+}
+
+int fpd_npy_write(const char *path, enum fpd_dtype t, const size_t *shape, int ndim, const void *data, char *why,
+                  size_t why_size)
+{
+    char *bytes;
+    size_t len;
+    if (fpd_npy_encode(t, shape, ndim, data, &bytes, &len) != FPD_OK) {
+        snprintf(why, why_size, "out of memory for %.900s", path);
+        return FPD_ERR_NOMEM;
+    }
     FILE *f = fopen(path, "wb");
     if (!f) {
         snprintf(why, why_size, "cannot write %.900s: %s", path, strerror(errno));
+        free(bytes);
         return FPD_ERR_INPUT;
     }
-    uint16_t header_len = (uint16_t)(len + pad + 1);
-    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    fputc(header_len & 0xff, f);
-    fputc(header_len >> 8, f);
-    fprintf(f, "%s%*s\n", header, pad, "");
-    size_t bytes = elements * fpd_dtype_info(t)->size;
-    if (bytes)
-        fwrite(data, 1, bytes, f);
+    fwrite(bytes, 1, len, f);
+    free(bytes);
     return fpd_file_close_written(f, path, why, why_size);
 }
 

@@ -45,6 +45,9 @@ enum fpd_dtype fpd_npy_dtype(enum fpd_npy_element e, bool *named_only);
 /* NumPy's name for the element type ("float32", "uint16 (bf16 bits?)"). */
 const char *fpd_npy_element_name(enum fpd_npy_element e);
 
+/* The bytes of a .npy file of `data` (C order, shape[0] x ... x shape[ndim-1] elements of type t,
+ * ndim from 1 to 4), in a new buffer: FPD_OK or FPD_ERR_NOMEM. */
+int fpd_npy_encode(enum fpd_dtype t, const size_t *shape, int ndim, const void *data, char **bytes, size_t *len);
 /* Writes `data` (C order, shape[0] x ... x shape[ndim-1] elements of type t, ndim from 1 to 4) to
  * path: FPD_OK, or FPD_ERR_INPUT with why naming the file. */
 int fpd_npy_write(const char *path, enum fpd_dtype t, const size_t *shape, int ndim, const void *data, char *why,

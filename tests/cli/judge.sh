@@ -95,8 +95,31 @@ np.save("in/A.npy", rng.standard_normal((2, 30, 200)).astype(np.float32))
 np.save("in/B.npy", rng.standard_normal((2, 200, 20)).astype(np.float32))
 np.save("in/bias.npy", rng.standard_normal(20).astype(np.float32))
 np.save("in_bf16/A.npy", bits(torch.randn(30, 64).bfloat16())), np.save("in_bf16/B.npy", bits(torch.randn(64, 8).bfloat16()))
-np.save("in_big/A.npy", np.zeros((1, 600, 600), np.float32)), np.save("in_big/B.npy", np.zeros((1, 600, 2), np.float32))
+np.save("in_big/A.npy", rng.standard_normal((1, 200, 400)).astype(np.float32))  # past the 64 KiB kept inline
+np.save("in_big/B.npy", rng.standard_normal((1, 400, 30)).astype(np.float32))
+np.savez("in.npz", A=np.load("in/A.npy"), B=np.load("in/B.npy"), bias=np.load("in/bias.npy"))
 np.save("in_nobias/A.npy", np.zeros((3, 4), np.float32)), np.save("in_nobias/B.npy", np.zeros((4, 5), np.float32))
+# .npz archives: a run's arrays in one, named; two outputs in a compressed one; inputs named as the
+# options are; a file name with a comma; an archive cut short
+np.savez("run.npz", x=x, w=w, bias=b, eager=np.load("t_mm_add.npy"), compiled=np.load("t_linear.npy"))
+np.savez_compressed("outs.npz", eager=np.load("t_mm_add.npy"), compiled=np.load("t_linear.npy"))
+np.savez("lin.npz", a=x, b=w)
+os.mkdir("comma,dir"), np.save("comma,dir/y,1.npy", np.load("t_mm_add.npy"))
+open("cut.npz", "wb").write(open("outs.npz", "rb").read()[:300])
+# means: x.mean(1) by torch (sum times 1/k), numpy and jax (sum / k); in f64, rounded to f32 (the
+# correctly rounded mean, but for a double rounding); of inputs rounded to bf16 first
+xm = rng.standard_normal((20, 301, 7)).astype(np.float32); XM = torch.from_numpy(xm); np.save("xm.npy", xm)
+np.save("m_torch.npy", XM.mean(dim=1).numpy()), np.save("m_numpy.npy", xm.mean(axis=1))
+np.save("m_jax.npy", np.asarray(jnp.mean(jnp.asarray(xm), axis=1)))
+np.save("m_f64.npy", xm.astype(np.float64).mean(axis=1).astype(np.float32))
+np.save("m_bf16.npy", XM.bfloat16().float().mean(dim=1).numpy())
+# a product whose products alone overflow f32: NaN (Inf - Inf) by some orders, -Inf by others
+rs = np.random.RandomState(0); kk = 20000
+ao = (rs.choice([-1, 1], kk) * np.exp2(rs.randint(-120, 120, kk))).astype(np.float32)[None]
+bo = (rs.choice([-1, 1], kk) * np.exp2(rs.randint(-120, 120, kk))).astype(np.float32)[:, None]
+np.save("ao.npy", ao), np.save("bo.npy", bo), np.save("yo_nan.npy", np.full((1, 1), np.nan, np.float32))
+np.save("yo_inf.npy", np.full((1, 1), -np.inf, np.float32))
+nanned = np.load("t_linear.npy"); nanned[3, 2] = np.nan; np.save("t_nan.npy", nanned)
 # hostile and wrong inputs
 np.save("ints.npy", np.arange(12, dtype=np.int64).reshape(3, 4))
 np.save("y_wrong_shape.npy", np.zeros((40, 48), np.float32))
@@ -153,6 +176,36 @@ expect "is 50 sums of 240 terms" "$out" '"shape":"50x1x240"'
 judge "a sum accumulated in f16" "bound|improbable" --op sum --a xs.npy --outputs s_all.npy,s_f16_acc.npy
 judge "a dot, numpy against torch" "same|reorder" --op dot --a v.npy --b u.npy --outputs d_np.npy,d_torch.npy
 judge "a gemv, numpy against torch" "same|reorder" --op gemv --a x.npy --b v300.npy --outputs g_np.npy,g_torch.npy
+judge "x.mean(1), torch (times 1/k) against numpy (/ k)" "same|reorder" --op mean --a xm.npy --axes 1 \
+    --outputs m_torch.npy,m_numpy.npy
+judge "x.mean(1), jax against numpy" "same|reorder" --op mean --a xm.npy --axes 1 --outputs m_jax.npy,m_numpy.npy
+expect "is 140 means of 301 terms" "$out" '"shape":"140x1x301"'
+expect "named a mean" "$out" '"op":"mean"'
+run "a mean in f64, rounded to f32, is the closer" 0 $FPDIV judge --op mean --a xm.npy --axes 1 \
+    --outputs m_torch.npy,m_f64.npy --fail-on never &&
+    expect "0 ulp from the exact mean" "$out" '^  exact    m_torch\.npy is .* ulp from the correctly rounded result, m_f64\.npy 0 \(f32 ulps\): m_torch\.npy is the farther, m_f64\.npy the closer$' &&
+    expect "a mean's model" "$out" '^  model    .*then divided by k \(or times 1/k\), rounded once more$'
+judge "a mean of inputs rounded to bf16" "bound|improbable" --op mean --a xm.npy --axes 1 --outputs m_numpy.npy,m_bf16.npy
+judge "means judged as sums" "bound" --op sum --a xm.npy --axes 1 --outputs m_torch.npy,m_numpy.npy
+judge "arrays of a .npz archive, by name" "same|reorder" --a run.npz:x --b run.npz:w --trans-b --bias run.npz:bias \
+    --outputs run.npz:eager,run.npz:compiled
+expect "named as given" "$out" '"outputs":\["run\.npz:eager","run\.npz:compiled"\]'
+judge "a compressed archive's two arrays as the outputs; inputs by the options' names" "same|reorder" \
+    --a lin.npz --b lin.npz --trans-b --bias b.npy --outputs outs.npz
+expect "in the archive's order" "$out" '"outputs":\["outs\.npz:eager","outs\.npz:compiled"\]'
+judge "a file name with a comma" "same|reorder" --a x.npy --b w.npy --trans-b --bias b.npy \
+    --outputs "comma,dir/y,1.npy,t_linear.npy"
+# the paths agree, but an overflowed partial sum is outside every rounding bound: bound (concepts.md)
+judge "identical NaNs where the products overflow f32" "bound" --a ao.npy --b bo.npy --outputs yo_nan.npy,yo_nan.npy
+run "an overflow some order makes, said so once" 1 $FPDIV judge --a ao.npy --b bo.npy --outputs yo_nan.npy,yo_nan.npy &&
+    expect "what an overflowing order gives" "$out" '^           sum \|a\|\|b\| exceeds f32.s range there, so a partial sum of some order overflows$' &&
+    [ "$(grep -c 'is Inf or NaN where' <<<"$out")" -eq 1 ] && pass "once, for one file given twice" ||
+    fail "once" "$out"
+judge "NaN against -Inf: the class differs" "nonfinite" --a ao.npy --b bo.npy --outputs yo_nan.npy,yo_inf.npy
+judge "a NaN planted" "nonfinite" --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_linear.npy,t_nan.npy
+expect "largest: the NaN first, no ulps" "$out" '"largest":\[\{"at":\[0,3,2\],"ulp":null,'
+run "in words" 1 $FPDIV judge --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_linear.npy,t_nan.npy &&
+    expect "classes differ" "$out" '^  largest  \[0, 3, 2\]: classes differ, t_linear\.npy = '
 run "a report in words" 0 $FPDIV judge --a x.npy --b w.npy --trans-b --bias b.npy --outputs t_mm_add.npy,t_linear.npy &&
     expect "names the outputs" "$out" '^judge t_mm_add\.npy against t_linear\.npy: (same|reorder)$' &&
     expect "and the product" "$out" '^  product  x\.npy @ w\.npyᵀ \+ b\.npy: 48 x 40 x 300 \(m x n x k\), f32'
@@ -181,8 +234,44 @@ bad "--inputs with a bias of the inputs' type, not the outputs'" "in_bf16/bias\.
     check --relation repeat --inputs in_bf16 --dtype bf16 --bias
 bad "--inputs of bf16 bits, not named" "in_bf16/A\.npy holds u?int16 \(bf16 bits\) elements, not the f32" \
     check --relation repeat --inputs in_bf16
-bad "--inputs too large to keep in a case file" "a case file keeps at most 1048576 inline, and a sidecar for larger ones is not written yet" \
-    check --relation repeat --inputs in_big --save corpus
+run "check on the arrays of a .npz archive" 0 $FPDIV check --relation slice-rows --backend openblas --inputs in.npz --bias &&
+    expect "as the directory's" "$out" '^  case     2x30x20x200 \(batch x m x n x k\), f32'
+bad "--seed for the user's data" "--seed is not for --inputs: the data are the arrays given" \
+    check --relation repeat --inputs in --seed 3
+
+# data past the inline limit: .npy files beside the case file, hashed; replayed, merged, refused when changed
+run "saved past the inline limit" 0 $FPDIV check --relation vendor --backend seq,pairwise --inputs in_big --save big \
+    --fail-on never
+big=$(ls big/vendor/*.json 2>/dev/null | head -1)
+stem=${big%.json}
+if [ -n "$big" ] && [ -f "$stem.A.npy" ] && [ -f "$stem.B.npy" ] && [ -f "$stem.bias.npy" ]; then
+    pass "its sidecars beside it, named after it"
+else
+    fail "sidecars" "$(ls -R big)"
+fi
+[ -n "$big" ] && expect "their hashes in the case file" "$(cat "$big")" '"sidecar": \{' &&
+    expect "no inline elements" "$(cat "$big")" '"A": "[0-9a-f]{16}"'
+"$python" -c 'import numpy as np, sys; a = np.load(sys.argv[1]); assert a.shape == (200, 400) and (a == np.load("in_big/A.npy")[0]).all()' "$stem.A.npy" &&
+    pass "a sidecar is the user's A, as NumPy reads it" || fail "sidecar" "not the user's A"
+run "replayed from its sidecars" 0 $FPDIV replay big && expect "as recorded" "$out" '^reproduced '
+run "shown" 0 $FPDIV show "$big" && expect "the data's place" "$out" '^  data     in \.npy files beside the case file'
+run "merged with its sidecars" 0 $FPDIV merge big_merged big
+[ -f "big_merged/vendor/$(basename "$stem").B.npy" ] && pass "the sidecars went with it" || fail "merge" "$(ls -R big_merged)"
+run "minimized, small enough to go inline" 0 $FPDIV minimize "$big" -o big_min &&
+    expect "saved" "$out$err" 'saved big_min/vendor/'
+cp -r big big_superseded
+run "merged with its smaller self" 0 $FPDIV merge big_superseded big_min && expect "one superseded" "$out" '1 superseded'
+ls big_superseded/vendor/*.npy >/dev/null 2>&1 && fail "superseded" "its sidecars stayed: $(ls big_superseded/vendor)" ||
+    pass "a superseded case's sidecars go with it"
+cp -r big big_changed
+"$python" -c 'import numpy as np, sys; a = np.load(sys.argv[1]); a[0, 0] += 1; np.save(sys.argv[1], a)' \
+    "big_changed/vendor/$(basename "$stem").B.npy"
+bad "a changed sidecar" "big_changed/vendor/[0-9a-f]{16}\.B\.npy: changed since the case was saved" replay big_changed
+rm "big_changed/vendor/$(basename "$stem").B.npy"
+bad "a missing sidecar" "big_changed/vendor/[0-9a-f]{16}\.B\.npy" replay big_changed
+ln -s "$tmp/$stem.B.npy" "big_changed/vendor/$(basename "$stem").B.npy"
+bad "a sidecar that is a link, to the right data even" "\.B\.npy: a symbolic link: fpdiv reads a corpus's own files only" \
+    replay big_changed
 
 # --- bad input: exit 2, naming the file and what is wrong ---
 bad "a file that is not there" "judge: /nonexistent/a\.npy" judge --a /nonexistent/a.npy --b w.npy --outputs t_linear.npy,t_mm_add.npy
@@ -217,7 +306,19 @@ bad "an output type --dtype names and neither file holds" "--dtype gives the out
 judge "an f32 output against an f64 one, the f32 first" "bound|improbable" --a x.npy --b wk.npy \
     --outputs n_matmul32.npy,n_matmul.npy
 expect "in f64, accumulated in f64" "$out" '"dtype":"f32:f64"'
-bad "a mean, said not judged yet" "--op mean: not judged yet" judge --op mean --a xs.npy --outputs s_all.npy,s_chain.npy
+bad "an op fpdiv does not know" "--op 'median': expected matmul, dot, gemv, sum or mean" \
+    judge --op median --a xs.npy --outputs s_all.npy,s_chain.npy
+bad "an array an archive does not hold" "run\.npz holds no array named 'y' \(its arrays: x, w, bias, eager, compiled\)" \
+    judge --a run.npz:x --b run.npz:w --trans-b --outputs run.npz:y,run.npz:eager
+bad "an archive of several for one array" "run\.npz holds 5 arrays \(x, w, bias, eager, compiled\): name the one meant, as run\.npz:NAME" \
+    judge --a run.npz --b w.npy --trans-b --outputs t_linear.npy,t_mm_add.npy
+bad "an archive of five as the outputs" "run\.npz holds 5 arrays .*, not 2" \
+    judge --a x.npy --b w.npy --trans-b --outputs run.npz
+bad "a .npy named as an archive" "x\.npy is not a \.npz archive" \
+    judge --a x.npy:x --b w.npy --trans-b --outputs t_linear.npy,t_mm_add.npy
+bad "an archive cut short" "cut\.npz is not a \.npz archive NumPy could read" \
+    judge --a x.npy --b w.npy --trans-b --outputs cut.npz:eager,t_linear.npy
+bad "a --b for a mean" "--b is not for a sum or a mean" judge --op mean --a xs.npy --b u.npy --outputs s_all.npy,s_chain.npy
 
 echo "judge: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -10,9 +10,10 @@
 #include "engine/exact.h"
 #include "gen/rng.h"
 
-/* The exact dot product (plus bias), by MPFR at a precision that holds it exactly, rounded once to
- * the target format the way IEEE 754 does (subnormals included). */
-static double reference_dot(const double *a, const double *b, size_t n, double bias, enum fpd_dtype t)
+/* The exact dot product (plus bias), by MPFR at a precision that holds it exactly, divided by d
+ * and rounded once to the target format the way IEEE 754 does (subnormals included). */
+static double reference_quotient(const double *a, const double *b, size_t n, double bias, unsigned long d,
+                                 enum fpd_dtype t)
 {
     mpfr_t sum, prod;
     mpfr_init2(sum, 4600);
@@ -29,7 +30,7 @@ static double reference_dot(const double *a, const double *b, size_t n, double b
     mpfr_set_emax(f->emax + 1);
     mpfr_t r;
     mpfr_init2(r, f->precision);
-    int inexact = mpfr_set(r, sum, MPFR_RNDN);
+    int inexact = mpfr_div_ui(r, sum, d, MPFR_RNDN); /* one rounding of the exact quotient */
     inexact = mpfr_check_range(r, inexact, MPFR_RNDN);
     mpfr_subnormalize(r, inexact, MPFR_RNDN);
     double out = mpfr_get_d(r, MPFR_RNDN);
@@ -37,6 +38,11 @@ static double reference_dot(const double *a, const double *b, size_t n, double b
     mpfr_set_emax(old_max);
     mpfr_clears(sum, prod, r, (mpfr_ptr)0);
     return out;
+}
+
+static double reference_dot(const double *a, const double *b, size_t n, double bias, enum fpd_dtype t)
+{
+    return reference_quotient(a, b, n, bias, 1, t);
 }
 
 static double random_in(uint32_t seed, uint32_t i, int kind, enum fpd_dtype in)
@@ -157,4 +163,70 @@ Test(exact, split_gives_the_rest)
     fpd_superacc_add(&s, 0x1p-60);
     fpd_superacc_split(&s, FPD_F64, &hi, &lo, &rounded); /* -1 + 2^-60: hi -1, lo +2^-60 */
     cr_expect(memcmp(&hi, &(double){-1}, 8) == 0 && memcmp(&lo, &(double){0x1p-60}, 8) == 0, "%a %a", hi, lo);
+}
+
+/* A mean's reference: the exact sum divided by the count, rounded once, against MPFR's. */
+static void check_quotient(size_t n, unsigned long d, int kind, enum fpd_dtype in, enum fpd_dtype out, uint32_t seed)
+{
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    for (size_t i = 0; i < n; i++)
+        a[i] = random_in(seed, (uint32_t)i, kind, in), b[i] = 1;
+    struct fpd_superacc s = {0};
+    fpd_superacc_reset(&s);
+    double hi, lo, got;
+    fpd_exact_dot_quotient(&s, a, b, n, (double)d, in, out, &hi, &lo, &got);
+    double want = reference_quotient(a, b, n, 0, d, out);
+    cr_assert(memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)), "%s->%s n=%zu / %lu kind %d seed %u: %a, MPFR %a",
+              fpd_dtype_info(in)->name, fpd_dtype_info(out)->name, n, d, kind, seed, got, want);
+    /* hi + lo: the quotient to binary64's rounding */
+    double q = reference_quotient(a, b, n, 0, d, FPD_F64);
+    cr_assert(fabs(hi - q) <= 0x1p-52 * fabs(q) + 0x1p-1074 || (!isfinite(q) && !isfinite(hi)), "hi %a, quotient %a",
+              hi, q);
+    free(a);
+    free(b);
+}
+
+Test(exact, quotient_matches_mpfr_on_every_dtype)
+{
+    static const enum fpd_dtype types[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    for (size_t i = 0; i < 4; i++)
+        for (size_t o = 0; o < 4; o++)
+            for (int kind = 0; kind < 4; kind++)
+                for (uint32_t seed = 1; seed <= 10; seed++) {
+                    size_t n = 1 + (seed * 37) % 300;
+                    check_quotient(n, n, kind, types[i], types[o], seed * 107 + (uint32_t)kind);
+                    check_quotient(n, 3 + seed * 2, kind, types[i], types[o], seed * 109 + (uint32_t)kind);
+                }
+}
+
+Test(exact, quotient_ties_and_extremes)
+{
+    struct fpd_superacc s = {0};
+    fpd_superacc_reset(&s);
+    double hi, lo, got, ones[3] = {1, 1, 1};
+    /* (1 + 2^-23) + (1 + 2^-23) + (1 - 2^-24) = 3 (1 + 2^-24): a third is the midpoint of 1 and
+     * 1 + 2^-23 in binary32, which ties to 1, the even one */
+    double tie[3] = {1 + 0x1p-23, 1 + 0x1p-23, 1 - 0x1p-24};
+    fpd_exact_dot_quotient(&s, tie, ones, 3, 3, FPD_F32, FPD_F32, &hi, &lo, &got);
+    cr_expect(memcmp(&got, &(double){1}, sizeof got) == 0, "%a", got);
+    /* a hair above the midpoint: up */
+    double above[3] = {1 + 0x1p-23, 1 + 0x1p-23, 1 - 0x1p-24 + 0x1p-52};
+    fpd_exact_dot_quotient(&s, above, ones, 3, 3, FPD_F64, FPD_F32, &hi, &lo, &got);
+    cr_expect(memcmp(&got, &(double){1 + 0x1p-23}, sizeof got) == 0, "%a", got);
+    /* a sum beyond binary64 whose mean is not */
+    double big[2] = {DBL_MAX, DBL_MAX};
+    fpd_exact_dot_quotient(&s, big, ones, 2, 2, FPD_F64, FPD_F64, &hi, &lo, &got);
+    cr_expect(memcmp(&got, &(double){DBL_MAX}, sizeof got) == 0, "%a", got);
+    /* a mean at binary16's overflow threshold (65504 + 16): a tie, to Inf; a hair below: 65504 */
+    double edge[2] = {65520, 65520}, below[2] = {65520, 65520 - 0x1p-30};
+    fpd_exact_dot_quotient(&s, edge, ones, 2, 2, FPD_F32, FPD_F16, &hi, &lo, &got);
+    cr_expect(isinf(got) && got > 0, "%a", got);
+    fpd_exact_dot_quotient(&s, below, ones, 2, 2, FPD_F64, FPD_F16, &hi, &lo, &got);
+    cr_expect(memcmp(&got, &(double){65504}, sizeof got) == 0, "%a", got);
+    /* signed zeros and specials keep their class */
+    double zeros[2] = {-0.0, -0.0}, nan_in[2] = {1, NAN};
+    fpd_exact_dot_quotient(&s, zeros, ones, 2, 2, FPD_F32, FPD_F32, &hi, &lo, &got);
+    cr_expect(!(fabs(got) > 0) && signbit(got), "%a", got);
+    fpd_exact_dot_quotient(&s, nan_in, ones, 2, 2, FPD_F32, FPD_F32, &hi, &lo, &got);
+    cr_expect(isnan(got), "%a", got);
 }
