@@ -145,6 +145,7 @@ int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_
     fpd_stream_init(&s, cfg->seed, index);
     const struct fpd_combo *combo = draw_combo(cp, &s);
     const struct fpd_relation *rel = cfg->relations[combo->relation];
+    *out = (struct fpd_check){0}; /* every field the plan does not set is the default (mean: none) */
 
     struct fpd_case *c = &out->c;
     fpd_case_defaults(c);
