@@ -1,18 +1,80 @@
-/* tensor_core.c — a tensor core's block fused multiply-add (tensor_core.h), in integers. */
+/*
+ * tensor_core.c — a tensor core's block fused multiply-add (tensor_core.h), in integers.
+ *
+ * Every value is taken apart once, from its bits, into a sign, an exponent and an integer
+ * significand; a product is a product of significands, its alignment a shift, a block's sum an
+ * integer sum, and its one rounding is built back from bits. No libm call per product: the first
+ * model (frexp and ldexp per product, kept in tests/unit/tc_reference.c) spent 80% of its time in
+ * them. The GEMM takes every operand apart once, not once per product it enters, and computes a
+ * row's blocks for many output elements at a time (the loops the vector widths' copies vectorize);
+ * the results are the scalar block's, bit for bit (test_tensor_core.c).
+ */
 #include "cpu/tensor_core.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* floor(log2|x|) of a finite non-zero x, at least emin. */
-static int exponent_of(double x, int emin)
+#include "cpu/clones.h"
+
+/* 2^e as a double, from its bits (-1022 <= e <= 1023). */
+static inline double pow2(int e)
 {
-    int e;
-    frexp(x, &e); /* x = f·2^e, f in [0.5, 1) */
-    return e - 1 > emin ? e - 1 : emin;
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
 }
 
-/* n·2^scale (n < 2^63) rounded to the accumulator's format, with `negative` its sign. */
+/* A finite non-zero value taken apart as the model reads it: e = floor(log2|x|), at least emin,
+ * and sig = |x|·2^(23 - e) truncated to an integer (the model's significand with 23 fraction
+ * bits: exact for every value the model is given). */
+struct parts {
+    uint64_t sig;
+    int e;
+    bool negative;
+};
+
+/* From a double's bits: its significand (53 bits with the leading one) is full·2^(at - 52). */
+static inline struct parts parts_of_double(double x, int emin)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int biased = (int)(bits >> 52 & 0x7ff);
+    uint64_t full = bits & ((UINT64_C(1) << 52) - 1);
+    int at = biased ? biased - 1023 : -1022, lead = at;
+    if (biased)
+        full |= UINT64_C(1) << 52;
+    else
+        lead = at - (52 - (63 - __builtin_clzll(full))); /* a subnormal's leading bit */
+    int e = lead > emin ? lead : emin;
+    /* sig = full·2^(at - 52 + 23 - e), truncated: a right shift of 29 bits at least (e >= lead = at
+     * for a normal double; far more for a subnormal one, whose sig is 0) */
+    int shift = 52 - 23 + e - at;
+    return (struct parts){shift < 64 ? full >> shift : 0, e, (bits >> 63) != 0};
+}
+
+/* A float's significand as it is stored, full·2^(at - 23) (full with its leading one, where it has
+ * one: 24 bits at most), and the model's exponent for it, e = floor(log2|x|) at least emin. */
+struct float_parts {
+    uint64_t full;
+    int at, e;
+    bool negative;
+};
+
+static inline struct float_parts float_parts_of(float x, int emin)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int biased = (int)(bits >> 23 & 0xff);
+    uint32_t full = bits & 0x7fffff;
+    int at = biased ? biased - 127 : -126;
+    int lead = biased ? at : at - (23 - (31 - __builtin_clz(full))); /* a subnormal's leading bit */
+    return (struct float_parts){biased ? full | 0x800000 : full, at, lead > emin ? lead : emin, (bits >> 31) != 0};
+}
+
+/* n·2^scale (n < 2^63, not 0) rounded to the accumulator's format, `negative` its sign. */
 static double round_to_accumulator(const struct fpd_tc_arith *t, uint64_t n, int scale, bool negative)
 {
     int lead = 63 - __builtin_clzll(n) + scale; /* the exponent of n's leading bit */
@@ -27,10 +89,21 @@ static double round_to_accumulator(const struct fpd_tc_arith *t, uint64_t n, int
     } else {
         quantum = scale;
     }
-    double d = ldexp((double)kept, quantum);
-    if (d >= ldexp(1, t->acc_emax + 1))
+    /* kept < 2^53 (at most the precision's bits and a carry, or n itself below the grid), and
+     * 2^quantum a normal double: the product is exact */
+    double d = (double)kept * pow2(quantum);
+    if (d >= pow2(t->acc_emax + 1))
         d = INFINITY;
     return negative ? -d : d;
+}
+
+/* The block's sum of the aligned terms (an exact integer, in units of 2^(emax - 23 - extra_bits))
+ * rounded, or 0. */
+static double block_result(const struct fpd_tc_arith *t, int64_t sum, int emax)
+{
+    if (sum == 0)
+        return 0;
+    return round_to_accumulator(t, (uint64_t)(sum < 0 ? -sum : sum), emax - 23 - t->extra_bits, sum < 0);
 }
 
 double fpd_tc_block(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, const float *b, ptrdiff_t bs,
@@ -42,24 +115,25 @@ double fpd_tc_block(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, 
     size_t terms = 0;
     int emax = t->min_exp;
     for (size_t i = 0; i < count && i < FPD_TC_BLOCK_MAX; i++) { /* count is at most block */
-        double x = a[(ptrdiff_t)i * as], y = b[(ptrdiff_t)i * bs];
+        float x = a[(ptrdiff_t)i * as], y = b[(ptrdiff_t)i * bs];
         if (fpclassify(x) == FP_ZERO || fpclassify(y) == FP_ZERO)
             continue; /* zero products are dropped */
-        int e = exponent_of(x, t->in_emin) + exponent_of(y, t->in_emin);
-        double p = x * y; /* exact: 16-bit significands */
-        /* the product's significand, in [0, 4), as an integer of 23 fraction bits: exact, since
-         * 16-bit significands have at most 10 fraction bits each */
-        sig[terms] = (uint64_t)ldexp(fabs(p), 23 - e);
+        struct float_parts px = float_parts_of(x, t->in_emin), py = float_parts_of(y, t->in_emin);
+        int e = px.e + py.e;
+        /* the product's significand, |x·y|·2^(23 - e), truncated: the exact product of the stored
+         * significands (48 bits) is |x·y|·2^(46 - at_x - at_y), and e >= at_x + at_y */
+        int shift = 23 + e - px.at - py.at;
+        sig[terms] = shift < 64 ? (px.full * py.full) >> shift : 0;
         exp[terms] = e;
-        negative[terms++] = p < 0;
+        negative[terms++] = px.negative != py.negative;
         emax = e > emax ? e : emax;
     }
-    if (fpclassify(c) != FP_ZERO) { /* c as an fp32 value: 24-bit significand, exponent at least fp32's emin */
-        int e = exponent_of(c, -126);
-        sig[terms] = (uint64_t)ldexp(fabs(c), 23 - e);
-        exp[terms] = e;
-        negative[terms++] = c < 0;
-        emax = e > emax ? e : emax;
+    if (fpclassify(c) != FP_ZERO) { /* c as an fp32 value: exponent at least fp32's emin */
+        struct parts pc = parts_of_double(c, -126);
+        sig[terms] = pc.sig;
+        exp[terms] = pc.e;
+        negative[terms++] = pc.negative;
+        emax = pc.e > emax ? pc.e : emax;
     }
     int64_t sum = 0;
     for (size_t i = 0; i < terms; i++) {
@@ -67,13 +141,13 @@ double fpd_tc_block(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, 
         uint64_t aligned = shift < 40 ? (sig[i] << t->extra_bits) >> shift : 0;
         sum += negative[i] ? -(int64_t)aligned : (int64_t)aligned;
     }
-    if (sum == 0)
-        return 0;
-    return round_to_accumulator(t, (uint64_t)(sum < 0 ? -sum : sum), emax - 23 - t->extra_bits, sum < 0);
+    return block_result(t, sum, emax);
 }
 
-double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, const float *b, ptrdiff_t bs, size_t k,
-                  double bias)
+/* NaN and Inf over the whole dot product, decided first (tensor_core.h); false where every term
+ * and the bias are finite. */
+static bool nonfinite_dot(const float *a, ptrdiff_t as, const float *b, ptrdiff_t bs, size_t k, double bias,
+                          double *result)
 {
     bool nan = isnan(bias), plus = isinf(bias) && bias > 0, minus = isinf(bias) && bias < 0;
     for (size_t p = 0; p < k; p++) {
@@ -82,10 +156,16 @@ double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, co
         plus |= isinf(x) && x > 0;
         minus |= isinf(x) && x < 0;
     }
-    if (nan || (plus && minus))
-        return NAN;
-    if (plus || minus)
-        return plus ? INFINITY : -INFINITY;
+    *result = nan || (plus && minus) ? NAN : plus ? INFINITY : -INFINITY;
+    return nan || plus || minus;
+}
+
+double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, const float *b, ptrdiff_t bs, size_t k,
+                  double bias)
+{
+    double special;
+    if (nonfinite_dot(a, as, b, bs, k, bias, &special))
+        return special;
     double c = bias;
     for (size_t p = 0; p < k && isfinite(c); p += t->block) {
         size_t count = k - p < t->block ? k - p : t->block;
@@ -94,12 +174,243 @@ double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, co
     return c; /* an Inf from a block that overflowed stays: finite terms cannot bring it back */
 }
 
+/* ---- the GEMM ------------------------------------------------------------------------------------ */
+
+/* An operand taken apart for the GEMM: per element its exponent (ZERO_EXP for a zero, so that a
+ * zero product neither sets a block's emax nor adds anything) and its significand, signed, with the
+ * input format's own fraction bits (an fp16 value's 11-bit one, bf16's 8-bit one): the product of
+ * two fits 32 bits. A row (of A) or column (of B) with a value that is not finite, or not of the
+ * input format, is computed by the scalar block instead. */
+#define ZERO_EXP (-(1 << 24))
+struct operand_parts {
+    int32_t *e;
+    float *sig; /* an integer below 2^(f + 1), signed: exact in a float, and so is a product of two */
+    bool *scalar; /* per row of A, per column of B */
+};
+
+/* Takes value x apart with f fraction bits; false where it is not finite or not of the format. */
+static inline bool split(float x, int emin, int f, int32_t *e, float *sig)
+{
+    if (!isfinite(x))
+        return false;
+    if (fpclassify(x) == FP_ZERO) {
+        *e = ZERO_EXP, *sig = 0;
+        return true;
+    }
+    /* |x|·2^(f - e), which for a value of the format is an integer of f + 1 bits at most */
+    struct float_parts p = float_parts_of(x, emin);
+    int shift = 23 - f + p.e - p.at; /* >= 23 - f: e >= at */
+    if (shift >= 32 || (p.full & ((UINT64_C(1) << shift) - 1)))
+        return false; /* more fraction bits than the format's: not its value */
+    *e = p.e;
+    *sig = (float)(int32_t)(p.full >> shift) * (p.negative ? -1.0f : 1.0f);
+    return true;
+}
+
+/* The GEMM's fast form: a row i of A against TILE columns of B, block after block, every element's
+ * state (its accumulator c, as parts) in arrays the per-column loops run over. TILE columns at a
+ * time, always: a fixed trip count is what the kernels' cost model vectorizes (no remainder), and B
+ * is taken apart into rows padded to whole tiles, of zeros, whose results nobody reads. */
+enum { TILE = 32 };
+
+struct tile_state {
+    int32_t c_sig[TILE], c_e[TILE]; /* c's parts, as fpd_tc_block takes them: |c|·2^(23 - e), e */
+    int32_t c_negative[TILE];       /* 0 or 1 */
+    int32_t c_live[TILE];           /* 1: c is neither zero nor Inf, and enters the next block */
+    int32_t c_inf[TILE];            /* 1: c overflowed, and its element is done (it stays Inf) */
+    uint32_t c_bits[TILE];          /* c, a value of the accumulator's format, as a float's bits */
+};
+
+/* c, a float's bits, as the next block takes it (what parts_of_double gives for emin -126). */
+#define SET_C(s, j, bits)                                                                          \
+    do {                                                                                           \
+        uint32_t magnitude_ = (bits) & 0x7fffffffu, biased_ = magnitude_ >> 23;                    \
+        (s)->c_bits[j] = (bits);                                                                   \
+        (s)->c_e[j] = (int32_t)(biased_ > 1 ? biased_ : 1) - 127; /* a subnormal's: -126 */       \
+        (s)->c_sig[j] = (int32_t)((magnitude_ & 0x7fffffu) | (uint32_t)(biased_ != 0) << 23);      \
+        (s)->c_negative[j] = (int32_t)((bits) >> 31);                                              \
+        (s)->c_live[j] = (magnitude_ != 0) & (magnitude_ < 0x7f800000u);                            \
+        (s)->c_inf[j] = magnitude_ == 0x7f800000u;                                                 \
+    } while (0)
+
+FPD_VECTOR_WIDTH_FUNCTION(void, block_of_tile,
+                          (const int32_t *restrict ae, const float *restrict asig, const int32_t *restrict be,
+                           const float *restrict bsig, size_t ldb, size_t count, int base, int32_t *restrict emax,
+                           int32_t *restrict sum),
+                          (ae, asig, be, bsig, ldb, count, base, emax, sum))
+{
+    /* emax over the block's products, for every column (a zero product's exponent is far below);
+     * emax arrives holding the floor and c's exponent */
+    for (size_t p = 0; p < count; p++) {
+        int32_t ea = ae[p];
+        const int32_t *restrict eb = be + p * ldb;
+        for (size_t j = 0; j < TILE; j++) {
+            int32_t e = ea + eb[j];
+            emax[j] = e > emax[j] ? e : emax[j];
+        }
+    }
+    for (size_t j = 0; j < TILE; j++)
+        sum[j] = 0;
+    /* each product aligned to its column's emax and truncated toward zero: the product of the two
+     * significands (below 2^22: exact in a float) times 2^(base - shift) is the term with 23 +
+     * extra_bits fraction bits (below 2^27, exact), and the conversion to an integer truncates it
+     * toward zero, as the model does its magnitude; a shift of 31 leaves nothing, as any longer */
+    for (size_t p = 0; p < count; p++) {
+        int32_t ea = ae[p];
+        float sa = asig[p];
+        const int32_t *restrict eb = be + p * ldb;
+        const float *restrict sb = bsig + p * ldb;
+        for (size_t j = 0; j < TILE; j++) {
+            int32_t shift = emax[j] - (ea + eb[j]);
+            shift = shift < 31 ? shift : 31;
+            uint32_t scale_bits = (uint32_t)(127 + base - shift) << 23; /* 2^(base - shift), a normal float */
+            float scale;
+            memcpy(&scale, &scale_bits, sizeof scale);
+            sum[j] += (int32_t)(sa * sb[j] * scale);
+        }
+    }
+}
+
+/* c aligned to its column's emax (below 2^26 after the shift: 32 bits hold it), signed, 0 where c is
+ * zero; as fpd_tc_block aligns it (a shift of 31 leaves nothing of it, as any longer one would). */
+static inline int32_t aligned_c(const struct tile_state *s, size_t j, int32_t emax, int extra_bits)
+{
+    int32_t shift = emax - s->c_e[j];
+    shift = shift < 31 ? shift : 31;
+    int32_t aligned = (int32_t)(((uint32_t)s->c_sig[j] << extra_bits) >> shift);
+    /* by masks, not branches: gcc 12 threads a loop's branches into a shape it cannot vectorize */
+    int32_t negative = -s->c_negative[j], live = -s->c_live[j];
+    return ((aligned ^ negative) - negative) & live;
+}
+
+/* An fp32 accumulator's rounding, for every column at once: the block's sum with c, (sum + c)·2^scale,
+ * is exact in a double (below 2^32 times a power of two), and a float conversion rounds it once to
+ * nearest even, subnormals and overflow to Inf included, as round_to_accumulator does; toward zero,
+ * the conversion is stepped back one ulp where it rounded away from zero, and Inf is where the sum
+ * reaches 2^128 (the model's Inf: the truncated value past the largest finite one). */
+FPD_VECTOR_WIDTH_FUNCTION(void, round_tile_f32,
+                          (int extra_bits, int32_t toward_zero, const int32_t *restrict emax,
+                           const int32_t *restrict sum, struct tile_state *restrict s),
+                          (extra_bits, toward_zero, emax, sum, s))
+{
+    for (size_t j = 0; j < TILE; j++) {
+        /* 2^(emax - 23 - extra_bits); an emax below binary64's range (V100's floor, where every
+         * product is zero) has a zero sum, which any positive scale leaves +0 */
+        int32_t biased = 1023 + emax[j] - 23 - extra_bits;
+        uint64_t scale_bits = (uint64_t)(biased > 1 ? biased : 1) << 52;
+        double scale;
+        memcpy(&scale, &scale_bits, sizeof scale);
+        double x = ((double)sum[j] + (double)aligned_c(s, j, emax[j], extra_bits)) * scale;
+        float rounded = (float)x;
+        uint32_t bits;
+        memcpy(&bits, &rounded, sizeof bits);
+        /* magnitudes compared as the bits of non-negative doubles (the same order, and no compare
+         * that signals); the choices made by masks, not branches (see aligned_c) */
+        double back = (double)rounded;
+        uint64_t x_bits, back_bits;
+        memcpy(&x_bits, &x, sizeof x_bits);
+        memcpy(&back_bits, &back, sizeof back_bits);
+        x_bits &= ~(UINT64_C(1) << 63), back_bits &= ~(UINT64_C(1) << 63);
+        uint32_t away = (uint32_t)toward_zero & (uint32_t)(back_bits > x_bits);
+        uint32_t beyond = -((uint32_t)toward_zero & (uint32_t)(x_bits >= ((uint64_t)(1023 + 128) << 52))); /* 2^128 */
+        uint32_t magnitude = (((bits & 0x7fffffffu) - away) & ~beyond) | (0x7f800000u & beyond);
+        uint32_t done = -(uint32_t)s->c_inf[j];
+        bits = ((magnitude | (bits & 0x80000000u)) & ~done) | (s->c_bits[j] & done);
+        SET_C(s, j, bits);
+    }
+}
+
+/* Any other accumulator (fp16's), element by element: the same sum, rounded by round_to_accumulator. */
+static void round_tile_scalar(const struct fpd_tc_arith *t, const int32_t *emax, const int32_t *sum,
+                              struct tile_state *s)
+{
+    for (size_t j = 0; j < TILE; j++) {
+        if (s->c_inf[j])
+            continue;
+        float c = (float)block_result(t, (int64_t)sum[j] + aligned_c(s, j, emax[j], t->extra_bits), emax[j]);
+        uint32_t bits; /* exact: a value of the accumulator's format */
+        memcpy(&bits, &c, sizeof bits);
+        SET_C(s, j, bits);
+    }
+}
+
+/* Row i's elements j0..j0+width-1 (of a tile of TILE), every block: the block's products per
+ * column by block_of_tile, then c added and the sum rounded, as fpd_tc_block does. */
+static void row_tile(const struct fpd_tc_arith *t, const struct operand_parts *pa, const struct operand_parts *pb,
+                     size_t i, size_t j0, size_t width, size_t ldb, size_t k, const float *bias, struct tile_state *s)
+{
+    int f = t->in_fraction_bits, base = 23 - 2 * f + t->extra_bits;
+    bool f32 = t->acc_precision == 24 && t->acc_emin == -126 && t->acc_emax == 127;
+    int32_t emax[TILE], sum[TILE];
+    for (size_t j = 0; j < TILE; j++) {
+        float c = bias && j < width ? bias[j0 + j] : 0;
+        uint32_t bits;
+        memcpy(&bits, &c, sizeof bits);
+        SET_C(s, j, bits);
+    }
+    for (size_t p = 0; p < k; p += t->block) {
+        size_t count = k - p < t->block ? k - p : t->block;
+        for (size_t j = 0; j < TILE; j++) { /* the floor, and c's exponent where c is in the block */
+            int32_t with_c = s->c_e[j] > t->min_exp ? s->c_e[j] : t->min_exp;
+            emax[j] = s->c_live[j] ? with_c : t->min_exp;
+        }
+        block_of_tile(pa->e + i * k + p, pa->sig + i * k + p, pb->e + p * ldb + j0, pb->sig + p * ldb + j0, ldb, count,
+                      base, emax, sum);
+        if (f32)
+            round_tile_f32(t->extra_bits, t->toward_zero, emax, sum, s);
+        else
+            round_tile_scalar(t, emax, sum, s);
+    }
+}
+
+/* Whether the fast form holds the model: a block's products sum below 2^31 in 32 bits, and c's
+ * aligned significand, shifted by extra_bits, fits 31 bits. */
+static bool fast_form_fits(const struct fpd_tc_arith *t)
+{
+    int f = t->in_fraction_bits;
+    return f >= 1 && 2 * f <= 23 && t->extra_bits >= 0 && t->extra_bits <= 4 &&
+           ((uint64_t)t->block << (25 + t->extra_bits)) <= (UINT64_C(1) << 31);
+}
+
 int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_f32 *g)
 {
-    for (size_t i = 0; i < g->m; i++)
-        for (size_t j = 0; j < g->n; j++)
-            g->c[i * g->ldc + j] = (float)fpd_tc_dot(t, g->a + (ptrdiff_t)i * g->a_rs, g->a_cs,
-                                                     g->b + (ptrdiff_t)j * g->b_cs, g->b_rs, g->k,
-                                                     g->bias ? g->bias[j] : 0);
+    size_t m = g->m, n = g->n, k = g->k, ldb = (n + TILE - 1) / TILE * TILE;
+    struct operand_parts pa = {0}, pb = {0};
+    bool fast = fast_form_fits(t) && m && n && k;
+    if (fast) {
+        pa = (struct operand_parts){malloc(m * k * sizeof *pa.e), malloc(m * k * sizeof *pa.sig),
+                                    calloc(m, sizeof *pa.scalar)};
+        pb = (struct operand_parts){malloc(k * ldb * sizeof *pb.e), calloc(k * ldb, sizeof *pb.sig),
+                                    calloc(n, sizeof *pb.scalar)};
+        fast = pa.e && pa.sig && pa.scalar && pb.e && pb.sig && pb.scalar; /* else: the scalar form, no memory */
+    }
+    for (size_t i = 0; fast && i < m; i++)
+        for (size_t p = 0; p < k; p++)
+            pa.scalar[i] |= !split(g->a[(ptrdiff_t)i * g->a_rs + (ptrdiff_t)p * g->a_cs], t->in_emin,
+                                   t->in_fraction_bits, &pa.e[i * k + p], &pa.sig[i * k + p]);
+    for (size_t p = 0; fast && p < k; p++) {
+        for (size_t j = 0; j < n; j++)
+            pb.scalar[j] |= !split(g->b[(ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * g->b_cs], t->in_emin,
+                                   t->in_fraction_bits, &pb.e[p * ldb + j], &pb.sig[p * ldb + j]);
+        for (size_t j = n; j < ldb; j++)
+            pb.e[p * ldb + j] = ZERO_EXP; /* the padding: zeros */
+    }
+    struct tile_state s;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j0 = 0; j0 < n; j0 += TILE) {
+            size_t width = n - j0 < TILE ? n - j0 : TILE;
+            if (fast && !pa.scalar[i])
+                row_tile(t, &pa, &pb, i, j0, width, ldb, k, g->bias, &s);
+            for (size_t j = 0; j < width; j++) {
+                float *c = &g->c[i * g->ldc + j0 + j];
+                if (!fast || pa.scalar[i] || pb.scalar[j0 + j] || (g->bias && !isfinite(g->bias[j0 + j])))
+                    *c = (float)fpd_tc_dot(t, g->a + (ptrdiff_t)i * g->a_rs, g->a_cs, g->b + (ptrdiff_t)(j0 + j) * g->b_cs,
+                                           g->b_rs, k, g->bias ? g->bias[j0 + j] : 0);
+                else
+                    memcpy(c, &s.c_bits[j], sizeof *c);
+            }
+        }
+    free(pa.e), free(pa.sig), free(pa.scalar);
+    free(pb.e), free(pb.sig), free(pb.scalar);
     return 0;
 }

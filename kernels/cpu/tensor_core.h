@@ -37,6 +37,7 @@ struct fpd_tc_arith {
     int min_exp;       /* emax is raised to at least this */
     bool toward_zero;  /* the block's result rounded toward zero, else to nearest even */
     int in_emin;       /* the inputs' smallest normal exponent: -14 (fp16), -126 (bf16) */
+    int in_fraction_bits; /* the inputs' significand's fraction bits: 10 (fp16), 7 (bf16) */
     int acc_precision; /* the accumulator's significand bits: 24 (fp32), 11 (fp16) */
     int acc_emin, acc_emax;
 };
@@ -47,8 +48,9 @@ double fpd_tc_block(const struct fpd_tc_arith *arith, const float *a, ptrdiff_t 
 /* One element: bias + the dot product of k terms, block after block; NaN and Inf as above. */
 double fpd_tc_dot(const struct fpd_tc_arith *arith, const float *a, ptrdiff_t as, const float *b, ptrdiff_t bs,
                   size_t k, double bias);
-/* The GEMM of kernels.h (round_acc and fma_acc unused): every element an fpd_tc_dot, stored as a
- * float (a value of the accumulator's format). Returns 0. */
+/* The GEMM of kernels.h (round_acc and fma_acc unused): every element what fpd_tc_dot gives, bit for
+ * bit, stored as a float (a value of the accumulator's format); computed many elements at a time
+ * from operands taken apart once (tensor_core.c). Returns 0. */
 int fpd_kernel_tensor_core(const struct fpd_tc_arith *arith, const struct fpd_kgemm_f32 *g);
 
 #endif

@@ -85,7 +85,7 @@ static struct fpd_tc_arith arithmetic(const struct tensor_core *tc, const struct
         .block = tc->block, .extra_bits = tc->extra_bits,
         .min_exp = f16_acc ? tc->min_exp_f16 : tc->min_exp_f32,
         .toward_zero = !f16_acc && tc->f32_toward_zero,
-        .in_emin = fpd_dtype_info(dt->in)->emin,
+        .in_emin = fpd_dtype_info(dt->in)->emin, .in_fraction_bits = fpd_dtype_info(dt->in)->precision - 1,
         .acc_precision = fpd_dtype_info(dt->acc)->precision,
         .acc_emin = fpd_dtype_info(dt->acc)->emin, .acc_emax = fpd_dtype_info(dt->acc)->emax,
     };

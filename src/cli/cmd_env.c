@@ -5,6 +5,7 @@
 
 #include "backends/backend_pinned.h"
 #include "backends/kernel_set_cache.h"
+#include "backends/thread_waits.h"
 #include "cli/cmd.h"
 #include "common/cpu.h"
 #include "common/text.h"
@@ -54,6 +55,13 @@ static void print_text(json_t *env)
     printf("fpdiv      %s (generator %d, backend ABI %d)\n", FPD_VERSION, FPD_GEN_VERSION, FPDIV_BACKEND_ABI);
     printf("vectors    %s (fpdiv's own loops; the CPU's widest: %s)\n",
            json_string_value(json_object_get(env, "vector_width")), fpd_vector_width_name(fpd_vector_width_of_cpu()));
+    /* how idle library threads wait (backends/thread_waits.h): the variables fpdiv set, or the user */
+    printf("waits     ");
+    const char *variable;
+    json_t *value;
+    json_object_foreach(json_object_get(env, "thread_waits"), variable, value)
+        printf(" %s=%s", variable, json_string_value(value));
+    printf("\n");
     const char *name;
     json_t *b;
     json_object_foreach(json_object_get(env, "backends"), name, b)
@@ -141,9 +149,10 @@ int fpd_cmd_env(int argc, char **argv)
         json_object_set_new(backends, s->impl->name, b);
     }
     fpd_console_status_clear();
-    json_t *env = json_pack("{s:s,s:s,s:i,s:i,s:o,s:s,s:o}", "type", "environment", "fpdiv", FPD_VERSION, "generator",
-                            FPD_GEN_VERSION, "backend_abi", FPDIV_BACKEND_ABI, "cpu", fpd_cpu_json(fpd_cpu_this()),
-                            "vector_width", fpd_vector_width_name(fpd_vector_width()), "backends", backends);
+    json_t *env = json_pack("{s:s,s:s,s:i,s:i,s:o,s:s,s:o,s:o}", "type", "environment", "fpdiv", FPD_VERSION,
+                            "generator", FPD_GEN_VERSION, "backend_abi", FPDIV_BACKEND_ABI, "cpu",
+                            fpd_cpu_json(fpd_cpu_this()), "vector_width", fpd_vector_width_name(fpd_vector_width()),
+                            "thread_waits", fpd_thread_waits_json(), "backends", backends);
     if (json) {
         json_dumpf(env, stdout, FPD_JSON_LINE);
         fputc('\n', stdout);

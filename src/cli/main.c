@@ -11,6 +11,7 @@
 #include "backends/builtin.h"
 #include "backends/host.h"
 #include "backends/plugin.h"
+#include "backends/thread_waits.h"
 #include "cli/cmd.h"
 #include "common/env_number.h"
 #include "common/fpenv.h"
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
      * that failed; the signal's default would kill a worker between a finding and its save */
     signal(SIGXFSZ, SIG_IGN);
     fpd_fpenv_restore_noting("a library loaded with fpdiv (LD_PRELOAD, or a dependency's constructor)", NULL);
+    fpd_thread_waits_apply(); /* before any library loads: its runtime reads them as it starts */
     char why[256];
     if (fpd_vector_width_from_environment(why, sizeof why) < 0) {
         fpd_console_error(NULL, "%s", why);

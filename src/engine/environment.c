@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "backends/thread_waits.h"
 #include "common/cpu.h"
 #include "common/version.h"
 #include "cpu/vector_width.h"
@@ -29,9 +30,9 @@ json_t *fpd_environment_of(struct fpd_backend_slot *const *slots, size_t n, int 
             json_object_set_new(b, "threads", json_integer(threads));
         json_object_set_new(backends, slots[i]->impl->name, b);
     }
-    return json_pack("{s:s,s:i,s:o,s:s,s:o}", "fpdiv", FPD_VERSION, "generator", (int)generator, "cpu",
+    return json_pack("{s:s,s:i,s:o,s:s,s:o,s:o}", "fpdiv", FPD_VERSION, "generator", (int)generator, "cpu",
                      fpd_cpu_json(fpd_cpu_this()), "vector_width", fpd_vector_width_name(fpd_vector_width()),
-                     "backends", backends);
+                     "thread_waits", fpd_thread_waits_json(), "backends", backends);
 }
 
 json_t *fpd_environment_json(const struct fpd_check *chk)

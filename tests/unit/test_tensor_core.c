@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
@@ -15,6 +16,9 @@
 #include "backends/builtin.h"
 #include "common/dtype.h"
 #include "engine/check.h"
+#include "cpu/tensor_core.h"
+#include "cpu/vector_width.h"
+#include "tc_reference.h"
 
 enum { V100, A100, ADA, H100, B200, B200RN, MODELS };
 static const char *const model_names[MODELS] = {"tc-v100", "tc-a100", "tc-ada", "tc-h100", "tc-b200", "tc-b200rn"};
@@ -205,4 +209,140 @@ Test(tensor_core, a_subnormal_factor_sets_the_grid)
     cr_expect(res.exact.err_ulp[0] >= 8, "the grid lost little: %g ulps", res.exact.err_ulp[0]);
     cr_expect(res.exact.own_ratio[0] <= 1, "beyond its own bound: ratio %g", res.exact.own_ratio[0]);
     fpd_registry_close_all();
+}
+
+/* ---- the integer model against the first one (tc_reference.c), bit for bit ------------------------ */
+
+/* Each model's block arithmetic for an input and accumulator type, as the backends build it. */
+struct arith_case {
+    const char *name;
+    struct fpd_tc_arith arith;
+};
+
+static struct fpd_tc_arith arith_of(unsigned block, int extra, int min_f32, int min_f16, bool f32_toward_zero,
+                                    enum fpd_dtype in, enum fpd_dtype acc)
+{
+    const struct fpd_dtype_info *i = fpd_dtype_info(in), *a = fpd_dtype_info(acc);
+    return (struct fpd_tc_arith){block, extra, acc == FPD_F16 ? min_f16 : min_f32, acc == FPD_F16 ? false : f32_toward_zero,
+                                 i->emin, i->precision - 1, a->precision, a->emin, a->emax};
+}
+
+static size_t arith_cases(struct arith_case out[32])
+{
+    static const struct {
+        const char *name;
+        unsigned block;
+        int extra, min_f32, min_f16;
+        bool toward_zero;
+    } models[] = {{"v100", 4, 0, -1024, -19, true}, {"a100", 8, 1, -132, -20, true},
+                  {"h100", 16, 2, -133, -21, true}, {"b200rn", 16, 2, -133, -15, false}};
+    static const struct {
+        const char *name;
+        enum fpd_dtype in, acc;
+    } types[] = {{"f16:f32", FPD_F16, FPD_F32}, {"bf16:f32", FPD_BF16, FPD_F32}, {"f16 acc f16", FPD_F16, FPD_F16}};
+    size_t n = 0;
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            out[n++] = (struct arith_case){models[m].name,
+                                           arith_of(models[m].block, models[m].extra, models[m].min_f32, models[m].min_f16,
+                                                    models[m].toward_zero, types[t].in, types[t].acc)};
+    return n;
+}
+
+static uint64_t state = 0x9e3779b97f4a7c15u;
+static uint64_t next_random(void)
+{
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+}
+
+/* A value of type t: mostly ordinary, some of every exponent (subnormals included), zeros,
+ * specials where asked; the neighbours of earlier values, for cancellation. */
+static float random_value(enum fpd_dtype t, bool specials)
+{
+    uint64_t r = next_random();
+    const struct fpd_dtype_info *f = fpd_dtype_info(t);
+    double sig = 1 + (double)(r >> 11 & 0xfffff) * 0x1p-20, sign = (r & 1) ? -1 : 1;
+    int e;
+    switch (r >> 40 & 7) {
+    case 0: return specials && (r >> 50 & 3) == 0 ? ((r >> 52 & 1) ? NAN : sign * INFINITY) : 0;
+    case 1: e = f->emin - 1 - (int)((r >> 44) % (unsigned)f->precision); break; /* subnormal */
+    case 2: e = f->emin + (int)((r >> 44) % (unsigned)(f->emax - f->emin + 1)); break;
+    default: e = (int)((r >> 44) % 12) - 6; break;
+    }
+    return (float)fpd_round(t, sign * ldexp(sig, e));
+}
+
+static bool same_float(float x, float y) { return memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)); }
+
+Test(tensor_core, the_integer_blocks_are_the_first_models)
+{
+    struct arith_case cases[32];
+    size_t n = arith_cases(cases), checked = 0;
+    for (size_t c = 0; c < n; c++) {
+        const struct fpd_tc_arith *t = &cases[c].arith;
+        enum fpd_dtype in = t->in_fraction_bits == 10 ? FPD_F16 : FPD_BF16, acc = t->acc_precision == 11 ? FPD_F16 : FPD_F32;
+        for (int rep = 0; rep < 100000; rep++) {
+            float a[3 * FPD_TC_BLOCK_MAX], b[3 * FPD_TC_BLOCK_MAX];
+            bool specials = rep % 16 == 0; /* NaN and Inf, decided over the whole dot product */
+            size_t k = 1 + next_random() % (3 * t->block); /* one block to three, and part of one */
+            for (size_t p = 0; p < k; p++) {
+                a[p] = random_value(in, specials), b[p] = random_value(in, specials);
+                if (p && next_random() % 4 == 0) /* the last product's negative: cancellation */
+                    a[p] = -a[p - 1], b[p] = b[p - 1];
+            }
+            double bias = random_value(acc, false);
+            if (next_random() % 8 == 0) /* near the accumulator's largest value */
+                bias = fpd_round(acc, fpd_dtype_info(acc)->max_finite * (1 - (double)(next_random() % 16) * 0x1p-12));
+            double got = fpd_tc_dot(t, a, 1, b, 1, k, bias), want = fpd_tc_reference_dot(t, a, 1, b, 1, k, bias);
+            cr_assert(identical(got, want) || (isnan(got) && isnan(want)), "%s, %s, k = %zu: %a, the first model %a",
+                      cases[c].name, fpd_dtype_info(in)->name, k, got, want);
+            checked++;
+        }
+    }
+    cr_expect_geq(checked, 1000000u); /* some two million blocks */
+}
+
+/* The GEMM, whose fast form takes operands apart once and many columns at a time, at every vector
+ * width this CPU has: every element the first model's dot, NaN and Inf rows and columns included. */
+Test(tensor_core, the_integer_gemm_is_the_first_models_at_every_width)
+{
+    struct arith_case cases[32];
+    size_t n_cases = arith_cases(cases);
+    enum fpd_vector_width was = fpd_vector_width();
+    char err[160];
+    for (int w = FPD_VECTOR_BASELINE; w <= (int)fpd_vector_width_of_cpu(); w++) {
+        cr_assert_eq(fpd_vector_width_limit((enum fpd_vector_width)w, err, sizeof err), 0, "%s", err);
+        for (size_t c = 0; c < n_cases; c++) {
+            const struct fpd_tc_arith *t = &cases[c].arith;
+            enum fpd_dtype in = t->in_fraction_bits == 10 ? FPD_F16 : FPD_BF16;
+            enum fpd_dtype acc = t->acc_precision == 11 ? FPD_F16 : FPD_F32;
+            for (int rep = 0; rep < 6; rep++) {
+                size_t m = 1 + next_random() % 9, n = 1 + next_random() % 80, k = 1 + next_random() % 70;
+                bool trans_a = next_random() & 1, trans_b = next_random() & 1, specials = rep == 5;
+                float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b), *out = malloc(m * n * sizeof *out);
+                float bias[80];
+                for (size_t i = 0; i < m * k; i++)
+                    a[i] = random_value(in, specials && next_random() % 50 == 0);
+                for (size_t i = 0; i < k * n; i++)
+                    b[i] = random_value(in, specials && next_random() % 50 == 0);
+                for (size_t j = 0; j < n; j++)
+                    bias[j] = random_value(acc, specials && next_random() % 20 == 0);
+                ptrdiff_t a_rs = trans_a ? 1 : (ptrdiff_t)k, a_cs = trans_a ? (ptrdiff_t)m : 1;
+                ptrdiff_t b_rs = trans_b ? 1 : (ptrdiff_t)n, b_cs = trans_b ? (ptrdiff_t)k : 1;
+                struct fpd_kgemm_f32 g = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, out, n, rep % 2 ? bias : NULL, NULL, NULL};
+                fpd_kernel_tensor_core(t, &g);
+                for (size_t i = 0; i < m; i++)
+                    for (size_t j = 0; j < n; j++) {
+                        float want = (float)fpd_tc_reference_dot(t, a + (ptrdiff_t)i * a_rs, a_cs, b + (ptrdiff_t)j * b_cs,
+                                                                 b_rs, k, g.bias ? bias[j] : 0);
+                        cr_assert(same_float(out[i * n + j], want), "%s %s at width %s, %zux%zux%zu, (%zu, %zu): %a, the first model %a",
+                                  cases[c].name, fpd_dtype_info(in)->name, fpd_vector_width_name((enum fpd_vector_width)w),
+                                  m, n, k, i, j, out[i * n + j], want);
+                    }
+                free(a), free(b), free(out);
+            }
+        }
+    }
+    fpd_vector_width_limit(was, err, sizeof err);
 }
