@@ -81,8 +81,10 @@ int main(int argc, char **argv)
     }
     fpd_backend_rounding(slot, &dt, &r);
     const struct fpd_dtype_info *acc = fpd_dtype_info(dt.acc);
-    struct fpd_tc_arith t = {r.block, r.extra_bits, r.min_exp, r.toward_zero, fpd_dtype_info(dt.in)->emin,
-                             acc->precision, acc->emin, acc->emax};
+    struct fpd_tc_arith t = {.block = r.block, .extra_bits = r.extra_bits, .min_exp = r.min_exp,
+                             .toward_zero = r.toward_zero, .in_emin = fpd_dtype_info(dt.in)->emin,
+                             .in_fraction_bits = fpd_dtype_info(dt.in)->precision - 1, .acc_precision = acc->precision,
+                             .acc_emin = acc->emin, .acc_emax = acc->emax};
     size_t k = na / nc, differ = 0;
     for (size_t i = 0; i < nc; i++) {
         double ci = f16_out ? fpd_f16_to_double(fpd_f16_from_double(c[i])) : c[i];

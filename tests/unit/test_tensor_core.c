@@ -223,8 +223,10 @@ static struct fpd_tc_arith arith_of(unsigned block, int extra, int min_f32, int 
                                     enum fpd_dtype in, enum fpd_dtype acc)
 {
     const struct fpd_dtype_info *i = fpd_dtype_info(in), *a = fpd_dtype_info(acc);
-    return (struct fpd_tc_arith){block, extra, acc == FPD_F16 ? min_f16 : min_f32, acc == FPD_F16 ? false : f32_toward_zero,
-                                 i->emin, i->precision - 1, a->precision, a->emin, a->emax};
+    return (struct fpd_tc_arith){.block = block, .extra_bits = extra, .min_exp = acc == FPD_F16 ? min_f16 : min_f32,
+                                 .toward_zero = acc == FPD_F16 ? false : f32_toward_zero, .in_emin = i->emin,
+                                 .in_fraction_bits = i->precision - 1, .acc_precision = a->precision,
+                                 .acc_emin = a->emin, .acc_emax = a->emax};
 }
 
 static size_t arith_cases(struct arith_case out[32])

@@ -221,7 +221,10 @@ static void wmma_twin(const char *model, enum fpd_dtype in, struct tally *t)
     struct fpd_rounding r;
     fpd_backend_rounding(slot, &dt, &r);
     const struct fpd_dtype_info *info = fpd_dtype_info(in);
-    struct fpd_tc_arith arith = {r.block, r.extra_bits, r.min_exp, r.toward_zero, info->emin, 24, -126, 127};
+    struct fpd_tc_arith arith = {.block = r.block, .extra_bits = r.extra_bits, .min_exp = r.min_exp,
+                                 .toward_zero = r.toward_zero, .in_emin = info->emin,
+                                 .in_fraction_bits = info->precision - 1, .acc_precision = 24, .acc_emin = -126,
+                                 .acc_emax = 127};
     fpd_host_set_tensor_core(&arith, &arith);
     static const struct shape tc_shapes[] = {{16, 16, 16}, {1, 1, 1}, {5, 20, 37}, {32, 48, 64}, {17, 3, 100}};
     for (size_t si = 0; si < sizeof tc_shapes / sizeof tc_shapes[0]; si++)

@@ -295,8 +295,10 @@ Test(adapters, cuda_wmma_is_its_gpu_s_model)
         struct fpd_dtypes dt = {in, FPD_F32, FPD_F32};
         struct fpd_rounding r;
         fpd_backend_tc_h100.rounding(t, &dt, &r);
-        struct fpd_tc_arith arith = {r.block, r.extra_bits, r.min_exp, r.toward_zero, fpd_dtype_info(in)->emin,
-                                     24, -126, 127};
+        struct fpd_tc_arith arith = {.block = r.block, .extra_bits = r.extra_bits, .min_exp = r.min_exp,
+                                     .toward_zero = r.toward_zero, .in_emin = fpd_dtype_info(in)->emin,
+                                     .in_fraction_bits = fpd_dtype_info(in)->precision - 1, .acc_precision = 24,
+                                     .acc_emin = -126, .acc_emax = 127};
         fpd_host_set_tensor_core(&arith, &arith);
         uint16_t a[M * K], b[K * N];
         float bias[N], got[M * N], want[M * N];
