@@ -9,8 +9,11 @@
 # AVX2 paths, FPDIV_VECTOR_WIDTH=avx2, and OpenBLAS's Haswell kernels for fpdiv and NumPy alike,
 # OPENBLAS_CORETYPE=Haswell: what OpenBLAS picks on an AVX2 Intel CPU). Each table's heading says
 # which paths ran. CLASSES=native or CLASSES=avx2 runs one.
+# The regression guards (issue 56), on every class: at max-dim 16, at least 10x the NumPy harness; at
+# max-dim 1024, at least 85% of the time in GEMM arithmetic. A guard missed is said, and the script
+# exits 1 once every table is out.
 # Usage: FPDIV=build/fpdiv scripts/bench/bench_fuzz.sh [SECONDS per run, default 5] [ROUNDS, default 3]
-set -eu
+set -euo pipefail
 FPDIV=${FPDIV:-build/fpdiv}
 SECONDS_PER_RUN=${1:-5}
 ROUNDS=${2:-3}
@@ -71,6 +74,11 @@ ratios = [r[0] / r[1] for r in rounds]
 shares = [r[2] for r in rounds]
 print(f"  {relation:<10} {dim:7d} {fpdiv:12.0f} {numpy:12.0f} {fpdiv / numpy:7.1f}x {min(ratios):5.1f}-{max(ratios):4.1f}x "
       f"{share:7.1f}% {min(shares):6.1f}-{max(shares):4.1f}%")
+# the regression guards (issue 56): at max-dim 16, 10x the NumPy harness; at 1024, 85% in GEMMs
+guard = {16: (fpdiv / numpy >= 10, f"{fpdiv / numpy:.1f}x the NumPy harness (guard: 10x)"),
+         1024: (share >= 85, f"{share:.1f}% of the time in GEMMs (guard: 85%)")}.get(dim)
+if guard:
+    print(f"    guard {'met' if guard[0] else 'MISSED'}: {relation} at max-dim {dim}, {guard[1]}")
 PY
     done
 done
@@ -82,4 +90,8 @@ for class in $classes; do
     avx2) (export FPDIV_VECTOR_WIDTH=avx2 OPENBLAS_CORETYPE=Haswell; bench_class avx2) ;;
     *) echo "bench_fuzz: CLASSES: no class '$class' (native, avx2)"; exit 1 ;;
     esac
-done
+done | tee "$tmp/tables"
+if grep -q 'guard MISSED' "$tmp/tables"; then
+    echo "bench_fuzz: a regression guard was missed (above)"
+    exit 1
+fi
