@@ -275,8 +275,8 @@ FPD_VECTOR_WIDTH_FUNCTION(void, block_of_tile,
  * zero; as fpd_tc_block aligns it (a shift of 31 leaves nothing of it, as any longer one would). */
 static inline int32_t aligned_c(const struct tile_state *s, size_t j, int32_t emax, int extra_bits)
 {
-    int32_t shift = emax - s->c_e[j];
-    shift = shift < 31 ? shift : 31;
+    int32_t shift = emax - s->c_e[j]; /* below 0 only where c is zero, and its exponent a placeholder */
+    shift = shift < 0 ? 0 : shift < 31 ? shift : 31;
     int32_t aligned = (int32_t)(((uint32_t)s->c_sig[j] << extra_bits) >> shift);
     /* by masks, not branches: gcc 12 threads a loop's branches into a shape it cannot vectorize */
     int32_t negative = -s->c_negative[j], live = -s->c_live[j];
