@@ -83,10 +83,16 @@ struct judge_options {
     bool json;
 };
 
-/* Y1,Y2, split at the comma whose two sides both name files (a file's own name may hold a comma),
- * else at the only one; or one archive of two arrays, which are the outputs. */
+/* One archive of two arrays, which are the outputs; or Y1,Y2, split at the comma whose two sides
+ * both name files (a file's own name may hold a comma), else at the only one. */
 static int parse_outputs(const char *text, struct judge_options *o, char *why, size_t why_size)
 {
+    if (fpd_array_file_is_archive(text)) { /* one archive, whatever its name holds */
+        int rc = fpd_array_file_members(text, 2, o->outputs, why, why_size);
+        if (rc == FPD_OK)
+            o->files.outputs[0] = o->outputs[0], o->files.outputs[1] = o->outputs[1];
+        return rc;
+    }
     const char *split = NULL;
     size_t commas = 0;
     for (const char *c = strchr(text, ','); c; c = strchr(c + 1, ',')) {
@@ -102,12 +108,6 @@ static int parse_outputs(const char *text, struct judge_options *o, char *why, s
     }
     if (!split && commas == 1)
         split = strchr(text, ',');
-    if (!split && commas == 0 && fpd_array_file_is_archive(text)) {
-        int rc = fpd_array_file_members(text, 2, o->outputs, why, why_size);
-        if (rc == FPD_OK)
-            o->files.outputs[0] = o->outputs[0], o->files.outputs[1] = o->outputs[1];
-        return rc;
-    }
     if (!split || split == text || !split[1] || (size_t)(split - text) >= sizeof o->outputs[0] ||
         strlen(split + 1) >= sizeof o->outputs[1]) {
         char shown[256];

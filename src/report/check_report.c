@@ -173,8 +173,9 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
                     fpd_dtype_info(chk->c.dt.out)->max_finite);
         if (x->wrong_class[w] && x->overflowed[w] == x->wrong_class[w]) /* what an overflowing order gives */
             fprintf(f, "           %s is Inf or NaN where the correctly rounded result is not, at %zu element%s:\n"
-                       "           sum |a||b| exceeds %s's range there, so a partial sum of some order overflows\n"
-                       "           (Inf, or Inf - Inf's NaN), and no rounding bound holds: the order loses the result\n",
+                       "           its terms' magnitudes sum past %s's range there, so a partial sum of some order\n"
+                       "           overflows (Inf, or Inf - Inf's NaN), and no rounding bound holds: the order loses\n"
+                       "           the result\n",
                     s->name[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s",
                     fpd_dtype_info(chk->c.dt.acc)->name);
         else if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */

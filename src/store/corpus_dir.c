@@ -136,11 +136,12 @@ static int write_at(int dir_fd, const char *dir, const char *name, const char *t
     return rc;
 }
 
-/* A case's sidecars, beside it and before it: a reader never finds the case without them. One
- * already there (the same case saved before: its name is the data's hash's) stays, unless this
- * replaces. */
+/* A case's sidecars, beside it and before it: a reader never finds the case without them. Each is
+ * written whole and renamed into place, over one already there: the same case saved before wrote
+ * the same bytes (the case's name is its data's hashes'), and anything else there is damage, which
+ * the data given now mends. */
 static int write_sidecars(int dir_fd, const char *dir, const char *case_name, const struct fpd_case_file *f,
-                          bool replace, char *why, size_t why_size)
+                          char *why, size_t why_size)
 {
     size_t stem = strlen(case_name) - strlen(".json");
     for (int i = 0; f->sidecar && i < FPD_SIDECAR_FILES; i++) {
@@ -152,7 +153,7 @@ static int write_sidecars(int dir_fd, const char *dir, const char *case_name, co
             snprintf(why, why_size, "out of memory");
             return FPD_ERR_NOMEM;
         }
-        int rc = write_at(dir_fd, dir, name, bytes, len, replace, &existed, why, why_size);
+        int rc = write_at(dir_fd, dir, name, bytes, len, true, &existed, why, why_size);
         free(bytes);
         if (rc != FPD_OK)
             return rc;
@@ -182,7 +183,7 @@ static int save(const char *dir, const struct fpd_case_file *f, bool replace, ch
     char *line = text ? malloc(strlen(text) + 2) : NULL;
     if (line) {
         sprintf(line, "%s\n", text);
-        rc = write_sidecars(sub, where, name, f, replace, why, why_size);
+        rc = write_sidecars(sub, where, name, f, why, why_size);
         if (rc == FPD_OK)
             rc = write_at(sub, where, name, line, strlen(line), replace, existed, why, why_size);
     }

@@ -204,7 +204,7 @@ static int summed_axes(const struct fpd_npy *x, const char *path, const char *ax
     if (!axes)
         return FPD_OK;
     char shown[512], given[128];
-    for (const char *p = axes; *p;) {
+    for (const char *p = axes;;) { /* at least one axis: '' is none */
         char *end;
         long axis = strtol(p, &end, 10);
         if (end == p || (*end && *end != ',') || axis < -x->ndim || axis >= x->ndim || !kept[axis < 0 ? axis + x->ndim : axis]) {
@@ -214,9 +214,10 @@ static int summed_axes(const struct fpd_npy *x, const char *path, const char *ax
             return FPD_ERR_INPUT;
         }
         kept[axis < 0 ? axis + x->ndim : axis] = false;
-        p = *end ? end + 1 : end;
+        if (!*end)
+            return FPD_OK;
+        p = end + 1; /* past the comma: another axis must follow */
     }
-    return FPD_OK;
 }
 
 /* A sum of X over some axes as a product: X's elements rearranged as a matrix of its kept axes (rows,

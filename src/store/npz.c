@@ -58,7 +58,9 @@ static int list_arrays(struct fpd_npz *z, char *why, size_t why_size)
         return FPD_ERR_NOMEM;
     }
     for (zip_int64_t i = 0; i < members; i++) {
-        const char *member = zip_get_name(z->zip, (zip_uint64_t)i, 0);
+        /* as the zip specification, and Python's zipfile (np.load's), read a name: UTF-8 where the
+         * member says so, CP437 otherwise (libzip's default guesses) */
+        const char *member = zip_get_name(z->zip, (zip_uint64_t)i, ZIP_FL_ENC_STRICT);
         if (!member || !is_array(member))
             continue;
         size_t n = strlen(member) - 4;
@@ -191,17 +193,27 @@ int fpd_npz_read(struct fpd_npz *z, size_t i, struct fpd_npy *out, char *why, si
         return FPD_ERR_NOMEM;
     }
     zip_file_t *f = zip_fopen_index(z->zip, z->member[i], 0);
-    zip_int64_t got = f ? zip_fread(f, bytes, st.size) : -1;
+    /* in reads of 1 GiB at most (libzip 1.7 inflates no more than 4 GiB in one), then one more,
+     * which must find the end: the size said is the size inflated, and at the end libzip checks the
+     * member's CRC-32 (a damaged archive's read fails there, as np.load refuses it) */
+    zip_int64_t got = f ? 0 : -1;
+    while (f && got >= 0 && (zip_uint64_t)got < st.size) {
+        zip_uint64_t want = st.size - (zip_uint64_t)got < ((zip_uint64_t)1 << 30) ? st.size - (zip_uint64_t)got
+                                                                              : (zip_uint64_t)1 << 30;
+        zip_int64_t n = zip_fread(f, bytes + got, want);
+        got = n <= 0 ? (n < 0 ? -1 : got) : got + n;
+        if (n == 0)
+            break;
+    }
     unsigned char extra;
-    /* one byte more must not come: the size said is the size inflated */
-    bool more = got == (zip_int64_t)st.size && zip_fread(f, &extra, 1) > 0;
-    if (got != (zip_int64_t)st.size || more) {
-        if (got >= 0)
+    zip_int64_t after = got == (zip_int64_t)st.size ? zip_fread(f, &extra, 1) : 0;
+    if (got != (zip_int64_t)st.size || after != 0) {
+        if (got >= 0 && after >= 0)
             snprintf(why, why_size, "%s: the archive says %llu bytes, it holds %s", name,
-                     (unsigned long long)st.size, more ? "more" : "fewer");
+                     (unsigned long long)st.size, after > 0 ? "more" : "fewer");
         else
-            snprintf(why, why_size, "%s cannot be read from the archive: %s", name,
-                     f ? zip_file_strerror(f) : zip_strerror(z->zip));
+            snprintf(why, why_size, "%s cannot be read from the archive (it is damaged: NumPy would refuse it "
+                     "too): %s", name, f ? zip_file_strerror(f) : zip_strerror(z->zip));
         if (f)
             zip_fclose(f);
         free(bytes);

@@ -111,9 +111,12 @@ int fpd_sidecar_read(const char *case_path, const struct fpd_case *c, const uint
             char want[64] = "";
             for (int d = 0; d < ndim; d++)
                 snprintf(want + strlen(want), sizeof want - strlen(want), "%s%zu", d ? " x " : "", shape[d]);
-            snprintf(why, why_size, "%s: expected %s elements of %s, as the case file says; it holds %s",
+            char held[64] = "";
+            for (int d = 0; d < a.ndim; d++)
+                snprintf(held + strlen(held), sizeof held - strlen(held), "%s%zu", d ? " x " : "", a.shape[d]);
+            snprintf(why, why_size, "%s: expected %s elements of %s, as the case file says; it holds %s of %s",
                      fpd_printable(path, shown, sizeof shown), want, fpd_dtype_info(t)->name,
-                     fpd_npy_element_name(a.element));
+                     a.ndim ? held : "a scalar", fpd_npy_element_name(a.element));
             fpd_npy_free(&a);
             rc = FPD_ERR_INPUT;
             break;

@@ -106,6 +106,9 @@ np.savez_compressed("outs.npz", eager=np.load("t_mm_add.npy"), compiled=np.load(
 np.savez("lin.npz", a=x, b=w)
 os.mkdir("comma,dir"), np.save("comma,dir/y,1.npy", np.load("t_mm_add.npy"))
 open("cut.npz", "wb").write(open("outs.npz", "rb").read()[:300])
+damaged = bytearray(open("run.npz", "rb").read()); damaged[200] ^= 0xFF  # a byte of x's data: its CRC-32 fails
+open("damaged.npz", "wb").write(bytes(damaged))
+np.savez("o,1.npz", eager=np.load("t_mm_add.npy"), compiled=np.load("t_linear.npy"))
 # means: x.mean(1) by torch (sum times 1/k), numpy and jax (sum / k); in f64, rounded to f32 (the
 # correctly rounded mean, but for a double rounding); of inputs rounded to bf16 first
 xm = rng.standard_normal((20, 301, 7)).astype(np.float32); XM = torch.from_numpy(xm); np.save("xm.npy", xm)
@@ -195,10 +198,12 @@ judge "a compressed archive's two arrays as the outputs; inputs by the options' 
 expect "in the archive's order" "$out" '"outputs":\["outs\.npz:eager","outs\.npz:compiled"\]'
 judge "a file name with a comma" "same|reorder" --a x.npy --b w.npy --trans-b --bias b.npy \
     --outputs "comma,dir/y,1.npy,t_linear.npy"
+judge "an archive of two whose name has a comma" "same|reorder" --a x.npy --b w.npy --trans-b --bias b.npy \
+    --outputs "o,1.npz"
 # the paths agree, but an overflowed partial sum is outside every rounding bound: bound (concepts.md)
 judge "identical NaNs where the products overflow f32" "bound" --a ao.npy --b bo.npy --outputs yo_nan.npy,yo_nan.npy
 run "an overflow some order makes, said so once" 1 $FPDIV judge --a ao.npy --b bo.npy --outputs yo_nan.npy,yo_nan.npy &&
-    expect "what an overflowing order gives" "$out" '^           sum \|a\|\|b\| exceeds f32.s range there, so a partial sum of some order overflows$' &&
+    expect "what an overflowing order gives" "$out" '^           its terms. magnitudes sum past f32.s range there, so a partial sum of some order$' &&
     [ "$(grep -c 'is Inf or NaN where' <<<"$out")" -eq 1 ] && pass "once, for one file given twice" ||
     fail "once" "$out"
 judge "NaN against -Inf: the class differs" "nonfinite" --a ao.npy --b bo.npy --outputs yo_nan.npy,yo_inf.npy
@@ -263,6 +268,11 @@ cp -r big big_superseded
 run "merged with its smaller self" 0 $FPDIV merge big_superseded big_min && expect "one superseded" "$out" '1 superseded'
 ls big_superseded/vendor/*.npy >/dev/null 2>&1 && fail "superseded" "its sidecars stayed: $(ls big_superseded/vendor)" ||
     pass "a superseded case's sidecars go with it"
+cp -r big big_mended
+cp big/vendor/*.A.npy "big_mended/vendor/$(basename "$stem").B.npy" # a sidecar damaged: another array in its place
+run "saved again over a damaged sidecar" 0 $FPDIV check --relation vendor --backend seq,pairwise --inputs in_big \
+    --save big_mended --fail-on never
+run "which it mended" 0 $FPDIV replay big_mended && expect "reproduced" "$out" '^reproduced '
 cp -r big big_changed
 "$python" -c 'import numpy as np, sys; a = np.load(sys.argv[1]); a[0, 0] += 1; np.save(sys.argv[1], a)' \
     "big_changed/vendor/$(basename "$stem").B.npy"
@@ -319,6 +329,10 @@ bad "a .npy named as an archive" "x\.npy is not a \.npz archive" \
 bad "an archive cut short" "cut\.npz is not a \.npz archive NumPy could read" \
     judge --a x.npy --b w.npy --trans-b --outputs cut.npz:eager,t_linear.npy
 bad "a --b for a mean" "--b is not for a sum or a mean" judge --op mean --a xs.npy --b u.npy --outputs s_all.npy,s_chain.npy
+bad "an archive whose data is damaged (np.load refuses it)" "damaged\.npz:x cannot be read from the archive \(it is damaged" \
+    judge --a damaged.npz:x --b w.npy --trans-b --outputs t_linear.npy,t_mm_add.npy
+bad "no axis" "--axes '': xs\.npy has 3 axes" judge --op sum --a xs.npy --axes '' --outputs s_all.npy,s_chain.npy
+bad "a comma and no axis after it" "--axes '0,'" judge --op sum --a xs.npy --axes 0, --outputs s_all.npy,s_chain.npy
 
 echo "judge: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
