@@ -18,7 +18,8 @@
 
 #include "cpu/clones.h"
 
-/* 2^e as a double, from its bits (-1022 <= e <= 1023). */
+/* 2^e as a double, from its bits (-1022 <= e <= 1023): common/dtype.h's fpd_pow2, which a kernel
+ * may not include (kernels are arithmetic alone). */
 static inline double pow2(int e)
 {
     uint64_t bits = (uint64_t)(e + 1023) << 52;

@@ -476,11 +476,9 @@ static int against_midpoint(struct fpd_superacc *s, const double *a, const doubl
 void fpd_exact_dot_quotient(struct fpd_superacc *s, const double *a, const double *b, size_t n, double d,
                             enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo, double *rounded)
 {
-    bool finite = true;
-    for (size_t p = 0; p < n; p++)
-        finite &= isfinite(a[p]) && isfinite(b[p]);
     double s_hi, s_lo, s_rounded;
     accumulate_dot(s, a, b, n, false, 0, in);
+    bool finite = !s->nan && !s->pos_inf && !s->neg_inf; /* every term finite: the sum is a number */
     fpd_superacc_split(s, t, &s_hi, &s_lo, &s_rounded);
     *lo = 0;
     if (!finite || !(fabs(s_hi) > 0)) { /* Inf or NaN, or an exact zero (its sign kept): as the sum is */
@@ -502,9 +500,11 @@ void fpd_exact_dot_quotient(struct fpd_superacc *s, const double *a, const doubl
     double q = s_hi / d, remainder = fma(-q, d, s_hi);
     *hi = q * scale;
     *lo = (remainder + s_lo) / d * scale;
-    /* hi + lo is within binary64's rounding of S / d, so its nearest in t is the correctly rounded
-     * quotient or a neighbour; which, the midpoints on either side tell, compared with S exactly
-     * (from the largest finite value, the midpoint above is the overflow threshold) */
+    /* hi + lo is within binary64's rounding of S / d (relative 2^-100, away from the subnormals), so
+     * its nearest in t is the correctly rounded quotient or a neighbour; which, the midpoints on either
+     * side tell: where hi + lo lies clearly on one side (by 2^-60 of it), it does; else S is compared
+     * with d times the midpoint exactly, another pass over the terms (from the largest finite value,
+     * the midpoint above is the overflow threshold) */
     double r = fpd_round(t, *hi + *lo);
     if (isinf(r))
         r = copysign(fpd_dtype_info(t)->max_finite, r);
@@ -512,7 +512,12 @@ void fpd_exact_dot_quotient(struct fpd_superacc *s, const double *a, const doubl
         bool up = side == 0;
         double next = neighbour(t, r, up);
         double step = isinf(next) ? r - neighbour(t, r, !up) : next - r;
-        int where = against_midpoint(s, a, b, n, in, d, r, step);
+        /* (hi - r) is exact (they are a step of t apart at most), as is step / 2 */
+        double past = ((*hi - r) - step / 2) + *lo; /* hi + lo less the midpoint: where's estimate */
+        /* the estimate's error: relative, and absolute where the quotient is near binary64's
+         * subnormals (its division and remainder round there): every such quotient is tested */
+        double margin = 0x1p-60 * (fabs(r) + fabs(step)) + 0x1p-1000;
+        int where = fabs(past) > margin ? (past > 0 ? 1 : -1) : against_midpoint(s, a, b, n, in, d, r, step);
         if (where == 0) { /* a tie: to the even one */
             *rounded = (fpd_bits_of_value(t, r) & 1) ? next : r;
             return;

@@ -143,12 +143,11 @@ static int write_at(int dir_fd, const char *dir, const char *name, const char *t
 static int write_sidecars(int dir_fd, const char *dir, const char *case_name, const struct fpd_case_file *f,
                           char *why, size_t why_size)
 {
-    size_t stem = strlen(case_name) - strlen(".json");
     for (int i = 0; f->sidecar && i < FPD_SIDECAR_FILES; i++) {
         char name[64], *bytes;
         size_t len;
         bool existed = false;
-        snprintf(name, sizeof name, "%.*s%s", (int)stem, case_name, fpd_sidecar_suffix[i]);
+        fpd_sidecar_name(case_name, i, name, sizeof name);
         if (fpd_sidecar_encode(&f->chk.c, &f->data, i, &bytes, &len) != FPD_OK) {
             snprintf(why, why_size, "out of memory");
             return FPD_ERR_NOMEM;
@@ -247,10 +246,9 @@ int fpd_corpus_remove(const char *dir, const char *relation, const char *name, c
         rc = FPD_ERR_INPUT;
     }
     /* its sidecars, where it has them (regular files only: a link there is not the case's) */
-    size_t stem = strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0 ? strlen(name) - 5 : 0;
-    for (int i = 0; rc == FPD_OK && stem && i < FPD_SIDECAR_FILES; i++) {
+    for (int i = 0; rc == FPD_OK && i < FPD_SIDECAR_FILES; i++) {
         char sidecar[300];
-        snprintf(sidecar, sizeof sidecar, "%.*s%s", (int)stem, name, fpd_sidecar_suffix[i]);
+        fpd_sidecar_name(name, i, sidecar, sizeof sidecar);
         if (fstatat(sub, sidecar, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
             unlinkat(sub, sidecar, 0);
     }

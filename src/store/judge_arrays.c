@@ -92,12 +92,7 @@ static int read_file(const char *path, const char *role, struct fpd_npy *a, char
 /* "3 x 4 x 5" */
 static const char *dims(const struct fpd_npy *a, char *buf, size_t size)
 {
-    buf[0] = '\0';
-    for (int d = 0; d < a->ndim; d++)
-        snprintf(buf + strlen(buf), size - strlen(buf), "%s%zu", d ? " x " : "", a->shape[d]);
-    if (a->ndim == 0)
-        snprintf(buf, size, "a scalar");
-    return buf;
+    return fpd_npy_shape_text(a->shape, a->ndim, buf, size);
 }
 
 /* A shape, to compare outputs with: dimensions of 1 do not count ((1, 40) holds what (40,) does). */

@@ -95,6 +95,16 @@ enum fpd_dtype fpd_npy_dtype(enum fpd_npy_element e, bool *named_only)
     return elements[i].dtype;
 }
 
+const char *fpd_npy_shape_text(const size_t *shape, int ndim, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int d = 0; d < ndim; d++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%zu", d ? " x " : "", shape[d]);
+    if (ndim == 0)
+        snprintf(buf, size, "a scalar");
+    return buf;
+}
+
 const char *fpd_npy_element_name(enum fpd_npy_element e)
 {
     for (size_t i = 0; i < sizeof elements / sizeof elements[0]; i++)

@@ -42,6 +42,8 @@ void fpd_npy_free(struct fpd_npy *a);
  * which NumPy cannot say are bf16 (uint16, int16, void): a reader takes them so only where the
  * user names the type (--dtype). */
 enum fpd_dtype fpd_npy_dtype(enum fpd_npy_element e, bool *named_only);
+/* A shape in words: "3 x 4 x 5", or "a scalar" (ndim 0); buf, truncated to size. */
+const char *fpd_npy_shape_text(const size_t *shape, int ndim, char *buf, size_t size);
 /* NumPy's name for the element type ("float32", "uint16 (bf16 bits?)"). */
 const char *fpd_npy_element_name(enum fpd_npy_element e);
 

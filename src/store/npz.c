@@ -196,19 +196,15 @@ int fpd_npz_read(struct fpd_npz *z, size_t i, struct fpd_npy *out, char *why, si
     /* in reads of 1 GiB at most (libzip 1.7 inflates no more than 4 GiB in one), then one more,
      * which must find the end: the size said is the size inflated, and at the end libzip checks the
      * member's CRC-32 (a damaged archive's read fails there, as np.load refuses it) */
-    zip_int64_t got = f ? 0 : -1;
-    while (f && got >= 0 && (zip_uint64_t)got < st.size) {
-        zip_uint64_t want = st.size - (zip_uint64_t)got < ((zip_uint64_t)1 << 30) ? st.size - (zip_uint64_t)got
-                                                                              : (zip_uint64_t)1 << 30;
-        zip_int64_t n = zip_fread(f, bytes + got, want);
-        got = n <= 0 ? (n < 0 ? -1 : got) : got + n;
-        if (n == 0)
-            break;
-    }
+    const zip_uint64_t most = (zip_uint64_t)1 << 30;
+    zip_uint64_t got = 0;
+    zip_int64_t n = f ? 1 : -1;
+    while (f && got < st.size && (n = zip_fread(f, bytes + got, st.size - got < most ? st.size - got : most)) > 0)
+        got += (zip_uint64_t)n;
     unsigned char extra;
-    zip_int64_t after = got == (zip_int64_t)st.size ? zip_fread(f, &extra, 1) : 0;
-    if (got != (zip_int64_t)st.size || after != 0) {
-        if (got >= 0 && after >= 0)
+    zip_int64_t after = n >= 0 && got == st.size ? zip_fread(f, &extra, 1) : 0;
+    if (n < 0 || after != 0 || got != st.size) {
+        if (n >= 0 && after >= 0)
             snprintf(why, why_size, "%s: the archive says %llu bytes, it holds %s", name,
                      (unsigned long long)st.size, after > 0 ? "more" : "fewer");
         else

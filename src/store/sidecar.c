@@ -13,7 +13,7 @@
 #include "fpdiv_backend.h"
 #include "store/npy.h"
 
-const char *const fpd_sidecar_suffix[FPD_SIDECAR_FILES] = {".A.npy", ".B.npy", ".bias.npy"};
+static const char *const suffix[FPD_SIDECAR_FILES] = {".A.npy", ".B.npy", ".bias.npy"};
 const char *const fpd_sidecar_key[FPD_SIDECAR_FILES] = {"A", "B", "bias"};
 
 /* Sidecar i's shape (a batch of one is left out, as export writes it) and element type. */
@@ -62,13 +62,12 @@ int fpd_sidecar_encode(const struct fpd_case *c, const struct fpd_case_data *d, 
     return fpd_npy_encode(t, shape, ndim, array_of(d, i), bytes, len);
 }
 
-/* The case file's path less ".json", with the suffix. */
-static void sidecar_path(const char *case_path, int i, char *out, size_t size)
+void fpd_sidecar_name(const char *case_name, int i, char *out, size_t size)
 {
-    size_t n = strlen(case_path);
-    if (n > 5 && strcmp(case_path + n - 5, ".json") == 0)
+    size_t n = strlen(case_name);
+    if (n > 5 && strcmp(case_name + n - 5, ".json") == 0)
         n -= 5;
-    snprintf(out, size, "%.*s%s", (int)n, case_path, fpd_sidecar_suffix[i]);
+    snprintf(out, size, "%.*s%s", (int)n, case_name, suffix[i]);
 }
 
 int fpd_sidecar_read(const char *case_path, const struct fpd_case *c, const uint64_t hash[FPD_SIDECAR_FILES],
@@ -79,7 +78,7 @@ int fpd_sidecar_read(const char *case_path, const struct fpd_case *c, const uint
     char path[4200], shown[1024];
     int rc = FPD_OK;
     for (int i = 0; rc == FPD_OK && i < FPD_SIDECAR_FILES; i++) {
-        sidecar_path(case_path, i, path, sizeof path);
+        fpd_sidecar_name(case_path, i, path, sizeof path);
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* as a corpus's case files: no link is followed */
             snprintf(why, why_size, "%s: a symbolic link: fpdiv reads a corpus's own files only, and follows no link "
@@ -108,15 +107,11 @@ int fpd_sidecar_read(const char *case_path, const struct fpd_case *c, const uint
         bool fits = fpd_npy_dtype(a.element, &bits) == t && a.ndim == ndim &&
                     memcmp(a.shape, shape, (size_t)ndim * sizeof shape[0]) == 0;
         if (!fits) {
-            char want[64] = "";
-            for (int d = 0; d < ndim; d++)
-                snprintf(want + strlen(want), sizeof want - strlen(want), "%s%zu", d ? " x " : "", shape[d]);
-            char held[64] = "";
-            for (int d = 0; d < a.ndim; d++)
-                snprintf(held + strlen(held), sizeof held - strlen(held), "%s%zu", d ? " x " : "", a.shape[d]);
+            char want[64], held[200];
             snprintf(why, why_size, "%s: expected %s elements of %s, as the case file says; it holds %s of %s",
-                     fpd_printable(path, shown, sizeof shown), want, fpd_dtype_info(t)->name,
-                     a.ndim ? held : "a scalar", fpd_npy_element_name(a.element));
+                     fpd_printable(path, shown, sizeof shown), fpd_npy_shape_text(shape, ndim, want, sizeof want),
+                     fpd_dtype_info(t)->name, fpd_npy_shape_text(a.shape, a.ndim, held, sizeof held),
+                     fpd_npy_element_name(a.element));
             fpd_npy_free(&a);
             rc = FPD_ERR_INPUT;
             break;

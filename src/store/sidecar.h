@@ -19,8 +19,9 @@
 
 enum { FPD_SIDECAR_FILES = 3 };
 
-/* The suffix each sidecar adds to the case file's stem (its name less ".json"): ".A.npy". */
-extern const char *const fpd_sidecar_suffix[FPD_SIDECAR_FILES];
+/* Sidecar i's name (or path) from its case file's: the case's less ".json", and ".A.npy",
+ * ".B.npy" or ".bias.npy". */
+void fpd_sidecar_name(const char *case_name, int i, char *out, size_t size);
 
 /* The names the case file keeps each sidecar's hash under: "A", "B", "bias". */
 extern const char *const fpd_sidecar_key[FPD_SIDECAR_FILES];

@@ -213,6 +213,14 @@ Test(exact, quotient_ties_and_extremes)
     double above[3] = {1 + 0x1p-23, 1 + 0x1p-23, 1 - 0x1p-24 + 0x1p-52};
     fpd_exact_dot_quotient(&s, above, ones, 3, 3, FPD_F64, FPD_F32, &hi, &lo, &got);
     cr_expect(memcmp(&got, &(double){1 + 0x1p-23}, sizeof got) == 0, "%a", got);
+    /* 2^-72 / 3 above the midpoint: too close for the binary64 estimate to say, so the exact sum does
+     * (binary64 inputs: the fourth term below the others' last bits) */
+    double near[4] = {1 + 0x1p-23, 1 + 0x1p-23, 1 - 0x1p-24, 0x1p-72}, ones4[4] = {1, 1, 1, 1};
+    fpd_exact_dot_quotient(&s, near, ones4, 4, 3, FPD_F64, FPD_F32, &hi, &lo, &got);
+    cr_expect(memcmp(&got, &(double){1 + 0x1p-23}, sizeof got) == 0, "%a", got);
+    near[3] = -0x1p-72; /* as far below: down, to 1 */
+    fpd_exact_dot_quotient(&s, near, ones4, 4, 3, FPD_F64, FPD_F32, &hi, &lo, &got);
+    cr_expect(memcmp(&got, &(double){1}, sizeof got) == 0, "%a", got);
     /* a sum beyond binary64 whose mean is not */
     double big[2] = {DBL_MAX, DBL_MAX};
     fpd_exact_dot_quotient(&s, big, ones, 2, 2, FPD_F64, FPD_F64, &hi, &lo, &got);
