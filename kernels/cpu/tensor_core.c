@@ -192,12 +192,11 @@ struct operand_parts {
 /* Takes value x apart with f fraction bits; false where it is not finite or not of the format. */
 static inline bool split(float x, int emin, int f, int32_t *e, float *sig)
 {
+    *e = ZERO_EXP, *sig = 0; /* also where x is refused: a lane of a tile's end may read it */
     if (!isfinite(x))
         return false;
-    if (fpclassify(x) == FP_ZERO) {
-        *e = ZERO_EXP, *sig = 0;
+    if (fpclassify(x) == FP_ZERO)
         return true;
-    }
     /* |x|·2^(f - e), which for a value of the format is an integer of f + 1 bits at most */
     struct float_parts p = float_parts_of(x, emin);
     int shift = 23 - f + p.e - p.at; /* >= 23 - f: e >= at */
@@ -335,28 +334,27 @@ static void round_tile_scalar(const struct fpd_tc_arith *t, const int32_t *emax,
     }
 }
 
-/* Row i's elements j0..j0+width-1 (of a tile of TILE), every block: the block's products per
- * column by block_of_tile, then c added and the sum rounded, as fpd_tc_block does. */
-static void row_tile(const struct fpd_tc_arith *t, const struct operand_parts *pa, const struct operand_parts *pb,
-                     size_t i, size_t j0, size_t width, size_t ldb, size_t k, const float *bias, struct tile_state *s)
+/* Line `line`'s elements at lanes w0..w0+TILE-1, every block: the block's products per lane by
+ * block_of_tile, then c added and the sum rounded, as fpd_tc_block does. c0: each lane's first c. */
+static void line_tile(const struct fpd_tc_arith *t, const struct operand_parts *line, const struct operand_parts *lane,
+                      size_t l, size_t w0, size_t lanes, size_t k, const float *c0, struct tile_state *s)
 {
     int f = t->in_fraction_bits, base = 23 - 2 * f + t->extra_bits;
     bool f32 = t->acc_precision == 24 && t->acc_emin == -126 && t->acc_emax == 127;
     int32_t emax[TILE], sum[TILE];
-    for (size_t j = 0; j < TILE; j++) {
-        float c = bias && j < width ? bias[j0 + j] : 0;
+    for (size_t w = 0; w < TILE; w++) {
         uint32_t bits;
-        memcpy(&bits, &c, sizeof bits);
-        SET_C(s, j, bits);
+        memcpy(&bits, &c0[w], sizeof bits);
+        SET_C(s, w, bits);
     }
     for (size_t p = 0; p < k; p += t->block) {
         size_t count = k - p < t->block ? k - p : t->block;
-        for (size_t j = 0; j < TILE; j++) { /* the floor, and c's exponent where c is in the block */
-            int32_t with_c = s->c_e[j] > t->min_exp ? s->c_e[j] : t->min_exp;
-            emax[j] = s->c_live[j] ? with_c : t->min_exp;
+        for (size_t w = 0; w < TILE; w++) { /* the floor, and c's exponent where c is in the block */
+            int32_t with_c = s->c_e[w] > t->min_exp ? s->c_e[w] : t->min_exp;
+            emax[w] = s->c_live[w] ? with_c : t->min_exp;
         }
-        block_of_tile(pa->e + i * k + p, pa->sig + i * k + p, pb->e + p * ldb + j0, pb->sig + p * ldb + j0, ldb, count,
-                      base, emax, sum);
+        block_of_tile(line->e + l * k + p, line->sig + l * k + p, lane->e + p * lanes + w0,
+                      lane->sig + p * lanes + w0, lanes, count, base, emax, sum);
         if (f32)
             round_tile_f32(t->extra_bits, t->toward_zero, emax, sum, s);
         else
@@ -373,45 +371,78 @@ static bool fast_form_fits(const struct fpd_tc_arith *t)
            ((uint64_t)t->block << (25 + t->extra_bits)) <= (UINT64_C(1) << 31);
 }
 
+/* An operand as the GEMM reads it: value (o, p) of its o-th row (of A) or column (of B), p along k. */
+struct operand_view {
+    const float *x;
+    ptrdiff_t o_stride, p_stride;
+};
+
+static inline float operand_at(const struct operand_view *v, size_t o, size_t p)
+{
+    return v->x[(ptrdiff_t)o * v->o_stride + (ptrdiff_t)p * v->p_stride];
+}
+
+/* Takes operand v's `count` rows or columns apart, value (o, p) at o * o_step + p * p_step. */
+static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *v, size_t count, size_t k,
+                       size_t o_step, size_t p_step, struct operand_parts *parts)
+{
+    for (size_t o = 0; o < count; o++)
+        for (size_t p = 0; p < k; p++)
+            parts->scalar[o] |= !split(operand_at(v, o, p), t->in_emin, t->in_fraction_bits,
+                                       &parts->e[o * o_step + p * p_step], &parts->sig[o * o_step + p * p_step]);
+}
+
+/*
+ * The fast form runs each line (a row of A, or a column of B) against TILE lanes (columns of B, or
+ * rows of A) at a time: the lanes along the longer of C's sides, so that a GEMM with few columns
+ * (a matrix-vector product, 2^21 rows by 2) does not compute 32 lanes for each of its few. The
+ * lanes' parts are stored k rows of `lanes`, unpadded: a last tile's lanes past the end read the
+ * next row's parts (or the zeros after the last row), which are in range, and nobody reads what
+ * they compute. A product is the same whichever operand is the line.
+ */
 int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_f32 *g)
 {
-    size_t m = g->m, n = g->n, k = g->k, ldb = (n + TILE - 1) / TILE * TILE;
-    struct operand_parts pa = {0}, pb = {0};
+    size_t m = g->m, n = g->n, k = g->k;
+    bool by_rows = n * ((m + TILE - 1) / TILE) < m * ((n + TILE - 1) / TILE); /* lanes are A's rows */
+    struct operand_view va = {g->a, g->a_rs, g->a_cs}, vb = {g->b, g->b_cs, g->b_rs};
+    const struct operand_view *line_of = by_rows ? &vb : &va, *lane_of = by_rows ? &va : &vb;
+    size_t lines = by_rows ? n : m, lanes = by_rows ? m : n;
+    struct operand_parts line = {0}, lane = {0};
     bool fast = fast_form_fits(t) && m && n && k;
     if (fast) {
-        pa = (struct operand_parts){malloc(m * k * sizeof *pa.e), malloc(m * k * sizeof *pa.sig),
-                                    calloc(m, sizeof *pa.scalar)};
-        pb = (struct operand_parts){malloc(k * ldb * sizeof *pb.e), calloc(k * ldb, sizeof *pb.sig),
-                                    calloc(n, sizeof *pb.scalar)};
-        fast = pa.e && pa.sig && pa.scalar && pb.e && pb.sig && pb.scalar; /* else: the scalar form, no memory */
+        line = (struct operand_parts){malloc(lines * k * sizeof *line.e), malloc(lines * k * sizeof *line.sig),
+                                      calloc(lines, sizeof *line.scalar)};
+        lane = (struct operand_parts){malloc((k * lanes + TILE) * sizeof *lane.e),
+                                      malloc((k * lanes + TILE) * sizeof *lane.sig), calloc(lanes, sizeof *lane.scalar)};
+        fast = line.e && line.sig && line.scalar && lane.e && lane.sig && lane.scalar; /* else: the scalar form */
     }
-    for (size_t i = 0; fast && i < m; i++)
-        for (size_t p = 0; p < k; p++)
-            pa.scalar[i] |= !split(g->a[(ptrdiff_t)i * g->a_rs + (ptrdiff_t)p * g->a_cs], t->in_emin,
-                                   t->in_fraction_bits, &pa.e[i * k + p], &pa.sig[i * k + p]);
-    for (size_t p = 0; fast && p < k; p++) {
-        for (size_t j = 0; j < n; j++)
-            pb.scalar[j] |= !split(g->b[(ptrdiff_t)p * g->b_rs + (ptrdiff_t)j * g->b_cs], t->in_emin,
-                                   t->in_fraction_bits, &pb.e[p * ldb + j], &pb.sig[p * ldb + j]);
-        for (size_t j = n; j < ldb; j++)
-            pb.e[p * ldb + j] = ZERO_EXP; /* the padding: zeros */
+    if (fast) {
+        take_apart(t, line_of, lines, k, k, 1, &line);
+        take_apart(t, lane_of, lanes, k, 1, lanes, &lane);
+        for (size_t w = 0; w < TILE; w++)
+            lane.e[k * lanes + w] = ZERO_EXP, lane.sig[k * lanes + w] = 0; /* after the last row: zeros */
     }
     struct tile_state s;
-    for (size_t i = 0; i < m; i++)
-        for (size_t j0 = 0; j0 < n; j0 += TILE) {
-            size_t width = n - j0 < TILE ? n - j0 : TILE;
-            if (fast && !pa.scalar[i])
-                row_tile(t, &pa, &pb, i, j0, width, ldb, k, g->bias, &s);
-            for (size_t j = 0; j < width; j++) {
-                float *c = &g->c[i * g->ldc + j0 + j];
-                if (!fast || pa.scalar[i] || pb.scalar[j0 + j] || (g->bias && !isfinite(g->bias[j0 + j])))
-                    *c = (float)fpd_tc_dot(t, g->a + (ptrdiff_t)i * g->a_rs, g->a_cs, g->b + (ptrdiff_t)(j0 + j) * g->b_cs,
-                                           g->b_rs, k, g->bias ? g->bias[j0 + j] : 0);
+    float c0[TILE];
+    for (size_t l = 0; l < lines; l++)
+        for (size_t w0 = 0; w0 < lanes; w0 += TILE) {
+            size_t width = lanes - w0 < TILE ? lanes - w0 : TILE;
+            if (fast && !line.scalar[l]) {
+                for (size_t w = 0; w < TILE; w++) /* c starts at the bias of the element's column */
+                    c0[w] = !g->bias ? 0 : by_rows ? g->bias[l] : w < width ? g->bias[w0 + w] : 0;
+                line_tile(t, &line, &lane, l, w0, lanes, k, c0, &s);
+            }
+            for (size_t w = 0; w < width; w++) {
+                size_t i = by_rows ? w0 + w : l, j = by_rows ? l : w0 + w;
+                float *c = &g->c[i * g->ldc + j];
+                if (!fast || line.scalar[l] || lane.scalar[w0 + w] || (g->bias && !isfinite(g->bias[j])))
+                    *c = (float)fpd_tc_dot(t, g->a + (ptrdiff_t)i * g->a_rs, g->a_cs, g->b + (ptrdiff_t)j * g->b_cs,
+                                           g->b_rs, k, g->bias ? g->bias[j] : 0);
                 else
-                    memcpy(c, &s.c_bits[j], sizeof *c);
+                    memcpy(c, &s.c_bits[w], sizeof *c);
             }
         }
-    free(pa.e), free(pa.sig), free(pa.scalar);
-    free(pb.e), free(pb.sig), free(pb.scalar);
+    free(line.e), free(line.sig), free(line.scalar);
+    free(lane.e), free(lane.sig), free(lane.scalar);
     return 0;
 }

@@ -356,72 +356,87 @@ __attribute__((target("fma"))) static bool add_f64_products_fma(struct fpd_super
 }
 #endif
 
-/* The loop body of add_exact_products; TRACK keeps the range of exponents in use (worth it for
- * short sums, whose flush then scans only that range; long sums scan all 2048 entries once). */
-#define EXACT_PRODUCT_LOOP(TRACK)                                                                  \
-    for (size_t i = 0; i < n; i++) {                                                               \
-        double x = a[i], y = b[i], p = x * y;                                                      \
-        uint64_t bits;                                                                             \
-        memcpy(&bits, &p, sizeof bits);                                                            \
-        unsigned e = (unsigned)(bits >> 52) & 0x7ff;                                               \
-        if (__builtin_expect(e - 1 >= 0x7fe, 0)) { /* zero, Inf or NaN (never subnormal) */        \
-            fpd_superacc_add_product(s, x, y);                                                     \
-            continue;                                                                              \
-        }                                                                                          \
-        int64_t m = (int64_t)(((bits & frac) | hidden) >> 5), sign = -(int64_t)(bits >> 63);       \
-        large[e] += (m ^ sign) - sign;                                                             \
-        nonzero = true;                                                                            \
-        if (TRACK) {                                                                               \
-            lo = (int)e < lo ? (int)e : lo;                                                        \
-            hi = (int)e > hi ? (int)e : hi;                                                        \
-        }                                                                                          \
-        if (__builtin_expect(--room == 0, 0)) {                                                    \
-            s->large_lo = TRACK ? lo : 0, s->large_hi = TRACK ? hi : 2047;                         \
-            flush_all_large(s);                                                                    \
-            lo = s->large_lo, hi = s->large_hi, room = s->room;                                    \
-        }                                                                                          \
-    }
-
 /* Products of values with at most 24 significant bits (f32, f16, bf16 inputs) are exact in
  * binary64 and have at most 48 significant bits: the low 5 bits of the significand are zero, so
- * a large entry takes 2^15 of them between spills. The loop keeps its state in registers. */
+ * a large entry takes 2^15 of them between spills (large_shift 5). The loop keeps its state in
+ * registers, the range of exponents in use among it (which the flush then scans). */
 static bool add_exact_products(struct fpd_superacc *s, const double *a, const double *b, size_t n)
 {
     const uint64_t frac = (1ull << 52) - 1, hidden = 1ull << 52;
     int64_t *large = s->large;
     int lo = s->large_lo, hi = s->large_hi;
-    s->large_shift = 5;
-    uint32_t room = FPD_LARGE_ADDS << 5;
+    uint32_t room = s->room;
     bool nonzero = false;
-    if (n < 4096) {
-        EXACT_PRODUCT_LOOP(1)
-    } else {
-        EXACT_PRODUCT_LOOP(0)
-        lo = 0, hi = 2047;
+    for (size_t i = 0; i < n; i++) {
+        double x = a[i], y = b[i], p = x * y;
+        uint64_t bits;
+        memcpy(&bits, &p, sizeof bits);
+        unsigned e = (unsigned)(bits >> 52) & 0x7ff;
+        if (__builtin_expect(e - 1 >= 0x7fe, 0)) { /* zero, Inf or NaN (never subnormal) */
+            fpd_superacc_add_product(s, x, y);
+            continue;
+        }
+        int64_t m = (int64_t)(((bits & frac) | hidden) >> 5), sign = -(int64_t)(bits >> 63);
+        large[e] += (m ^ sign) - sign;
+        nonzero = true;
+        lo = (int)e < lo ? (int)e : lo;
+        hi = (int)e > hi ? (int)e : hi;
+        if (__builtin_expect(--room == 0, 0)) {
+            s->large_lo = lo, s->large_hi = hi;
+            flush_all_large(s);
+            lo = s->large_lo, hi = s->large_hi, room = s->room;
+        }
     }
     s->large_lo = lo, s->large_hi = hi;
     s->room = room;
     return nonzero;
 }
 
-/* Accumulates the dot product (and bias) into s, ready to round or split. */
+/* Adds a[0..n) · b[0..n), one product at a time; whether any product is nonzero. */
+static bool add_products(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool exact_products)
+{
+    if (exact_products)
+        return add_exact_products(s, a, b, n);
+#if defined(__x86_64__)
+    return fpd_vector_width() >= FPD_VECTOR_AVX2 ? add_f64_products_fma(s, a, b, n) : add_f64_products(s, a, b, n);
+#else
+    return add_f64_products(s, a, b, n);
+#endif
+}
+
+/* x (finite, nonzero) into the chunks. */
+static void add_part(struct fpd_superacc *s, double x)
+{
+    uint64_t m;
+    int e;
+    bool negative;
+    decompose(x, &m, &e, &negative);
+    add_scaled(s, negative, m, e);
+}
+
+/* Accumulates the dot product (and bias) into s, ready to round or split: FPD_EXTRACT_TERMS
+ * products at a time, each run's exact sum as the few parts extraction makes of it (extract.h),
+ * or, where it does not hold, product by product. */
 static void accumulate_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias,
                            double bias, enum fpd_dtype in)
 {
     fpd_superacc_reset(s);
     if (with_bias)
         fpd_superacc_add(s, bias);
-    bool nonzero;
-    if (in != FPD_F64) {
-        nonzero = add_exact_products(s, a, b, n);
-    } else {
-        s->large_shift = 0;
-        s->room = FPD_LARGE_ADDS;
-#if defined(__x86_64__)
-        nonzero = fpd_vector_width() >= FPD_VECTOR_AVX2 ? add_f64_products_fma(s, a, b, n) : add_f64_products(s, a, b, n);
-#else
-        nonzero = add_f64_products(s, a, b, n);
-#endif
+    bool exact_products = in != FPD_F64, nonzero = false;
+    s->large_shift = exact_products ? 5 : 0;
+    s->room = FPD_LARGE_ADDS << s->large_shift;
+    for (size_t from = 0; from < n; from += FPD_EXTRACT_TERMS) {
+        size_t run = n - from < FPD_EXTRACT_TERMS ? n - from : FPD_EXTRACT_TERMS;
+        double parts[FPD_EXTRACT_LEVELS];
+        int count = fpd_extract_dot(a + from, b + from, run, NULL, !exact_products, s->work, parts);
+        if (count < 0) {
+            nonzero |= add_products(s, a + from, b + from, run, exact_products);
+            continue;
+        }
+        for (int i = 0; i < count; i++)
+            add_part(s, parts[i]);
+        nonzero = true; /* extraction takes only terms of which one at least is not zero */
     }
     if (nonzero) {
         s->any_term = true;
@@ -429,17 +444,73 @@ static void accumulate_dot(struct fpd_superacc *s, const double *a, const double
     }
 }
 
+/* The binary64 value next to the exact sum hi + lo (hi = RN(hi + lo), lo = the rest) that has an
+ * odd significand, or hi where lo is 0: the sum rounded to odd, which a rounding to nearest of 51
+ * bits or fewer takes to what it would give the sum itself (Boldo and Melquiond, "Emulation of
+ * FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE Trans. Computers
+ * 57(4), 2008): a narrower type's midpoints are binary64 values, which no rounding to odd reaches
+ * from a sum that is not one. */
+static double rounded_to_odd(double hi, double lo)
+{
+    uint64_t bits;
+    memcpy(&bits, &hi, sizeof bits);
+    if (!(fabs(lo) > 0) || (bits & 1))
+        return hi;
+    return nextafter(hi, lo > 0 ? INFINITY : -INFINITY);
+}
+
+enum short_dot { SHORT_DONE, SHORT_IN_ACC, SHORT_NOT };
+
+/* A dot product of one run (n <= FPD_EXTRACT_TERMS) as its extracted parts (extract.h). Where
+ * there are two at most, TwoSum makes hi = RN(sum) and lo = sum - hi exactly, and the sum's
+ * rounding to t comes from them (rounded_to_odd): SHORT_DONE. Where there are more, they are left
+ * in s, ready to round or split (SHORT_IN_ACC); where extraction does not hold, nothing is done. */
+static enum short_dot short_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias,
+                                double bias, enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo,
+                                double *rounded)
+{
+    double parts[FPD_EXTRACT_LEVELS];
+    int count = n <= FPD_EXTRACT_TERMS ? fpd_extract_dot(a, b, n, with_bias ? &bias : NULL, in == FPD_F64, s->work, parts)
+                                       : -1;
+    if (count < 0)
+        return SHORT_NOT;
+    if (count > 2) {
+        fpd_superacc_reset(s);
+        for (int i = 0; i < count; i++)
+            add_part(s, parts[i]);
+        s->any_term = true; /* a term at least is not zero: an exact zero sum is +0 */
+        s->all_negative_zero = false;
+        return SHORT_IN_ACC;
+    }
+    double x = count > 0 ? parts[0] : 0, y = count > 1 ? parts[1] : 0;
+    double sum = x + y, z = sum - x; /* TwoSum: sum + rest = x + y exactly */
+    double rest = (x - (sum - z)) + (y - z);
+    *hi = sum;
+    *lo = fabs(rest) > 0 ? rest : copysign(0, sum); /* a zero rest signed as the sum: as the split's */
+    *rounded = t == FPD_F64 ? sum : fpd_round(t, rounded_to_odd(sum, rest));
+    return SHORT_DONE;
+}
+
 double fpd_exact_dot(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
                      enum fpd_dtype in, enum fpd_dtype t)
 {
-    accumulate_dot(s, a, b, n, with_bias, bias, in);
+    double hi, lo, rounded;
+    enum short_dot fast = short_dot(s, a, b, n, with_bias, bias, in, t, &hi, &lo, &rounded);
+    if (fast == SHORT_DONE)
+        return rounded;
+    if (fast == SHORT_NOT)
+        accumulate_dot(s, a, b, n, with_bias, bias, in);
     return fpd_superacc_round(s, t);
 }
 
 void fpd_exact_dot_split(struct fpd_superacc *s, const double *a, const double *b, size_t n, bool with_bias, double bias,
                          enum fpd_dtype in, enum fpd_dtype t, double *hi, double *lo, double *rounded)
 {
-    accumulate_dot(s, a, b, n, with_bias, bias, in);
+    enum short_dot fast = short_dot(s, a, b, n, with_bias, bias, in, t, hi, lo, rounded);
+    if (fast == SHORT_DONE)
+        return;
+    if (fast == SHORT_NOT)
+        accumulate_dot(s, a, b, n, with_bias, bias, in);
     fpd_superacc_split(s, t, hi, lo, rounded);
 }
 

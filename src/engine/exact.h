@@ -13,6 +13,7 @@
 #ifndef FPD_EXACT_H
 #define FPD_EXACT_H
 
+#include "engine/extract.h"
 #include "fpdiv_backend.h"
 
 #define FPD_SUPERACC_LOW (-2208) /* weight of the lowest bit: below 2^-2148 and a multiple of 32 */
@@ -36,6 +37,7 @@ struct fpd_superacc {
     bool nan, pos_inf, neg_inf;
     bool all_negative_zero; /* every term so far was -0 (or there was none) */
     bool any_term;
+    double work[2 * FPD_EXTRACT_TERMS + 1]; /* the fast path's terms (extract.h) */
 };
 
 void fpd_superacc_reset(struct fpd_superacc *s);

@@ -3,6 +3,7 @@
 #include <float.h>
 #include <math.h>
 #include <mpfr.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,73 @@ Test(exact, split_gives_the_rest)
     fpd_superacc_add(&s, 0x1p-60);
     fpd_superacc_split(&s, FPD_F64, &hi, &lo, &rounded); /* -1 + 2^-60: hi -1, lo +2^-60 */
     cr_expect(memcmp(&hi, &(double){-1}, 8) == 0 && memcmp(&lo, &(double){0x1p-60}, 8) == 0, "%a %a", hi, lo);
+}
+
+/* The dot product's split by its fast path (extract.h, and the rounding to odd of a sum of two
+ * parts) and by the superaccumulator, term by term: the same hi, lo and rounding, bit for bit. */
+static void check_split(const double *a, const double *b, size_t n, bool with_bias, double bias, enum fpd_dtype in,
+                        enum fpd_dtype out, const char *what)
+{
+    static struct fpd_superacc fast, slow; /* large: not on the stack */
+    double got[3], want[3];
+    fpd_exact_dot_split(&fast, a, b, n, with_bias, bias, in, out, &got[0], &got[1], &got[2]);
+    fpd_superacc_reset(&slow);
+    if (with_bias)
+        fpd_superacc_add(&slow, bias);
+    for (size_t i = 0; i < n; i++)
+        fpd_superacc_add_product(&slow, a[i], b[i]);
+    fpd_superacc_split(&slow, out, &want[0], &want[1], &want[2]);
+    double rounded = fpd_exact_dot(&fast, a, b, n, with_bias, bias, in, out);
+    cr_assert(memcmp(got, want, sizeof got) == 0 && memcmp(&rounded, &want[2], sizeof rounded) == 0,
+              "%s, %s->%s, n=%zu: hi %a lo %a rounded %a (alone %a); term by term %a %a %a", what,
+              fpd_dtype_info(in)->name, fpd_dtype_info(out)->name, n, got[0], got[1], got[2], rounded, want[0],
+              want[1], want[2]);
+}
+
+Test(exact, the_fast_path_is_the_superaccumulators)
+{
+    static const enum fpd_dtype types[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    static const size_t sizes[] = {1, 2, 3, 7, 8, 9, 64, 255, 2047, 2048, 2049, 5000};
+    enum { MOST = 5000 };
+    double *a = malloc(MOST * sizeof *a), *b = malloc(MOST * sizeof *b);
+    char what[64];
+    for (size_t i = 0; i < 4; i++)
+        for (size_t o = 0; o < 4; o++)
+            for (int kind = 0; kind < 4; kind++)
+                for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                    for (int cancel = 0; cancel < 2; cancel++) {
+                        uint32_t seed = (uint32_t)(1000 * i + 100 * o + 10 * kind + z) * 2 + (uint32_t)cancel;
+                        size_t n = sizes[z];
+                        for (size_t p = 0; p < n; p++) {
+                            a[p] = random_in(seed, (uint32_t)p, kind, types[i]);
+                            b[p] = random_in(seed + 7, (uint32_t)p, kind, types[i]);
+                            if (cancel && p % 2 == 1)
+                                a[p] = -a[p - 1], b[p] = b[p - 1];
+                        }
+                        snprintf(what, sizeof what, "kind %d%s", kind, cancel ? ", cancelling" : "");
+                        check_split(a, b, n, false, 0, types[i], types[o], what);
+                        check_split(a, b, n, true, random_in(seed + 9, 0, kind, types[o]), types[i], types[o], what);
+                    }
+    /* sums at a midpoint of the output type, and a speck either side of it: a rounding to binary64
+     * first would land on the midpoint and tie, where the sum itself does not */
+    static const struct {
+        enum fpd_dtype in, out;
+        double midpoint;
+    } ties[] = {
+        {FPD_F64, FPD_F32, 1 + 0x1p-24}, {FPD_F64, FPD_F16, 1 + 0x1p-11}, {FPD_F32, FPD_F16, 1 + 0x1p-11},
+        {FPD_F32, FPD_BF16, 1 + 0x1p-8}, {FPD_F64, FPD_F16, 65520},        {FPD_F32, FPD_F16, 65520},
+        {FPD_F64, FPD_F32, 1 + 3 * 0x1p-24},
+    };
+    for (size_t t = 0; t < sizeof ties / sizeof ties[0]; t++)
+        for (int side = -1; side <= 1; side++) {
+            double ta[3] = {ties[t].midpoint, 0x1p-30, side * 0x1p-30}, tb[3] = {1, 0x1p-30, 0x1p-30};
+            snprintf(what, sizeof what, "a midpoint %+d speck", side);
+            check_split(ta, tb, side ? 2 : 1, false, 0, ties[t].in, ties[t].out, what);
+            check_split(ta, tb, 1, true, side * 0x1p-60, ties[t].in, ties[t].out, what);
+            check_split(ta, tb, 3, false, 0, ties[t].in, ties[t].out, what);
+        }
+    free(a);
+    free(b);
 }
 
 /* A mean's reference: the exact sum divided by the count, rounded once, against MPFR's. */

@@ -1,0 +1,132 @@
+/* extract.c — a dot product's exact sum as a few doubles: see extract.h. */
+#include "engine/extract.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/dtype.h"
+#include "cpu/clones.h"
+
+/* Terms handled side by side, each lane with its own sum and largest magnitude: a fixed count is
+ * what the vectorizer's cost model takes, and sums of extracted parts are exact in any order. */
+enum { LANES = 8 };
+
+/* Below this, a product's lower half (fma(a, b, -p)) may be rounded by underflow. */
+#define HALVES_SMALLEST 0x1p-915
+
+/* The terms into x (for halves: x[p] the rounded product, x[n + p] its error), their largest
+ * magnitude into *largest; false where a term is not finite or a product's halves may not be
+ * exact. */
+FPD_VECTOR_WIDTH_FUNCTION(bool, terms_of,
+                          (const double *restrict a, const double *restrict b, size_t n, bool halves,
+                           double *restrict x, double *restrict largest),
+                          (a, b, n, halves, x, largest))
+{
+    double big[LANES] = {0};
+    int64_t bad[LANES] = {0};
+    size_t whole = n / LANES * LANES;
+    /* one loop body for whole vectors and the rest: lane p % LANES */
+#define TERM(p, j, HALVES)                                                                         \
+    do {                                                                                           \
+        double product = a[p] * b[p], magnitude = fabs(product);                                   \
+        bad[j] |= !(magnitude <= DBL_MAX);                                                         \
+        big[j] = magnitude > big[j] ? magnitude : big[j];                                          \
+        x[p] = product;                                                                            \
+        if (HALVES) {                                                                              \
+            double error = __builtin_fma(a[p], b[p], -product);                                    \
+            bad[j] |= (magnitude < HALVES_SMALLEST) & (fabs(a[p]) > 0) & (fabs(b[p]) > 0);                 \
+            x[n + (p)] = error;                                                                    \
+        }                                                                                          \
+    } while (0)
+    if (halves) { /* two loops, each with `halves` a constant */
+        for (size_t p = 0; p < whole; p += LANES)
+            for (size_t j = 0; j < LANES; j++)
+                TERM(p + j, j, true);
+        for (size_t p = whole; p < n; p++)
+            TERM(p, p - whole, true);
+    } else {
+        for (size_t p = 0; p < whole; p += LANES)
+            for (size_t j = 0; j < LANES; j++)
+                TERM(p + j, j, false);
+        for (size_t p = whole; p < n; p++)
+            TERM(p, p - whole, false);
+    }
+#undef TERM
+    double most = 0;
+    int64_t any_bad = 0;
+    for (size_t j = 0; j < LANES; j++) {
+        most = big[j] > most ? big[j] : most;
+        any_bad |= bad[j];
+    }
+    *largest = most;
+    return !any_bad;
+}
+
+/* One level: each term split against sigma, its high part summed (exactly) and its low part left
+ * in x; the largest low part into *largest. */
+FPD_VECTOR_WIDTH_FUNCTION(double, extract_level, (double *restrict x, size_t n, double sigma, double *restrict largest),
+                          (x, n, sigma, largest))
+{
+    double tau[LANES] = {0}, big[LANES] = {0};
+    size_t whole = n / LANES * LANES;
+#define SPLIT(p, j)                                                                                \
+    do {                                                                                           \
+        double high = (sigma + x[p]) - sigma, low = x[p] - high, magnitude = fabs(low);            \
+        x[p] = low;                                                                                \
+        tau[j] += high;                                                                            \
+        big[j] = magnitude > big[j] ? magnitude : big[j];                                          \
+    } while (0)
+    for (size_t p = 0; p < whole; p += LANES)
+        for (size_t j = 0; j < LANES; j++)
+            SPLIT(p + j, j);
+    for (size_t p = whole; p < n; p++)
+        SPLIT(p, p - whole);
+#undef SPLIT
+    double sum = 0, most = 0;
+    for (size_t j = 0; j < LANES; j++) {
+        sum += tau[j]; /* exact, as every partial sum of the high parts is */
+        most = big[j] > most ? big[j] : most;
+    }
+    *largest = most;
+    return sum;
+}
+
+/* The exponent of x's leading bit, x positive and normal (a subnormal's reads as -1023). */
+static int exponent_of(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return (int)(bits >> 52 & 0x7ff) - 1023;
+}
+
+int fpd_extract_dot(const double *a, const double *b, size_t n, const double *bias, bool halves, double *work,
+                    double parts[FPD_EXTRACT_LEVELS])
+{
+    size_t terms = halves ? 2 * n : n;
+    double largest;
+    if (n == 0 || n > FPD_EXTRACT_TERMS || !terms_of(a, b, n, halves, work, &largest))
+        return -1;
+    if (bias) { /* one more term */
+        if (!(fabs(*bias) <= DBL_MAX))
+            return -1;
+        work[terms++] = *bias;
+        largest = fabs(*bias) > largest ? fabs(*bias) : largest;
+    }
+    if (!(largest > 0))
+        return -1;
+    int bits = 64 - __builtin_clzll(terms); /* terms < 2^bits */
+    int count = 0;
+    for (int level = 0; largest > 0; level++) {
+        /* sigma = 2^e >= 2^bits * largest (largest < 2^(its exponent + 1)), within binary64's
+         * normal range: no underflow (a subnormal largest gives an e far below the floor) */
+        int e = bits + exponent_of(largest) + 1;
+        if (level == FPD_EXTRACT_LEVELS || e > DBL_MAX_EXP - 1 || e < DBL_MIN_EXP + 60)
+            return -1;
+        double tau = extract_level(work, terms, fpd_pow2(e), &largest);
+        if (fabs(tau) > 0)
+            parts[count++] = tau;
+    }
+    return count;
+}
