@@ -534,6 +534,7 @@ static void widen_for_scale(struct fpd_bound_model *bm, const struct fpd_path *p
     if (p->scale_exp < 0) {
         bm->eta_acc = ldexp(bm->eta_acc, -p->scale_exp);
         bm->eta_out = ldexp(bm->eta_out, -p->scale_exp);
+        fpd_bound_model_settle(bm);
     }
 }
 

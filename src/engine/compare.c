@@ -42,6 +42,7 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
     bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
     bm->g_scale = 1;
     bm->acc = dt->acc, bm->out = dt->out;
+    fpd_bound_model_settle(bm);
 }
 
 void fpd_bound_model_mean(struct fpd_bound_model *bm)
@@ -50,6 +51,7 @@ void fpd_bound_model_mean(struct fpd_bound_model *bm)
      * one more rounding to the output type of a value of magnitude g / k allows */
     bm->g_scale = 1 / (double)bm->terms;
     bm->extra_out_roundings++;
+    fpd_bound_model_settle(bm);
 }
 
 void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding *r, const struct fpd_dtypes *dt,
@@ -81,6 +83,7 @@ void fpd_bound_model_widen(struct fpd_bound_model *bm, const struct fpd_rounding
         bm->gamma = gamma;
     if (bm->terms > 0 && blocks * per_block_underflow > bm->terms * bm->eta_acc)
         bm->eta_acc = blocks * per_block_underflow / (double)bm->terms;
+    fpd_bound_model_settle(bm);
 }
 
 /*
