@@ -179,13 +179,13 @@ double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, co
 
 /* An operand taken apart for the GEMM: per element its exponent (ZERO_EXP for a zero, so that a
  * zero product neither sets a block's emax nor adds anything) and its significand, signed, with the
- * input format's own fraction bits (an fp16 value's 11-bit one, bf16's 8-bit one): the product of
- * two fits 32 bits. A row (of A) or column (of B) with a value that is not finite, or not of the
+ * input format's own fraction bits (an fp16 value's 11-bit one, bf16's 8-bit one, or the 24-bit one
+ * of fp32 inputs, which a path that casts its inputs up gives the model). A row (of A) or column (of B) with a value that is not finite, or not of the
  * input format, is computed by the scalar block instead. */
 #define ZERO_EXP (-(1 << 24))
 struct operand_parts {
     int32_t *e;
-    float *sig; /* an integer below 2^(f + 1), signed: exact in a float, and so is a product of two */
+    float *sig; /* an integer below 2^(f + 1), signed: exact in a float (a product of two, for f <= 11) */
     bool *scalar; /* per row of A, per column of B */
 };
 
@@ -235,10 +235,13 @@ struct tile_state {
 
 FPD_VECTOR_WIDTH_FUNCTION(void, block_of_tile,
                           (const int32_t *restrict ae, const float *restrict asig, const int32_t *restrict be,
-                           const float *restrict bsig, size_t ldb, size_t count, int base, int32_t *restrict emax,
-                           int32_t *restrict sum),
-                          (ae, asig, be, bsig, ldb, count, base, emax, sum))
+                           const float *restrict bsig, size_t ldb, size_t count, int fraction_bits, int extra_bits,
+                           int32_t *restrict emax, int32_t *restrict sum),
+                          (ae, asig, be, bsig, ldb, count, fraction_bits, extra_bits, emax, sum))
 {
+    int base = 23 - 2 * fraction_bits + extra_bits;
+    bool wide = 2 * fraction_bits + 2 > 24;
+    double own = pow2(23 - 2 * fraction_bits); /* a wide product's units: 2^(23 - e) of its exponent e */
     /* emax over the block's products, for every column (a zero product's exponent is far below);
      * emax arrives holding the floor and c's exponent */
     for (size_t p = 0; p < count; p++) {
@@ -254,19 +257,34 @@ FPD_VECTOR_WIDTH_FUNCTION(void, block_of_tile,
     /* each product aligned to its column's emax and truncated toward zero: the product of the two
      * significands (below 2^22: exact in a float) times 2^(base - shift) is the term with 23 +
      * extra_bits fraction bits (below 2^27, exact), and the conversion to an integer truncates it
-     * toward zero, as the model does its magnitude; a shift of 31 leaves nothing, as any longer */
+     * toward zero, as the model does its magnitude; a shift of 31 leaves nothing, as any longer.
+     * Wide significands (fp32's, 24 bits) make a product of up to 48 bits, exact in a double,
+     * which the model first truncates to 23 fraction bits at its own exponent: a first conversion
+     * to an integer (below 2^25), then the alignment's. */
     for (size_t p = 0; p < count; p++) {
         int32_t ea = ae[p];
         float sa = asig[p];
         const int32_t *restrict eb = be + p * ldb;
         const float *restrict sb = bsig + p * ldb;
-        for (size_t j = 0; j < TILE; j++) {
-            int32_t shift = emax[j] - (ea + eb[j]);
-            shift = shift < 31 ? shift : 31;
-            uint32_t scale_bits = (uint32_t)(127 + base - shift) << 23; /* 2^(base - shift), a normal float */
-            float scale;
-            memcpy(&scale, &scale_bits, sizeof scale);
-            sum[j] += (int32_t)(sa * sb[j] * scale);
+        if (wide) {
+            for (size_t j = 0; j < TILE; j++) {
+                int32_t shift = emax[j] - (ea + eb[j]);
+                shift = shift < 31 ? shift : 31;
+                uint64_t scale_bits = (uint64_t)(1023 + extra_bits - shift) << 52; /* 2^(extra_bits - shift) */
+                double scale;
+                memcpy(&scale, &scale_bits, sizeof scale);
+                double truncated = (double)(int32_t)((double)sa * (double)sb[j] * own);
+                sum[j] += (int32_t)(truncated * scale);
+            }
+        } else {
+            for (size_t j = 0; j < TILE; j++) {
+                int32_t shift = emax[j] - (ea + eb[j]);
+                shift = shift < 31 ? shift : 31;
+                uint32_t scale_bits = (uint32_t)(127 + base - shift) << 23; /* 2^(base - shift), a normal float */
+                float scale;
+                memcpy(&scale, &scale_bits, sizeof scale);
+                sum[j] += (int32_t)(sa * sb[j] * scale);
+            }
         }
     }
 }
@@ -339,7 +357,6 @@ static void round_tile_scalar(const struct fpd_tc_arith *t, const int32_t *emax,
 static void line_tile(const struct fpd_tc_arith *t, const struct operand_parts *line, const struct operand_parts *lane,
                       size_t l, size_t w0, size_t lanes, size_t k, const float *c0, struct tile_state *s)
 {
-    int f = t->in_fraction_bits, base = 23 - 2 * f + t->extra_bits;
     bool f32 = t->acc_precision == 24 && t->acc_emin == -126 && t->acc_emax == 127;
     int32_t emax[TILE], sum[TILE];
     for (size_t w = 0; w < TILE; w++) {
@@ -354,7 +371,7 @@ static void line_tile(const struct fpd_tc_arith *t, const struct operand_parts *
             emax[w] = s->c_live[w] ? with_c : t->min_exp;
         }
         block_of_tile(line->e + l * k + p, line->sig + l * k + p, lane->e + p * lanes + w0,
-                      lane->sig + p * lanes + w0, lanes, count, base, emax, sum);
+                      lane->sig + p * lanes + w0, lanes, count, t->in_fraction_bits, t->extra_bits, emax, sum);
         if (f32)
             round_tile_f32(t->extra_bits, t->toward_zero, emax, sum, s);
         else
@@ -362,12 +379,13 @@ static void line_tile(const struct fpd_tc_arith *t, const struct operand_parts *
     }
 }
 
-/* Whether the fast form holds the model: a block's products sum below 2^31 in 32 bits, and c's
- * aligned significand, shifted by extra_bits, fits 31 bits. */
+/* Whether the fast form holds the model: a significand (at most fp32's) is exact in a float, a
+ * block's products sum below 2^31 in 32 bits, and c's aligned significand, shifted by extra_bits,
+ * fits 31 bits. */
 static bool fast_form_fits(const struct fpd_tc_arith *t)
 {
     int f = t->in_fraction_bits;
-    return f >= 1 && 2 * f <= 23 && t->extra_bits >= 0 && t->extra_bits <= 4 &&
+    return f >= 1 && f <= 23 && t->extra_bits >= 0 && t->extra_bits <= 4 &&
            ((uint64_t)t->block << (25 + t->extra_bits)) <= (UINT64_C(1) << 31);
 }
 

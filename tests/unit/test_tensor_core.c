@@ -241,7 +241,8 @@ static size_t arith_cases(struct arith_case out[32])
     static const struct {
         const char *name;
         enum fpd_dtype in, acc;
-    } types[] = {{"f16:f32", FPD_F16, FPD_F32}, {"bf16:f32", FPD_BF16, FPD_F32}, {"f16 acc f16", FPD_F16, FPD_F16}};
+    } types[] = {{"f16:f32", FPD_F16, FPD_F32}, {"bf16:f32", FPD_BF16, FPD_F32}, {"f16 acc f16", FPD_F16, FPD_F16},
+                 {"f32:f32", FPD_F32, FPD_F32}}; /* fp32 inputs: a relation's path that casts them up */
     size_t n = 0;
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
@@ -264,7 +265,7 @@ static float random_value(enum fpd_dtype t, bool specials)
 {
     uint64_t r = next_random();
     const struct fpd_dtype_info *f = fpd_dtype_info(t);
-    double sig = 1 + (double)(r >> 11 & 0xfffff) * 0x1p-20, sign = (r & 1) ? -1 : 1;
+    double sig = 1 + (double)(r >> 11 & 0x7fffff) * 0x1p-23, sign = (r & 1) ? -1 : 1;
     int e;
     switch (r >> 40 & 7) {
     case 0: return specials && (r >> 50 & 3) == 0 ? ((r >> 52 & 1) ? NAN : sign * INFINITY) : 0;
@@ -275,6 +276,12 @@ static float random_value(enum fpd_dtype t, bool specials)
     return (float)fpd_round(t, sign * ldexp(sig, e));
 }
 
+/* The inputs' type a case's arithmetic takes. */
+static enum fpd_dtype input_type(const struct fpd_tc_arith *t)
+{
+    return t->in_fraction_bits == 23 ? FPD_F32 : t->in_fraction_bits == 10 ? FPD_F16 : FPD_BF16;
+}
+
 static bool same_float(float x, float y) { return memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)); }
 
 Test(tensor_core, the_integer_blocks_are_the_first_models)
@@ -283,7 +290,7 @@ Test(tensor_core, the_integer_blocks_are_the_first_models)
     size_t n = arith_cases(cases), checked = 0;
     for (size_t c = 0; c < n; c++) {
         const struct fpd_tc_arith *t = &cases[c].arith;
-        enum fpd_dtype in = t->in_fraction_bits == 10 ? FPD_F16 : FPD_BF16, acc = t->acc_precision == 11 ? FPD_F16 : FPD_F32;
+        enum fpd_dtype in = input_type(t), acc = t->acc_precision == 11 ? FPD_F16 : FPD_F32;
         for (int rep = 0; rep < 100000; rep++) {
             float a[3 * FPD_TC_BLOCK_MAX], b[3 * FPD_TC_BLOCK_MAX];
             bool specials = rep % 16 == 0; /* NaN and Inf, decided over the whole dot product */
@@ -317,7 +324,7 @@ Test(tensor_core, the_integer_gemm_is_the_first_models_at_every_width)
         cr_assert_eq(fpd_vector_width_limit((enum fpd_vector_width)w, err, sizeof err), 0, "%s", err);
         for (size_t c = 0; c < n_cases; c++) {
             const struct fpd_tc_arith *t = &cases[c].arith;
-            enum fpd_dtype in = t->in_fraction_bits == 10 ? FPD_F16 : FPD_BF16;
+            enum fpd_dtype in = input_type(t);
             enum fpd_dtype acc = t->acc_precision == 11 ? FPD_F16 : FPD_F32;
             for (int rep = 0; rep < 6; rep++) {
                 size_t m = 1 + next_random() % (rep < 3 ? 9 : 80), n = 1 + next_random() % (rep < 3 ? 80 : 9), k = 1 + next_random() % 70;
