@@ -17,14 +17,17 @@ enum { LANES = 8 };
 #define HALVES_SMALLEST 0x1p-915
 
 /* The terms into x (for halves: x[p] the rounded product, x[n + p] its error), their largest
- * magnitude into *largest; false where a term is not finite or a product's halves may not be
- * exact. */
+ * magnitude into *largest and their smallest nonzero one (of the rounded products: an error half
+ * is not below 2^-53 times its product's least bit) into *smallest; false where a term is not
+ * finite or a product's halves may not be exact. */
 FPD_VECTOR_WIDTH_FUNCTION(bool, terms_of,
                           (const double *restrict a, const double *restrict b, size_t n, bool halves,
-                           double *restrict x, double *restrict largest),
-                          (a, b, n, halves, x, largest))
+                           double *restrict x, double *restrict largest, double *restrict smallest),
+                          (a, b, n, halves, x, largest, smallest))
 {
-    double big[LANES] = {0};
+    double big[LANES] = {0}, small[LANES];
+    for (size_t j = 0; j < LANES; j++)
+        small[j] = DBL_MAX;
     int64_t bad[LANES] = {0};
     size_t whole = n / LANES * LANES;
     /* one loop body for whole vectors and the rest: lane p % LANES */
@@ -33,6 +36,7 @@ FPD_VECTOR_WIDTH_FUNCTION(bool, terms_of,
         double product = a[p] * b[p], magnitude = fabs(product);                                   \
         bad[j] |= !(magnitude <= DBL_MAX);                                                         \
         big[j] = magnitude > big[j] ? magnitude : big[j];                                          \
+        small[j] = magnitude > 0 && magnitude < small[j] ? magnitude : small[j];                   \
         x[p] = product;                                                                            \
         if (HALVES) {                                                                              \
             double error = __builtin_fma(a[p], b[p], -product);                                    \
@@ -54,13 +58,14 @@ FPD_VECTOR_WIDTH_FUNCTION(bool, terms_of,
             TERM(p, p - whole, false);
     }
 #undef TERM
-    double most = 0;
+    double most = 0, least = DBL_MAX;
     int64_t any_bad = 0;
     for (size_t j = 0; j < LANES; j++) {
         most = big[j] > most ? big[j] : most;
+        least = small[j] < least ? small[j] : least;
         any_bad |= bad[j];
     }
-    *largest = most;
+    *largest = most, *smallest = least;
     return !any_bad;
 }
 
@@ -105,18 +110,25 @@ int fpd_extract_dot(const double *a, const double *b, size_t n, const double *bi
                     double parts[FPD_EXTRACT_LEVELS])
 {
     size_t terms = halves ? 2 * n : n;
-    double largest;
-    if (n == 0 || n > FPD_EXTRACT_TERMS || !terms_of(a, b, n, halves, work, &largest))
+    double largest, smallest;
+    if (n == 0 || n > FPD_EXTRACT_TERMS || !terms_of(a, b, n, halves, work, &largest, &smallest))
         return -1;
     if (bias) { /* one more term */
-        if (!(fabs(*bias) <= DBL_MAX))
+        double magnitude = fabs(*bias);
+        if (!(magnitude <= DBL_MAX))
             return -1;
         work[terms++] = *bias;
-        largest = fabs(*bias) > largest ? fabs(*bias) : largest;
+        largest = magnitude > largest ? magnitude : largest;
+        smallest = magnitude > 0 && magnitude < smallest ? magnitude : smallest;
     }
     if (!(largest > 0))
         return -1;
     int bits = 64 - __builtin_clzll(terms); /* terms < 2^bits */
+    /* each level takes 53 - bits binades of the terms (their least bit is at least 2^-52 times the
+     * smallest, 2^-105 for halves): terms spread too far are the superaccumulator's at once */
+    int spread = exponent_of(largest) - exponent_of(smallest) + (halves ? 106 : 53);
+    if (spread > FPD_EXTRACT_LEVELS * (53 - bits))
+        return -1;
     int count = 0;
     for (int level = 0; largest > 0; level++) {
         /* sigma = 2^e >= 2^bits * largest (largest < 2^(its exponent + 1)), within binary64's
