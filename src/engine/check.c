@@ -578,8 +578,14 @@ static int entry_values(struct fpd_checker *ck, const struct fpd_case *c, const 
                         const struct operand *b, size_t bi, size_t m, size_t n, struct magnitudes *magnitudes,
                         const double **rows, const double **cols, const double **g)
 {
-    if (pack_f64(&ck->values_a, a, bi, m, c->k, false) != FPD_OK ||
-        pack_f64(&ck->values_b, b, bi, c->k, n, true) != FPD_OK || !(*g = magnitudes_of_entry(magnitudes, bi)))
+    if (ck->values_entry != bi) { /* each report of the check reads them: packed once */
+        ck->values_entry = SIZE_MAX;
+        if (pack_f64(&ck->values_a, a, bi, m, c->k, false) != FPD_OK ||
+            pack_f64(&ck->values_b, b, bi, c->k, n, true) != FPD_OK)
+            return FPD_ERR_NOMEM;
+        ck->values_entry = bi;
+    }
+    if (!(*g = magnitudes_of_entry(magnitudes, bi)))
         return FPD_ERR_NOMEM;
     *rows = ck->values_a.buf, *cols = ck->values_b.buf;
     return FPD_OK;
@@ -965,6 +971,7 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     const struct fpd_case *c = &chk->c;
     if (!ck->prepared)
         return FPD_OK;
+    ck->values_entry = SIZE_MAX; /* the last check's */
     for (int which = 0; which < 2; which++) {
         int rc = ck->status[which];
         if (rc == FPD_OK)

@@ -2,6 +2,7 @@
 #include "engine/probable.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "common/dtype.h"
 
@@ -13,32 +14,51 @@ static void chain_sums(double T, double *spread, double *drift)
     *drift = s2;
 }
 
-enum { LANES_MAX = 64 };
+enum { LANES_MAX = 64, LANE_COUNTS = 7 }; /* L = 1, 2, 4, ..., 64 lanes */
 
-/* The energy of the partial sums in L interleaved lanes (lane j adds x[j], x[j + L], ...), and
- * what exchangeable terms give: sum over lanes and steps of (t sigma^2 + t^2 mu^2). The terms are
- * read in their order, L at a time, each lane's sums kept apart (a pass per lane, striding by L,
- * read a long sum's terms L / 8 times over from memory: most of a 2^21-term check's time). */
-static void lane_energy(const double *x, size_t T, size_t L, double mu, double var, double *measured,
-                        double *expected)
+/* The partial sums in L interleaved lanes (lane j adds x[j], x[j + L], ...) and their energies
+ * (sums of squares), lane by lane. */
+struct lanes {
+    double s[LANES_MAX], energy[LANES_MAX];
+};
+
+/* The next `count` terms into the lanes, L at a time (every run but the last a multiple of L). */
+static void add_to_lanes(struct lanes *ls, const double *x, size_t count, size_t L)
 {
-    double s[LANES_MAX] = {0}, energy[LANES_MAX] = {0};
-    size_t whole = T / L * L;
+    size_t whole = count / L * L;
     for (size_t p = 0; p < whole; p += L)
         for (size_t j = 0; j < L; j++) {
-            s[j] += x[p + j];
-            energy[j] += s[j] * s[j];
+            ls->s[j] += x[p + j];
+            ls->energy[j] += ls->s[j] * ls->s[j];
         }
-    for (size_t j = 0; whole + j < T; j++) {
-        s[j] += x[whole + j];
-        energy[j] += s[j] * s[j];
+    for (size_t j = 0; whole + j < count; j++) {
+        ls->s[j] += x[whole + j];
+        ls->energy[j] += ls->s[j] * ls->s[j];
     }
-    *measured = *expected = 0;
-    for (size_t j = 0; j < L && j < T; j++) {
-        double steps = (double)((T - j + L - 1) / L); /* lane j's terms: sum over t of t, and of t^2 */
-        double t1 = steps * (steps + 1) / 2, t2 = steps * (steps + 1) * (2 * steps + 1) / 6;
-        *measured += energy[j];
-        *expected += t1 * var + t2 * mu * mu;
+}
+
+/* For each lane count L up to T: the lanes' energy, and what exchangeable terms give: sum over
+ * lanes and steps of (t sigma^2 + t^2 mu^2). The terms are read once, LANES_MAX at a time, every
+ * count's lanes taking them while they are in cache (a pass per count, or per lane, read a long
+ * sum's terms 7 or 127 times from memory: most of a 2^21-term check's time). */
+static void lane_energies(const double *x, size_t T, double mu, double var, double measured[LANE_COUNTS],
+                          double expected[LANE_COUNTS])
+{
+    struct lanes ls[LANE_COUNTS];
+    memset(ls, 0, sizeof ls);
+    size_t blocks = T / LANES_MAX * LANES_MAX;
+    for (size_t p = 0; p < blocks; p += LANES_MAX)
+        for (size_t l = 0, L = 1; l < LANE_COUNTS; l++, L *= 2)
+            add_to_lanes(&ls[l], x + p, LANES_MAX, L);
+    for (size_t l = 0, L = 1; l < LANE_COUNTS && L <= T; l++, L *= 2) {
+        add_to_lanes(&ls[l], x + blocks, T - blocks, L);
+        measured[l] = expected[l] = 0;
+        for (size_t j = 0; j < L; j++) {
+            double steps = (double)((T - j + L - 1) / L); /* lane j's terms: sum over t of t, and of t^2 */
+            double t1 = steps * (steps + 1) / 2, t2 = steps * (steps + 1) * (2 * steps + 1) / 6;
+            measured[l] += ls[l].energy[j];
+            expected[l] += t1 * var + t2 * mu * mu;
+        }
     }
 }
 
@@ -63,12 +83,11 @@ void fpd_probable_element(const double *x, size_t T, double g, double u, double 
     *out = (struct fpd_probable_element){0};
     /* the orders a BLAS uses most (sequential, and in lanes) have the energy these data give them,
      * which may exceed the model's expectation: the larger is taken */
-    double energy = V;
-    for (size_t L = 1; L <= LANES_MAX && L <= T; L *= 2) {
-        double measured, expected;
-        lane_energy(x, T, L, mu, var, &measured, &expected);
-        energy = fmax(energy, measured + squares);
-        out->structure = fmax(out->structure, expected > 0 ? measured / expected : measured > 0 ? INFINITY : 0);
+    double energy = V, measured[LANE_COUNTS], expected[LANE_COUNTS];
+    lane_energies(x, T, mu, var, measured, expected);
+    for (size_t l = 0, L = 1; l < LANE_COUNTS && L <= T; l++, L *= 2) {
+        energy = fmax(energy, measured[l] + squares);
+        out->structure = fmax(out->structure, expected[l] > 0 ? measured[l] / expected[l] : measured[l] > 0 ? INFINITY : 0);
     }
     out->structured = !(out->structure <= FPD_PROBABLE_STRUCTURE_MAX);
     /* terms below half an ulp of the partial sums the model expects are lost whole, not rounded
