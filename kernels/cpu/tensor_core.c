@@ -189,28 +189,65 @@ struct operand_parts {
     bool *scalar; /* per row of A, per column of B */
 };
 
-/* Takes value x apart with f fraction bits; false where it is not finite or not of the format. */
-static inline bool split(float x, int emin, int f, int32_t *e, float *sig)
+/* Takes value x (a float's bits) apart with f fraction bits into *e and *sig; returns 1 where it is
+ * refused (not finite, or not a value of the format: it has more fraction bits), 0 else. A zero,
+ * and a refused value, get ZERO_EXP and 0: a lane of a tile's end may read them. Branch-free, for
+ * the loop of split_run to vectorize; a subnormal's leading bit from the exponent of its fraction
+ * converted to a float (exact: below 2^23), as a count of leading zeros does not vectorize
+ * without AVX-512. */
+static inline __attribute__((always_inline)) int32_t split_bits(uint32_t bits, int emin, int f, int32_t *e,
+                                                                 float *sig)
 {
-    *e = ZERO_EXP, *sig = 0; /* also where x is refused: a lane of a tile's end may read it */
-    if (!isfinite(x))
-        return false;
-    if (fpclassify(x) == FP_ZERO)
-        return true;
+    uint32_t magnitude = bits & 0x7fffffffu, frac = magnitude & 0x7fffffu;
+    int32_t biased = (int32_t)(magnitude >> 23), at = (biased > 1 ? biased : 1) - 127;
+    int32_t normal = -(int32_t)(biased != 0); /* masks, not branches: see aligned_c */
+    float frac_value = (float)(int32_t)frac;
+    uint32_t frac_bits;
+    memcpy(&frac_bits, &frac_value, sizeof frac_bits);
+    int32_t subnormal_lead = at - 23 + ((int32_t)(frac_bits >> 23) - 127);
+    int32_t lead = (at & normal) | (subnormal_lead & ~normal);
+    int32_t exponent = lead > emin ? lead : emin;
+    uint32_t full = frac | (0x800000u & (uint32_t)normal);
     /* |x|·2^(f - e), which for a value of the format is an integer of f + 1 bits at most */
-    struct float_parts p = float_parts_of(x, emin);
-    int shift = 23 - f + p.e - p.at; /* >= 23 - f: e >= at */
-    if (shift >= 32 || (p.full & ((UINT64_C(1) << shift) - 1)))
-        return false; /* more fraction bits than the format's: not its value */
-    *e = p.e;
-    *sig = (float)(int32_t)(p.full >> shift) * (p.negative ? -1.0f : 1.0f);
-    return true;
+    int32_t shift = 23 - f + exponent - at, clamped = shift < 31 ? shift : 31; /* >= 23 - f: e >= at */
+    uint32_t dropped = full & ((UINT32_C(1) << clamped) - 1);
+    int32_t zero = magnitude == 0;
+    int32_t ok = (biased != 255) & (zero | ((shift < 32) & (dropped == 0)));
+    int32_t live = -(ok & !zero);
+    float value = (float)(int32_t)(full >> clamped); /* positive: the sign is x's bit */
+    uint32_t value_bits;
+    memcpy(&value_bits, &value, sizeof value_bits);
+    value_bits = (value_bits | (bits & 0x80000000u)) & (uint32_t)live;
+    *e = (exponent & live) | (ZERO_EXP & ~live);
+    memcpy(sig, &value_bits, sizeof value_bits);
+    return !ok;
 }
 
-/* The GEMM's fast form: a row i of A against TILE columns of B, block after block, every element's
- * state (its accumulator c, as parts) in arrays the per-column loops run over. TILE columns at a
- * time, always: a fixed trip count is what the kernels' cost model vectorizes (no remainder), and B
- * is taken apart into rows padded to whole tiles, of zeros, whose results nobody reads. */
+/* count values x[p] taken apart into e[p] and sig[p]; refused[p] 1 where value p is. */
+FPD_VECTOR_WIDTH_FUNCTION(void, split_run,
+                          (const float *restrict x, size_t count, int emin, int f, int32_t *restrict e,
+                           float *restrict sig, int32_t *restrict refused),
+                          (x, count, emin, f, e, sig, refused))
+{
+    enum { RUN = 8 }; /* a fixed trip count, which the vectorizer's cost model takes */
+    size_t whole = count / RUN * RUN;
+    for (size_t p = 0; p < whole; p += RUN)
+        for (size_t j = 0; j < RUN; j++) {
+            uint32_t bits;
+            memcpy(&bits, &x[p + j], sizeof bits);
+            refused[p + j] = split_bits(bits, emin, f, &e[p + j], &sig[p + j]);
+        }
+    for (size_t p = whole; p < count; p++) {
+        uint32_t bits;
+        memcpy(&bits, &x[p], sizeof bits);
+        refused[p] = split_bits(bits, emin, f, &e[p], &sig[p]);
+    }
+}
+
+/* The GEMM's fast form: a line (a row of A, or a column of B) against TILE lanes, block after
+ * block, every element's state (its accumulator c, as parts) in arrays the per-lane loops run
+ * over. TILE lanes at a time, always: a fixed trip count is what the kernels' cost model
+ * vectorizes (no remainder); the lanes past the last tile's end compute what nobody reads. */
 enum { TILE = 32 };
 
 struct tile_state {
@@ -400,14 +437,40 @@ static inline float operand_at(const struct operand_view *v, size_t o, size_t p)
     return v->x[(ptrdiff_t)o * v->o_stride + (ptrdiff_t)p * v->p_stride];
 }
 
-/* Takes operand v's `count` rows or columns apart, value (o, p) at o * o_step + p * p_step. */
-static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *v, size_t count, size_t k,
-                       size_t o_step, size_t p_step, struct operand_parts *parts)
+/* count values x[p * stride] taken apart (split_run), through `gathered` where they are apart. */
+static void split_strided(const struct fpd_tc_arith *t, const float *x, ptrdiff_t stride, size_t count, int32_t *e,
+                          float *sig, int32_t *refused, float *gathered)
 {
-    for (size_t o = 0; o < count; o++)
-        for (size_t p = 0; p < k; p++)
-            parts->scalar[o] |= !split(operand_at(v, o, p), t->in_emin, t->in_fraction_bits,
-                                       &parts->e[o * o_step + p * p_step], &parts->sig[o * o_step + p * p_step]);
+    if (stride != 1) { /* a strided load the vectorizer does not take: a copy first */
+        for (size_t p = 0; p < count; p++)
+            gathered[p] = x[(ptrdiff_t)p * stride];
+        x = gathered;
+    }
+    split_run(x, count, t->in_emin, t->in_fraction_bits, e, sig, refused);
+}
+
+/* Takes operand v's `count` rows or columns apart, value (o, p) at o * o_step + p * p_step; one of
+ * the steps is 1, and the runs go along it. refused and gathered: room for max(count, k) each. */
+static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *v, size_t count, size_t k,
+                       size_t o_step, size_t p_step, struct operand_parts *parts, int32_t *refused, float *gathered)
+{
+    if (p_step == 1) { /* a run per row or column, along k */
+        for (size_t o = 0; o < count; o++) {
+            split_strided(t, v->x + (ptrdiff_t)o * v->o_stride, v->p_stride, k, &parts->e[o * o_step],
+                          &parts->sig[o * o_step], refused, gathered);
+            int32_t any = 0;
+            for (size_t p = 0; p < k; p++)
+                any |= refused[p];
+            parts->scalar[o] = any != 0;
+        }
+        return;
+    }
+    for (size_t p = 0; p < k; p++) { /* a run per step along k, across the rows or columns */
+        split_strided(t, v->x + (ptrdiff_t)p * v->p_stride, v->o_stride, count, &parts->e[p * p_step],
+                      &parts->sig[p * p_step], refused, gathered);
+        for (size_t o = 0; o < count; o++)
+            parts->scalar[o] |= refused[o] != 0;
+    }
 }
 
 /*
@@ -426,17 +489,21 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
     const struct operand_view *line_of = by_rows ? &vb : &va, *lane_of = by_rows ? &va : &vb;
     size_t lines = by_rows ? n : m, lanes = by_rows ? m : n;
     struct operand_parts line = {0}, lane = {0};
+    int32_t *refused = NULL;
+    float *gathered = NULL;
     bool fast = fast_form_fits(t) && m && n && k;
     if (fast) {
         line = (struct operand_parts){malloc(lines * k * sizeof *line.e), malloc(lines * k * sizeof *line.sig),
                                       calloc(lines, sizeof *line.scalar)};
         lane = (struct operand_parts){malloc((k * lanes + TILE) * sizeof *lane.e),
                                       malloc((k * lanes + TILE) * sizeof *lane.sig), calloc(lanes, sizeof *lane.scalar)};
-        fast = line.e && line.sig && line.scalar && lane.e && lane.sig && lane.scalar; /* else: the scalar form */
+        refused = malloc((k > lanes ? k : lanes) * sizeof *refused);
+        gathered = malloc((k > lanes ? k : lanes) * sizeof *gathered);
+        fast = line.e && line.sig && line.scalar && lane.e && lane.sig && lane.scalar && refused && gathered; /* else: the scalar form */
     }
     if (fast) {
-        take_apart(t, line_of, lines, k, k, 1, &line);
-        take_apart(t, lane_of, lanes, k, 1, lanes, &lane);
+        take_apart(t, line_of, lines, k, k, 1, &line, refused, gathered);
+        take_apart(t, lane_of, lanes, k, 1, lanes, &lane, refused, gathered);
         for (size_t w = 0; w < TILE; w++)
             lane.e[k * lanes + w] = ZERO_EXP, lane.sig[k * lanes + w] = 0; /* after the last row: zeros */
     }
@@ -462,5 +529,6 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
         }
     free(line.e), free(line.sig), free(line.scalar);
     free(lane.e), free(lane.sig), free(lane.scalar);
+    free(refused), free(gathered);
     return 0;
 }
