@@ -210,9 +210,10 @@ static int cblas_open(const struct fpd_backend *self, void **state, char *why, s
         return rc;
     }
     /* a library is code fpdiv does not control: before this process takes it, a child loads it
-     * and runs it, so that one that crashes, hangs or exits costs the child */
+     * and runs it, so that one that crashes, hangs or exits costs the child (not in a host started
+     * again for a library that has run here: fpd_host_proven) */
     char death[256];
-    int probed = fpd_run_isolated(probe, (void *)self, 60, death, sizeof death);
+    int probed = fpd_host_proven() ? PROBE_RUNS : fpd_run_isolated(probe, (void *)self, 60, death, sizeof death);
     long k = FPD_TABLE_FIND(known_libraries, sizeof known_libraries / sizeof known_libraries[0], self->name);
     int rc = probed == PROBE_RUNS || probed == PROBE_NO_LOAD ? load(self, &s->lib, why, why_size)
                                                              : FPD_ERR_UNAVAILABLE;

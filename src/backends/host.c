@@ -129,10 +129,12 @@ size_t fpd_host_global_options(const char *const **pairs)
     return n_global_options;
 }
 
-static bool serving;
+static bool serving, proven;
 
 void fpd_host_set_serving(void) { serving = true; }
 bool fpd_host_serving(void) { return serving; }
+void fpd_host_set_proven(void) { proven = true; }
+bool fpd_host_proven(void) { return proven; }
 
 /* Waits for the reply to request `seq` (or the hello, seq 0): FPD_OK, or FPD_ERR_BACKEND with why
  * once the host is dead or past the deadline (then killed). */
@@ -192,8 +194,9 @@ int fpd_host_prepare(const char *label, const char *name, const char *env_name, 
     return FPD_OK;
 }
 
-int fpd_host_start(const char *label, const char *name, const char *env_name, const char *env_value, double timeout,
-                   struct fpd_host **out, char *why, size_t why_size)
+/* fpd_host_start; proven: the host is told its library has run here (fpd_host_set_proven). */
+static int host_start(const char *label, const char *name, const char *env_name, const char *env_value, double timeout,
+                      bool proven_here, struct fpd_host **out, char *why, size_t why_size)
 {
     *out = NULL;
     struct fpd_host *h = host_new(label, name, env_name, env_value, timeout);
@@ -202,7 +205,7 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     char exe[PATH_MAX];
     ssize_t exe_len = (ssize_t)snprintf(exe, sizeof exe, "%s", fpd_host_program());
     char **env = environment_with(env_name, env_value);
-    char *argv[2 * MAX_GLOBAL_OPTIONS + 4];
+    char *argv[2 * MAX_GLOBAL_OPTIONS + 5];
     int rc = FPD_ERR_BACKEND;
     if (!h || !env) {
         snprintf(why, why_size, "out of memory");
@@ -221,6 +224,8 @@ int fpd_host_start(const char *label, const char *name, const char *env_name, co
     }
     argv[argc++] = "__host";
     argv[argc++] = (char *)name;
+    if (proven_here)
+        argv[argc++] = "proven";
     argv[argc] = NULL;
     if ((rc = fpd_server_start(&h->server, "host", label, argv, env, SOCK_SEQPACKET, why, why_size)) != FPD_OK)
         goto done;
@@ -252,13 +257,20 @@ done:
     return rc;
 }
 
+int fpd_host_start(const char *label, const char *name, const char *env_name, const char *env_value, double timeout,
+                   struct fpd_host **out, char *why, size_t why_size)
+{
+    return host_start(label, name, env_name, env_value, timeout, false, out, why, why_size);
+}
+
 int fpd_host_renew(struct fpd_host **h, char *why, size_t why_size)
 {
     if (fpd_host_usable(*h))
         return FPD_OK;
     struct fpd_host *old = *h, *fresh;
-    int rc = fpd_host_start(old->server.label, old->name, old->has_env ? old->env_name : NULL, old->env_value,
-                            old->timeout, &fresh, why, why_size);
+    /* a host that was started, or recalled from a run before: its library has run here */
+    int rc = host_start(old->server.label, old->name, old->has_env ? old->env_name : NULL, old->env_value,
+                        old->timeout, true, &fresh, why, why_size);
     if (rc != FPD_OK)
         return rc;
     fpd_host_stop(old);

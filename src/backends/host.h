@@ -23,6 +23,11 @@ struct fpd_host;
 /* This process is a host (`fpdiv __host`): a backend it serves must not start a host itself. */
 void fpd_host_set_serving(void);
 bool fpd_host_serving(void);
+/* This host is started again (fpd_host_renew) for a library that has loaded and run here before,
+ * on the same kernel set: it loads it without trying it in a child first (a host's own death is
+ * what such a child's would have been, and the try doubled every start's loading). */
+void fpd_host_set_proven(void);
+bool fpd_host_proven(void);
 
 /* Starts the host of backend `name` with env_name=env_value in its environment (none when env_name
  * is NULL) and waits (up to

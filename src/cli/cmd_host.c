@@ -1,6 +1,7 @@
 /* cmd_host.c — `fpdiv __host NAME`: serve one backend to the fpdiv that started this process
  * (host.h). Not for users: fpdiv starts it with the socket and shared memory it expects. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "backends/host.h"
@@ -8,11 +9,13 @@
 
 int fpd_cmd_host(int argc, char **argv)
 {
-    if (argc != 2) {
+    if (argc != 2 && !(argc == 3 && strcmp(argv[2], "proven") == 0)) {
         fpd_console_error("__host", "fpdiv starts this itself, with a backend's name");
         return FPD_EXIT_USAGE;
     }
     fpd_host_set_serving();
+    if (argc == 3)
+        fpd_host_set_proven();
     struct fpd_backend_slot *slot = fpd_registry_find(argv[1]);
     char why[512];
     const char *unavailable = NULL;
