@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/dtype.h"
+#include "cpu/vector_width.h"
 #include "gen/rng.h"
 
 static uint32_t f32_bits(float x)
@@ -257,4 +258,42 @@ Test(dtype, value_of_bits)
     cr_expect(fabs(fpd_value_of_bits(FPD_BF16, 0xc040) + 3) <= 0);
     float f = 0.1f;
     cr_expect_eq(fpd_bits(FPD_F32, &f, 0), f32_bits(0.1f));
+}
+
+/* fpd_convert_matrix's binary16 to binary32, which takes whole runs of finite values by their bits,
+ * is every value's own conversion (fpd_load, fpd_store), bit for bit: a run of all 65536 values
+ * (Inf and NaN among them: the run then goes value by value), and runs of the finite ones alone,
+ * of every length up to 40 and at every width this CPU has. */
+Test(dtype, f16_to_f32_matrix_is_each_values_conversion)
+{
+    static uint16_t all[65536], finite[65536];
+    static float got[65536], want[65536];
+    size_t n_finite = 0;
+    for (uint32_t i = 0; i < 65536; i++) {
+        all[i] = (uint16_t)i;
+        if ((i & 0x7c00u) != 0x7c00u)
+            finite[n_finite++] = (uint16_t)i;
+    }
+    enum fpd_vector_width was = fpd_vector_width();
+    char err[160];
+    for (int w = FPD_VECTOR_BASELINE; w <= (int)fpd_vector_width_of_cpu(); w++) {
+        cr_assert_eq(fpd_vector_width_limit((enum fpd_vector_width)w, err, sizeof err), 0, "%s", err);
+        const uint16_t *sources[] = {all, finite};
+        size_t counts[] = {65536, n_finite};
+        for (int s = 0; s < 2; s++) {
+            fpd_convert_matrix(1, counts[s], FPD_F16, sources[s], counts[s], FPD_F32, got, counts[s]);
+            for (size_t i = 0; i < counts[s]; i++)
+                fpd_store(FPD_F32, want, i, fpd_load(FPD_F16, sources[s], i));
+            cr_assert(memcmp(got, want, counts[s] * sizeof *got) == 0, "width %d, run %d", w, s);
+        }
+        for (size_t len = 1; len <= 40; len++) { /* two rows of len, apart in memory */
+            fpd_convert_matrix(2, len, FPD_F16, finite + 1000, len + 3, FPD_F32, got, len + 5);
+            for (size_t r = 0; r < 2; r++)
+                for (size_t i = 0; i < len; i++)
+                    fpd_store(FPD_F32, want, r * (len + 5) + i, fpd_load(FPD_F16, finite + 1000, r * (len + 3) + i));
+            for (size_t r = 0; r < 2; r++)
+                cr_assert(memcmp(got + r * (len + 5), want + r * (len + 5), len * sizeof *got) == 0, "len %zu", len);
+        }
+    }
+    fpd_vector_width_limit(was, err, sizeof err);
 }
