@@ -518,13 +518,18 @@ static double subnormal_reach(const struct fpd_checker *ck, const struct fpd_che
 
 /* The bound widened for the rounding of the backend that computed path p (a tensor core's block
  * FMA), where it is not round-to-nearest. */
-static void widen_for_backend(struct fpd_bound_model *bm, const struct fpd_checker *ck, const struct fpd_check *chk,
+static void widen_for_backend(struct fpd_bound_model *bm, struct fpd_checker *ck, const struct fpd_check *chk,
                               const struct fpd_region *cmp, const struct fpd_path *p, const struct fpd_dtypes *dt)
 {
     struct fpd_rounding r;
     fpd_backend_rounding(chk->backends[p->backend], dt, &r);
-    if (r.kind != FPD_ROUNDING_NEAREST)
-        fpd_bound_model_widen(bm, &r, dt, chk->c.k, subnormal_reach(ck, chk, cmp, dt->in));
+    if (r.kind == FPD_ROUNDING_NEAREST)
+        return;
+    if (!ck->reach_known[dt->in]) { /* a pass over the operands: once per check and type */
+        ck->reach[dt->in] = subnormal_reach(ck, chk, cmp, dt->in);
+        ck->reach_known[dt->in] = true;
+    }
+    fpd_bound_model_widen(bm, &r, dt, chk->c.k, ck->reach[dt->in]);
 }
 
 /* A path scaled down by 2^e (scale) underflows where the case would not, and its output is taken
@@ -972,6 +977,7 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     if (!ck->prepared)
         return FPD_OK;
     ck->values_entry = SIZE_MAX; /* the last check's */
+    memset(ck->reach_known, 0, sizeof ck->reach_known);
     for (int which = 0; which < 2; which++) {
         int rc = ck->status[which];
         if (rc == FPD_OK)

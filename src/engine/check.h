@@ -86,6 +86,10 @@ struct fpd_checker {
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
     struct fpd_staging magnitude, abs_bias, values_a, values_b; /* magnitude: one batch entry's g */
     size_t values_entry; /* the batch entry values_a and values_b hold in the check concluding, or SIZE_MAX */
+    /* the check concluding's subnormal reach (check.c) per input type, where known: each tensor-core
+     * path's bound in each report asks for it */
+    bool reach_known[FPD_DTYPE_COUNT];
+    double reach[FPD_DTYPE_COUNT];
     struct fpd_staging terms; /* one element's products, for its probabilistic threshold */
     struct fpd_staging excess; /* per element and path, its error past its allowance in the aggregate test */
     struct fpd_block compared[2]; /* each path's compared block: in `out`, or converted into `result` */
