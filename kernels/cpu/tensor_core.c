@@ -180,8 +180,9 @@ double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, co
 /* An operand taken apart for the GEMM: per element its exponent (ZERO_EXP for a zero, so that a
  * zero product neither sets a block's emax nor adds anything) and its significand, signed, with the
  * input format's own fraction bits (an fp16 value's 11-bit one, bf16's 8-bit one, or the 24-bit one
- * of fp32 inputs, which a path that casts its inputs up gives the model). A row (of A) or column (of B) with a value that is not finite, or not of the
- * input format, is computed by the scalar block instead. */
+ * of fp32 inputs, which a path that casts its inputs up gives the model). A row (of A) or column
+ * (of B) with a value that is not finite, or not of the input format, is computed by the scalar
+ * block instead. */
 #define ZERO_EXP (-(1 << 24))
 struct operand_parts {
     int32_t *e;
@@ -499,7 +500,8 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
                                       malloc((k * lanes + TILE) * sizeof *lane.sig), calloc(lanes, sizeof *lane.scalar)};
         refused = malloc((k > lanes ? k : lanes) * sizeof *refused);
         gathered = malloc((k > lanes ? k : lanes) * sizeof *gathered);
-        fast = line.e && line.sig && line.scalar && lane.e && lane.sig && lane.scalar && refused && gathered; /* else: the scalar form */
+        /* else: the scalar form, which takes no memory */
+        fast = line.e && line.sig && line.scalar && lane.e && lane.sig && lane.scalar && refused && gathered;
     }
     if (fast) {
         take_apart(t, line_of, lines, k, k, 1, &line, refused, gathered);

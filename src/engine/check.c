@@ -378,10 +378,23 @@ static int pack_f64(struct fpd_staging *s, const struct operand *x, size_t b, si
         return FPD_ERR_NOMEM;
     double *d = s->buf;
     const char *base = (const char *)x->p + b * x->stride * dsize(x->t);
-    for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++)
-            d[by_columns ? j * rows + i : i * cols + j] =
-                fpd_load(x->t, base, x->transposed ? j * x->ld + i : i * x->ld + j);
+    if (by_columns == x->transposed) { /* the output's lines are the storage's: a conversion of runs */
+        if (by_columns)
+            fpd_convert_matrix(cols, rows, x->t, base, x->ld, FPD_F64, d, rows);
+        else
+            fpd_convert_matrix(rows, cols, x->t, base, x->ld, FPD_F64, d, cols);
+        return FPD_OK;
+    }
+    /* the transpose: each stored line converted a piece at a time, then spread across the output */
+    size_t lines = by_columns ? rows : cols, len = by_columns ? cols : rows;
+    double piece[256];
+    for (size_t l = 0; l < lines; l++)
+        for (size_t q0 = 0; q0 < len; q0 += 256) {
+            size_t count = len - q0 < 256 ? len - q0 : 256;
+            fpd_convert_matrix(1, count, x->t, base + (l * x->ld + q0) * dsize(x->t), count, FPD_F64, piece, count);
+            for (size_t q = 0; q < count; q++)
+                d[(q0 + q) * lines + l] = piece[q];
+        }
     return FPD_OK;
 }
 
@@ -666,8 +679,8 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
                 agg[w].orders_measured = true;
         }
     for (size_t bi = 0; wanted && bi < cmp->batch.len; bi++) {
-        const double *rows, *cols, *g;
-        if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
+        const double *rows = NULL, *cols = NULL, *g = magnitudes_of_entry(magnitudes, bi);
+        if (!g)
             return FPD_ERR_NOMEM;
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
@@ -679,6 +692,8 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
                                                                               : excess[2 * flat + w] > 0);
                 if (!any)
                     continue;
+                if (!rows && entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
+                    return FPD_ERR_NOMEM; /* the operands in binary64: for the first element that needs them */
                 size_t T = element_terms(ck, c, cmp, rows, cols, i, j);
                 const double *x = ck->terms.buf;
                 struct fpd_probable_element e;
@@ -853,8 +868,8 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
     const double *x = ck->terms.buf;
     double largest = 1;
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        const double *rows, *cols, *g;
-        if (entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
+        const double *rows = NULL, *cols = NULL, *g = magnitudes_of_entry(magnitudes, bi);
+        if (!g)
             return FPD_ERR_NOMEM;
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
@@ -873,6 +888,8 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
                 double tau_low = PROBABLE_LAMBDA * bm->u_acc * s_low * sqrt((double)T / 3);
                 if (delta <= 2 * (tau_low + fmax(rest, 0)) * largest)
                     continue;
+                if (!rows && entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
+                    return FPD_ERR_NOMEM; /* the operands in binary64: for the first element past the screen */
                 element_terms(ck, c, cmp, rows, cols, i, j);
                 struct fpd_probable_element e;
                 fpd_probable_element(x, T, gij, bm->u_acc, PROBABLE_LAMBDA, &e);

@@ -470,8 +470,9 @@ static enum short_dot short_dot(struct fpd_superacc *s, const double *a, const d
                                 double *rounded)
 {
     double parts[FPD_EXTRACT_LEVELS];
-    int count = n <= FPD_EXTRACT_TERMS ? fpd_extract_dot(a, b, n, with_bias ? &bias : NULL, in == FPD_F64, s->work, parts)
-                                       : -1;
+    int count = n <= FPD_EXTRACT_TERMS
+                    ? fpd_extract_dot(a, b, n, with_bias ? &bias : NULL, in == FPD_F64, s->work, parts)
+                    : -1;
     if (count < 0)
         return SHORT_NOT;
     if (count > 2) {

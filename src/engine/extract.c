@@ -40,7 +40,7 @@ FPD_VECTOR_WIDTH_FUNCTION(bool, terms_of,
         x[p] = product;                                                                            \
         if (HALVES) {                                                                              \
             double error = __builtin_fma(a[p], b[p], -product);                                    \
-            bad[j] |= (magnitude < HALVES_SMALLEST) & (fabs(a[p]) > 0) & (fabs(b[p]) > 0);                 \
+            bad[j] |= (magnitude < HALVES_SMALLEST) & (fabs(a[p]) > 0) & (fabs(b[p]) > 0);         \
             x[n + (p)] = error;                                                                    \
         }                                                                                          \
     } while (0)

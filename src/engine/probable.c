@@ -87,7 +87,8 @@ void fpd_probable_element(const double *x, size_t T, double g, double u, double 
     lane_energies(x, T, mu, var, measured, expected);
     for (size_t l = 0, L = 1; l < LANE_COUNTS && L <= T; l++, L *= 2) {
         energy = fmax(energy, measured[l] + squares);
-        out->structure = fmax(out->structure, expected[l] > 0 ? measured[l] / expected[l] : measured[l] > 0 ? INFINITY : 0);
+        double ratio = expected[l] > 0 ? measured[l] / expected[l] : measured[l] > 0 ? INFINITY : 0;
+        out->structure = fmax(out->structure, ratio);
     }
     out->structured = !(out->structure <= FPD_PROBABLE_STRUCTURE_MAX);
     /* terms below half an ulp of the partial sums the model expects are lost whole, not rounded
