@@ -433,11 +433,6 @@ struct operand_view {
     ptrdiff_t o_stride, p_stride;
 };
 
-static inline float operand_at(const struct operand_view *v, size_t o, size_t p)
-{
-    return v->x[(ptrdiff_t)o * v->o_stride + (ptrdiff_t)p * v->p_stride];
-}
-
 /* count values x[p * stride] taken apart (split_run), through `gathered` where they are apart. */
 static void split_strided(const struct fpd_tc_arith *t, const float *x, ptrdiff_t stride, size_t count, int32_t *e,
                           float *sig, int32_t *refused, float *gathered)
