@@ -59,7 +59,7 @@ struct fpd_bound_model {
                                      partial sum overflows them */
     /* terms eta_acc + (1 + extra_out_roundings) eta_out, the bound's allowance for underflow, as
      * fpd_bound_model_settle last computed it: per element, its products of binary64's subnormals
-     * took a microcode assist each (4% of a campaign) */
+     * took a microcode assist each (14% of a campaign) */
     double underflow;
 };
 

@@ -6,10 +6,19 @@
 
 #include "common/dtype.h"
 
+/* sum_{t=1..n} t and sum_{t=1..n} t^2, in closed form. */
+static void power_sums(double n, double *t1, double *t2)
+{
+    *t1 = n * (n + 1) / 2;
+    *t2 = n * (n + 1) * (2 * n + 1) / 6;
+}
+
 /* sum_{s=2..T} s (T - s) / (T - 1) and sum_{s=2..T} s^2, in closed form. */
 static void chain_sums(double T, double *spread, double *drift)
 {
-    double s1 = T * (T + 1) / 2 - 1, s2 = T * (T + 1) * (2 * T + 1) / 6 - 1;
+    double s1, s2;
+    power_sums(T, &s1, &s2);
+    s1 -= 1, s2 -= 1;
     *spread = T > 1 ? (T * s1 - s2) / (T - 1) : 0;
     *drift = s2;
 }
@@ -54,8 +63,8 @@ static void lane_energies(const double *x, size_t T, double mu, double var, doub
         add_to_lanes(&ls[l], x + blocks, T - blocks, L);
         measured[l] = expected[l] = 0;
         for (size_t j = 0; j < L; j++) {
-            double steps = (double)((T - j + L - 1) / L); /* lane j's terms: sum over t of t, and of t^2 */
-            double t1 = steps * (steps + 1) / 2, t2 = steps * (steps + 1) * (2 * steps + 1) / 6;
+            double t1, t2; /* over lane j's steps t: the sum of t, and of t^2 */
+            power_sums((double)((T - j + L - 1) / L), &t1, &t2);
             measured[l] += ls[l].energy[j];
             expected[l] += t1 * var + t2 * mu * mu;
         }
