@@ -1,16 +1,17 @@
 /*
  * tensor_core.c — a tensor core's block fused multiply-add (tensor_core.h), in integers.
  *
- * Every value is taken apart once, from its bits, into a sign, an exponent and an integer
+ * The scalar block takes every value apart, from its bits, into a sign, an exponent and an integer
  * significand; a product is a product of significands, its alignment a shift, a block's sum an
  * integer sum, and its one rounding is built back from bits. No libm call per product: the first
  * model (frexp and ldexp per product, kept in tests/unit/tc_reference.c) spent 80% of its time in
  * them. The GEMM takes every operand apart once, not once per product it enters, and computes a
- * row's blocks for many output elements at a time (the loops the vector widths' copies vectorize);
- * the results are the scalar block's, bit for bit (test_tensor_core.c).
+ * block for TILE output elements at a time, in vectors, from products scaled by powers of two (its
+ * own section below); the results are the scalar block's, bit for bit (test_tensor_core.c).
  */
 #include "cpu/tensor_core.h"
 
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,8 +76,10 @@ static inline struct float_parts float_parts_of(float x, int emin)
     return (struct float_parts){biased ? full | 0x800000 : full, at, lead > emin ? lead : emin, (bits >> 31) != 0};
 }
 
-/* n·2^scale (n < 2^63, not 0) rounded to the accumulator's format, `negative` its sign. */
-static double round_to_accumulator(const struct fpd_tc_arith *t, uint64_t n, int scale, bool negative)
+/* n·2^scale (n < 2^63, not 0) rounded to the accumulator's format, `negative` its sign. Inlined
+ * (here and below): the GEMM's vector copies call it (clones.h). */
+static inline __attribute__((always_inline)) double round_to_accumulator(const struct fpd_tc_arith *t, uint64_t n,
+                                                                         int scale, bool negative)
 {
     int lead = 63 - __builtin_clzll(n) + scale; /* the exponent of n's leading bit */
     int quantum = (lead > t->acc_emin ? lead : t->acc_emin) - (t->acc_precision - 1);
@@ -100,7 +103,7 @@ static double round_to_accumulator(const struct fpd_tc_arith *t, uint64_t n, int
 
 /* The block's sum of the aligned terms (an exact integer, in units of 2^(emax - 23 - extra_bits))
  * rounded, or 0. */
-static double block_result(const struct fpd_tc_arith *t, int64_t sum, int emax)
+static inline __attribute__((always_inline)) double block_result(const struct fpd_tc_arith *t, int64_t sum, int emax)
 {
     if (sum == 0)
         return 0;
@@ -177,31 +180,298 @@ double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, co
 
 /* ---- the GEMM ------------------------------------------------------------------------------------ */
 
-/* An operand taken apart for the GEMM: per element its exponent (ZERO_EXP for a zero, so that a
- * zero product neither sets a block's emax nor adds anything) and its significand, signed, with the
- * input format's own fraction bits (an fp16 value's 11-bit one, bf16's 8-bit one, or the 24-bit one
- * of fp32 inputs, which a path that casts its inputs up gives the model). A row (of A) or column
- * (of B) with a value that is not finite, or not of the input format, is computed by the scalar
- * block instead. */
+/*
+ * The GEMM's fast form computes a term from the values themselves. A product's term is its
+ * significand shifted to 23 + extra_bits fraction bits at the block's emax and truncated toward
+ * zero; for inputs a and b of at most 12 significand bits that is trunc(a·b·2^(23 + extra_bits -
+ * emax)): a·b is exact in a double, the power of two scales it exactly (a term below the normal
+ * range is below 1, and truncates to 0 however it rounds), and the conversion to an integer
+ * truncates toward zero, as the model truncates a magnitude. Only emax needs the exponents.
+ * Where every exponent of both operands is within ±NARROW_EXP, the same holds in floats (a
+ * product of two 12-bit significands is exact in one), twice as many at a time: the narrow
+ * form. Wider inputs (fp32's, which a path that casts its inputs up gives the model) make
+ * products of up to 48 bits, which the model first truncates to 23 fraction bits at their own
+ * exponent e: trunc(a·b·2^(23 - e)), then aligned as above, from e.
+ *
+ * Lanes are TILE output elements at a time, each a GCC vector of TILE values: a block's emax and
+ * sum stay in registers across its products (arrays of lanes went through memory at every
+ * product), and each vector width's copy (clones.h) lowers them to its own registers.
+ */
+enum { TILE = 16, NARROW_EXP = 48 };
+typedef int32_t tile_i32 __attribute__((vector_size(TILE * sizeof(int32_t))));
+typedef uint32_t tile_u32 __attribute__((vector_size(TILE * sizeof(uint32_t))));
+typedef int64_t tile_i64 __attribute__((vector_size(TILE * sizeof(int64_t))));
+typedef uint64_t tile_u64 __attribute__((vector_size(TILE * sizeof(uint64_t))));
+typedef float tile_f32 __attribute__((vector_size(TILE * sizeof(float))));
+typedef double tile_f64 __attribute__((vector_size(TILE * sizeof(double))));
+
+/* The helpers on lanes below are inlined into every caller, so that no vector passes through a
+ * call: gcc's warning that such a call's ABI differs between vector widths does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#define TILE_INLINE static inline __attribute__((always_inline))
+
+/* Loads of TILE values that need no alignment (memcpy: an unaligned vector load). */
+TILE_INLINE tile_i32 load_i32(const int32_t *x)
+{
+    tile_i32 v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+TILE_INLINE tile_f32 load_f32(const float *x)
+{
+    tile_f32 v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+/* Per lane: x where mask (all ones or zero) is set, else y; all ones where x < y; the larger and
+ * the smaller. gcc 12 splits a comparison of vectors wider than the CPU's into one per lane, and
+ * masks that combine comparisons even where they are one register: the masks are arithmetic
+ * (the operands differ by less than 2^31 here: exponents, and magnitudes of non-negative floats),
+ * and only a maximum or minimum where TILE int32s are one register (`native`: AVX-512) compares. */
+TILE_INLINE tile_i32 select_i32(tile_i32 mask, tile_i32 x, tile_i32 y) { return (x & mask) | (y & ~mask); }
+TILE_INLINE tile_i32 below_i32(tile_i32 x, tile_i32 y) { return (x - y) >> 31; }
+TILE_INLINE tile_i32 max_i32(tile_i32 x, tile_i32 y, bool native)
+{
+    return select_i32(native ? x < y : below_i32(x, y), y, x);
+}
+TILE_INLINE tile_i32 min_i32(tile_i32 x, tile_i32 y, bool native)
+{
+    return select_i32(native ? x < y : below_i32(x, y), x, y);
+}
+TILE_INLINE tile_i32 broadcast_i32(int32_t x) { return (tile_i32){0} + x; }
+
+/* 2^e per lane, e clamped into binary64's normal exponents (or binary32's, for pow2_f32): where a
+ * lane's e is out of them, what it scales is zero, or truncates to zero. */
+TILE_INLINE tile_f64 pow2_f64(tile_i32 e, bool native)
+{
+    tile_i32 biased = min_i32(max_i32(e + 1023, broadcast_i32(1), native), broadcast_i32(2046), native);
+    return (tile_f64)(__builtin_convertvector(biased, tile_i64) << 52);
+}
+
+TILE_INLINE tile_f32 pow2_f32(tile_i32 e, bool native)
+{
+    tile_i32 biased = min_i32(max_i32(e + 127, broadcast_i32(1), native), broadcast_i32(254), native);
+    return (tile_f32)(biased << 23);
+}
+
+/* How the block's terms are computed (above). */
+enum term_form { NARROW, DOUBLE, WIDE };
+
+/* The terms of the block's `count` products, summed (below 2^31: fast_form_fits): the line's
+ * values at line_v/line_e, the tile's at tile_v/tile_e (TILE per product). */
+TILE_INLINE tile_i32 block_terms(enum term_form form, int extra_bits, const int32_t *restrict line_e,
+                                 const float *restrict line_v, const int32_t *restrict tile_e,
+                                 const float *restrict tile_v, size_t count, tile_i32 emax, bool native)
+{
+    tile_i32 sum = {0};
+    if (form == NARROW) {
+        tile_f32 scale = pow2_f32(23 + extra_bits - emax, native);
+#pragma GCC unroll 16
+        for (size_t q = 0; q < count; q++) /* (a·b)·scale: a·b exact first */
+            sum += __builtin_convertvector(line_v[q] * load_f32(tile_v + q * TILE) * scale, tile_i32);
+    } else if (form == DOUBLE) {
+        tile_f64 scale = pow2_f64(23 + extra_bits - emax, native);
+        for (size_t q = 0; q < count; q++)
+            sum += __builtin_convertvector(
+                (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * TILE), tile_f64) * scale, tile_i32);
+    } else {
+        for (size_t q = 0; q < count; q++) {
+            tile_i32 e = line_e[q] + load_i32(tile_e + q * TILE);
+            tile_f64 product = (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * TILE), tile_f64);
+            tile_i32 own = __builtin_convertvector(product * pow2_f64(23 - e, native), tile_i32);
+            tile_f64 aligned = __builtin_convertvector(own, tile_f64) * pow2_f64(extra_bits + e - emax, native);
+            sum += __builtin_convertvector(aligned, tile_i32);
+        }
+    }
+    return sum;
+}
+
+/*
+ * One block of one line (a row of A, or a column of B) against a tile of TILE lanes: the lanes' c
+ * before it in, after it out. A lane's c is a value of the accumulator's format (as a float's
+ * bits); it enters the block where it is neither zero nor Inf (its exponent read as fpd_tc_block
+ * reads it, at least fp32's emin), and an Inf stays: that element is done. With `count` a
+ * constant (a whole block of a model), the loops over the products unroll.
+ */
+TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
+                                const int32_t *restrict line_e, const float *restrict line_v,
+                                const int32_t *restrict tile_e, const float *restrict tile_v, size_t count,
+                                tile_u32 c_bits)
+{
+    int extra_bits = t->extra_bits;
+    /* emax: the products' (a zero's is far below), the floor, and c's exponent where c enters;
+     * the products' first, off the chain of c from block to block */
+    tile_i32 floor = broadcast_i32(t->min_exp), products = floor;
+#pragma GCC unroll 16
+    for (size_t q = 0; q < count; q++)
+        products = max_i32(products, line_e[q] + load_i32(tile_e + q * TILE), native);
+    tile_i32 magnitude = (tile_i32)c_bits & 0x7fffffff, inf = broadcast_i32(0x7f800000);
+    bool f32 = t->acc_precision == 24 && t->acc_emin == -126 && t->acc_emax == 127;
+    if (f32 && form == NARROW && (2 * (uint64_t)t->block + 1) << (24 + extra_bits) <= UINT64_C(1) << 31) {
+        /* All in floats, where the block's sum with c fits an int32. A lane with a product (the
+         * narrow form's are past 2^-(2·NARROW_EXP), far above fp32's floors) has emax at least
+         * theirs, so that c·scale is exact or below 1 (and c's term its truncation), and the sum's
+         * conversion to a float rounds it once (to nearest, or toward zero in that rounding mode:
+         * fpd_kernel_tensor_core), its product with 2^(emax - 23 - extra_bits) exact (normal, or
+         * Inf where it overflows, as the model's rounding to nearest does). A lane without
+         * products keeps c (emax is c's exponent, above the floors), +0 for a zero c as the model
+         * has it: c + 0. c's exponent is read from its bits alone (a subnormal's one below the
+         * model's, which matters only where no product is). Toward zero, c cannot reach Inf (a
+         * block adds less than the ulp of fp32's largest value: fpd_kernel_tensor_core); to
+         * nearest, an Inf c stays, and enters nothing. */
+        bool may_be_inf = !t->toward_zero;
+        tile_i32 done = may_be_inf ? ~below_i32(magnitude, inf) & ~below_i32(inf, magnitude) : (tile_i32){0};
+        tile_i32 emax = max_i32(products, (magnitude >> 23) - 127, native);
+        tile_i32 sum = block_terms(NARROW, extra_bits, line_e, line_v, tile_e, tile_v, count, emax, native);
+        tile_f32 scale = (tile_f32)(min_i32(150 + extra_bits - emax, broadcast_i32(254), native) << 23);
+        tile_f32 c = (tile_f32)((tile_i32)c_bits & ~done);
+        tile_i32 c_term = __builtin_convertvector(c * scale, tile_i32);
+        tile_f32 unit = (tile_f32)(broadcast_i32(254 << 23) - (tile_i32)scale); /* 1 / scale */
+        tile_f32 rounded = __builtin_convertvector(sum + c_term, tile_f32) * unit;
+        tile_i32 result = select_i32(below_i32(floor, products), (tile_i32)rounded, (tile_i32)(c + 0.0f));
+        return (tile_u32)select_i32(done, (tile_i32)c_bits, result);
+    }
+    tile_i32 finite = below_i32(magnitude, inf), zero = below_i32(magnitude, broadcast_i32(1));
+    tile_i32 live = finite & ~zero, done = ~finite & ~below_i32(inf, magnitude); /* NaN: neither */
+    tile_i32 c_e = max_i32(magnitude >> 23, broadcast_i32(1), native) - 127; /* a subnormal's: -126 */
+    tile_i32 emax = max_i32(products, select_i32(live, c_e, floor), native);
+    tile_i32 sum = block_terms(form, extra_bits, line_e, line_v, tile_e, tile_v, count, emax, native);
+    /* c aligned as fpd_tc_block aligns it: its significand with extra_bits more, shifted right by
+     * emax - c_e (31 at most: a longer shift leaves nothing of it either), signed; zero where c
+     * does not enter */
+    tile_i32 c_sig = (magnitude & 0x7fffff) | (broadcast_i32(0x800000) & below_i32(broadcast_i32(0x7fffff), magnitude));
+    tile_i32 shift = min_i32(max_i32(emax - c_e, broadcast_i32(0), native), broadcast_i32(31), native);
+    tile_i32 aligned = (tile_i32)(((tile_u32)c_sig << extra_bits) >> (tile_u32)shift);
+    tile_i32 negative = (tile_i32)c_bits >> 31;
+    tile_i32 c_term = ((aligned ^ negative) - negative) & live;
+    if (f32) {
+        /* (sum + c)·2^(emax - 23 - extra_bits) is exact in a double, and its conversion to a float
+         * rounds it once, subnormals and overflow to Inf included, as round_to_accumulator does:
+         * to nearest even, or toward zero where the narrow form runs in that rounding mode
+         * (fpd_kernel_tensor_core). The other forms, toward zero, step back one ulp where the
+         * conversion to nearest rounded away from zero, except past 2^128 (the model's Inf: the
+         * truncated value past the largest finite one), where it is Inf */
+        tile_f64 x = (__builtin_convertvector(sum, tile_f64) + __builtin_convertvector(c_term, tile_f64)) *
+                     pow2_f64(emax - 23 - extra_bits, native);
+        tile_u32 rounded = (tile_u32)__builtin_convertvector(x, tile_f32);
+        if (t->toward_zero && form != NARROW) { /* magnitudes compared as the bits of non-negative
+                                                   doubles: the sign bit of their difference (a
+                                                   comparison of 64-bit lanes is split) */
+            tile_u64 x_magnitude = (tile_u64)x & INT64_MAX;
+            tile_u64 back = (tile_u64)__builtin_convertvector((tile_f32)rounded, tile_f64) & INT64_MAX;
+            tile_u64 away = (x_magnitude - back) >> 63;
+            tile_u64 below_inf = (x_magnitude - ((uint64_t)(1023 + 128) << 52)) >> 63;
+            rounded -= __builtin_convertvector(away & below_inf, tile_u32); /* one ulp less */
+        }
+        return (tile_u32)select_i32(done, (tile_i32)c_bits, (tile_i32)rounded);
+    }
+    int32_t sums[TILE], c_terms[TILE], emaxes[TILE], dones[TILE]; /* any other accumulator (fp16's) */
+    uint32_t bits[TILE];
+    memcpy(sums, &sum, sizeof sums), memcpy(c_terms, &c_term, sizeof c_terms);
+    memcpy(emaxes, &emax, sizeof emaxes), memcpy(dones, &done, sizeof dones);
+    memcpy(bits, &c_bits, sizeof bits);
+    for (size_t j = 0; j < TILE; j++)
+        if (!dones[j]) {
+            float r = (float)block_result(t, (int64_t)sums[j] + c_terms[j], emaxes[j]);
+            memcpy(&bits[j], &r, sizeof r); /* exact: a value of the accumulator's format */
+        }
+    memcpy(&c_bits, bits, sizeof c_bits);
+    return c_bits;
+}
+
+/* A line of the GEMM, as lines_against_tile reads it: its parts, and its lanes' first c. */
+struct tile_line {
+    const int32_t *e;
+    const float *v;
+    const float *c0;
+};
+
+/* Lines computed against a tile together, at most. */
+enum { GROUP = 3 };
+
+/* The block at p of a group's `lines` lines (1 to GROUP), a call each: a loop over them kept
+ * their c in memory. */
+TILE_INLINE void group_step(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
+                            const struct tile_line *line, size_t lines, const int32_t *restrict tile_e,
+                            const float *restrict tile_v, size_t p, size_t count, tile_u32 c[GROUP])
+{
+    c[0] = block_step(t, form, native, line[0].e + p, line[0].v + p, tile_e, tile_v, count, c[0]);
+    if (lines > 1)
+        c[1] = block_step(t, form, native, line[1].e + p, line[1].v + p, tile_e, tile_v, count, c[1]);
+    if (lines > 2)
+        c[2] = block_step(t, form, native, line[2].e + p, line[2].v + p, tile_e, tile_v, count, c[2]);
+}
+
+/*
+ * A group of lines (1 to GROUP) against a tile of TILE lanes, every block: out[i] gets line i's
+ * results. The chain from one block's c to the next is the form's latency: lines' chains,
+ * independent, overlap (two lines against one: 1.4-1.6x; three against two: a few percent more),
+ * and share the tile's loads. A group's missing lines start from the first's c, and nobody reads
+ * what they would compute.
+ */
+FPD_VECTOR_WIDTH_FUNCTION(void, lines_against_tile,
+                          (const struct fpd_tc_arith *restrict t, enum term_form form, const struct tile_line *line,
+                           size_t lines, const int32_t *restrict tile_e, const float *restrict tile_v, size_t k,
+                           float (*restrict out)[TILE]),
+                          (t, form, line, lines, tile_e, tile_v, k, out))
+{
+    bool native = compiled_for == FPD_VECTOR_AVX512;
+    tile_u32 c[GROUP];
+    memcpy(&c[0], line[0].c0, sizeof c[0]);
+    memcpy(&c[1], line[lines > 1].c0, sizeof c[1]);
+    memcpy(&c[2], line[lines > 2 ? 2 : 0].c0, sizeof c[2]);
+    for (size_t p = 0; p < k; p += t->block) {
+        size_t count = k - p < t->block ? k - p : t->block;
+        const int32_t *te = tile_e + p * TILE;
+        const float *tv = tile_v + p * TILE;
+        switch (count) { /* the models' blocks */
+        case 4: group_step(t, form, native, line, lines, te, tv, p, 4, c); break;
+        case 8: group_step(t, form, native, line, lines, te, tv, p, 8, c); break;
+        case 16: group_step(t, form, native, line, lines, te, tv, p, 16, c); break;
+        default: group_step(t, form, native, line, lines, te, tv, p, count, c); break;
+        }
+    }
+    for (size_t i = 0; i < lines; i++)
+        memcpy(out[i], &c[i], sizeof c[i]);
+}
+
+/* Whether the fast form holds the model: a product is exact in a double, a block's terms sum below
+ * 2^31, and c's term is below 2^31. */
+static bool fast_form_fits(const struct fpd_tc_arith *t)
+{
+    int f = t->in_fraction_bits;
+    return f >= 1 && f <= 23 && t->extra_bits >= 0 && t->extra_bits <= 4 &&
+           ((uint64_t)t->block << (25 + t->extra_bits)) <= (UINT64_C(1) << 31);
+}
+
+/* An operand taken apart for the GEMM: per element its exponent as the model reads it (ZERO_EXP
+ * for a zero, so that a zero product never sets a block's emax) and its value (0 for a zero). A
+ * row (of A) or column (of B) with a value that is not finite, or not of the input format, is
+ * computed by the scalar block instead: `scalar` per row or column. e_low and e_high: the
+ * smallest and largest exponent of a value that is not zero. */
 #define ZERO_EXP (-(1 << 24))
 struct operand_parts {
     int32_t *e;
-    float *sig; /* an integer below 2^(f + 1), signed: exact in a float (a product of two, for f <= 11) */
-    bool *scalar; /* per row of A, per column of B */
+    float *v;
+    bool *scalar;
+    int32_t e_low, e_high;
 };
 
-/* Takes value x (a float's bits) apart with f fraction bits into *e and *sig; returns 1 where it is
- * refused (not finite, or not a value of the format: it has more fraction bits), 0 else. A zero,
- * and a refused value, get ZERO_EXP and 0: a lane of a tile's end may read them. Branch-free, for
- * the loop of split_run to vectorize; a subnormal's leading bit from the exponent of its fraction
- * converted to a float (exact: below 2^23), as a count of leading zeros does not vectorize
- * without AVX-512. */
+/* Takes value x (a float's bits) apart with f fraction bits: *e its exponent, *value x; returns 1
+ * where it is refused (not finite, or not a value of the format: it has more fraction bits), 0
+ * else. A zero, and a refused value, get ZERO_EXP and 0: the padding of a tile reads them.
+ * Branch-free, for the loop of split_run to vectorize; a subnormal's leading bit from the exponent
+ * of its fraction converted to a float (exact: below 2^23), as a count of leading zeros does not
+ * vectorize without AVX-512. */
 static inline __attribute__((always_inline)) int32_t split_bits(uint32_t bits, int emin, int f, int32_t *e,
-                                                                 float *sig)
+                                                                 float *value)
 {
     uint32_t magnitude = bits & 0x7fffffffu, frac = magnitude & 0x7fffffu;
     int32_t biased = (int32_t)(magnitude >> 23), at = (biased > 1 ? biased : 1) - 127;
-    int32_t normal = -(int32_t)(biased != 0); /* masks, not branches: see aligned_c */
+    int32_t normal = -(int32_t)(biased != 0); /* masks, not branches: gcc 12 threads a loop's branches into a
+                                                 shape it cannot vectorize */
     float frac_value = (float)(int32_t)frac;
     uint32_t frac_bits;
     memcpy(&frac_bits, &frac_value, sizeof frac_bits);
@@ -209,222 +479,64 @@ static inline __attribute__((always_inline)) int32_t split_bits(uint32_t bits, i
     int32_t lead = (at & normal) | (subnormal_lead & ~normal);
     int32_t exponent = lead > emin ? lead : emin;
     uint32_t full = frac | (0x800000u & (uint32_t)normal);
-    /* |x|·2^(f - e), which for a value of the format is an integer of f + 1 bits at most */
+    /* |x|·2^(f - e) is an integer for a value of the format: the bits below it are zero */
     int32_t shift = 23 - f + exponent - at, clamped = shift < 31 ? shift : 31; /* >= 23 - f: e >= at */
     uint32_t dropped = full & ((UINT32_C(1) << clamped) - 1);
     int32_t zero = magnitude == 0;
     int32_t ok = (biased != 255) & (zero | ((shift < 32) & (dropped == 0)));
     int32_t live = -(ok & !zero);
-    float value = (float)(int32_t)(full >> clamped); /* positive: the sign is x's bit */
-    uint32_t value_bits;
-    memcpy(&value_bits, &value, sizeof value_bits);
-    value_bits = (value_bits | (bits & 0x80000000u)) & (uint32_t)live;
+    uint32_t value_bits = bits & (uint32_t)live;
     *e = (exponent & live) | (ZERO_EXP & ~live);
-    memcpy(sig, &value_bits, sizeof value_bits);
+    memcpy(value, &value_bits, sizeof value_bits);
     return !ok;
 }
 
-/* count values x[p] taken apart into e[p] and sig[p]; refused[p] 1 where value p is. */
-FPD_VECTOR_WIDTH_FUNCTION(void, split_run,
-                          (const float *restrict x, size_t count, int emin, int f, int32_t *restrict e,
-                           float *restrict sig, int32_t *restrict refused),
-                          (x, count, emin, f, e, sig, refused))
-{
-    enum { RUN = 8 }; /* a fixed trip count, which the vectorizer's cost model takes */
-    size_t whole = count / RUN * RUN;
-    for (size_t p = 0; p < whole; p += RUN)
-        for (size_t j = 0; j < RUN; j++) {
-            uint32_t bits;
-            memcpy(&bits, &x[p + j], sizeof bits);
-            refused[p + j] = split_bits(bits, emin, f, &e[p + j], &sig[p + j]);
-        }
-    for (size_t p = whole; p < count; p++) {
-        uint32_t bits;
-        memcpy(&bits, &x[p], sizeof bits);
-        refused[p] = split_bits(bits, emin, f, &e[p], &sig[p]);
-    }
-}
-
-/* The GEMM's fast form: a line (a row of A, or a column of B) against TILE lanes, block after
- * block, every element's state (its accumulator c, as parts) in arrays the per-lane loops run
- * over. TILE lanes at a time, always: a fixed trip count is what the kernels' cost model
- * vectorizes (no remainder); the lanes past the last tile's end compute what nobody reads. */
-enum { TILE = 32 };
-
-struct tile_state {
-    int32_t c_sig[TILE], c_e[TILE]; /* c's parts, as fpd_tc_block takes them: |c|·2^(23 - e), e */
-    int32_t c_negative[TILE];       /* 0 or 1 */
-    int32_t c_live[TILE];           /* 1: c is neither zero nor Inf, and enters the next block */
-    int32_t c_inf[TILE];            /* 1: c overflowed, and its element is done (it stays Inf) */
-    uint32_t c_bits[TILE];          /* c, a value of the accumulator's format, as a float's bits */
+/* What a run taken apart holds: its smallest and largest exponent of a value that is not zero
+ * (INT32_MAX and ZERO_EXP where there is none), and whether a value is refused. */
+struct run_summary {
+    int32_t low, high;
+    bool refused;
 };
 
-/* c, a float's bits, as the next block takes it (what parts_of_double gives for emin -126). */
-#define SET_C(s, j, bits)                                                                          \
-    do {                                                                                           \
-        uint32_t magnitude_ = (bits) & 0x7fffffffu, biased_ = magnitude_ >> 23;                    \
-        (s)->c_bits[j] = (bits);                                                                   \
-        (s)->c_e[j] = (int32_t)(biased_ > 1 ? biased_ : 1) - 127; /* a subnormal's: -126 */       \
-        (s)->c_sig[j] = (int32_t)((magnitude_ & 0x7fffffu) | (uint32_t)(biased_ != 0) << 23);      \
-        (s)->c_negative[j] = (int32_t)((bits) >> 31);                                              \
-        (s)->c_live[j] = (magnitude_ != 0) & (magnitude_ < 0x7f800000u);                            \
-        (s)->c_inf[j] = magnitude_ == 0x7f800000u;                                                 \
-    } while (0)
-
-FPD_VECTOR_WIDTH_FUNCTION(void, block_of_tile,
-                          (const int32_t *restrict ae, const float *restrict asig, const int32_t *restrict be,
-                           const float *restrict bsig, size_t ldb, size_t count, int fraction_bits, int extra_bits,
-                           int32_t *restrict emax, int32_t *restrict sum),
-                          (ae, asig, be, bsig, ldb, count, fraction_bits, extra_bits, emax, sum))
+/* Value x[p] taken apart into e[p] and value[p], refused[p]; *low, *high and *any take it in. */
+static inline __attribute__((always_inline)) void split_into(const float *restrict x, size_t p, int emin, int f,
+                                                             int32_t *restrict e, float *restrict value,
+                                                             int32_t *restrict refused, int32_t *low, int32_t *high,
+                                                             int32_t *any)
 {
-    int base = 23 - 2 * fraction_bits + extra_bits;
-    bool wide = 2 * fraction_bits + 2 > 24;
-    double own = pow2(23 - 2 * fraction_bits); /* a wide product's units: 2^(23 - e) of its exponent e */
-    /* emax over the block's products, for every column (a zero product's exponent is far below);
-     * emax arrives holding the floor and c's exponent */
-    for (size_t p = 0; p < count; p++) {
-        int32_t ea = ae[p];
-        const int32_t *restrict eb = be + p * ldb;
-        for (size_t j = 0; j < TILE; j++) {
-            int32_t e = ea + eb[j];
-            emax[j] = e > emax[j] ? e : emax[j];
-        }
-    }
-    for (size_t j = 0; j < TILE; j++)
-        sum[j] = 0;
-    /* each product aligned to its column's emax and truncated toward zero: the product of the two
-     * significands (below 2^22: exact in a float) times 2^(base - shift) is the term with 23 +
-     * extra_bits fraction bits (below 2^27, exact), and the conversion to an integer truncates it
-     * toward zero, as the model does its magnitude; a shift of 31 leaves nothing, as any longer.
-     * Wide significands (fp32's, 24 bits) make a product of up to 48 bits, exact in a double,
-     * which the model first truncates to 23 fraction bits at its own exponent: a first conversion
-     * to an integer (below 2^25), then the alignment's. */
-    for (size_t p = 0; p < count; p++) {
-        int32_t ea = ae[p];
-        float sa = asig[p];
-        const int32_t *restrict eb = be + p * ldb;
-        const float *restrict sb = bsig + p * ldb;
-        if (wide) {
-            for (size_t j = 0; j < TILE; j++) {
-                int32_t shift = emax[j] - (ea + eb[j]);
-                shift = shift < 31 ? shift : 31;
-                uint64_t scale_bits = (uint64_t)(1023 + extra_bits - shift) << 52; /* 2^(extra_bits - shift) */
-                double scale;
-                memcpy(&scale, &scale_bits, sizeof scale);
-                double truncated = (double)(int32_t)((double)sa * (double)sb[j] * own);
-                sum[j] += (int32_t)(truncated * scale);
-            }
-        } else {
-            for (size_t j = 0; j < TILE; j++) {
-                int32_t shift = emax[j] - (ea + eb[j]);
-                shift = shift < 31 ? shift : 31;
-                uint32_t scale_bits = (uint32_t)(127 + base - shift) << 23; /* 2^(base - shift), a normal float */
-                float scale;
-                memcpy(&scale, &scale_bits, sizeof scale);
-                sum[j] += (int32_t)(sa * sb[j] * scale);
-            }
-        }
-    }
+    uint32_t bits;
+    memcpy(&bits, &x[p], sizeof bits);
+    int32_t exponent, refusal = split_bits(bits, emin, f, &exponent, &value[p]);
+    e[p] = exponent, refused[p] = refusal;
+    int32_t nonzero = exponent == ZERO_EXP ? INT32_MAX : exponent; /* a zero's: no smallest */
+    *low = nonzero < *low ? nonzero : *low;
+    *high = exponent > *high ? exponent : *high;
+    *any |= refusal;
 }
 
-/* c aligned to its column's emax (below 2^26 after the shift: 32 bits hold it), signed, 0 where c is
- * zero; as fpd_tc_block aligns it (a shift of 31 leaves nothing of it, as any longer one would). */
-static inline int32_t aligned_c(const struct tile_state *s, size_t j, int32_t emax, int extra_bits)
+/* count values x[p] taken apart into e[p] and value[p]; refused[p] 1 where value p is. */
+FPD_VECTOR_WIDTH_FUNCTION(struct run_summary, split_run,
+                          (const float *restrict x, size_t count, int emin, int f, int32_t *restrict e,
+                           float *restrict value, int32_t *restrict refused),
+                          (x, count, emin, f, e, value, refused))
 {
-    int32_t shift = emax - s->c_e[j]; /* below 0 only where c is zero, and its exponent a placeholder */
-    shift = shift < 0 ? 0 : shift < 31 ? shift : 31;
-    int32_t aligned = (int32_t)(((uint32_t)s->c_sig[j] << extra_bits) >> shift);
-    /* by masks, not branches: gcc 12 threads a loop's branches into a shape it cannot vectorize */
-    int32_t negative = -s->c_negative[j], live = -s->c_live[j];
-    return ((aligned ^ negative) - negative) & live;
-}
-
-/* An fp32 accumulator's rounding, for every column at once: the block's sum with c, (sum + c)·2^scale,
- * is exact in a double (below 2^32 times a power of two), and a float conversion rounds it once to
- * nearest even, subnormals and overflow to Inf included, as round_to_accumulator does; toward zero,
- * the conversion is stepped back one ulp where it rounded away from zero, and Inf is where the sum
- * reaches 2^128 (the model's Inf: the truncated value past the largest finite one). */
-FPD_VECTOR_WIDTH_FUNCTION(void, round_tile_f32,
-                          (int extra_bits, int32_t toward_zero, const int32_t *restrict emax,
-                           const int32_t *restrict sum, struct tile_state *restrict s),
-                          (extra_bits, toward_zero, emax, sum, s))
-{
-    for (size_t j = 0; j < TILE; j++) {
-        /* 2^(emax - 23 - extra_bits); an emax below binary64's range (V100's floor, where every
-         * product is zero) has a zero sum, which any positive scale leaves +0 */
-        int32_t biased = 1023 + emax[j] - 23 - extra_bits;
-        uint64_t scale_bits = (uint64_t)(biased > 1 ? biased : 1) << 52;
-        double scale;
-        memcpy(&scale, &scale_bits, sizeof scale);
-        double x = ((double)sum[j] + (double)aligned_c(s, j, emax[j], extra_bits)) * scale;
-        float rounded = (float)x;
-        uint32_t bits;
-        memcpy(&bits, &rounded, sizeof bits);
-        /* magnitudes compared as the bits of non-negative doubles (the same order, and no compare
-         * that signals); the choices made by masks, not branches (see aligned_c) */
-        double back = (double)rounded;
-        uint64_t x_bits, back_bits;
-        memcpy(&x_bits, &x, sizeof x_bits);
-        memcpy(&back_bits, &back, sizeof back_bits);
-        x_bits &= ~(UINT64_C(1) << 63), back_bits &= ~(UINT64_C(1) << 63);
-        uint32_t away = (uint32_t)toward_zero & (uint32_t)(back_bits > x_bits);
-        uint32_t beyond = -((uint32_t)toward_zero & (uint32_t)(x_bits >= ((uint64_t)(1023 + 128) << 52))); /* 2^128 */
-        uint32_t magnitude = (((bits & 0x7fffffffu) - away) & ~beyond) | (0x7f800000u & beyond);
-        uint32_t done = -(uint32_t)s->c_inf[j];
-        bits = ((magnitude | (bits & 0x80000000u)) & ~done) | (s->c_bits[j] & done);
-        SET_C(s, j, bits);
+    enum { RUN = 8 }; /* a fixed trip count, which the vectorizer's cost model takes */
+    int32_t low[RUN], high[RUN], any[RUN];
+    for (size_t j = 0; j < RUN; j++)
+        low[j] = INT32_MAX, high[j] = ZERO_EXP, any[j] = 0;
+    size_t whole = count / RUN * RUN;
+    for (size_t p = 0; p < whole; p += RUN)
+        for (size_t j = 0; j < RUN; j++)
+            split_into(x, p + j, emin, f, e, value, refused, &low[j], &high[j], &any[j]);
+    for (size_t p = whole; p < count; p++)
+        split_into(x, p, emin, f, e, value, refused, &low[0], &high[0], &any[0]);
+    struct run_summary summary = {INT32_MAX, ZERO_EXP, false};
+    for (size_t j = 0; j < RUN; j++) {
+        summary.low = low[j] < summary.low ? low[j] : summary.low;
+        summary.high = high[j] > summary.high ? high[j] : summary.high;
+        summary.refused |= any[j] != 0;
     }
-}
-
-/* Any other accumulator (fp16's), element by element: the same sum, rounded by round_to_accumulator. */
-static void round_tile_scalar(const struct fpd_tc_arith *t, const int32_t *emax, const int32_t *sum,
-                              struct tile_state *s)
-{
-    for (size_t j = 0; j < TILE; j++) {
-        if (s->c_inf[j])
-            continue;
-        float c = (float)block_result(t, (int64_t)sum[j] + aligned_c(s, j, emax[j], t->extra_bits), emax[j]);
-        uint32_t bits; /* exact: a value of the accumulator's format */
-        memcpy(&bits, &c, sizeof bits);
-        SET_C(s, j, bits);
-    }
-}
-
-/* Line `line`'s elements at lanes w0..w0+TILE-1, every block: the block's products per lane by
- * block_of_tile, then c added and the sum rounded, as fpd_tc_block does. c0: each lane's first c. */
-static void line_tile(const struct fpd_tc_arith *t, const struct operand_parts *line, const struct operand_parts *lane,
-                      size_t l, size_t w0, size_t lanes, size_t k, const float *c0, struct tile_state *s)
-{
-    bool f32 = t->acc_precision == 24 && t->acc_emin == -126 && t->acc_emax == 127;
-    int32_t emax[TILE], sum[TILE];
-    for (size_t w = 0; w < TILE; w++) {
-        uint32_t bits;
-        memcpy(&bits, &c0[w], sizeof bits);
-        SET_C(s, w, bits);
-    }
-    for (size_t p = 0; p < k; p += t->block) {
-        size_t count = k - p < t->block ? k - p : t->block;
-        for (size_t w = 0; w < TILE; w++) { /* the floor, and c's exponent where c is in the block */
-            int32_t with_c = s->c_e[w] > t->min_exp ? s->c_e[w] : t->min_exp;
-            emax[w] = s->c_live[w] ? with_c : t->min_exp;
-        }
-        block_of_tile(line->e + l * k + p, line->sig + l * k + p, lane->e + p * lanes + w0,
-                      lane->sig + p * lanes + w0, lanes, count, t->in_fraction_bits, t->extra_bits, emax, sum);
-        if (f32)
-            round_tile_f32(t->extra_bits, t->toward_zero, emax, sum, s);
-        else
-            round_tile_scalar(t, emax, sum, s);
-    }
-}
-
-/* Whether the fast form holds the model: a significand (at most fp32's) is exact in a float, a
- * block's products sum below 2^31 in 32 bits, and c's aligned significand, shifted by extra_bits,
- * fits 31 bits. */
-static bool fast_form_fits(const struct fpd_tc_arith *t)
-{
-    int f = t->in_fraction_bits;
-    return f >= 1 && f <= 23 && t->extra_bits >= 0 && t->extra_bits <= 4 &&
-           ((uint64_t)t->block << (25 + t->extra_bits)) <= (UINT64_C(1) << 31);
+    return summary;
 }
 
 /* An operand as the GEMM reads it: value (o, p) of its o-th row (of A) or column (of B), p along k. */
@@ -433,49 +545,74 @@ struct operand_view {
     ptrdiff_t o_stride, p_stride;
 };
 
-/* count values x[p * stride] taken apart (split_run), through `gathered` where they are apart. */
-static void split_strided(const struct fpd_tc_arith *t, const float *x, ptrdiff_t stride, size_t count, int32_t *e,
-                          float *sig, int32_t *refused, float *gathered)
+/* Where value (o, p) of an operand's parts lies: a line's k values together, or, for the lanes,
+ * tiles of TILE lanes, each a run of k steps of TILE values. */
+static inline size_t part_index(bool tiled, size_t o, size_t p, size_t k)
 {
-    if (stride != 1) { /* a strided load the vectorizer does not take: a copy first */
-        for (size_t p = 0; p < count; p++)
-            gathered[p] = x[(ptrdiff_t)p * stride];
-        x = gathered;
-    }
-    split_run(x, count, t->in_emin, t->in_fraction_bits, e, sig, refused);
+    return tiled ? ((o / TILE) * k + p) * TILE + o % TILE : o * k + p;
 }
 
-/* Takes operand v's `count` rows or columns apart, value (o, p) at o * o_step + p * p_step; one of
- * the steps is 1, and the runs go along it. refused and gathered: room for max(count, k) each. */
+/* Room for max(count, k) values each, for take_apart's runs. */
+struct run_scratch {
+    float *gathered, *value;
+    int32_t *e, *refused;
+};
+
+/* Takes operand v's `count` rows or columns apart into parts (part_index's layout). The runs go
+ * along the operand's storage (along k, or across the rows or columns), a strided one gathered
+ * first: a strided load the vectorizer does not take. */
 static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *v, size_t count, size_t k,
-                       size_t o_step, size_t p_step, struct operand_parts *parts, int32_t *refused, float *gathered)
+                       bool tiled, struct operand_parts *parts, const struct run_scratch *s)
 {
-    if (p_step == 1) { /* a run per row or column, along k */
-        for (size_t o = 0; o < count; o++) {
-            split_strided(t, v->x + (ptrdiff_t)o * v->o_stride, v->p_stride, k, &parts->e[o * o_step],
-                          &parts->sig[o * o_step], refused, gathered);
-            int32_t any = 0;
-            for (size_t p = 0; p < k; p++)
-                any |= refused[p];
-            parts->scalar[o] = any != 0;
+    parts->e_low = INT32_MAX, parts->e_high = ZERO_EXP;
+    bool along_k = v->p_stride == 1 || v->o_stride != 1;
+    size_t runs = along_k ? count : k, length = along_k ? k : count;
+    ptrdiff_t run_stride = along_k ? v->o_stride : v->p_stride, step = along_k ? v->p_stride : v->o_stride;
+    for (size_t r = 0; r < runs; r++) {
+        const float *x = v->x + (ptrdiff_t)r * run_stride;
+        if (step != 1) {
+            for (size_t i = 0; i < length; i++)
+                s->gathered[i] = x[(ptrdiff_t)i * step];
+            x = s->gathered;
         }
-        return;
-    }
-    for (size_t p = 0; p < k; p++) { /* a run per step along k, across the rows or columns */
-        split_strided(t, v->x + (ptrdiff_t)p * v->p_stride, v->o_stride, count, &parts->e[p * p_step],
-                      &parts->sig[p * p_step], refused, gathered);
+        struct run_summary summary = split_run(x, length, t->in_emin, t->in_fraction_bits, s->e, s->value, s->refused);
+        parts->e_low = summary.low < parts->e_low ? summary.low : parts->e_low;
+        parts->e_high = summary.high > parts->e_high ? summary.high : parts->e_high;
+        if (along_k) { /* run r is the whole of row or column r */
+            parts->scalar[r] = summary.refused;
+            if (!tiled) {
+                memcpy(&parts->e[r * k], s->e, k * sizeof *s->e);
+                memcpy(&parts->v[r * k], s->value, k * sizeof *s->value);
+                continue;
+            }
+            for (size_t p = 0; p < k; p++) {
+                size_t at = part_index(true, r, p, k);
+                parts->e[at] = s->e[p], parts->v[at] = s->value[p];
+            }
+            continue;
+        }
+        for (size_t o = 0; o < count; o++) /* run r is step r of every row or column */
+            parts->scalar[o] |= s->refused[o] != 0;
+        if (tiled) { /* a tile's TILE lanes lie together */
+            for (size_t o = 0; o < count; o += TILE) {
+                size_t width = count - o < TILE ? count - o : TILE, at = part_index(true, o, r, k);
+                memcpy(&parts->e[at], &s->e[o], width * sizeof *s->e);
+                memcpy(&parts->v[at], &s->value[o], width * sizeof *s->value);
+            }
+            continue;
+        }
         for (size_t o = 0; o < count; o++)
-            parts->scalar[o] |= refused[o] != 0;
+            parts->e[o * k + r] = s->e[o], parts->v[o * k + r] = s->value[o];
     }
 }
 
 /*
  * The fast form runs each line (a row of A, or a column of B) against TILE lanes (columns of B, or
  * rows of A) at a time: the lanes along the longer of C's sides, so that a GEMM with few columns
- * (a matrix-vector product, 2^21 rows by 2) does not compute 32 lanes for each of its few. The
- * lanes' parts are stored k rows of `lanes`, unpadded: a last tile's lanes past the end read the
- * next row's parts (or the zeros after the last row), which are in range, and nobody reads what
- * they compute. A product is the same whichever operand is the line.
+ * (a matrix-vector product, 2^21 rows by 2) does not compute TILE lanes for each of its few. A
+ * tile's lanes are stored together (k steps of TILE), its last one padded with zeros, and every
+ * line passes against one tile before the next: the tile's parts stay in cache while the lines,
+ * read once per tile, stream. A product is the same whichever operand is the line.
  */
 int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_f32 *g)
 {
@@ -483,49 +620,95 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
     bool by_rows = n * ((m + TILE - 1) / TILE) < m * ((n + TILE - 1) / TILE); /* lanes are A's rows */
     struct operand_view va = {g->a, g->a_rs, g->a_cs}, vb = {g->b, g->b_cs, g->b_rs};
     const struct operand_view *line_of = by_rows ? &vb : &va, *lane_of = by_rows ? &va : &vb;
-    size_t lines = by_rows ? n : m, lanes = by_rows ? m : n;
+    size_t lines = by_rows ? n : m, lanes = by_rows ? m : n, padded = (lanes + TILE - 1) / TILE * TILE;
+    size_t longest = k > lanes ? k : lanes; /* a run: along k, or across the lanes or the lines */
+    longest = longest > lines ? longest : lines;
     struct operand_parts line = {0}, lane = {0};
-    int32_t *refused = NULL;
-    float *gathered = NULL;
+    struct run_scratch scratch = {0};
     bool fast = fast_form_fits(t) && m && n && k;
-    if (fast) {
-        line = (struct operand_parts){malloc(lines * k * sizeof *line.e), malloc(lines * k * sizeof *line.sig),
-                                      calloc(lines, sizeof *line.scalar)};
-        lane = (struct operand_parts){malloc((k * lanes + TILE) * sizeof *lane.e),
-                                      malloc((k * lanes + TILE) * sizeof *lane.sig), calloc(lanes, sizeof *lane.scalar)};
-        refused = malloc((k > lanes ? k : lanes) * sizeof *refused);
-        gathered = malloc((k > lanes ? k : lanes) * sizeof *gathered);
-        /* else: the scalar form, which takes no memory */
-        fast = line.e && line.sig && line.scalar && lane.e && lane.sig && lane.scalar && refused && gathered;
+    if (fast) { /* else the scalar form, which takes no memory */
+        line = (struct operand_parts){malloc(lines * k * sizeof *line.e), malloc(lines * k * sizeof *line.v),
+                                      calloc(lines, sizeof *line.scalar), 0, 0};
+        lane = (struct operand_parts){malloc(padded * k * sizeof *lane.e), calloc(padded * k, sizeof *lane.v),
+                                      calloc(padded, sizeof *lane.scalar), 0, 0};
+        scratch = (struct run_scratch){malloc(longest * sizeof(float)), malloc(longest * sizeof(float)),
+                                       malloc(longest * sizeof(int32_t)), malloc(longest * sizeof(int32_t))};
+        fast = line.e && line.v && line.scalar && lane.e && lane.v && lane.scalar && scratch.gathered &&
+               scratch.value && scratch.e && scratch.refused;
     }
     if (fast) {
-        take_apart(t, line_of, lines, k, k, 1, &line, refused, gathered);
-        take_apart(t, lane_of, lanes, k, 1, lanes, &lane, refused, gathered);
-        for (size_t w = 0; w < TILE; w++)
-            lane.e[k * lanes + w] = ZERO_EXP, lane.sig[k * lanes + w] = 0; /* after the last row: zeros */
+        take_apart(t, line_of, lines, k, false, &line, &scratch);
+        take_apart(t, lane_of, lanes, k, true, &lane, &scratch);
+        for (size_t o = lanes; o < padded; o++) /* the last tile's padding: zeros (values calloc'd) */
+            for (size_t p = 0; p < k; p++)
+                lane.e[part_index(true, o, p, k)] = ZERO_EXP;
     }
-    struct tile_state s;
-    float c0[TILE];
-    for (size_t l = 0; l < lines; l++)
-        for (size_t w0 = 0; w0 < lanes; w0 += TILE) {
-            size_t width = lanes - w0 < TILE ? lanes - w0 : TILE;
-            if (fast && !line.scalar[l]) {
-                for (size_t w = 0; w < TILE; w++) /* c starts at the bias of the element's column */
-                    c0[w] = !g->bias ? 0 : by_rows ? g->bias[l] : w < width ? g->bias[w0 + w] : 0;
-                line_tile(t, &line, &lane, l, w0, lanes, k, c0, &s);
+    bool narrow = t->in_fraction_bits <= 11 && line.e_low >= -NARROW_EXP && lane.e_low >= -NARROW_EXP &&
+                  line.e_high <= NARROW_EXP && lane.e_high <= NARROW_EXP;
+    /* A model that rounds toward zero runs the narrow form in that rounding mode, where every
+     * value it computes but the rounding is exact (products of few bits, powers of two, integers
+     * in doubles, conversions that truncate), the scalar block's included. A block's products sum
+     * below 2^(2·NARROW_EXP + 2)·FPD_TC_BLOCK_MAX = 2^104, the ulp of fp32's largest value: c
+     * never reaches 2^128, where the model's rounding gives Inf and the mode's would stop */
+    _Static_assert((UINT64_C(1) << (2 * NARROW_EXP + 2 - 64)) * FPD_TC_BLOCK_MAX <= (UINT64_C(1) << (104 - 64)),
+                   "the narrow form's blocks stay below fp32's largest value's ulp");
+    bool by_mode = narrow && t->toward_zero;
+    enum term_form form = narrow ? NARROW : 2 * t->in_fraction_bits <= 23 ? DOUBLE : WIDE;
+    int mode = fegetround();
+    if (by_mode)
+        fesetround(FE_TOWARDZERO);
+    for (size_t j = 0; fast && g->bias && j < n; j++) /* a column with a bias that is not finite: */
+        if (!isfinite(g->bias[j]))                      /* the scalar form's */
+            (by_rows ? line.scalar : lane.scalar)[j] = true;
+    float c0[GROUP][TILE], c[GROUP][TILE];
+    for (size_t w0 = 0; w0 < lanes; w0 += TILE) {
+        size_t width = lanes - w0 < TILE ? lanes - w0 : TILE;
+        bool any_scalar = !fast;
+        for (size_t w = 0; fast && w < width; w++)
+            any_scalar |= lane.scalar[w0 + w];
+        float tile_bias[TILE] = {0}; /* each lane's first c, where the lanes are columns */
+        if (g->bias && !by_rows)
+            memcpy(tile_bias, g->bias + w0, width * sizeof *tile_bias);
+        for (size_t l0 = 0; l0 < lines; l0 += GROUP) {
+            size_t group_end = lines - l0 < GROUP ? lines : l0 + GROUP;
+            struct tile_line tl[GROUP];
+            size_t fast_lines = 0;
+            for (size_t l = l0; fast && l < group_end; l++) {
+                if (line.scalar[l])
+                    continue;
+                const float *first = tile_bias;
+                if (g->bias && by_rows) { /* the lanes are rows, the line a column: its bias */
+                    for (size_t w = 0; w < TILE; w++)
+                        c0[fast_lines][w] = g->bias[l];
+                    first = c0[fast_lines];
+                }
+                tl[fast_lines++] = (struct tile_line){line.e + l * k, line.v + l * k, first};
             }
-            for (size_t w = 0; w < width; w++) {
-                size_t i = by_rows ? w0 + w : l, j = by_rows ? l : w0 + w;
-                float *c = &g->c[i * g->ldc + j];
-                if (!fast || line.scalar[l] || lane.scalar[w0 + w] || (g->bias && !isfinite(g->bias[j])))
-                    *c = (float)fpd_tc_dot(t, g->a + (ptrdiff_t)i * g->a_rs, g->a_cs, g->b + (ptrdiff_t)j * g->b_cs,
-                                           g->b_rs, k, g->bias ? g->bias[j] : 0);
-                else
-                    memcpy(c, &s.c_bits[w], sizeof *c);
+            if (fast_lines)
+                lines_against_tile(t, form, tl, fast_lines, lane.e + w0 * k, lane.v + w0 * k, k, c);
+            for (size_t l = l0, at = 0; l < group_end; l++) {
+                bool computed = fast && !line.scalar[l];
+                if (computed && !any_scalar && !by_rows) { /* a piece of row l */
+                    memcpy(&g->c[l * g->ldc + w0], c[at++], width * sizeof **c);
+                    continue;
+                }
+                for (size_t w = 0; w < width; w++) {
+                    size_t i = by_rows ? w0 + w : l, j = by_rows ? l : w0 + w;
+                    float *out = &g->c[i * g->ldc + j];
+                    if (!computed || lane.scalar[w0 + w])
+                        *out = (float)fpd_tc_dot(t, g->a + (ptrdiff_t)i * g->a_rs, g->a_cs,
+                                                 g->b + (ptrdiff_t)j * g->b_cs, g->b_rs, k, g->bias ? g->bias[j] : 0);
+                    else
+                        *out = c[at][w];
+                }
+                at += computed;
             }
         }
-    free(line.e), free(line.sig), free(line.scalar);
-    free(lane.e), free(lane.sig), free(lane.scalar);
-    free(refused), free(gathered);
+    }
+    if (by_mode)
+        fesetround(mode);
+    free(line.e), free(line.v), free(line.scalar);
+    free(lane.e), free(lane.v), free(lane.scalar);
+    free(scratch.gathered), free(scratch.value), free(scratch.e), free(scratch.refused);
     return 0;
 }

@@ -276,6 +276,17 @@ static float random_value(enum fpd_dtype t, bool specials)
     return (float)fpd_round(t, sign * ldexp(sig, e));
 }
 
+/* A value of type t of the kind most data has: an exponent within a few of 0 (every product within
+ * the GEMM's narrow form), or zero. */
+static float ordinary_value(enum fpd_dtype t)
+{
+    uint64_t r = next_random();
+    if ((r >> 40 & 7) == 0)
+        return 0;
+    double sig = 1 + (double)(r >> 11 & 0x7fffff) * 0x1p-23;
+    return (float)fpd_round(t, ((r & 1) ? -1 : 1) * ldexp(sig, (int)((r >> 44) % 12) - 6));
+}
+
 /* The inputs' type a case's arithmetic takes. */
 static enum fpd_dtype input_type(const struct fpd_tc_arith *t)
 {
@@ -313,7 +324,10 @@ Test(tensor_core, the_integer_blocks_are_the_first_models)
 }
 
 /* The GEMM, whose fast form takes operands apart once and many columns at a time, at every vector
- * width this CPU has: every element the first model's dot, NaN and Inf rows and columns included. */
+ * width this CPU has: every element the first model's dot, NaN and Inf rows and columns included.
+ * Reps 6 and 7 give every type ordinary values (bf16's too take the narrow form), rep 7 with biases
+ * near fp32's largest value in some columns (Inf after a block, rounding to nearest). Rep 8: more
+ * lines than lanes and k, taken apart across them. */
 Test(tensor_core, the_integer_gemm_is_the_first_models_at_every_width)
 {
     struct arith_case cases[32];
@@ -326,20 +340,30 @@ Test(tensor_core, the_integer_gemm_is_the_first_models_at_every_width)
             const struct fpd_tc_arith *t = &cases[c].arith;
             enum fpd_dtype in = input_type(t);
             enum fpd_dtype acc = t->acc_precision == 11 ? FPD_F16 : FPD_F32;
-            for (int rep = 0; rep < 6; rep++) {
-                size_t m = 1 + next_random() % (rep < 3 ? 9 : 80), n = 1 + next_random() % (rep < 3 ? 80 : 9), k = 1 + next_random() % 70;
+            for (int rep = 0; rep < 9; rep++) {
+                bool tall = rep < 3 || rep == 6;
+                size_t m = 1 + next_random() % (tall ? 9 : 80), n = 1 + next_random() % (tall ? 80 : 9);
+                size_t k = 1 + next_random() % 70;
                 bool trans_a = next_random() & 1, trans_b = next_random() & 1, specials = rep == 2 || rep == 5;
+                if (rep == 8) /* as many tiles either way, more lines than lanes and k, the runs across them */
+                    m = 48, n = 16, k = 5, trans_a = trans_b = true;
                 float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b), *out = malloc(m * n * sizeof *out);
                 float bias[80];
+                bool ordinary = rep >= 6;
                 for (size_t i = 0; i < m * k; i++)
-                    a[i] = random_value(in, specials && next_random() % 50 == 0);
+                    a[i] = ordinary ? ordinary_value(in) : random_value(in, specials && next_random() % 50 == 0);
                 for (size_t i = 0; i < k * n; i++)
-                    b[i] = random_value(in, specials && next_random() % 50 == 0);
-                for (size_t j = 0; j < n; j++)
-                    bias[j] = random_value(acc, specials && next_random() % 20 == 0);
+                    b[i] = ordinary ? ordinary_value(in) : random_value(in, specials && next_random() % 50 == 0);
+                for (size_t j = 0; j < n; j++) {
+                    bias[j] = ordinary ? ordinary_value(acc) : random_value(acc, specials && next_random() % 20 == 0);
+                    if (rep == 7 && next_random() % 4 == 0)
+                        bias[j] = (float)fpd_round(acc, (next_random() & 1 ? -1 : 1) * fpd_dtype_info(acc)->max_finite *
+                                                            (1 - (double)(next_random() % 4) * 0x1p-20));
+                }
                 ptrdiff_t a_rs = trans_a ? 1 : (ptrdiff_t)k, a_cs = trans_a ? (ptrdiff_t)m : 1;
                 ptrdiff_t b_rs = trans_b ? 1 : (ptrdiff_t)n, b_cs = trans_b ? (ptrdiff_t)k : 1;
-                struct fpd_kgemm_f32 g = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, out, n, rep % 2 ? bias : NULL, NULL, NULL};
+                const float *with_bias = rep % 2 || rep == 6 ? bias : NULL;
+                struct fpd_kgemm_f32 g = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, out, n, with_bias, NULL, NULL};
                 fpd_kernel_tensor_core(t, &g);
                 for (size_t i = 0; i < m; i++)
                     for (size_t j = 0; j < n; j++) {
