@@ -47,6 +47,10 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wfloat-equal -ffp-contract=off -fPI
 VECT_COST := $(shell $(CC) -fvect-cost-model=cheap -E -x c /dev/null >/dev/null 2>&1 && echo -fvect-cost-model=cheap)
 override CFLAGS += $(VECT_COST)
 $(BUILD)/obj/kernels/cpu/%.o: VECT_COST :=
+# The tensor-core GEMM's helpers on vectors of 64 bytes are always inlined, so no such vector
+# passes through a call; gcc still notes, once per file and past any pragma, that the ABI of such
+# a call changed in gcc 4.6.
+$(BUILD)/obj/kernels/cpu/tensor_core.o: CFLAGS += -Wno-psabi
 # x86-64 gcc's generic tuning zeroes and copies a mid-size struct of known size (a check's result,
 # 600 bytes; a worker message) with `rep stos`/`rep movs`, whose start-up is tens of cycles, and a
 # check at max-dim 16 does several. glibc's memset/memcpy, chosen for the CPU at run time, take

@@ -206,8 +206,7 @@ typedef float tile_f32 __attribute__((vector_size(TILE * sizeof(float))));
 typedef double tile_f64 __attribute__((vector_size(TILE * sizeof(double))));
 
 /* The helpers on lanes below are inlined into every caller, so that no vector passes through a
- * call: gcc's warning that such a call's ABI differs between vector widths does not apply. */
-#pragma GCC diagnostic ignored "-Wpsabi"
+ * call (gcc's note on such calls' ABI does not apply: -Wno-psabi, Makefile). */
 #define TILE_INLINE static inline __attribute__((always_inline))
 
 /* Loads of TILE values that need no alignment (memcpy: an unaligned vector load). */
@@ -260,26 +259,26 @@ TILE_INLINE tile_f32 pow2_f32(tile_i32 e, bool native)
 enum term_form { NARROW, DOUBLE, WIDE };
 
 /* The terms of the block's `count` products, summed (below 2^31: fast_form_fits): the line's
- * values at line_v/line_e, the tile's at tile_v/tile_e (TILE per product). */
+ * values at line_v/line_e, the tile's at tile_v/tile_e, `row` apart from one product to the next. */
 TILE_INLINE tile_i32 block_terms(enum term_form form, int extra_bits, const int32_t *restrict line_e,
                                  const float *restrict line_v, const int32_t *restrict tile_e,
-                                 const float *restrict tile_v, size_t count, tile_i32 emax, bool native)
+                                 const float *restrict tile_v, size_t row, size_t count, tile_i32 emax, bool native)
 {
     tile_i32 sum = {0};
     if (form == NARROW) {
         tile_f32 scale = pow2_f32(23 + extra_bits - emax, native);
 #pragma GCC unroll 16
         for (size_t q = 0; q < count; q++) /* (a·b)·scale: a·b exact first */
-            sum += __builtin_convertvector(line_v[q] * load_f32(tile_v + q * TILE) * scale, tile_i32);
+            sum += __builtin_convertvector(line_v[q] * load_f32(tile_v + q * row) * scale, tile_i32);
     } else if (form == DOUBLE) {
         tile_f64 scale = pow2_f64(23 + extra_bits - emax, native);
         for (size_t q = 0; q < count; q++)
             sum += __builtin_convertvector(
-                (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * TILE), tile_f64) * scale, tile_i32);
+                (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * row), tile_f64) * scale, tile_i32);
     } else {
         for (size_t q = 0; q < count; q++) {
-            tile_i32 e = line_e[q] + load_i32(tile_e + q * TILE);
-            tile_f64 product = (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * TILE), tile_f64);
+            tile_i32 e = line_e[q] + load_i32(tile_e + q * row);
+            tile_f64 product = (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * row), tile_f64);
             tile_i32 own = __builtin_convertvector(product * pow2_f64(23 - e, native), tile_i32);
             tile_f64 aligned = __builtin_convertvector(own, tile_f64) * pow2_f64(extra_bits + e - emax, native);
             sum += __builtin_convertvector(aligned, tile_i32);
@@ -297,8 +296,8 @@ TILE_INLINE tile_i32 block_terms(enum term_form form, int extra_bits, const int3
  */
 TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
                                 const int32_t *restrict line_e, const float *restrict line_v,
-                                const int32_t *restrict tile_e, const float *restrict tile_v, size_t count,
-                                tile_u32 c_bits)
+                                const int32_t *restrict tile_e, const float *restrict tile_v, size_t row,
+                                size_t count, tile_u32 c_bits)
 {
     int extra_bits = t->extra_bits;
     /* emax: the products' (a zero's is far below), the floor, and c's exponent where c enters;
@@ -306,7 +305,7 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
     tile_i32 floor = broadcast_i32(t->min_exp), products = floor;
 #pragma GCC unroll 16
     for (size_t q = 0; q < count; q++)
-        products = max_i32(products, line_e[q] + load_i32(tile_e + q * TILE), native);
+        products = max_i32(products, line_e[q] + load_i32(tile_e + q * row), native);
     tile_i32 magnitude = (tile_i32)c_bits & 0x7fffffff, inf = broadcast_i32(0x7f800000);
     bool f32 = t->acc_precision == 24 && t->acc_emin == -126 && t->acc_emax == 127;
     if (f32 && form == NARROW && (2 * (uint64_t)t->block + 1) << (24 + extra_bits) <= UINT64_C(1) << 31) {
@@ -324,7 +323,7 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
         bool may_be_inf = !t->toward_zero;
         tile_i32 done = may_be_inf ? ~below_i32(magnitude, inf) & ~below_i32(inf, magnitude) : (tile_i32){0};
         tile_i32 emax = max_i32(products, (magnitude >> 23) - 127, native);
-        tile_i32 sum = block_terms(NARROW, extra_bits, line_e, line_v, tile_e, tile_v, count, emax, native);
+        tile_i32 sum = block_terms(NARROW, extra_bits, line_e, line_v, tile_e, tile_v, row, count, emax, native);
         tile_f32 scale = (tile_f32)(min_i32(150 + extra_bits - emax, broadcast_i32(254), native) << 23);
         tile_f32 c = (tile_f32)((tile_i32)c_bits & ~done);
         tile_i32 c_term = __builtin_convertvector(c * scale, tile_i32);
@@ -337,7 +336,7 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
     tile_i32 live = finite & ~zero, done = ~finite & ~below_i32(inf, magnitude); /* NaN: neither */
     tile_i32 c_e = max_i32(magnitude >> 23, broadcast_i32(1), native) - 127; /* a subnormal's: -126 */
     tile_i32 emax = max_i32(products, select_i32(live, c_e, floor), native);
-    tile_i32 sum = block_terms(form, extra_bits, line_e, line_v, tile_e, tile_v, count, emax, native);
+    tile_i32 sum = block_terms(form, extra_bits, line_e, line_v, tile_e, tile_v, row, count, emax, native);
     /* c aligned as fpd_tc_block aligns it: its significand with extra_bits more, shifted right by
      * emax - c_e (31 at most: a longer shift leaves nothing of it either), signed; zero where c
      * does not enter */
@@ -395,13 +394,32 @@ enum { GROUP = 3 };
  * their c in memory. */
 TILE_INLINE void group_step(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
                             const struct tile_line *line, size_t lines, const int32_t *restrict tile_e,
-                            const float *restrict tile_v, size_t p, size_t count, tile_u32 c[GROUP])
+                            const float *restrict tile_v, size_t row, size_t p, size_t count, tile_u32 c[GROUP])
 {
-    c[0] = block_step(t, form, native, line[0].e + p, line[0].v + p, tile_e, tile_v, count, c[0]);
+    c[0] = block_step(t, form, native, line[0].e + p, line[0].v + p, tile_e, tile_v, row, count, c[0]);
     if (lines > 1)
-        c[1] = block_step(t, form, native, line[1].e + p, line[1].v + p, tile_e, tile_v, count, c[1]);
+        c[1] = block_step(t, form, native, line[1].e + p, line[1].v + p, tile_e, tile_v, row, count, c[1]);
     if (lines > 2)
-        c[2] = block_step(t, form, native, line[2].e + p, line[2].v + p, tile_e, tile_v, count, c[2]);
+        c[2] = block_step(t, form, native, line[2].e + p, line[2].v + p, tile_e, tile_v, row, count, c[2]);
+}
+
+/* Every block of a group's lines, from c to c; `unrolled`: the models' whole blocks with their
+ * loops unrolled. */
+TILE_INLINE void all_blocks(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
+                            const struct tile_line *line, size_t lines, const int32_t *restrict tile_e,
+                            const float *restrict tile_v, size_t row, size_t k, bool unrolled, tile_u32 c[GROUP])
+{
+    for (size_t p = 0; p < k; p += t->block) {
+        size_t count = k - p < t->block ? k - p : t->block;
+        const int32_t *te = tile_e + p * row;
+        const float *tv = tile_v + p * row;
+        switch (unrolled ? count : 0) {
+        case 4: group_step(t, form, native, line, lines, te, tv, row, p, 4, c); break;
+        case 8: group_step(t, form, native, line, lines, te, tv, row, p, 8, c); break;
+        case 16: group_step(t, form, native, line, lines, te, tv, row, p, 16, c); break;
+        default: group_step(t, form, native, line, lines, te, tv, row, p, count, c); break;
+        }
+    }
 }
 
 /*
@@ -413,26 +431,23 @@ TILE_INLINE void group_step(const struct fpd_tc_arith *restrict t, enum term_for
  */
 FPD_VECTOR_WIDTH_FUNCTION(void, lines_against_tile,
                           (const struct fpd_tc_arith *restrict t, enum term_form form, const struct tile_line *line,
-                           size_t lines, const int32_t *restrict tile_e, const float *restrict tile_v, size_t k,
-                           float (*restrict out)[TILE]),
-                          (t, form, line, lines, tile_e, tile_v, k, out))
+                           size_t lines, const int32_t *restrict tile_e, const float *restrict tile_v, size_t row,
+                           size_t k, float (*restrict out)[TILE]),
+                          (t, form, line, lines, tile_e, tile_v, row, k, out))
 {
     bool native = compiled_for == FPD_VECTOR_AVX512;
     tile_u32 c[GROUP];
     memcpy(&c[0], line[0].c0, sizeof c[0]);
     memcpy(&c[1], line[lines > 1].c0, sizeof c[1]);
     memcpy(&c[2], line[lines > 2 ? 2 : 0].c0, sizeof c[2]);
-    for (size_t p = 0; p < k; p += t->block) {
-        size_t count = k - p < t->block ? k - p : t->block;
-        const int32_t *te = tile_e + p * TILE;
-        const float *tv = tile_v + p * TILE;
-        switch (count) { /* the models' blocks */
-        case 4: group_step(t, form, native, line, lines, te, tv, p, 4, c); break;
-        case 8: group_step(t, form, native, line, lines, te, tv, p, 8, c); break;
-        case 16: group_step(t, form, native, line, lines, te, tv, p, 16, c); break;
-        default: group_step(t, form, native, line, lines, te, tv, p, count, c); break;
-        }
-    }
+    /* the narrow form, the common one, unrolled, and for a whole tile with the steps' distance a
+     * constant of the loads (8% on tc-v100); the others as they come */
+    if (form == NARROW && row == TILE)
+        all_blocks(t, NARROW, native, line, lines, tile_e, tile_v, TILE, k, true, c);
+    else if (form == NARROW)
+        all_blocks(t, NARROW, native, line, lines, tile_e, tile_v, row, k, true, c);
+    else
+        all_blocks(t, form, native, line, lines, tile_e, tile_v, row, k, false, c);
     for (size_t i = 0; i < lines; i++)
         memcpy(out[i], &c[i], sizeof c[i]);
 }
@@ -461,7 +476,7 @@ struct operand_parts {
 
 /* Takes value x (a float's bits) apart with f fraction bits: *e its exponent, *value x; returns 1
  * where it is refused (not finite, or not a value of the format: it has more fraction bits), 0
- * else. A zero, and a refused value, get ZERO_EXP and 0: the padding of a tile reads them.
+ * else. A zero, and a refused value, get ZERO_EXP and 0.
  * Branch-free, for the loop of split_run to vectorize; a subnormal's leading bit from the exponent
  * of its fraction converted to a float (exact: below 2^23), as a count of leading zeros does not
  * vectorize without AVX-512. */
@@ -546,10 +561,14 @@ struct operand_view {
 };
 
 /* Where value (o, p) of an operand's parts lies: a line's k values together, or, for the lanes,
- * tiles of TILE lanes, each a run of k steps of TILE values. */
-static inline size_t part_index(bool tiled, size_t o, size_t p, size_t k)
+ * tiles of TILE lanes, each a run of k steps of its lanes (TILE, or what the last tile has of
+ * `lanes`): unpadded, so that a GEMM of 2 lanes by 2^21 steps takes no room for 16. */
+static inline size_t part_index(bool tiled, size_t o, size_t p, size_t k, size_t lanes)
 {
-    return tiled ? ((o / TILE) * k + p) * TILE + o % TILE : o * k + p;
+    if (!tiled)
+        return o * k + p;
+    size_t first = o / TILE * TILE, width = lanes - first < TILE ? lanes - first : TILE;
+    return first * k + p * width + (o - first);
 }
 
 /* Room for max(count, k) values each, for take_apart's runs. */
@@ -586,7 +605,7 @@ static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *
                 continue;
             }
             for (size_t p = 0; p < k; p++) {
-                size_t at = part_index(true, r, p, k);
+                size_t at = part_index(true, r, p, k, count);
                 parts->e[at] = s->e[p], parts->v[at] = s->value[p];
             }
             continue;
@@ -595,7 +614,7 @@ static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *
             parts->scalar[o] |= s->refused[o] != 0;
         if (tiled) { /* a tile's TILE lanes lie together */
             for (size_t o = 0; o < count; o += TILE) {
-                size_t width = count - o < TILE ? count - o : TILE, at = part_index(true, o, r, k);
+                size_t width = count - o < TILE ? count - o : TILE, at = part_index(true, o, r, k, count);
                 memcpy(&parts->e[at], &s->e[o], width * sizeof *s->e);
                 memcpy(&parts->v[at], &s->value[o], width * sizeof *s->value);
             }
@@ -610,9 +629,11 @@ static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *
  * The fast form runs each line (a row of A, or a column of B) against TILE lanes (columns of B, or
  * rows of A) at a time: the lanes along the longer of C's sides, so that a GEMM with few columns
  * (a matrix-vector product, 2^21 rows by 2) does not compute TILE lanes for each of its few. A
- * tile's lanes are stored together (k steps of TILE), its last one padded with zeros, and every
- * line passes against one tile before the next: the tile's parts stay in cache while the lines,
- * read once per tile, stream. A product is the same whichever operand is the line.
+ * tile's lanes are stored together (part_index), and every line passes against one tile before
+ * the next: the tile's parts stay in cache while the lines, read once per tile, stream. A last
+ * tile's loads of TILE lanes read past its own: the next steps' parts, or zeros after the last
+ * (in range); nobody reads what those lanes compute. A product is the same whichever operand is
+ * the line.
  */
 int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_f32 *g)
 {
@@ -620,7 +641,7 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
     bool by_rows = n * ((m + TILE - 1) / TILE) < m * ((n + TILE - 1) / TILE); /* lanes are A's rows */
     struct operand_view va = {g->a, g->a_rs, g->a_cs}, vb = {g->b, g->b_cs, g->b_rs};
     const struct operand_view *line_of = by_rows ? &vb : &va, *lane_of = by_rows ? &va : &vb;
-    size_t lines = by_rows ? n : m, lanes = by_rows ? m : n, padded = (lanes + TILE - 1) / TILE * TILE;
+    size_t lines = by_rows ? n : m, lanes = by_rows ? m : n;
     size_t longest = k > lanes ? k : lanes; /* a run: along k, or across the lanes or the lines */
     longest = longest > lines ? longest : lines;
     struct operand_parts line = {0}, lane = {0};
@@ -629,8 +650,8 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
     if (fast) { /* else the scalar form, which takes no memory */
         line = (struct operand_parts){malloc(lines * k * sizeof *line.e), malloc(lines * k * sizeof *line.v),
                                       calloc(lines, sizeof *line.scalar), 0, 0};
-        lane = (struct operand_parts){malloc(padded * k * sizeof *lane.e), calloc(padded * k, sizeof *lane.v),
-                                      calloc(padded, sizeof *lane.scalar), 0, 0};
+        lane = (struct operand_parts){calloc(lanes * k + TILE, sizeof *lane.e), calloc(lanes * k + TILE, sizeof *lane.v),
+                                      calloc(lanes, sizeof *lane.scalar), 0, 0};
         scratch = (struct run_scratch){malloc(longest * sizeof(float)), malloc(longest * sizeof(float)),
                                        malloc(longest * sizeof(int32_t)), malloc(longest * sizeof(int32_t))};
         fast = line.e && line.v && line.scalar && lane.e && lane.v && lane.scalar && scratch.gathered &&
@@ -639,9 +660,6 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
     if (fast) {
         take_apart(t, line_of, lines, k, false, &line, &scratch);
         take_apart(t, lane_of, lanes, k, true, &lane, &scratch);
-        for (size_t o = lanes; o < padded; o++) /* the last tile's padding: zeros (values calloc'd) */
-            for (size_t p = 0; p < k; p++)
-                lane.e[part_index(true, o, p, k)] = ZERO_EXP;
     }
     bool narrow = t->in_fraction_bits <= 11 && line.e_low >= -NARROW_EXP && lane.e_low >= -NARROW_EXP &&
                   line.e_high <= NARROW_EXP && lane.e_high <= NARROW_EXP;
@@ -685,7 +703,7 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
                 tl[fast_lines++] = (struct tile_line){line.e + l * k, line.v + l * k, first};
             }
             if (fast_lines)
-                lines_against_tile(t, form, tl, fast_lines, lane.e + w0 * k, lane.v + w0 * k, k, c);
+                lines_against_tile(t, form, tl, fast_lines, lane.e + w0 * k, lane.v + w0 * k, width, k, c);
             for (size_t l = l0, at = 0; l < group_end; l++) {
                 bool computed = fast && !line.scalar[l];
                 if (computed && !any_scalar && !by_rows) { /* a piece of row l */
