@@ -506,8 +506,13 @@ static int read_sidecars(struct reader *r, json_t *files, struct fpd_case_file *
         snprintf(field, sizeof field, "check.case.data.sidecar.%s", fpd_sidecar_key[i]);
         hash[i] = get_hex64(r, files, field, fpd_sidecar_key[i], &rc);
     }
-    if (rc == FPD_OK)
-        rc = fpd_sidecar_read(r->path, &f->chk.c, hash, &f->data, r->why, r->why_size);
+    if (rc == FPD_OK && (rc = fpd_sidecar_read(r->path, &f->chk.c, hash, &f->data, r->why, r->why_size)) != FPD_OK) {
+        /* the sidecar's own reason names the sidecar; the refusal names the case file first, as
+         * every other refusal of it does */
+        char sidecar_why[1024];
+        snprintf(sidecar_why, sizeof sidecar_why, "%s", r->why);
+        snprintf(r->why, r->why_size, "%s: check.case.data.sidecar: %s", r->path, sidecar_why);
+    }
     if (rc == FPD_OK) {
         f->has_data = f->sidecar = true;
         f->chk.c.data = &f->data;

@@ -278,7 +278,8 @@ cp -r big big_changed
     "big_changed/vendor/$(basename "$stem").B.npy"
 bad "a changed sidecar" "big_changed/vendor/[0-9a-f]{16}\.B\.npy: changed since the case was saved" replay big_changed
 rm "big_changed/vendor/$(basename "$stem").B.npy"
-bad "a missing sidecar" "big_changed/vendor/[0-9a-f]{16}\.B\.npy" replay big_changed
+bad "a missing sidecar, the case file named first" \
+    "big_changed/vendor/[0-9a-f]{16}\.json: check\.case\.data\.sidecar: big_changed/vendor/[0-9a-f]{16}\.B\.npy" replay big_changed
 ln -s "$tmp/$stem.B.npy" "big_changed/vendor/$(basename "$stem").B.npy"
 bad "a sidecar that is a link, to the right data even" "\.B\.npy: a symbolic link: fpdiv reads a corpus's own files only" \
     replay big_changed
