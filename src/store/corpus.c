@@ -801,13 +801,19 @@ static json_t *environment_of_legacy(json_t *prov, const struct fpd_case_file *f
         if (!old)
             old = json_object_get(json_object_get(prov, "backends"), base);
         /* its strings, "core" as "kernel_set"; "threads" was the library's default then, not the
-         * count a check ran with, and goes */
+         * count a check ran with, and goes; so does a core other than the kernel set the check
+         * names, which read_environment refuses in a schema-2 file (the file written from this
+         * one would not load) */
+        const char *set = NULL;
+        bool pinned = fpd_backend_pinned_parts(f->chk.backends[i]->impl, NULL, &set);
         json_t *entry = json_object(), *value;
         const char *key;
         json_object_foreach(json_is_object(old) ? old : NULL, key, value)
         {
-            if (json_is_string(value) && strcmp(key, "threads") != 0 && strcmp(key, "kernel_set") != 0)
-                json_object_set(entry, strcmp(key, "core") == 0 ? "kernel_set" : key, value);
+            bool core = strcmp(key, "core") == 0;
+            if (json_is_string(value) && strcmp(key, "threads") != 0 && strcmp(key, "kernel_set") != 0 &&
+                !(core && pinned && strcasecmp(json_string_value(value), set) != 0))
+                json_object_set(entry, core ? "kernel_set" : key, value);
         }
         json_object_set_new(backends, f->backend_names[i], entry);
     }
