@@ -324,7 +324,7 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
         tile_i32 done = may_be_inf ? ~below_i32(magnitude, inf) & ~below_i32(inf, magnitude) : (tile_i32){0};
         tile_i32 emax = max_i32(products, (magnitude >> 23) - 127, native);
         tile_i32 sum = block_terms(NARROW, extra_bits, line_e, line_v, tile_e, tile_v, row, count, emax, native);
-        tile_f32 scale = (tile_f32)(min_i32(150 + extra_bits - emax, broadcast_i32(254), native) << 23);
+        tile_f32 scale = pow2_f32(23 + extra_bits - emax, native); /* block_terms's: computed once */
         tile_f32 c = (tile_f32)((tile_i32)c_bits & ~done);
         tile_i32 c_term = __builtin_convertvector(c * scale, tile_i32);
         tile_f32 unit = (tile_f32)(broadcast_i32(254 << 23) - (tile_i32)scale); /* 1 / scale */
