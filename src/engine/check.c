@@ -711,7 +711,7 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
                         z = fpd_aggregate_z(excess[2 * flat + w], e.stagnation, scale);
                         agg[w].sum += z * z;
                     } else { /* the order's error, with the path's allowance at the element */
-                        double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], flat), 0);
+                        double v = fpd_load(c->dt.out, fpd_comparison_at(outputs, sides[w], bi, i, j), 0);
                         z = fpd_aggregate_z(worst, aggregate_allowance(&own[w], g[i * n + j], v) + e.stagnation, scale);
                         agg[w].orders += z * z;
                     }
@@ -792,7 +792,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                 bool scaled = false;
                 for (int w = 0; w < 2; w++) {
                     excess[2 * flat + w] = NAN;
-                    double v = fpd_load(c->dt.out, fpd_comparison_element(outputs, sides[w], flat), 0);
+                    double v = fpd_load(c->dt.out, fpd_comparison_at(outputs, sides[w], bi, i, j), 0);
                     if (same_class(v, exact_out) && !isfinite(v))
                         continue; /* the same Inf or NaN as the exact result */
                     double err, bound;
@@ -866,16 +866,15 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
     if (grow_terms(ck, c) != FPD_OK)
         return FPD_ERR_NOMEM;
     const double *x = ck->terms.buf;
-    double largest = 1;
+    double largest = 1, root_third = sqrt((double)T / 3);
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
         const double *rows = NULL, *cols = NULL, *g = magnitudes_of_entry(magnitudes, bi);
         if (!g)
             return FPD_ERR_NOMEM;
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
-                size_t flat = (bi * m + i) * n + j;
-                double va = fpd_load(c->dt.out, fpd_comparison_element(outputs, &outputs->a, flat), 0);
-                double vb = fpd_load(c->dt.out, fpd_comparison_element(outputs, &outputs->b, flat), 0);
+                double va = fpd_load(c->dt.out, fpd_comparison_at(outputs, &outputs->a, bi, i, j), 0);
+                double vb = fpd_load(c->dt.out, fpd_comparison_at(outputs, &outputs->b, bi, i, j), 0);
                 double delta = fabs(va - vb), gij = g[i * n + j];
                 if (!(delta > 0) || !isfinite(delta))
                     continue;
@@ -885,7 +884,7 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
                 double additions = bm->gamma * gij * bm->g_scale; /* what the sum's additions may err by */
                 double rest = fpd_bound_element(bm, gij, fmax(fabs(va), fabs(vb))) - additions;
                 double s_low = fmax(fmin(fabs(va), fabs(vb)) - additions, 0);
-                double tau_low = PROBABLE_LAMBDA * bm->u_acc * s_low * sqrt((double)T / 3);
+                double tau_low = PROBABLE_LAMBDA * bm->u_acc * s_low * root_third;
                 if (delta <= 2 * (tau_low + fmax(rest, 0)) * largest)
                     continue;
                 if (!rows && entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)

@@ -140,6 +140,14 @@ static inline struct fpd_comparison fpd_comparison_packed(enum fpd_dtype t, cons
 /* Element `flat` of one side (x->a or x->b). */
 const void *fpd_comparison_element(const struct fpd_comparison *x, const struct fpd_block *side, size_t flat);
 
+/* The same element by its batch entry, row and column: for the loops over every element, which
+ * know them (flat's divisions, twice an element, were a tenth of a check at max-dim 1024). */
+static inline const void *fpd_comparison_at(const struct fpd_comparison *x, const struct fpd_block *side, size_t entry,
+                                            size_t row, size_t col)
+{
+    return (const char *)side->p + (entry * side->batch_stride + row * side->ld + col) * fpd_dtype_info(x->t)->size;
+}
+
 /* Where phase 2 finds g: entry(ctx, e) is batch entry e's rows x cols magnitudes, packed, or NULL
  * when they could not be had (out of memory). Asked in order, once per entry: one entry's g at a
  * time is all the memory the bound needs. Where `sums` is not NULL it is asked first, and where it
