@@ -19,6 +19,10 @@
 
 #include "cpu/clones.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 /* 2^e as a double, from its bits (-1022 <= e <= 1023): common/dtype.h's fpd_pow2, which a kernel
  * may not include (kernels are arithmetic alone). */
 static inline double pow2(int e)
@@ -195,9 +199,7 @@ double fpd_tc_dot(const struct fpd_tc_arith *t, const float *a, ptrdiff_t as, co
  *
  * Operands are taken apart into tiles of TILE output elements. A block is computed on lanes, GCC
  * vectors of 16 or 8 values (tensor_core_lanes.h), so that its emax and sum stay in registers
- * across its products (arrays of lanes went through memory at every product): the AVX-512 copy
- * (clones.h) takes a tile as 16 lanes, the AVX2 copy as two halves of 8 (one register of int32s,
- * whose comparisons gcc keeps whole: 16 lanes there ran at half the speed).
+ * across its products (arrays of lanes went through memory at every product).
  */
 enum { TILE = 16, NARROW_EXP = 48 };
 
@@ -218,35 +220,84 @@ struct tile_line {
 /* Lines computed against a tile together, at most. */
 enum { GROUP = 3 };
 
-/* The blocks on 16 lanes (the AVX-512 and baseline copies), and on 8 (the AVX2 copy). */
+/* The blocks on lanes, once per vector width: 16 lanes in arithmetic (the baseline copy); where
+ * the lanes are one register of the CPU's, its own maxima and minima (tensor_core_lanes.h), which
+ * only code compiled for that width may inline: 16 lanes for AVX-512, 8 for AVX2. */
 #define LANES 16
 #define LANE_NAME(x) x##_16
 #include "cpu/tensor_core_lanes.h"
+#if defined(__x86_64__)
+/* gcc's pragmas: clang has none such (its build, the parser fuzzers', keeps the arithmetic) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FPD_GCC 1
+#else
+#define FPD_GCC 0
+#endif
+#if FPD_GCC
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#endif
+#define LANES 16
+#define LANE_NAME(x) x##_512
+#include "cpu/tensor_core_lanes.h"
+#if FPD_GCC
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
 #define LANES 8
 #define LANE_NAME(x) x##_8
 #include "cpu/tensor_core_lanes.h"
+#if FPD_GCC
+#pragma GCC pop_options
+#endif
+#undef FPD_GCC
+#endif
 
 /*
  * A group of lines (1 to GROUP) against a tile of TILE lanes, every block: out[i] gets line i's
  * results. The chain from one block's c to the next is the form's latency: lines' chains,
  * independent, overlap (two lines against one: 1.4-1.6x; three against two: a few percent more),
  * and share the tile's loads. A group's missing lines start from the first's c, and nobody reads
- * what they would compute.
+ * what they would compute. One copy per vector width, chosen on every call, as clones.h's are: the
+ * AVX-512 copy takes the tile as one register of 16 lanes, the AVX2 copy as two halves of 8 (16
+ * lanes there were two registers, and ran at half the speed).
  */
-FPD_VECTOR_WIDTH_FUNCTION(void, lines_against_tile,
-                          (const struct fpd_tc_arith *restrict t, enum term_form form, const struct tile_line *line,
-                           size_t lines, const int32_t *restrict tile_e, const float *restrict tile_v, size_t row,
-                           size_t k, float (*restrict out)[TILE]),
-                          (t, form, line, lines, tile_e, tile_v, row, k, out))
+#define LINES_AGAINST_TILE_PARAMS                                                                        \
+    (const struct fpd_tc_arith *restrict t, enum term_form form, const struct tile_line *line, size_t lines, \
+     const int32_t *restrict tile_e, const float *restrict tile_v, size_t row, size_t k, float (*restrict out)[TILE])
+
+static void lines_against_tile_baseline LINES_AGAINST_TILE_PARAMS
 {
-    if (compiled_for == FPD_VECTOR_AVX2) { /* the tile in two halves: 8 int32s are a register */
-        group_against_lanes_8(t, form, true, line, lines, tile_e, tile_v, row, k, 0, out);
-        if (row > 8)
-            group_against_lanes_8(t, form, true, line, lines, tile_e, tile_v, row, k, 8, out);
-    } else {
-        group_against_lanes_16(t, form, compiled_for == FPD_VECTOR_AVX512, line, lines, tile_e, tile_v, row, k, 0,
-                               out);
-    }
+    group_against_lanes_16(t, form, line, lines, tile_e, tile_v, row, k, 0, out);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("arch=x86-64-v4"))) static void lines_against_tile_avx512 LINES_AGAINST_TILE_PARAMS
+{
+    group_against_lanes_512(t, form, line, lines, tile_e, tile_v, row, k, 0, out);
+}
+
+__attribute__((target("arch=x86-64-v3"))) static void lines_against_tile_avx2 LINES_AGAINST_TILE_PARAMS
+{
+    group_against_lanes_8(t, form, line, lines, tile_e, tile_v, row, k, 0, out);
+    if (row > 8)
+        group_against_lanes_8(t, form, line, lines, tile_e, tile_v, row, k, 8, out);
+}
+#endif
+
+static void lines_against_tile LINES_AGAINST_TILE_PARAMS
+{
+#if defined(__x86_64__)
+    static void(*const by_width[FPD_VECTOR_WIDTHS]) LINES_AGAINST_TILE_PARAMS = {
+        [FPD_VECTOR_BASELINE] = lines_against_tile_baseline,
+        [FPD_VECTOR_AVX2] = lines_against_tile_avx2,
+        [FPD_VECTOR_AVX512] = lines_against_tile_avx512,
+    };
+    by_width[fpd_vector_width()](t, form, line, lines, tile_e, tile_v, row, k, out);
+#else
+    lines_against_tile_baseline(t, form, line, lines, tile_e, tile_v, row, k, out);
+#endif
 }
 
 /* Whether the fast form holds the model: a product is exact in a double, a block's terms sum below

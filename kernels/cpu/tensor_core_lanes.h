@@ -2,10 +2,10 @@
  * tensor_core_lanes.h — the tensor-core GEMM's blocks on LANES output elements at a time
  * (tensor_core.c), each a GCC vector of LANES values.
  *
- * Included by tensor_core.c once per lane count, with LANES and LANE_NAME(x) (x with the count
- * appended) defined: 16 lanes are one AVX-512 register of int32s, 8 one AVX2 register. gcc 12
- * splits a comparison of vectors wider than the CPU's into one per lane, so that each vector
- * width's copy takes the lanes its registers hold. Not a header of its own: no include guard.
+ * Included by tensor_core.c once per vector width, with LANES and LANE_NAME(x) (x with the
+ * instantiation's suffix appended) defined, and compiled for that width: 16 lanes are one AVX-512
+ * register of int32s, 8 one AVX2 register, 16 in the baseline copy are what SSE2 makes of them.
+ * Not a header of its own: no include guard.
  */
 #define tile_i32 LANE_NAME(tile_i32)
 #define tile_u32 LANE_NAME(tile_u32)
@@ -52,32 +52,46 @@ TILE_INLINE tile_f32 load_f32(const float *x)
 
 /* Per lane: x where mask (all ones or zero) is set, else y; all ones where x < y; the larger and
  * the smaller. gcc 12 splits a comparison of vectors wider than the CPU's into one per lane, and
- * masks that combine comparisons even where they are one register: the masks are arithmetic
- * (the operands differ by less than 2^31 here: exponents, and magnitudes of non-negative floats),
- * and only a maximum or minimum where LANES int32s are one register (`native`) compares. */
+ * masks that combine comparisons even where they are one register, and makes no vpmaxsd of a
+ * comparison's select: the masks are arithmetic (the operands differ by less than 2^31 here:
+ * exponents, and magnitudes of non-negative floats), and the maxima and minima are the CPU's own
+ * instructions where the lanes are one of its registers (the AVX-512 and AVX2 instantiations:
+ * tensor_core.c), which made every model 1.4-2x faster. */
 TILE_INLINE tile_i32 select_i32(tile_i32 mask, tile_i32 x, tile_i32 y) { return (x & mask) | (y & ~mask); }
 TILE_INLINE tile_i32 below_i32(tile_i32 x, tile_i32 y) { return (x - y) >> 31; }
-TILE_INLINE tile_i32 max_i32(tile_i32 x, tile_i32 y, bool native)
+TILE_INLINE tile_i32 max_i32(tile_i32 x, tile_i32 y)
 {
-    return select_i32(native ? x < y : below_i32(x, y), y, x);
+#if LANES == 16 && defined(__AVX512F__)
+    return (tile_i32)_mm512_max_epi32((__m512i)x, (__m512i)y);
+#elif LANES == 8 && defined(__AVX2__)
+    return (tile_i32)_mm256_max_epi32((__m256i)x, (__m256i)y);
+#else
+    return select_i32(below_i32(x, y), y, x);
+#endif
 }
-TILE_INLINE tile_i32 min_i32(tile_i32 x, tile_i32 y, bool native)
+TILE_INLINE tile_i32 min_i32(tile_i32 x, tile_i32 y)
 {
-    return select_i32(native ? x < y : below_i32(x, y), x, y);
+#if LANES == 16 && defined(__AVX512F__)
+    return (tile_i32)_mm512_min_epi32((__m512i)x, (__m512i)y);
+#elif LANES == 8 && defined(__AVX2__)
+    return (tile_i32)_mm256_min_epi32((__m256i)x, (__m256i)y);
+#else
+    return select_i32(below_i32(x, y), x, y);
+#endif
 }
 TILE_INLINE tile_i32 broadcast_i32(int32_t x) { return (tile_i32){0} + x; }
 
 /* 2^e per lane, e clamped into binary64's normal exponents (or binary32's, for pow2_f32): where a
  * lane's e is out of them, what it scales is zero, or truncates to zero. */
-TILE_INLINE tile_f64 pow2_f64(tile_i32 e, bool native)
+TILE_INLINE tile_f64 pow2_f64(tile_i32 e)
 {
-    tile_i32 biased = min_i32(max_i32(e + 1023, broadcast_i32(1), native), broadcast_i32(2046), native);
+    tile_i32 biased = min_i32(max_i32(e + 1023, broadcast_i32(1)), broadcast_i32(2046));
     return (tile_f64)(__builtin_convertvector(biased, tile_i64) << 52);
 }
 
-TILE_INLINE tile_f32 pow2_f32(tile_i32 e, bool native)
+TILE_INLINE tile_f32 pow2_f32(tile_i32 e)
 {
-    tile_i32 biased = min_i32(max_i32(e + 127, broadcast_i32(1), native), broadcast_i32(254), native);
+    tile_i32 biased = min_i32(max_i32(e + 127, broadcast_i32(1)), broadcast_i32(254));
     return (tile_f32)(biased << 23);
 }
 
@@ -85,16 +99,16 @@ TILE_INLINE tile_f32 pow2_f32(tile_i32 e, bool native)
  * values at line_v/line_e, the tile's at tile_v/tile_e, `row` apart from one product to the next. */
 TILE_INLINE tile_i32 block_terms(enum term_form form, int extra_bits, const int32_t *restrict line_e,
                                  const float *restrict line_v, const int32_t *restrict tile_e,
-                                 const float *restrict tile_v, size_t row, size_t count, tile_i32 emax, bool native)
+                                 const float *restrict tile_v, size_t row, size_t count, tile_i32 emax)
 {
     tile_i32 sum = {0};
     if (form == NARROW) {
-        tile_f32 scale = pow2_f32(23 + extra_bits - emax, native);
+        tile_f32 scale = pow2_f32(23 + extra_bits - emax);
 #pragma GCC unroll 16
         for (size_t q = 0; q < count; q++) /* (a·b)·scale: a·b exact first */
             sum += __builtin_convertvector(line_v[q] * load_f32(tile_v + q * row) * scale, tile_i32);
     } else if (form == DOUBLE) {
-        tile_f64 scale = pow2_f64(23 + extra_bits - emax, native);
+        tile_f64 scale = pow2_f64(23 + extra_bits - emax);
         for (size_t q = 0; q < count; q++)
             sum += __builtin_convertvector(
                 (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * row), tile_f64) * scale, tile_i32);
@@ -102,8 +116,8 @@ TILE_INLINE tile_i32 block_terms(enum term_form form, int extra_bits, const int3
         for (size_t q = 0; q < count; q++) {
             tile_i32 e = line_e[q] + load_i32(tile_e + q * row);
             tile_f64 product = (double)line_v[q] * __builtin_convertvector(load_f32(tile_v + q * row), tile_f64);
-            tile_i32 own = __builtin_convertvector(product * pow2_f64(23 - e, native), tile_i32);
-            tile_f64 aligned = __builtin_convertvector(own, tile_f64) * pow2_f64(extra_bits + e - emax, native);
+            tile_i32 own = __builtin_convertvector(product * pow2_f64(23 - e), tile_i32);
+            tile_f64 aligned = __builtin_convertvector(own, tile_f64) * pow2_f64(extra_bits + e - emax);
             sum += __builtin_convertvector(aligned, tile_i32);
         }
     }
@@ -117,7 +131,7 @@ TILE_INLINE tile_i32 block_terms(enum term_form form, int extra_bits, const int3
  * reads it, at least fp32's emin), and an Inf stays: that element is done. With `count` a
  * constant (a whole block of a model), the loops over the products unroll.
  */
-TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
+TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term_form form,
                                 const int32_t *restrict line_e, const float *restrict line_v,
                                 const int32_t *restrict tile_e, const float *restrict tile_v, size_t row,
                                 size_t count, tile_u32 c_bits)
@@ -128,7 +142,7 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
     tile_i32 floor = broadcast_i32(t->min_exp), products = floor;
 #pragma GCC unroll 16
     for (size_t q = 0; q < count; q++)
-        products = max_i32(products, line_e[q] + load_i32(tile_e + q * row), native);
+        products = max_i32(products, line_e[q] + load_i32(tile_e + q * row));
     tile_i32 magnitude = (tile_i32)c_bits & 0x7fffffff, inf = broadcast_i32(0x7f800000);
     bool f32 = t->acc_precision == 24 && t->acc_emin == -126 && t->acc_emax == 127;
     if (f32 && form == NARROW && (2 * (uint64_t)t->block + 1) << (24 + extra_bits) <= UINT64_C(1) << 31) {
@@ -145,9 +159,9 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
          * nearest, an Inf c stays, and enters nothing. */
         bool may_be_inf = !t->toward_zero;
         tile_i32 done = may_be_inf ? ~below_i32(magnitude, inf) & ~below_i32(inf, magnitude) : (tile_i32){0};
-        tile_i32 emax = max_i32(products, (magnitude >> 23) - 127, native);
-        tile_i32 sum = block_terms(NARROW, extra_bits, line_e, line_v, tile_e, tile_v, row, count, emax, native);
-        tile_f32 scale = pow2_f32(23 + extra_bits - emax, native); /* block_terms's: computed once */
+        tile_i32 emax = max_i32(products, (magnitude >> 23) - 127);
+        tile_i32 sum = block_terms(NARROW, extra_bits, line_e, line_v, tile_e, tile_v, row, count, emax);
+        tile_f32 scale = pow2_f32(23 + extra_bits - emax); /* block_terms's: computed once */
         tile_f32 c = (tile_f32)((tile_i32)c_bits & ~done);
         tile_i32 c_term = __builtin_convertvector(c * scale, tile_i32);
         tile_f32 unit = (tile_f32)(broadcast_i32(254 << 23) - (tile_i32)scale); /* 1 / scale */
@@ -157,14 +171,14 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
     }
     tile_i32 finite = below_i32(magnitude, inf), zero = below_i32(magnitude, broadcast_i32(1));
     tile_i32 live = finite & ~zero, done = ~finite & ~below_i32(inf, magnitude); /* NaN: neither */
-    tile_i32 c_e = max_i32(magnitude >> 23, broadcast_i32(1), native) - 127; /* a subnormal's: -126 */
-    tile_i32 emax = max_i32(products, select_i32(live, c_e, floor), native);
-    tile_i32 sum = block_terms(form, extra_bits, line_e, line_v, tile_e, tile_v, row, count, emax, native);
+    tile_i32 c_e = max_i32(magnitude >> 23, broadcast_i32(1)) - 127; /* a subnormal's: -126 */
+    tile_i32 emax = max_i32(products, select_i32(live, c_e, floor));
+    tile_i32 sum = block_terms(form, extra_bits, line_e, line_v, tile_e, tile_v, row, count, emax);
     /* c aligned as fpd_tc_block aligns it: its significand with extra_bits more, shifted right by
      * emax - c_e (31 at most: a longer shift leaves nothing of it either), signed; zero where c
      * does not enter */
     tile_i32 c_sig = (magnitude & 0x7fffff) | (broadcast_i32(0x800000) & below_i32(broadcast_i32(0x7fffff), magnitude));
-    tile_i32 shift = min_i32(max_i32(emax - c_e, broadcast_i32(0), native), broadcast_i32(31), native);
+    tile_i32 shift = min_i32(max_i32(emax - c_e, broadcast_i32(0)), broadcast_i32(31));
     tile_i32 aligned = (tile_i32)(((tile_u32)c_sig << extra_bits) >> (tile_u32)shift);
     tile_i32 negative = (tile_i32)c_bits >> 31;
     tile_i32 c_term = ((aligned ^ negative) - negative) & live;
@@ -176,7 +190,7 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
          * conversion to nearest rounded away from zero, except past 2^128 (the model's Inf: the
          * truncated value past the largest finite one), where it is Inf */
         tile_f64 x = (__builtin_convertvector(sum, tile_f64) + __builtin_convertvector(c_term, tile_f64)) *
-                     pow2_f64(emax - 23 - extra_bits, native);
+                     pow2_f64(emax - 23 - extra_bits);
         tile_u32 rounded = (tile_u32)__builtin_convertvector(x, tile_f32);
         if (t->toward_zero && form != NARROW) { /* magnitudes compared as the bits of non-negative
                                                    doubles: the sign bit of their difference (a
@@ -205,20 +219,20 @@ TILE_INLINE tile_u32 block_step(const struct fpd_tc_arith *restrict t, enum term
 
 /* The block at p of a group's `lines` lines (1 to GROUP), a call each: a loop over them kept
  * their c in memory. */
-TILE_INLINE void group_step(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
+TILE_INLINE void group_step(const struct fpd_tc_arith *restrict t, enum term_form form,
                             const struct tile_line *line, size_t lines, const int32_t *restrict tile_e,
                             const float *restrict tile_v, size_t row, size_t p, size_t count, tile_u32 c[GROUP])
 {
-    c[0] = block_step(t, form, native, line[0].e + p, line[0].v + p, tile_e, tile_v, row, count, c[0]);
+    c[0] = block_step(t, form, line[0].e + p, line[0].v + p, tile_e, tile_v, row, count, c[0]);
     if (lines > 1)
-        c[1] = block_step(t, form, native, line[1].e + p, line[1].v + p, tile_e, tile_v, row, count, c[1]);
+        c[1] = block_step(t, form, line[1].e + p, line[1].v + p, tile_e, tile_v, row, count, c[1]);
     if (lines > 2)
-        c[2] = block_step(t, form, native, line[2].e + p, line[2].v + p, tile_e, tile_v, row, count, c[2]);
+        c[2] = block_step(t, form, line[2].e + p, line[2].v + p, tile_e, tile_v, row, count, c[2]);
 }
 
 /* Every block of a group's lines, from c to c; `unrolled`: the models' whole blocks with their
  * loops unrolled. */
-TILE_INLINE void all_blocks(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
+TILE_INLINE void all_blocks(const struct fpd_tc_arith *restrict t, enum term_form form,
                             const struct tile_line *line, size_t lines, const int32_t *restrict tile_e,
                             const float *restrict tile_v, size_t row, size_t k, bool unrolled, tile_u32 c[GROUP])
 {
@@ -227,17 +241,17 @@ TILE_INLINE void all_blocks(const struct fpd_tc_arith *restrict t, enum term_for
         const int32_t *te = tile_e + p * row;
         const float *tv = tile_v + p * row;
         switch (unrolled ? count : 0) {
-        case 4: group_step(t, form, native, line, lines, te, tv, row, p, 4, c); break;
-        case 8: group_step(t, form, native, line, lines, te, tv, row, p, 8, c); break;
-        case 16: group_step(t, form, native, line, lines, te, tv, row, p, 16, c); break;
-        default: group_step(t, form, native, line, lines, te, tv, row, p, count, c); break;
+        case 4: group_step(t, form, line, lines, te, tv, row, p, 4, c); break;
+        case 8: group_step(t, form, line, lines, te, tv, row, p, 8, c); break;
+        case 16: group_step(t, form, line, lines, te, tv, row, p, 16, c); break;
+        default: group_step(t, form, line, lines, te, tv, row, p, count, c); break;
         }
     }
 }
 
 /* A group of lines (1 to GROUP) against the tile's LANES lanes from `first` (of its TILE, `row`
  * apart from one step to the next), every block: out[i] gets line i's results there. */
-TILE_INLINE void group_against_lanes(const struct fpd_tc_arith *restrict t, enum term_form form, bool native,
+TILE_INLINE void group_against_lanes(const struct fpd_tc_arith *restrict t, enum term_form form,
                                      const struct tile_line *line, size_t lines, const int32_t *restrict tile_e,
                                      const float *restrict tile_v, size_t row, size_t k, size_t first,
                                      float (*restrict out)[TILE])
@@ -249,11 +263,11 @@ TILE_INLINE void group_against_lanes(const struct fpd_tc_arith *restrict t, enum
     /* the narrow form, the common one, unrolled, and for a whole tile with the steps' distance a
      * constant of the loads (8% on tc-v100); the others as they come */
     if (form == NARROW && row == TILE)
-        all_blocks(t, NARROW, native, line, lines, tile_e + first, tile_v + first, TILE, k, true, c);
+        all_blocks(t, NARROW, line, lines, tile_e + first, tile_v + first, TILE, k, true, c);
     else if (form == NARROW)
-        all_blocks(t, NARROW, native, line, lines, tile_e + first, tile_v + first, row, k, true, c);
+        all_blocks(t, NARROW, line, lines, tile_e + first, tile_v + first, row, k, true, c);
     else
-        all_blocks(t, form, native, line, lines, tile_e + first, tile_v + first, row, k, false, c);
+        all_blocks(t, form, line, lines, tile_e + first, tile_v + first, row, k, false, c);
     for (size_t i = 0; i < lines; i++)
         memcpy(out[i] + first, &c[i], sizeof c[i]);
 }
