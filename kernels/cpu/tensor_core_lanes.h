@@ -56,7 +56,7 @@ TILE_INLINE tile_f32 load_f32(const float *x)
  * comparison's select: the masks are arithmetic (the operands differ by less than 2^31 here:
  * exponents, and magnitudes of non-negative floats), and the maxima and minima are the CPU's own
  * instructions where the lanes are one of its registers (the AVX-512 and AVX2 instantiations:
- * tensor_core.c), which made every model 1.4-2x faster. */
+ * tensor_core.c: every model 1.4-2x faster on AVX-512 than with the comparison). */
 TILE_INLINE tile_i32 select_i32(tile_i32 mask, tile_i32 x, tile_i32 y) { return (x & mask) | (y & ~mask); }
 TILE_INLINE tile_i32 below_i32(tile_i32 x, tile_i32 y) { return (x - y) >> 31; }
 TILE_INLINE tile_i32 max_i32(tile_i32 x, tile_i32 y)
