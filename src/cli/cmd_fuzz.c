@@ -219,12 +219,24 @@ static int choose_backends(struct fpd_campaign_config *cfg, const char *given, c
     }
     if (fpd_cli_backends(list, cfg->backends, FPD_MAX_BACKENDS, &cfg->n_backends, why, why_size) != FPD_OK)
         return FPD_ERR_INPUT;
-    for (size_t i = 0; i < cfg->n_backends; i++)
-        if (fpd_backend_acquire(cfg->backends[i]) != FPD_OK) {
+    size_t kept = 0;
+    for (size_t i = 0; i < cfg->n_backends; i++) {
+        if (fpd_backend_acquire(cfg->backends[i]) == FPD_OK) {
+            cfg->backends[kept++] = cfg->backends[i];
+            continue;
+        }
+        if (given) { /* asked for by name */
             snprintf(why, why_size, "backend %s is unavailable: %s", cfg->backends[i]->impl->name,
                      cfg->backends[i]->why);
             return FPD_ERR_INPUT;
-        }
+        } /* every backend, pinned by --core: a library that cannot pin that set on this CPU is left out */
+        fprintf(stderr, "fpdiv: note: %s is left out: %s\n", cfg->backends[i]->impl->name, cfg->backends[i]->why);
+    }
+    cfg->n_backends = kept;
+    if (!kept) {
+        snprintf(why, why_size, "--core %s: no backend runs that kernel set here", cores);
+        return FPD_ERR_INPUT;
+    }
     if (!cores && has_core_relation(cfg))
         return add_other_kernel_sets(cfg, names);
     fpd_cli_run_kernel_sets_here(cfg->backends, cfg->n_backends);
