@@ -232,11 +232,11 @@ static int choose_backends(struct fpd_campaign_config *cfg, const char *given, c
         } /* every backend, pinned by --core: a library that cannot pin that set on this CPU is left out */
         fprintf(stderr, "fpdiv: note: %s is left out: %s\n", cfg->backends[i]->impl->name, cfg->backends[i]->why);
     }
-    cfg->n_backends = kept;
-    if (!kept) {
-        snprintf(why, why_size, "--core %s: no backend runs that kernel set here", cores);
+    if (!kept && cfg->n_backends) { /* only --core leaves backends out */
+        snprintf(why, why_size, "--core %s: no backend runs that kernel set here", cores ? cores : "");
         return FPD_ERR_INPUT;
     }
+    cfg->n_backends = kept;
     if (!cores && has_core_relation(cfg))
         return add_other_kernel_sets(cfg, names);
     fpd_cli_run_kernel_sets_here(cfg->backends, cfg->n_backends);
