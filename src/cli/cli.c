@@ -238,6 +238,8 @@ static int append_name(char *out, size_t size, const char *name, const char *set
  * what they made the first process say is not said twice. */
 #define RESTARTED "FPDIV_RESTARTED_ON_KERNEL_SETS"
 
+bool fpd_cli_restarted(void) { return getenv(RESTARTED) != NULL; }
+
 int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *out, size_t out_size, char *why,
                          size_t why_size)
 {

@@ -48,6 +48,9 @@ void fpd_cli_remember_argv(char **argv);
  * (OPENBLAS_CORETYPE), so that they run here and not in hosts, where a GEMM's round trip costs
  * tens of microseconds. Returns when there is nothing to gain, or the exec failed. */
 void fpd_cli_run_kernel_sets_here(struct fpd_backend_slot *const *slots, size_t n);
+/* Whether this process is the one fpd_cli_run_kernel_sets_here started: a note the first process
+ * printed while parsing the same options is not printed again. */
+bool fpd_cli_restarted(void);
 
 /* Whether an output named by an option can be written, asked before a long run rather than found
  * out after it: a DIR that is a writable directory or can be made in the nearest directory above

@@ -230,7 +230,8 @@ static int choose_backends(struct fpd_campaign_config *cfg, const char *given, c
                      cfg->backends[i]->why);
             return FPD_ERR_INPUT;
         } /* every backend, pinned by --core: a library that cannot pin that set on this CPU is left out */
-        fprintf(stderr, "fpdiv: note: %s is left out: %s\n", cfg->backends[i]->impl->name, cfg->backends[i]->why);
+        if (!fpd_cli_restarted())
+            fprintf(stderr, "fpdiv: note: %s is left out: %s\n", cfg->backends[i]->impl->name, cfg->backends[i]->why);
     }
     if (!kept && cfg->n_backends) { /* only --core leaves backends out */
         snprintf(why, why_size, "--core %s: no backend runs that kernel set here", cores ? cores : "");
