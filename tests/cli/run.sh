@@ -372,6 +372,21 @@ if run "a core campaign" 0 $FPDIV fuzz --seed 7 --cases 120 --relations core --c
 fi
 run "bisect the core relation" 0 $FPDIV bisect --good 16x100x1 --bad 16x100x300 --relation core --core Prescott,Nehalem &&
     expect "where Prescott's and Nehalem's sums part" "$out" '^boundary: k=128 gives same; k=129 gives reorder'
+# a kernel set a library cannot pin here leaves that library out of a campaign over every backend,
+# said once; named in --backends, it is refused (probed: a set `fpdiv env` says OpenBLAS cannot run)
+unpinnable=$($FPDIV env --json | python3 -c '
+import json, sys
+print(next(iter(json.load(sys.stdin)["backends"]["openblas"]["kernel_sets"].get("cannot", {})), ""))')
+if [ -n "$unpinnable" ]; then
+    run "fuzz --core $unpinnable over every backend" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 20 --max-dim 16 \
+        --relations repeat --core "$unpinnable" &&
+        expect "leaves openblas out, saying why" "$err" "^fpdiv: note: openblas@$unpinnable is left out: openblas cannot " &&
+        expect "once" "$(grep -c 'is left out' <<<"$err")" "^1$"
+    run "fuzz --backends openblas --core $unpinnable" 2 $FPDIV fuzz --no-corpus --seed 3 --cases 20 --backends openblas \
+        --core "$unpinnable"
+else
+    echo "SKIP fuzz --core on a set OpenBLAS cannot run: this CPU runs every one (fpdiv env)"
+fi
 run "fuzz --core pins every library backend" 0 $FPDIV fuzz --no-corpus --seed 3 --cases 200 --max-dim 32 --core Prescott &&
     expect "on Prescott alone" "$out" '^[a-z-]+ +openblas@Prescott ' &&
     { grep -E '^[a-z-]+ +[^ ]*openblas' <<<"$out" | grep -oE 'openblas(@[A-Za-z0-9_]+)?' | grep -qvx 'openblas@Prescott' &&
