@@ -24,18 +24,14 @@
 #define FPD_UNPARENTHESIZED(...) __VA_ARGS__
 #define FPD_BODY_PARAMS(PARAMS) (FPD_UNPARENTHESIZED PARAMS, __attribute__((unused)) enum fpd_vector_width compiled_for)
 #define FPD_BODY_CALL(NAME, ARGS, WIDTH) NAME##_any_width(FPD_UNPARENTHESIZED ARGS, WIDTH)
+/* FPD_VECTOR_WIDTH_DISPATCH(RET, NAME, PARAMS, ARGS) defines static RET NAME(PARAMS), which calls
+ * NAME_avx512, NAME_avx2 or NAME_baseline, the copy of fpd_vector_width(): for copies that differ
+ * in more than how they are compiled, each defined by its file (the first two FPD_TARGET_AVX512
+ * and FPD_TARGET_AVX2, on x86-64 only). FPD_VECTOR_WIDTH_FUNCTION's copies are called the same way. */
 #if defined(__x86_64__)
-#define FPD_VECTOR_WIDTH_FUNCTION(RET, NAME, PARAMS, ARGS)                                         \
-    static inline __attribute__((always_inline)) RET NAME##_any_width FPD_BODY_PARAMS(PARAMS);     \
-    __attribute__((target("arch=x86-64-v4"))) static RET NAME##_avx512 PARAMS                      \
-    {                                                                                              \
-        return FPD_BODY_CALL(NAME, ARGS, FPD_VECTOR_AVX512);                                       \
-    }                                                                                              \
-    __attribute__((target("arch=x86-64-v3"))) static RET NAME##_avx2 PARAMS                        \
-    {                                                                                              \
-        return FPD_BODY_CALL(NAME, ARGS, FPD_VECTOR_AVX2);                                         \
-    }                                                                                              \
-    static RET NAME##_baseline PARAMS { return FPD_BODY_CALL(NAME, ARGS, FPD_VECTOR_BASELINE); }   \
+#define FPD_TARGET_AVX512 __attribute__((target("arch=x86-64-v4")))
+#define FPD_TARGET_AVX2 __attribute__((target("arch=x86-64-v3")))
+#define FPD_VECTOR_WIDTH_DISPATCH(RET, NAME, PARAMS, ARGS)                                         \
     static RET NAME PARAMS                                                                         \
     {                                                                                              \
         static RET(*const by_width[FPD_VECTOR_WIDTHS]) PARAMS = {                                  \
@@ -44,9 +40,20 @@
             [FPD_VECTOR_AVX512] = NAME##_avx512,                                                   \
         };                                                                                         \
         return by_width[fpd_vector_width()] ARGS;                                                  \
+    }
+#define FPD_VECTOR_WIDTH_FUNCTION(RET, NAME, PARAMS, ARGS)                                         \
+    static inline __attribute__((always_inline)) RET NAME##_any_width FPD_BODY_PARAMS(PARAMS);     \
+    FPD_TARGET_AVX512 static RET NAME##_avx512 PARAMS                                              \
+    {                                                                                              \
+        return FPD_BODY_CALL(NAME, ARGS, FPD_VECTOR_AVX512);                                       \
     }                                                                                              \
+    FPD_TARGET_AVX2 static RET NAME##_avx2 PARAMS { return FPD_BODY_CALL(NAME, ARGS, FPD_VECTOR_AVX2); } \
+    static RET NAME##_baseline PARAMS { return FPD_BODY_CALL(NAME, ARGS, FPD_VECTOR_BASELINE); }   \
+    FPD_VECTOR_WIDTH_DISPATCH(RET, NAME, PARAMS, ARGS)                                             \
     static inline __attribute__((always_inline)) RET NAME##_any_width FPD_BODY_PARAMS(PARAMS)
 #else
+#define FPD_VECTOR_WIDTH_DISPATCH(RET, NAME, PARAMS, ARGS)                                         \
+    static RET NAME PARAMS { return NAME##_baseline ARGS; }
 #define FPD_VECTOR_WIDTH_FUNCTION(RET, NAME, PARAMS, ARGS)                                         \
     static inline __attribute__((always_inline)) RET NAME##_any_width FPD_BODY_PARAMS(PARAMS);     \
     static RET NAME PARAMS { return FPD_BODY_CALL(NAME, ARGS, FPD_VECTOR_BASELINE); }              \

@@ -273,12 +273,12 @@ static void lines_against_tile_baseline LINES_AGAINST_TILE_PARAMS
 }
 
 #if defined(__x86_64__)
-__attribute__((target("arch=x86-64-v4"))) static void lines_against_tile_avx512 LINES_AGAINST_TILE_PARAMS
+FPD_TARGET_AVX512 static void lines_against_tile_avx512 LINES_AGAINST_TILE_PARAMS
 {
     group_against_lanes_512(t, form, line, lines, tile_e, tile_v, row, k, 0, out);
 }
 
-__attribute__((target("arch=x86-64-v3"))) static void lines_against_tile_avx2 LINES_AGAINST_TILE_PARAMS
+FPD_TARGET_AVX2 static void lines_against_tile_avx2 LINES_AGAINST_TILE_PARAMS
 {
     group_against_lanes_8(t, form, line, lines, tile_e, tile_v, row, k, 0, out);
     if (row > 8)
@@ -286,19 +286,9 @@ __attribute__((target("arch=x86-64-v3"))) static void lines_against_tile_avx2 LI
 }
 #endif
 
-static void lines_against_tile LINES_AGAINST_TILE_PARAMS
-{
-#if defined(__x86_64__)
-    static void(*const by_width[FPD_VECTOR_WIDTHS]) LINES_AGAINST_TILE_PARAMS = {
-        [FPD_VECTOR_BASELINE] = lines_against_tile_baseline,
-        [FPD_VECTOR_AVX2] = lines_against_tile_avx2,
-        [FPD_VECTOR_AVX512] = lines_against_tile_avx512,
-    };
-    by_width[fpd_vector_width()](t, form, line, lines, tile_e, tile_v, row, k, out);
-#else
-    lines_against_tile_baseline(t, form, line, lines, tile_e, tile_v, row, k, out);
-#endif
-}
+FPD_VECTOR_WIDTH_DISPATCH(void, lines_against_tile, LINES_AGAINST_TILE_PARAMS,
+                          (t, form, line, lines, tile_e, tile_v, row, k, out))
+#undef LINES_AGAINST_TILE_PARAMS
 
 /* Whether the fast form holds the model: a product is exact in a double, a block's terms sum below
  * 2^31, and c's term is below 2^31. */

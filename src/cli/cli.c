@@ -304,7 +304,7 @@ int fpd_cli_pin_backends(const char *names, const char *cores, bool pair, char *
             rc = append_name(out, out_size, name, NULL);
             /* the campaign would not be the same on another machine: say so, once (not again in
              * the process fpd_cli_run_kernel_sets_here starts with the same arguments) */
-            if (pinnable && !getenv(RESTARTED))
+            if (pinnable && !fpd_cli_restarted())
                 fprintf(stderr, "fpdiv: note: --core %s names no kernel set of %s, which runs the one it picks "
                                 "here (name a class to pin every library: baseline, sse4, avx, avx2, avx512)\n",
                         cores, name);

@@ -197,9 +197,8 @@ static inline struct run run_at(const struct fpd_comparison *x, size_t es, size_
 
 const void *fpd_comparison_element(const struct fpd_comparison *x, const struct fpd_block *side, size_t flat)
 {
-    size_t per_entry = x->rows * x->cols, e = flat / per_entry, rest = flat % per_entry;
-    size_t at = e * side->batch_stride + rest / x->cols * side->ld + rest % x->cols;
-    return (const char *)side->p + at * fpd_dtype_info(x->t)->size;
+    size_t per_entry = x->rows * x->cols, rest = flat % per_entry;
+    return fpd_comparison_at(x, side, flat / per_entry, rest / x->cols, rest % x->cols);
 }
 
 /* A chunk of a run: where the worst element is looked for again, once the scan has found which. */
