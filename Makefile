@@ -374,10 +374,13 @@ $(BUILD)/bench/%: scripts/bench/%.c scripts/bench/time_best.h scripts/bench/squa
 
 # Benchmarks: run on an idle machine; each prints what it measured and how. The last counts the
 # probabilistic tier's false alarms, which no timing depends on (bench_structured: on structured
-# data, with the test plugins' lossy kernels as its true positives).
+# data, with the test plugins' lossy kernels as its true positives). Two compare against what is
+# not here, and say "unmeasured" without it: bench_explain against FPRev (FPREV=<its checkout>),
+# bench_campaign against an older fpdiv (BASELINE=<its binary>, e.g. f39899d's).
 bench: $(BENCH_BIN) $(BUILD)/fpdiv $(PLUGINS) $(ZOO_LIBS)
 	@for b in $(BENCH_BIN); do FPDIV=$(BUILD)/fpdiv $$b || exit 1; done
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_fuzz.sh
+	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_campaign.py
 	@FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh
 	@BACKENDS="seq tc-v100 tc-a100 tc-ada tc-h100 tc-b200 tc-b200rn" DTYPES=f16,bf16 \
 	    FPDIV=$(BUILD)/fpdiv scripts/bench/bench_libraries.sh 10
