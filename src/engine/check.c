@@ -4,6 +4,7 @@
 #include "engine/poison.h"
 #include "engine/probable.h"
 #include "engine/scale.h"
+#include "engine/screen.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -82,6 +83,14 @@ static bool all_canary(const unsigned char *p, size_t len)
         if (memcmp(p + at, canary, len - at < sizeof canary ? len - at : sizeof canary) != 0)
             return false;
     return true;
+}
+
+/* The canary into C's row padding and one guard row after its end: what canary_intact reads. */
+static void write_canary(unsigned char *c, size_t batch, size_t rows, size_t n, size_t ldc, size_t es)
+{
+    for (size_t i = 0; ldc > n && i < batch * rows; i++)
+        memset(c + (i * ldc + n) * es, CANARY_BYTE, (ldc - n) * es);
+    memset(c + batch * rows * ldc * es, CANARY_BYTE, ldc * es);
 }
 
 /* C's row padding and one guard row after its end must still hold the canary. */
@@ -277,8 +286,9 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
     if (fpd_grow(&ck->out[which].buf, &ck->out[which].cap, out_bytes) != FPD_OK)
         return FPD_ERR_NOMEM;
     unsigned char *out = ck->out[which].buf;
-    memset(out, CANARY_BYTE, out_bytes);
     fpd_poison_fill(fpd_poison_of(c->recipe.seed, c->recipe.index), p->out, out, batch * m, n, ldc);
+    /* around the poison, not under it: a pass over all of C before the poison was 1.4% at max-dim 1024 */
+    write_canary(out, batch, m, n, ldc, es);
 
     ck->args[which] = (struct fpd_gemm_args){
         .dt = {p->in, p->out, c->dt.acc},
@@ -598,18 +608,74 @@ static bool path_error(enum fpd_dtype t, double v, double hi, double lo, double 
     return same_class(v, exact_out) || *err <= *bound;
 }
 
-/* Batch entry bi's compared A rows (row-major) and B columns (column-major) as binary64, k values
- * each, and its magnitudes g (m x n): what every per-element report reads. */
+/* Batch entry bi's compared op(A) rows and op(B) columns in binary64, k values each (ck->values_a
+ * row-major, ck->values_b column-major): what every per-element report reads, converted once per
+ * check and entry, whichever report reads them first. The exact report reads every line and packs
+ * them together (entry_values); the others read the few elements past their screens, whose lines
+ * are a fraction of the entry's (at max-dim 1024 a sixth of A's rows, a twentieth of B's columns),
+ * and convert each line when it is first read (a_row, b_column): packing all of them was 2.4% of a
+ * campaign there. ck->values_lines marks the lines done: A's rows, then B's columns. */
+static int entry_values_open(struct fpd_checker *ck, const struct fpd_case *c, size_t bi, size_t m, size_t n)
+{
+    if (ck->values_entry == bi)
+        return FPD_OK;
+    ck->values_entry = SIZE_MAX;
+    if (fpd_grow(&ck->values_a.buf, &ck->values_a.cap, m * c->k * sizeof(double)) != FPD_OK ||
+        fpd_grow(&ck->values_b.buf, &ck->values_b.cap, n * c->k * sizeof(double)) != FPD_OK ||
+        fpd_grow(&ck->values_lines.buf, &ck->values_lines.cap, m + n) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    memset(ck->values_lines.buf, 0, m + n);
+    ck->values_whole = false;
+    ck->values_entry = bi;
+    return FPD_OK;
+}
+
+/* Line `line` of op(X) in batch entry b as k binary64 values: a stored row, or read down the
+ * stored rows. */
+static void convert_line(const struct operand *x, size_t b, size_t line, size_t k, bool stored_row, double *dst)
+{
+    size_t es = dsize(x->t);
+    const char *base = (const char *)x->p + b * x->stride * es;
+    if (stored_row)
+        fpd_convert_matrix(1, k, x->t, base + line * x->ld * es, k, FPD_F64, dst, k);
+    else
+        fpd_convert_matrix(k, 1, x->t, base + line * es, x->ld, FPD_F64, dst, 1);
+}
+
+/* Row i of op(A) in the entry entry_values_open made ready, converted if not yet. */
+static const double *a_row(struct fpd_checker *ck, const struct operand *a, size_t k, size_t i)
+{
+    unsigned char *done = ck->values_lines.buf;
+    double *row = (double *)ck->values_a.buf + i * k;
+    if (!done[i])
+        convert_line(a, ck->values_entry, i, k, !a->transposed, row), done[i] = 1;
+    return row;
+}
+
+/* Column j of op(B), as a_row; m: the rows of A, whose marks come first. */
+static const double *b_column(struct fpd_checker *ck, const struct operand *b, size_t k, size_t m, size_t j)
+{
+    unsigned char *done = ck->values_lines.buf;
+    double *column = (double *)ck->values_b.buf + j * k;
+    if (!done[m + j])
+        convert_line(b, ck->values_entry, j, k, b->transposed, column), done[m + j] = 1;
+    return column;
+}
+
+/* Every line of batch entry bi at once (rows and cols: ck->values_a and values_b), and its
+ * magnitudes g (m x n). */
 static int entry_values(struct fpd_checker *ck, const struct fpd_case *c, const struct operand *a,
                         const struct operand *b, size_t bi, size_t m, size_t n, struct magnitudes *magnitudes,
                         const double **rows, const double **cols, const double **g)
 {
-    if (ck->values_entry != bi) { /* each report of the check reads them: packed once */
-        ck->values_entry = SIZE_MAX;
+    if (entry_values_open(ck, c, bi, m, n) != FPD_OK)
+        return FPD_ERR_NOMEM;
+    if (!ck->values_whole) {
         if (pack_f64(&ck->values_a, a, bi, m, c->k, false) != FPD_OK ||
             pack_f64(&ck->values_b, b, bi, c->k, n, true) != FPD_OK)
             return FPD_ERR_NOMEM;
-        ck->values_entry = bi;
+        memset(ck->values_lines.buf, 1, m + n);
+        ck->values_whole = true;
     }
     if (!(*g = magnitudes_of_entry(magnitudes, bi)))
         return FPD_ERR_NOMEM;
@@ -626,14 +692,14 @@ static int grow_terms(struct fpd_checker *ck, const struct fpd_case *c)
     return fpd_grow(&ck->terms.buf, &ck->terms.cap, (c->k + 1) * sizeof(double));
 }
 
-/* Element (i, j)'s terms into ck->terms: its k products (exact, but for binary64 inputs'), and its
- * bias. Their count. */
+/* Element (i, j)'s terms into ck->terms, from op(A)'s row i and op(B)'s column j in binary64: its
+ * k products (exact, but for binary64 inputs'), and its bias. Their count. */
 static size_t element_terms(struct fpd_checker *ck, const struct fpd_case *c, const struct fpd_region *cmp,
-                            const double *rows, const double *cols, size_t i, size_t j)
+                            const double *row, const double *column, size_t j)
 {
     double *x = ck->terms.buf;
     for (size_t p = 0; p < c->k; p++)
-        x[p] = rows[i * c->k + p] * cols[j * c->k + p];
+        x[p] = row[p] * column[p];
     if (c->has_bias)
         x[c->k] = fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j);
     return c->k + (c->has_bias ? 1 : 0);
@@ -656,9 +722,9 @@ enum aggregate_pass { AGGREGATE_SCALES, AGGREGATE_ORDERS };
 
 /* u sqrt(V) of element (i, j), from its terms' sum and squares as fpd_probable_element sums them. */
 static double model_scale(struct fpd_checker *ck, const struct fpd_case *c, const struct fpd_region *cmp,
-                          const double *rows, const double *cols, size_t i, size_t j, double u)
+                          const double *row, const double *column, size_t j, double u)
 {
-    size_t T = element_terms(ck, c, cmp, rows, cols, i, j);
+    size_t T = element_terms(ck, c, cmp, row, column, j);
     const double *x = ck->terms.buf;
     double sum = 0, squares = 0;
     for (size_t p = 0; p < T; p++)
@@ -687,7 +753,7 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
                 agg[w].orders_measured = true;
         }
     for (size_t bi = 0; wanted && bi < cmp->batch.len; bi++) {
-        const double *rows = NULL, *cols = NULL, *g = magnitudes_of_entry(magnitudes, bi);
+        const double *g = magnitudes_of_entry(magnitudes, bi);
         if (!g)
             return FPD_ERR_NOMEM;
         for (size_t i = 0; i < m; i++)
@@ -700,9 +766,9 @@ static int aggregate_pass(struct fpd_checker *ck, const struct fpd_check *chk, c
                                                                               : excess[2 * flat + w] > 0);
                 if (!any)
                     continue;
-                if (!rows && entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
-                    return FPD_ERR_NOMEM; /* the operands in binary64: for the first element that needs them */
-                size_t T = element_terms(ck, c, cmp, rows, cols, i, j);
+                if (entry_values_open(ck, c, bi, m, n) != FPD_OK)
+                    return FPD_ERR_NOMEM;
+                size_t T = element_terms(ck, c, cmp, a_row(ck, &a, c->k, i), b_column(ck, &b, c->k, m, j), j);
                 const double *x = ck->terms.buf;
                 struct fpd_probable_element e;
                 fpd_probable_element(x, T, g[i * n + j], own[0].u_acc, PROBABLE_LAMBDA, &e);
@@ -827,8 +893,10 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                     if (!(aggregated & (1u << w)) || !same_class(v, exact_out) || !(g[i * n + j] > 0))
                         continue;
                     double over = fmax(err - aggregate_allowance(&own[w], g[i * n + j], v), 0);
-                    if (over > 0 && !scaled)
-                        scale = model_scale(ck, c, cmp, rows, cols, i, j, own[w].u_acc) * own[w].g_scale, scaled = true;
+                    if (over > 0 && !scaled) {
+                        scale = model_scale(ck, c, cmp, &rows[i * c->k], &cols[j * c->k], j, own[w].u_acc) * own[w].g_scale;
+                        scaled = true;
+                    }
                     if (over > 0 && (!(scale > 0) || !isfinite(scale)))
                         continue; /* energy out of binary64's range: not summed */
                     double z = fpd_aggregate_z(over, 0, scale);
@@ -862,7 +930,9 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
 /* Each differing element's difference against the probabilistic threshold (probable.h) of both
  * paths: 2 tau + the roundings besides the additions' that the bound allows (the output's, the
  * inputs' casts), which are not random. res->probable_ratio: the largest where over 1, else 0;
- * elements that cannot exceed 1, or the largest so far, are passed over unmeasured. */
+ * elements that cannot exceed 1, or the largest so far, are passed over unmeasured: the screen
+ * (screen.h) finds them a piece of a row at a time, in vectors (element by element it was 5.6% of
+ * a campaign at max-dim 1024). */
 static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
                            struct magnitudes *magnitudes, const struct fpd_bound_model *bm, struct fpd_check_result *res)
 {
@@ -874,46 +944,45 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
     if (grow_terms(ck, c) != FPD_OK)
         return FPD_ERR_NOMEM;
     const double *x = ck->terms.buf;
-    double largest = 1, root_third = sqrt((double)T / 3);
+    double largest = 1;
+    const struct fpd_screen screen = {*bm, PROBABLE_LAMBDA * bm->u_acc, sqrt((double)T / 3)};
+    enum { SCREENED = 256 }; /* elements of a row screened at once */
+    bool maybe[SCREENED];
     for (size_t bi = 0; bi < cmp->batch.len; bi++) {
-        const double *rows = NULL, *cols = NULL, *g = magnitudes_of_entry(magnitudes, bi);
+        const double *g = magnitudes_of_entry(magnitudes, bi);
         if (!g)
             return FPD_ERR_NOMEM;
         for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < n; j++) {
-                double va = fpd_load(c->dt.out, fpd_comparison_at(outputs, &outputs->a, bi, i, j), 0);
-                double vb = fpd_load(c->dt.out, fpd_comparison_at(outputs, &outputs->b, bi, i, j), 0);
-                double delta = fabs(va - vb), gij = g[i * n + j];
-                /* screened first, in O(1): sqrt(V) >= |mu| sqrt(sum s^2) >= |S| sqrt(T / 3), the
-                 * exact sum S at least the smaller output less the worst-case bound; same-sign sums
-                 * mostly stop here, and a difference the output roundings alone hold always does.
-                 * Taken for equal elements too, and decided in one branch: whether two outputs
-                 * differ is a coin's toss, which the processor mispredicted (a third of the screen) */
-                double additions = bm->gamma * gij * bm->g_scale; /* what the sum's additions may err by */
-                /* the larger and the smaller by comparisons (fmax and fmin are calls into libm): the same
-                 * where the screen can pass, where both outputs are finite */
-                double abs_a = fabs(va), abs_b = fabs(vb);
-                double rest = fpd_bound_element(bm, gij, abs_a > abs_b ? abs_a : abs_b) - additions;
-                double s_low = (abs_a < abs_b ? abs_a : abs_b) - additions;
-                double tau_low = PROBABLE_LAMBDA * bm->u_acc * (s_low > 0 ? s_low : 0) * root_third;
-                if (!(delta > 0) | !isfinite(delta) | (delta <= 2 * (tau_low + (rest > 0 ? rest : 0)) * largest))
-                    continue;
-                if (!rows && entry_values(ck, c, &a, &b, bi, m, n, magnitudes, &rows, &cols, &g) != FPD_OK)
-                    return FPD_ERR_NOMEM; /* the operands in binary64: for the first element past the screen */
-                element_terms(ck, c, cmp, rows, cols, i, j);
-                struct fpd_probable_element e;
-                fpd_probable_element(x, T, gij, bm->u_acc, PROBABLE_LAMBDA, &e);
-                e.tau *= bm->g_scale; /* a mean's: the sum's, divided */
-                double ratio = delta / (2 * (e.tau + fmax(rest, 0)));
-                if (ratio > largest) { /* flagged: no lower than what legitimate orders give these terms */
-                    double orders = fpd_probable_orders(x, T, bm->acc) * bm->g_scale;
-                    double tau = fmax(e.tau, FPD_PROBABLE_ORDER_MARGIN * orders);
-                    ratio = delta / (2 * (tau + fmax(rest, 0)));
-                }
-                if (ratio > largest) {
-                    largest = ratio;
-                    res->probable_ratio = ratio;
-                    res->probable_order_free = e.structured;
+            for (size_t j0 = 0; j0 < n; j0 += SCREENED) {
+                size_t count = n - j0 < SCREENED ? n - j0 : SCREENED;
+                /* with the largest ratio at the piece's start: it only grows, and the elements that
+                 * may pass are screened again against it as it is */
+                fpd_screen_row(&screen, c->dt.out, fpd_comparison_at(outputs, &outputs->a, bi, i, j0),
+                               fpd_comparison_at(outputs, &outputs->b, bi, i, j0), &g[i * n + j0], count, largest,
+                               maybe);
+                for (size_t j = j0; j < j0 + count; j++) {
+                    double va = fpd_load(c->dt.out, fpd_comparison_at(outputs, &outputs->a, bi, i, j), 0);
+                    double vb = fpd_load(c->dt.out, fpd_comparison_at(outputs, &outputs->b, bi, i, j), 0);
+                    double gij = g[i * n + j], rest, delta = fabs(va - vb);
+                    if (!maybe[j - j0] || !fpd_screen_element(&screen, va, vb, gij, largest, &rest))
+                        continue;
+                    if (entry_values_open(ck, c, bi, m, n) != FPD_OK)
+                        return FPD_ERR_NOMEM;
+                    element_terms(ck, c, cmp, a_row(ck, &a, c->k, i), b_column(ck, &b, c->k, m, j), j);
+                    struct fpd_probable_element e;
+                    fpd_probable_element(x, T, gij, bm->u_acc, PROBABLE_LAMBDA, &e);
+                    e.tau *= bm->g_scale; /* a mean's: the sum's, divided */
+                    double ratio = delta / (2 * (e.tau + fmax(rest, 0)));
+                    if (ratio > largest) { /* flagged: no lower than what legitimate orders give these terms */
+                        double orders = fpd_probable_orders(x, T, bm->acc) * bm->g_scale;
+                        double tau = fmax(e.tau, FPD_PROBABLE_ORDER_MARGIN * orders);
+                        ratio = delta / (2 * (tau + fmax(rest, 0)));
+                    }
+                    if (ratio > largest) {
+                        largest = ratio;
+                        res->probable_ratio = ratio;
+                        res->probable_order_free = e.structured;
+                    }
                 }
             }
     }
@@ -1290,7 +1359,8 @@ void fpd_checker_free(struct fpd_checker *ck)
     struct fpd_staging *all[] = {&ck->operand_a[0], &ck->operand_a[1], &ck->operand_b[0], &ck->operand_b[1],
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
                                  &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,
-                                 &ck->values_a,     &ck->values_b,     &ck->terms,        &ck->excess};
+                                 &ck->values_a,     &ck->values_b,     &ck->values_lines, &ck->terms,
+                                 &ck->excess};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fpd_staging_free(all[i]);
     fpd_magnitude_work_free(&ck->abs);

@@ -86,6 +86,8 @@ struct fpd_checker {
     struct fpd_staging operand_a[2], operand_b[2], bias[2], out[2], result[2];
     struct fpd_staging magnitude, abs_bias, values_a, values_b; /* magnitude: one batch entry's g */
     size_t values_entry; /* the batch entry values_a and values_b hold in the check concluding, or SIZE_MAX */
+    struct fpd_staging values_lines; /* which of their lines are converted (check.c's entry_values_open) */
+    bool values_whole;               /* all of them */
     /* the check concluding's subnormal reach (check.c) per input type, where known: each tensor-core
      * path's bound in each report asks for it */
     bool reach_known[FPD_DTYPE_COUNT];
