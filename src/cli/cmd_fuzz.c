@@ -433,13 +433,13 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
     if (lost || answer.res.verdict != FPD_SAME || o->json || r->ci_wanted)
         fpd_campaign_plan(&run->cp, index, &chk);
     struct fpd_check_result res;
-    double seconds = 0;
+    double seconds = 0, ticks = 0; /* a lost check's time is the pool's, an answer's the worker's */
     if (lost) {
         fpd_check_result_died(&chk, ev->reason, &res);
         seconds = ev->seconds;
     } else {
         res = answer.res;
-        seconds = answer.seconds;
+        ticks = answer.ticks;
         *gemm_ticks += answer.gemm_ticks;
     }
     int added = fpd_stats_add(st, &run->cp, fpd_campaign_combo(&run->cp, index), &res);
@@ -447,7 +447,7 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
         fpd_stats_add_shape(st, &run->cp, chk.c.m, chk.c.n, chk.c.k);
     else
         fpd_stats_add_shape(st, &run->cp, answer.m, answer.n, answer.k);
-    if (added < 0 || fpd_fuzz_report_check(r, &chk, &res, seconds, added == 1) != FPD_OK)
+    if (added < 0 || fpd_fuzz_report_check(r, &chk, &res, seconds, ticks, added == 1) != FPD_OK)
         return FPD_ERR_NOMEM;
     if (res.verdict != FPD_SAME && o->corpus) {
         struct fpd_signature_key key;

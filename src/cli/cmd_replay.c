@@ -82,10 +82,10 @@ static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     if (!fpd_replay_runnable(&run->files[index], &cls, why, sizeof why))
         return fpd_check_answer_send(ch, index, &a); /* the parent reports it as skipped and passes this over */
     a.skipped = false;
-    double start = fpd_now();
+    uint64_t start = fpd_ticks();
     if (fpd_check_run(&run->ck, &run->files[index].chk, &a.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    a.seconds = (float)(fpd_now() - start);
+    a.ticks = (float)(fpd_ticks() - start);
     return fpd_check_answer_send(ch, index, &a);
 }
 
@@ -216,8 +216,8 @@ static bool fails_run(enum fpd_replay_class cls, bool strict, bool strict_env)
 }
 
 static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fpd_case_file *f,
-                     enum fpd_replay_class cls, const struct fpd_check_result *res, double seconds, const char *why,
-                     bool strict, bool strict_env)
+                     enum fpd_replay_class cls, const struct fpd_check_result *res, double seconds, double ticks,
+                     const char *why, bool strict, bool strict_env)
 {
     char classname[64], message[1200], cmd[4200], word[4096];
     snprintf(classname, sizeof classname, "fpdiv.replay.%s", f->chk.relation->name);
@@ -226,6 +226,7 @@ static int ci_record(struct fpd_ci_report *ci, const char *path, const struct fp
         return FPD_ERR_NOMEM;
     c->checks++;
     c->seconds += seconds;
+    c->ticks += ticks;
     bool fails = fails_run(cls, strict, strict_env);
     if (!fails && did_not_run(cls)) {
         snprintf(message, sizeof message, "%s: %s", fpd_replay_class_names[cls], why);
@@ -305,6 +306,8 @@ int fpd_cmd_replay(int argc, char **argv)
     /* Cases run one by one, in order, in a worker process: a backend that crashes or hangs on one
      * makes that case `error` (and so `worse`, unless it was recorded as an error) — not the replay. */
     struct fpd_pool pool = {0};
+    double start = fpd_now(); /* with start_ticks, the rate of the workers' ticks */
+    uint64_t start_ticks = fpd_ticks();
     if (exit_code == FPD_EXIT_OK && run.n > 0 &&
         fpd_pool_start(&pool, 1, 0, 1, run.n, 0, timeout, replay_work, &run) != FPD_OK) {
         fpd_console_error("replay", "cannot start a worker process: %s", strerror(errno));
@@ -315,7 +318,7 @@ int fpd_cmd_replay(int argc, char **argv)
         struct fpd_case_file *f = &run.files[next];
         struct fpd_check_result res = {0};
         enum fpd_replay_class cls;
-        double seconds = 0;
+        double seconds = 0, ticks = 0; /* a lost case's time is the pool's, an answer's the worker's */
         if (fpd_replay_runnable(f, &cls, why, sizeof why)) {
             struct fpd_pool_event ev;
             /* the worker runs every index in order; results for skipped cases are passed over */
@@ -337,7 +340,7 @@ int fpd_cmd_replay(int argc, char **argv)
                 struct fpd_check_answer a;
                 fpd_check_answer_read(&ev.msg, &a);
                 res = a.res;
-                seconds = a.seconds;
+                ticks = a.ticks;
             }
             cls = fpd_replay_classify(f, &res, why, sizeof why);
         }
@@ -346,7 +349,7 @@ int fpd_cmd_replay(int argc, char **argv)
         report(json, run.paths[next], f, cls, &res, why);
         if (html && page_line(&page, run.paths[next], f, cls, &res, why) != FPD_OK)
             exit_code = FPD_EXIT_INTERNAL;
-        if (ci_record(&ci, run.paths[next], f, cls, &res, seconds, why, strict, strict_env) != FPD_OK)
+        if (ci_record(&ci, run.paths[next], f, cls, &res, seconds, ticks, why, strict, strict_env) != FPD_OK)
             exit_code = FPD_EXIT_INTERNAL;
         next++;
     }
@@ -370,6 +373,8 @@ int fpd_cmd_replay(int argc, char **argv)
                counts[FPD_ELSEWHERE], counts[FPD_SKIPPED]);
         printf(malformed ? "; %zu malformed\n" : "\n", malformed);
     }
+    uint64_t ticks = fpd_ticks() - start_ticks;
+    fpd_ci_settle_ticks(&ci, ticks > 0 ? (fpd_now() - start) / (double)ticks : 0);
     if (junit && fpd_ci_write_junit(&ci, junit, 0, why, sizeof why) != FPD_OK) {
         fpd_console_error("replay", "%s", why);
         exit_code = FPD_EXIT_USAGE;

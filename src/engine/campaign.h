@@ -107,8 +107,10 @@ void fpd_stats_free(struct fpd_stats *st);
 /* A check's answer, as a campaign's worker sends it to the pool (workers.h carries it as bytes). */
 struct fpd_check_answer {
     bool skipped;        /* not run (the campaign knows why): no result */
-    float seconds;       /* the check's wall time (a share of it, for checks run together); in what
-                            would be padding: the answer fills a worker's message */
+    float ticks;         /* the check's wall time in fpd_ticks (clock.h; a share of it, for checks run
+                            together), which the campaign turns into seconds at its end: a read of
+                            CLOCK_MONOTONIC on each side was 3% of a check at max-dim 16. A float, in
+                            what would be padding: the answer fills a worker's message */
     uint64_t gemm_ticks; /* the check's time in GEMM arithmetic (clock.h) */
     uint32_t m, n, k;    /* its shape, for the campaign's reach (fpd_stats_add_shape) */
     struct fpd_check_result res;

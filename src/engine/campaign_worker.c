@@ -118,10 +118,10 @@ static int run_check(struct fpd_campaign_run *run, uint32_t index, struct fpd_ch
     double work, total;
     uint64_t gemm_before = run->ck.gemm_ticks;
     if (!runs_together(run, chk, &total, ch) || (!run->ahead && !(run->ahead = calloc(1, sizeof *run->ahead)))) {
-        double start = fpd_now();
+        uint64_t start = fpd_ticks();
         int rc = fpd_check_run(&run->ck, chk, &a->res);
         a->gemm_ticks = run->ck.gemm_ticks - gemm_before;
-        a->seconds = (float)(fpd_now() - start);
+        a->ticks = (float)(fpd_ticks() - start);
         return rc;
     }
     struct fpd_campaign_ahead *ahead = run->ahead;
@@ -142,11 +142,11 @@ static int run_check(struct fpd_campaign_run *run, uint32_t index, struct fpd_ch
     uint64_t before[AHEAD_CHECKS];
     for (size_t i = 0; i < count; i++)
         before[i] = checkers[i]->gemm_ticks;
-    double start = fpd_now();
+    uint64_t start = fpd_ticks();
     int rc = fpd_check_run_many(checkers, ahead->chk, results, count);
-    float share = (float)((fpd_now() - start) / (double)count); /* run together: timed together */
+    float share = (float)((double)(fpd_ticks() - start) / (double)count); /* run together: timed together */
     for (size_t i = 0; rc == FPD_OK && i < count; i++)
-        ahead->answer[i] = (struct fpd_check_answer){.seconds = share, .gemm_ticks = checkers[i]->gemm_ticks - before[i],
+        ahead->answer[i] = (struct fpd_check_answer){.ticks = share, .gemm_ticks = checkers[i]->gemm_ticks - before[i],
                                                      .res = results[i]};
     *a = ahead->answer[0];
     ahead->count = rc == FPD_OK ? count : 0;

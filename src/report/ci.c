@@ -76,6 +76,14 @@ void fpd_ci_free(struct fpd_ci_report *r)
     *r = (struct fpd_ci_report){0};
 }
 
+void fpd_ci_settle_ticks(struct fpd_ci_report *r, double seconds_per_tick)
+{
+    for (size_t i = 0; i < r->n_cases; i++) {
+        r->cases[i].seconds += r->cases[i].ticks * seconds_per_tick;
+        r->cases[i].ticks = 0;
+    }
+}
+
 int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double seconds, char *why, size_t why_size)
 {
     if (fpd_make_parent_dirs(path, why, why_size) != FPD_OK)

@@ -19,6 +19,7 @@ struct fpd_ci_case {
     char *classname, *name;
     size_t checks;
     double seconds;
+    double ticks; /* more of its time, in fpd_ticks (clock.h): fpd_ci_settle_ticks adds it to seconds */
     struct fpd_ci_failure *failures;
     size_t n_failures, cap_failures, dropped; /* dropped: failures beyond what is kept */
     char *skipped; /* why it was not run here (a test case that did not pass or fail), or NULL */
@@ -37,6 +38,8 @@ int fpd_ci_fail(struct fpd_ci_case *c, const char *kind, const char *message, co
 /* Marks the test case skipped, saying why. */
 int fpd_ci_skip(struct fpd_ci_case *c, const char *message);
 void fpd_ci_free(struct fpd_ci_report *r);
+/* Each test case's ticks into its seconds, at the rate its maker measured. */
+void fpd_ci_settle_ticks(struct fpd_ci_report *r, double seconds_per_tick);
 
 /* JUnit XML; FPD_OK or FPD_ERR_INPUT with why (the file). */
 int fpd_ci_write_junit(const struct fpd_ci_report *r, const char *path, double seconds, char *why, size_t why_size);

@@ -257,7 +257,7 @@ void fpd_fuzz_report_saved(struct fpd_fuzz_report *r, json_t *line)
 
 /* One JUnit test case per relation x backends; a failure per check that fails the policy. */
 static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, const struct fpd_check_result *res,
-                     double seconds, bool fails)
+                     double seconds, double ticks, bool fails)
 {
     char classname[64], backends[160], dt[32], message[512], cmd[FPD_COMMAND_MAX], ratio[96];
     snprintf(classname, sizeof classname, "fpdiv.%s", chk->relation->name);
@@ -267,6 +267,7 @@ static int ci_record(struct fpd_ci_report *ci, const struct fpd_check *chk, cons
         return FPD_ERR_NOMEM;
     c->checks++;
     c->seconds += seconds;
+    c->ticks += ticks;
     if (!fails)
         return FPD_OK;
     snprintf(message, sizeof message,
@@ -310,12 +311,12 @@ void fpd_fuzz_report_start(struct fpd_fuzz_report *r, const struct fpd_campaign 
 }
 
 int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk, const struct fpd_check_result *res,
-                          double seconds, bool first_of_signature)
+                          double seconds, double ticks, bool first_of_signature)
 {
     bool fails = fpd_fails_policy(res->verdict, r->fail_on);
     if (fails)
         r->failed++;
-    if (r->ci_wanted && ci_record(&r->ci, chk, res, seconds, fails) != FPD_OK)
+    if (r->ci_wanted && ci_record(&r->ci, chk, res, seconds, ticks, fails) != FPD_OK)
         return FPD_ERR_NOMEM;
     /* the page's: a check that differs (planned: take_answer plans those); the equal ones are
      * counted from the summary's tallies at the end, without planning each */
@@ -340,6 +341,7 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
     double seconds = fpd_now() - r->start;
     uint64_t ticks = fpd_ticks() - r->start_ticks; /* the whole campaign measures the rate of ticks */
     double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
+    fpd_ci_settle_ticks(&r->ci, ticks > 0 ? seconds / (double)ticks : 0); /* the checks' own times */
     json_t *summary = r->json || r->html
                           ? summary_json(r->cp, st, seconds, r->failed, gemm_seconds, r->saved, r->save_failures)
                           : NULL;

@@ -39,11 +39,11 @@ struct fpd_fuzz_report {
 void fpd_fuzz_report_start(struct fpd_fuzz_report *r, const struct fpd_campaign *cp, const struct fpd_shard *shard,
                            const char *rerun);
 void fpd_fuzz_report_progress(struct fpd_fuzz_report *r, const struct fpd_stats *st, bool final);
-/* A check's result and its wall time: counted against the policy, recorded for JUnit (its time
- * added to its test case's), shown (with --json each one, else the first of each signature).
- * FPD_ERR_NOMEM, or FPD_OK. */
+/* A check's result and its wall time, in seconds and in fpd_ticks (clock.h; either may be 0):
+ * counted against the policy, recorded for JUnit (its time added to its test case's), shown (with
+ * --json each one, else the first of each signature). FPD_ERR_NOMEM, or FPD_OK. */
 int fpd_fuzz_report_check(struct fpd_fuzz_report *r, const struct fpd_check *chk, const struct fpd_check_result *res,
-                          double seconds, bool first_of_signature);
+                          double seconds, double ticks, bool first_of_signature);
 /* A check over the memory budget at its smallest shape: a `skipped` line with --json, else a note
  * on stderr for the first (the summary counts them all). */
 void fpd_fuzz_report_skipped(struct fpd_fuzz_report *r, uint32_t index, bool first);
