@@ -1,7 +1,6 @@
 /* poison.c — what C holds before a GEMM that must not read it. */
 #include "engine/poison.h"
 
-#include <string.h>
 
 #include "common/dtype.h"
 #include "gen/rng.h"
@@ -31,15 +30,23 @@ enum fpd_poison fpd_poison_of(uint64_t seed, uint32_t index)
 
 uint64_t fpd_poison_bits(enum fpd_poison poison, enum fpd_dtype t) { return poison_bits[poison][t]; }
 
+/* C's rows x n elements, of type U, ldc apart, set to `bits`: a loop the compiler vectorizes, one per
+ * width, without a call per row or element (the first row stored through fpd_store_bits, then
+ * copied by a memcpy per row: about 5% of a check at max-dim 16, 2% so). */
+#define FILL(U)                                                                                    \
+    for (size_t i = 0; i < rows; i++)                                                              \
+        for (size_t j = 0; j < n; j++)                                                             \
+            ((U *)c)[i * ldc + j] = (U)bits
+
 void fpd_poison_fill(enum fpd_poison poison, enum fpd_dtype t, void *c, size_t rows, size_t n, size_t ldc)
 {
-    size_t es = fpd_dtype_info(t)->size;
-    if (rows == 0 || n == 0)
-        return;
-    /* the first row element by element, every later row a copy of it */
-    unsigned char *first = c;
-    for (size_t j = 0; j < n; j++)
-        fpd_store_bits(t, first, j, poison_bits[poison][t]);
-    for (size_t i = 1; i < rows; i++)
-        memcpy(first + i * ldc * es, first, n * es);
+    uint64_t bits = poison_bits[poison][t];
+    if (ldc == n) /* rows without padding: one run */
+        n *= rows, rows = 1;
+    switch (fpd_dtype_info(t)->size) {
+    case 8: FILL(uint64_t); break;
+    case 4: FILL(uint32_t); break;
+    default: FILL(uint16_t);
+    }
 }
+#undef FILL
