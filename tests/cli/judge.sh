@@ -104,6 +104,7 @@ np.save("in_nobias/A.npy", np.zeros((3, 4), np.float32)), np.save("in_nobias/B.n
 np.savez("run.npz", x=x, w=w, bias=b, eager=np.load("t_mm_add.npy"), compiled=np.load("t_linear.npy"))
 np.savez_compressed("outs.npz", eager=np.load("t_mm_add.npy"), compiled=np.load("t_linear.npy"))
 np.savez("lin.npz", a=x, b=w)
+np.savez("in_lower.npz", a=np.load("in/A.npy"), b=np.load("in/B.npy"), bias=np.load("in/bias.npy"))
 os.mkdir("comma,dir"), np.save("comma,dir/y,1.npy", np.load("t_mm_add.npy"))
 open("cut.npz", "wb").write(open("outs.npz", "rb").read()[:300])
 damaged = bytearray(open("run.npz", "rb").read()); damaged[200] ^= 0xFF  # a byte of x's data: its CRC-32 fails
@@ -241,6 +242,10 @@ bad "--inputs of bf16 bits, not named" "in_bf16/A\.npy holds u?int16 \(bf16 bits
     check --relation repeat --inputs in_bf16
 run "check on the arrays of a .npz archive" 0 $FPDIV check --relation slice-rows --backend openblas --inputs in.npz --bias &&
     expect "as the directory's" "$out" '^  case     2x30x20x200 \(batch x m x n x k\), f32'
+run "check on an archive's arrays named a, b and bias" 0 $FPDIV check --relation slice-rows --backend openblas \
+    --inputs in_lower.npz --bias && expect "as A and B" "$out" '^  case     2x30x20x200 \(batch x m x n x k\), f32'
+bad "--inputs archive without A or a: the capital's name in the message" \
+    "outs\.npz holds no array named 'A' \(its arrays: eager, compiled\)" check --relation repeat --inputs outs.npz
 bad "--seed for the user's data" "--seed is not for --inputs: the data are the arrays given" \
     check --relation repeat --inputs in --seed 3
 

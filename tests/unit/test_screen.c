@@ -78,7 +78,7 @@ Test(screen, every_width_passes_what_each_element_passes)
             s.lambda_u = 8.0 * s.bm.u_acc;
             s.root_third = sqrt((double)s.bm.terms / 3);
             for (int row = 0; row < 40; row++) {
-                unsigned char a[ROW * 8], b[ROW * 8];
+                _Alignas(double) unsigned char a[ROW * 8], b[ROW * 8];
                 double g[ROW];
                 for (size_t j = 0; j < ROW; j++) {
                     double va = some_value(t);
