@@ -85,7 +85,7 @@ static int replay_work(void *ctx, uint32_t index, struct fpd_worker_channel *ch)
     uint64_t start = fpd_ticks();
     if (fpd_check_run(&run->ck, &run->files[index].chk, &a.res) != FPD_OK)
         return FPD_ERR_INTERNAL;
-    a.ticks = (float)(fpd_ticks() - start);
+    a.ticks = (float)fpd_ticks_since(start);
     return fpd_check_answer_send(ch, index, &a);
 }
 
@@ -373,7 +373,7 @@ int fpd_cmd_replay(int argc, char **argv)
                counts[FPD_ELSEWHERE], counts[FPD_SKIPPED]);
         printf(malformed ? "; %zu malformed\n" : "\n", malformed);
     }
-    uint64_t ticks = fpd_ticks() - start_ticks;
+    uint64_t ticks = fpd_ticks_since(start_ticks);
     fpd_ci_settle_ticks(&ci, ticks > 0 ? (fpd_now() - start) / (double)ticks : 0);
     if (junit && fpd_ci_write_junit(&ci, junit, 0, why, sizeof why) != FPD_OK) {
         fpd_console_error("replay", "%s", why);

@@ -49,4 +49,12 @@ static inline uint64_t fpd_ticks(void)
 #endif
 }
 
+/* Ticks since `start`: 0 where the counter went back (a time-stamp counter not kept in step across
+ * sockets, read on another one), which CLOCK_MONOTONIC never does. */
+static inline uint64_t fpd_ticks_since(uint64_t start)
+{
+    uint64_t now = fpd_ticks();
+    return now > start ? now - start : 0;
+}
+
 #endif

@@ -121,7 +121,7 @@ static int run_check(struct fpd_campaign_run *run, uint32_t index, struct fpd_ch
         uint64_t start = fpd_ticks();
         int rc = fpd_check_run(&run->ck, chk, &a->res);
         a->gemm_ticks = run->ck.gemm_ticks - gemm_before;
-        a->ticks = (float)(fpd_ticks() - start);
+        a->ticks = (float)fpd_ticks_since(start);
         return rc;
     }
     struct fpd_campaign_ahead *ahead = run->ahead;
@@ -144,7 +144,7 @@ static int run_check(struct fpd_campaign_run *run, uint32_t index, struct fpd_ch
         before[i] = checkers[i]->gemm_ticks;
     uint64_t start = fpd_ticks();
     int rc = fpd_check_run_many(checkers, ahead->chk, results, count);
-    float share = (float)((double)(fpd_ticks() - start) / (double)count); /* run together: timed together */
+    float share = (float)((double)fpd_ticks_since(start) / (double)count); /* run together: timed together */
     for (size_t i = 0; rc == FPD_OK && i < count; i++)
         ahead->answer[i] = (struct fpd_check_answer){.ticks = share, .gemm_ticks = checkers[i]->gemm_ticks - before[i],
                                                      .res = results[i]};

@@ -21,7 +21,8 @@ extern const char *const fpd_poison_names[FPD_POISON_COUNT];
  * is poisoned as the campaign's check was. */
 enum fpd_poison fpd_poison_of(uint64_t seed, uint32_t index);
 
-/* Fills `rows` rows of `n` elements of type t, `ldc` apart, with the poison; row padding untouched. */
+/* Fills `rows` rows of `n` elements of type t, `ldc` apart, with the poison; row padding untouched.
+ * c is aligned to t's size (stored as elements of it: fpd_grow's buffers are). */
 void fpd_poison_fill(enum fpd_poison poison, enum fpd_dtype t, void *c, size_t rows, size_t n, size_t ldc);
 
 /* The poison's bits in type t (its low bits in the element's width). */

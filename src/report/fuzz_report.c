@@ -339,7 +339,7 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
     char why[512], shown[4096];
     fpd_fuzz_report_progress(r, st, true);
     double seconds = fpd_now() - r->start;
-    uint64_t ticks = fpd_ticks() - r->start_ticks; /* the whole campaign measures the rate of ticks */
+    uint64_t ticks = fpd_ticks_since(r->start_ticks); /* the whole campaign measures the rate of ticks */
     double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
     fpd_ci_settle_ticks(&r->ci, ticks > 0 ? seconds / (double)ticks : 0); /* the checks' own times */
     json_t *summary = r->json || r->html
