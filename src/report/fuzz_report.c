@@ -340,8 +340,9 @@ int fpd_fuzz_report_finish(struct fpd_fuzz_report *r, struct fpd_stats *st, uint
     fpd_fuzz_report_progress(r, st, true);
     double seconds = fpd_now() - r->start;
     uint64_t ticks = fpd_ticks_since(r->start_ticks); /* the whole campaign measures the rate of ticks */
-    double gemm_seconds = ticks > 0 ? (double)gemm_ticks * (seconds / (double)ticks) : 0;
-    fpd_ci_settle_ticks(&r->ci, ticks > 0 ? seconds / (double)ticks : 0); /* the checks' own times */
+    double per_tick = ticks > 0 ? seconds / (double)ticks : 0;
+    double gemm_seconds = (double)gemm_ticks * per_tick;
+    fpd_ci_settle_ticks(&r->ci, per_tick); /* the checks' own times */
     json_t *summary = r->json || r->html
                           ? summary_json(r->cp, st, seconds, r->failed, gemm_seconds, r->saved, r->save_failures)
                           : NULL;
