@@ -150,6 +150,12 @@ int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_
     return FPD_OK;
 }
 
+const char *const fpd_data_origin_words[FPD_DATA_INPUTS + 1] = {
+    [FPD_DATA_INLINE] = "inline data",
+    [FPD_DATA_SIDECAR] = "data from the .npy files beside its case file",
+    [FPD_DATA_INPUTS] = "the user's data (--inputs)",
+};
+
 void fpd_case_data_free(struct fpd_case_data *d)
 {
     fpd_release(&d->a, &d->cap_a);

@@ -28,7 +28,14 @@ struct fpd_case_data {
     uint32_t batch, m, n, k; /* extents the arrays were stored with */
     void *a, *b, *bias;
     size_t cap_a, cap_b, cap_bias; /* fpd_grow's capacities where the arrays came from it, else 0 (malloc) */
+    enum fpd_data_origin {
+        FPD_DATA_INLINE,  /* its case file's own arrays, or values drawn from a recipe and kept (minimize, bisect) */
+        FPD_DATA_SIDECAR, /* the .npy files beside its case file */
+        FPD_DATA_INPUTS,  /* the user's arrays (check --inputs) */
+    } origin;             /* what a report calls them: fpd_data_origin_words */
 };
+
+extern const char *const fpd_data_origin_words[FPD_DATA_INPUTS + 1];
 
 struct fpd_case {
     uint32_t batch, m, n, k;

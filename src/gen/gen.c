@@ -337,7 +337,10 @@ static int materialize_logical(const struct fpd_case *c, struct fpd_tensors *t)
 
 int fpd_case_data_capture(const struct fpd_case *c, struct fpd_case_data *out)
 {
-    *out = (struct fpd_case_data){.batch = c->batch, .m = c->m, .n = c->n, .k = c->k};
+    /* the user's arrays stay theirs, cut down or not; sidecars are another case file's */
+    bool users = c->data && c->data->origin == FPD_DATA_INPUTS;
+    *out = (struct fpd_case_data){.batch = c->batch, .m = c->m, .n = c->n, .k = c->k,
+                                  .origin = users ? FPD_DATA_INPUTS : FPD_DATA_INLINE};
     struct fpd_tensors t = {0};
     if (materialize_logical(c, &t) != FPD_OK) {
         fpd_tensors_free(&t);

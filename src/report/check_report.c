@@ -271,7 +271,7 @@ void fpd_report_check(FILE *f, const struct fpd_check *chk, const struct fpd_che
             fpd_verdict_table[res->verdict].name);
     char source[96];
     if (c->data)
-        snprintf(source, sizeof source, "inline data");
+        snprintf(source, sizeof source, "%s", fpd_data_origin_words[c->data->origin]);
     else
         snprintf(source, sizeof source, "%s data, seed %" PRIu64 " index %" PRIu32, fpd_dist_table[c->recipe.dist].name,
                  c->recipe.seed, c->recipe.index);

@@ -515,6 +515,7 @@ static int read_sidecars(struct reader *r, json_t *files, struct fpd_case_file *
     }
     if (rc == FPD_OK) {
         f->has_data = f->sidecar = true;
+        f->data.origin = FPD_DATA_SIDECAR;
         f->chk.c.data = &f->data;
     }
     return rc;

@@ -104,7 +104,8 @@ int fpd_inputs_load(const char *dir, const char *dtype, bool bias, struct fpd_in
         /* a case keeps a bias row whether or not its product adds one (a case file holds it) */
         void *row = bias ? arrays[2].data : calloc(n, fpd_dtype_info(out->dt.out)->size);
         out->data = (struct fpd_case_data){.batch = (uint32_t)batch, .m = (uint32_t)m, .n = (uint32_t)n,
-                                           .k = (uint32_t)k, .a = arrays[0].data, .b = arrays[1].data, .bias = row};
+                                           .k = (uint32_t)k, .a = arrays[0].data, .b = arrays[1].data, .bias = row,
+                                           .origin = FPD_DATA_INPUTS};
         arrays[0].data = arrays[1].data = arrays[2].data = NULL;
         if (!row) {
             fpd_case_data_free(&out->data);

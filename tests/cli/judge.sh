@@ -218,7 +218,7 @@ run "a report in words" 0 $FPDIV judge --a x.npy --b w.npy --trans-b --bias b.np
 
 # --- the user's data through the pipeline: check --inputs, saved, replayed, minimized, bisected ---
 run "check on the user's data" 0 $FPDIV check --relation slice-rows --backend openblas --inputs in --bias &&
-    expect "its shape and types from the arrays" "$out" '^  case     2x30x20x200 \(batch x m x n x k\), f32 \(in f32, out f32, acc f32\), bias, inline data$'
+    expect "its shape and types from the arrays" "$out" '^  case     2x30x20x200 \(batch x m x n x k\), f32 \(in f32, out f32, acc f32\), bias, the user'"'"'s data \(--inputs\)$'
 run "saved" 0 $FPDIV check --relation vendor --backend seq,openblas --inputs in --save corpus --fail-on never
 saved=$(ls corpus/vendor/*.json 2>/dev/null | head -1)
 [ -n "$saved" ] && expect "with its data inline" "$(cat "$saved")" '"data": *\{' || fail "saved" "no case file"
@@ -230,7 +230,12 @@ if grep -q '"verdict": *"reorder"' "$saved"; then # where openblas's order diffe
         expect "finds where it starts" "$out" '^boundary: k='
 fi
 run "bf16 bits named" 0 $FPDIV check --relation vendor --backend seq,blocked --inputs in_bf16 --dtype bf16 &&
-    expect "as bf16" "$out" '^  case     30x8x64 \(m x n x k\), bf16 \(in bf16, out f32, acc f32\), inline data$'
+    expect "as bf16" "$out" '^  case     30x8x64 \(m x n x k\), bf16 \(in bf16, out f32, acc f32\), the user'"'"'s data \(--inputs\)$'
+run "small enough to be saved inline" 0 $FPDIV check --relation vendor --backend seq,blocked --inputs in_bf16 --dtype bf16 \
+    --save small --fail-on never
+small=$(ls small/vendor/*.json 2>/dev/null | head -1)
+run "shown from its case file alone" 0 $FPDIV show "$small" &&
+    expect "its data: the case file's own" "$out" '^  case     30x8x64 .*, inline data$'
 bad "--inputs and a --shape that disagrees" "--shape 2x30x20x100, but the arrays in in make a 2x30x20x200 product" \
     check --relation repeat --inputs in --shape 2x30x20x100
 bad "--inputs without the bias --bias needs" "in_nobias/bias\.npy" check --relation repeat --inputs in_nobias --bias
@@ -264,7 +269,8 @@ fi
 "$python" -c 'import numpy as np, sys; a = np.load(sys.argv[1]); assert a.shape == (200, 400) and (a == np.load("in_big/A.npy")[0]).all()' "$stem.A.npy" &&
     pass "a sidecar is the user's A, as NumPy reads it" || fail "sidecar" "not the user's A"
 run "replayed from its sidecars" 0 $FPDIV replay big && expect "as recorded" "$out" '^reproduced '
-run "shown" 0 $FPDIV show "$big" && expect "the data's place" "$out" '^  data     in \.npy files beside the case file'
+run "shown" 0 $FPDIV show "$big" && expect "the data's place" "$out" '^  data     in \.npy files beside the case file' &&
+    expect "its case line says so" "$out" '^  case     .*, data from the \.npy files beside its case file$'
 run "merged with its sidecars" 0 $FPDIV merge big_merged big
 [ -f "big_merged/vendor/$(basename "$stem").B.npy" ] && pass "the sidecars went with it" || fail "merge" "$(ls -R big_merged)"
 run "minimized, small enough to go inline" 0 $FPDIV minimize "$big" -o big_min &&
