@@ -102,12 +102,10 @@ int fpd_array_file_read(const char *spec, const char *role, struct fpd_npy *out,
             char shown[1024];
             snprintf(why, why_size, "%s is not a .npz archive: only an archive's arrays are named, as FILE.npz:NAME",
                      fpd_printable(r.path, shown, sizeof shown));
-            rc = FPD_ERR_INPUT;
-        } else {
-            rc = fpd_npy_parse(r.path, (const unsigned char *)bytes, len, out, why, why_size);
+            free(bytes);
+            return FPD_ERR_INPUT;
         }
-        free(bytes);
-        return rc;
+        return fpd_npy_take(r.path, bytes, len, out, why, why_size);
     }
     struct fpd_npz *z;
     rc = fpd_npz_open_bytes(r.path, (const unsigned char *)bytes, len, &z, why, why_size);

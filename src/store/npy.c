@@ -286,8 +286,11 @@ static int to_c_order(struct fpd_npy *a)
     return FPD_OK;
 }
 
-int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, struct fpd_npy *out, char *why,
-                  size_t why_size)
+/* fpd_npy_parse's work; with *own (the same bytes, the caller's to give up), the elements are
+ * moved to its front and it becomes out's array (*own set to NULL: out has it, or freed it on a
+ * later failure), so that a large array is not held twice. */
+static int parse(const char *name, const unsigned char *bytes, size_t len, unsigned char **own, struct fpd_npy *out,
+                 char *why, size_t why_size)
 {
     *out = (struct fpd_npy){0};
     if (len < 10 || memcmp(bytes, "\x93NUMPY", 6) != 0) {
@@ -345,11 +348,17 @@ int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, stru
                  dims, elements[e].name, want);
         return FPD_ERR_INPUT;
     }
-    if (!(out->data = malloc(want + 1))) {
+    if (own && *own) {
+        memmove(*own, *own + data_at, want);
+        unsigned char *shrunk = realloc(*own, want + 1);
+        out->data = shrunk ? shrunk : *own;
+        *own = NULL;
+    } else if ((out->data = malloc(want + 1))) {
+        memcpy(out->data, bytes + data_at, want);
+    } else {
         snprintf(why, why_size, "out of memory reading %s", name);
         return FPD_ERR_NOMEM;
     }
-    memcpy(out->data, bytes + data_at, want);
     if (order == '>' && out->element != FPD_NPY_VOID16)
         swap_bytes(out->data, out->count, out->element_size);
     if (h.fortran && h.ndim > 1 && to_c_order(out) != FPD_OK) {
@@ -360,17 +369,27 @@ int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, stru
     return FPD_OK;
 }
 
+int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, struct fpd_npy *out, char *why,
+                  size_t why_size)
+{
+    return parse(name, bytes, len, NULL, out, why, why_size);
+}
+
+int fpd_npy_take(const char *name, void *bytes, size_t len, struct fpd_npy *out, char *why, size_t why_size)
+{
+    unsigned char *own = bytes;
+    int rc = parse(name, bytes, len, &own, out, why, why_size);
+    free(own); /* NULL where out took it */
+    return rc;
+}
+
 int fpd_npy_read(const char *path, struct fpd_npy *out, char *why, size_t why_size)
 {
     char *bytes;
     size_t len;
     *out = (struct fpd_npy){0};
     int rc = fpd_file_read(path, FPD_NPY_MAX_BYTES, &bytes, &len, why, why_size);
-    if (rc != FPD_OK)
-        return rc;
-    rc = fpd_npy_parse(path, (const unsigned char *)bytes, len, out, why, why_size);
-    free(bytes);
-    return rc;
+    return rc == FPD_OK ? fpd_npy_take(path, bytes, len, out, why, why_size) : rc;
 }
 
 void fpd_npy_free(struct fpd_npy *a)

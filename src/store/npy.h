@@ -37,6 +37,9 @@ int fpd_npy_read(const char *path, struct fpd_npy *out, char *why, size_t why_si
 /* The same from bytes in memory; `name` names them in messages. */
 int fpd_npy_parse(const char *name, const unsigned char *bytes, size_t len, struct fpd_npy *out, char *why,
                   size_t why_size);
+/* The same from bytes of malloc's, which it takes: they become the array (its elements moved to the
+ * front), or are freed. A large array is then in memory once, not twice. */
+int fpd_npy_take(const char *name, void *bytes, size_t len, struct fpd_npy *out, char *why, size_t why_size);
 void fpd_npy_free(struct fpd_npy *a);
 /* The type of fpdiv's an element type holds (f64, f32, f16, bf16); *named_only for bf16's bits,
  * which NumPy cannot say are bf16 (uint16, int16, void): a reader takes them so only where the

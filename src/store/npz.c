@@ -216,7 +216,5 @@ int fpd_npz_read(struct fpd_npz *z, size_t i, struct fpd_npy *out, char *why, si
         return FPD_ERR_INPUT;
     }
     zip_fclose(f);
-    int rc = fpd_npy_parse(name, bytes, st.size, out, why, why_size);
-    free(bytes);
-    return rc;
+    return fpd_npy_take(name, bytes, st.size, out, why, why_size);
 }

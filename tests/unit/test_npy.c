@@ -29,11 +29,21 @@ static size_t make(unsigned char *out, int major, const char *header, const void
     return at + data_len;
 }
 
+/* bytes parsed, and taken (fpd_npy_take, from a copy of malloc's, its elements moved to its front):
+ * the two arrays alike */
 static struct fpd_npy parsed(const unsigned char *bytes, size_t len)
 {
-    struct fpd_npy a;
+    struct fpd_npy a, t;
     char why[512];
     cr_assert_eq(fpd_npy_parse("x.npy", bytes, len, &a, why, sizeof why), FPD_OK, "%s", why);
+    unsigned char *copy = malloc(len);
+    cr_assert_not_null(copy);
+    memcpy(copy, bytes, len);
+    cr_assert_eq(fpd_npy_take("x.npy", copy, len, &t, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect(t.element == a.element && t.ndim == a.ndim && t.count == a.count && t.element_size == a.element_size);
+    cr_expect(memcmp(t.shape, a.shape, sizeof a.shape) == 0);
+    cr_expect(memcmp(t.data, a.data, a.count * a.element_size) == 0, "taken, the elements differ from parsed");
+    fpd_npy_free(&t);
     return a;
 }
 
@@ -131,6 +141,11 @@ Test(npy, what_is_not_such_an_array_is_refused_and_named)
         cr_expect_eq(fpd_npy_parse("x.npy", file, len, &a, why, sizeof why), FPD_ERR_INPUT, "%s", cases[i].header);
         cr_expect(strncmp(why, "x.npy: ", 7) == 0 && strstr(why, cases[i].why), "%s: '%s' lacks '%s'", cases[i].header,
                   why, cases[i].why);
+        cr_expect_null(a.data);
+        unsigned char *copy = malloc(len); /* taken and refused alike: freed, once (the sanitizers') */
+        cr_assert_not_null(copy);
+        memcpy(copy, file, len);
+        cr_expect_eq(fpd_npy_take("x.npy", copy, len, &a, why, sizeof why), FPD_ERR_INPUT, "%s", cases[i].header);
         cr_expect_null(a.data);
     }
     struct fpd_npy a;
