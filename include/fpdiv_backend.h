@@ -12,8 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 7
-/* ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the routes FPD_ROUTE_SYRK,
+#define FPDIV_BACKEND_ABI 8
+/* ABI 7 is ABI 8 without args->alpha_exp and args->beta_exp at the end of struct fpd_gemm_args and
+ * their feature, FPD_FEAT_SCALARS;
+ * ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the routes FPD_ROUTE_SYRK,
  * FPD_ROUTE_OUT_* and FPD_ROUTE_GEMMT_* and their features;
  * ABI 5 is ABI 6 without the status FPD_ERR_NOT_APPLICABLE (its structs are ABI 6's);
  * ABI 4 is ABI 5 without `rounding` at the end of struct fpd_backend, ABI 3 ABI 4 without
@@ -69,6 +71,7 @@ enum fpd_feature {
     FPD_FEAT_OUT_VIEWS = 1u << 9,  /* gemm() honours FPD_ROUTE_OUT_STRIDED and _TRANSPOSED (ABI 7) */
     FPD_FEAT_OUT_REVERSED = 1u << 10, /* gemm() honours FPD_ROUTE_OUT_REVERSED (ABI 7) */
     FPD_FEAT_GEMMT = 1u << 11,        /* gemm() honours FPD_ROUTE_GEMMT_UPPER and _LOWER (ABI 7) */
+    FPD_FEAT_SCALARS = 1u << 12,      /* gemm() honours args->alpha_exp and args->beta_exp on FPD_ROUTE_GEMM (ABI 8) */
 };
 
 /*
@@ -126,6 +129,11 @@ struct fpd_gemm_args {
     int algo;         /* 0: the library's first choice; i: its i-th candidate (FPD_FEAT_ALGOS) */
     enum fpd_route route; /* ABI 3: FPD_ROUTE_GEMM unless the backend has FPD_FEAT_ROUTES */
     enum fpd_execution execution; /* ABI 3: FPD_EXEC_DEFAULT unless the backend has FPD_FEAT_COMPILE */
+    /* ABI 8, 0 and 0 unless the backend has FPD_FEAT_SCALARS: the product asked for through BLAS's
+     * own scalars, C = 2^alpha_exp op(A) op(B) + 2^beta_exp bias, as a library computes
+     * alpha op(A) op(B) + beta C on a C holding the bias rows (alpha = 2^alpha_exp, beta =
+     * 2^beta_exp; beta = 0, C unread, without a bias). Powers of two, so that no scalar rounds. */
+    int alpha_exp, beta_exp;
 };
 
 /*

@@ -23,6 +23,7 @@
 #include "backends/backend_cblas.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,10 @@ static int route_runs(const struct cblas_state *s, const struct fpd_gemm_args *g
 {
     if (g->route == FPD_ROUTE_GEMM)
         return FPD_OK;
+    if (g->alpha_exp || g->beta_exp) {
+        snprintf(why, why_size, "%s is handed alpha and beta on its gemm route only", s->library);
+        return FPD_ERR_BACKEND;
+    }
     const struct route_routines *r = g->route < FPD_ROUTE_COUNT ? &route_routines[g->route] : NULL;
     if (!r || !r->names[0]) { /* a framework's (vmap, out=): not a library's */
         snprintf(why, why_size, "%s has no route %d, only gemv, dot, syrk and gemmt", s->library, (int)g->route);
@@ -403,6 +408,9 @@ static int compute(struct cblas_state *s, struct fpd_batch_staging *batch, const
         return runs;
     enum fpd_dtype ct = g->dt.acc;
     const void *native = native_16bit(s, &g->dt);
+    /* BLAS's scalars: powers of two (args->alpha_exp, beta_exp), 1 and 1 unless asked; C holds the
+     * bias, or is not read (beta = 0) */
+    double alpha = ldexp(1, g->alpha_exp), beta = g->bias ? ldexp(1, g->beta_exp) : 0;
     enum fpd_dtype operand_t = native ? g->dt.in : ct;
     for (size_t b = 0; b < g->batch; b++) {
         struct fpd_batch_entry e;
@@ -415,11 +423,11 @@ static int compute(struct cblas_state *s, struct fpd_batch_staging *batch, const
         if (g->route != FPD_ROUTE_GEMM)
             run_route(s, g, &e);
         else if (ct == FPD_F64)
-            fpd_cblas_dgemm(&s->lib, g->trans_a, g->trans_b, g->m, g->n, g->k, 1.0, e.a, e.lda, e.b, e.ldb,
-                            g->bias ? 1.0 : 0.0, e.c, e.ldc);
+            fpd_cblas_dgemm(&s->lib, g->trans_a, g->trans_b, g->m, g->n, g->k, alpha, e.a, e.lda, e.b, e.ldb, beta,
+                            e.c, e.ldc);
         else
             fpd_cblas_gemm_f32(&s->lib, native ? native : s->lib.sgemm, g->trans_a, g->trans_b, g->m, g->n, g->k,
-                               1.0f, e.a, e.lda, e.b, e.ldb, g->bias ? 1.0f : 0.0f, e.c, e.ldc);
+                               (float)alpha, e.a, e.lda, e.b, e.ldb, (float)beta, e.c, e.ldc);
         fpd_finish_batch_entry(g, b, ct, &e);
     }
     return FPD_OK;
@@ -510,7 +518,7 @@ static void cblas_close(void *state)
         .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                  \
         .kind = FPD_KIND_VENDOR,                                                                                     \
         .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF | \
-                    FPD_FEAT_GEMMT,                                                                                  \
+                    FPD_FEAT_GEMMT | FPD_FEAT_SCALARS,                                                               \
         .open = cblas_open, .supports = cblas_supports, .gemm = cblas_gemm, .provenance = cblas_provenance,          \
         .close = cblas_close, .gemm_concurrent = cblas_gemm_concurrent,                                              \
         __VA_ARGS__                                                                                                  \

@@ -12,6 +12,8 @@ int fpd_cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out, 
 /* A count from min to max ("--jobs must be at least 1"): a zero that would do nothing is refused. */
 int fpd_cli_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out, char *why,
                   size_t why_size);
+/* A small signed integer, lo to hi: digits with an optional leading minus, nothing else. */
+int fpd_cli_int(const char *opt, const char *text, int lo, int hi, int *out, char *why, size_t why_size);
 int fpd_cli_double(const char *opt, const char *text, double lo, double hi, double *out, char *why, size_t why_size);
 /* "512M", "4G", "1073741824" */
 int fpd_cli_bytes(const char *opt, const char *text, double *out, char *why, size_t why_size);

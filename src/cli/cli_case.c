@@ -10,6 +10,7 @@
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
     OPT_DIST, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_ALGO, OPT_ISOLATE, OPT_CALLERS, OPT_SPLIT, OPT_SCALE,
+    OPT_ALPHA, OPT_BETA,
 };
 
 const struct option fpd_shared_options[] = {
@@ -29,7 +30,8 @@ static const struct option case_only_options[] = {
     {"slice", required_argument, NULL, OPT_SLICE},       {"threads", required_argument, NULL, OPT_THREADS},
     {"algo", required_argument, NULL, OPT_ALGO},         {"isolate", no_argument, NULL, OPT_ISOLATE},
     {"callers", required_argument, NULL, OPT_CALLERS},   {"split", required_argument, NULL, OPT_SPLIT},
-    {"scale", required_argument, NULL, OPT_SCALE},
+    {"scale", required_argument, NULL, OPT_SCALE},       {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"beta", required_argument, NULL, OPT_BETA},
     {NULL, 0, NULL, 0},
 };
 
@@ -61,6 +63,9 @@ const char fpd_case_options_help[] =
     "  --split K1           split-k relation: the first part's terms (default: half of k, at least 1)\n"
     "  --scale E            scale relation: A times 2^E or 2^-E, E from 1 to 8 (default 1; the sign\n"
     "                       keeps every value finite and normal)\n"
+    "  --alpha E, --beta E  alpha-beta relation: BLAS's alpha = 2^E or 2^-E, E from 0 to 8 (the sign\n"
+    "                       keeps every value finite and normal), and beta = 2^E, E from -8 to 8 (with\n"
+    "                       --bias; without one beta is 0); default 1 and 1\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
     "  --isolate            run each check in a process of its own, so a backend that crashes gives\n"
     "                       an `error` instead of ending fpdiv (check always does; a few ms a check\n"
@@ -74,7 +79,8 @@ const char fpd_case_options_help[] =
 void fpd_case_flags_init(struct fpd_case_flags *f)
 {
     int cores = fpd_cli_cores();
-    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1, .callers = 4, .scale = 1},
+    *f = (struct fpd_case_flags){.chk = {.params = {.slice = {0, 1}, .threads = cores < 2 ? 2 : cores, .algo = 1, .callers = 4, .scale = 1,
+                                                    .alpha = 1, .beta = 1},
                                          .exact = FPD_EXACT_ALWAYS, .default_threads = 1},
                                  .max_mem = fpd_cli_default_max_mem()};
     fpd_case_defaults(&f->chk.c);
@@ -166,6 +172,11 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
         rc = fpd_cli_count("--scale", arg, 1, FPD_SCALE_MAX, &u, why, why_size);
         f->chk.params.scale = (int)u;
         break;
+    case OPT_ALPHA:
+        rc = fpd_cli_count("--alpha", arg, 0, FPD_SCALE_MAX, &u, why, why_size);
+        f->chk.params.alpha = (int)u;
+        break;
+    case OPT_BETA: rc = fpd_cli_int("--beta", arg, -FPD_SCALE_MAX, FPD_SCALE_MAX, &f->chk.params.beta, why, why_size); break;
     default: return 0;
     }
     *status = rc;

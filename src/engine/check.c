@@ -255,6 +255,7 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
         if (rc != FPD_OK)
             return rc;
     }
+    int bias_exp = p->scale_exp + p->alpha_exp - p->beta_exp; /* the bias handed over times 2^bias_exp */
     if (p->scale_exp) { /* A times 2^e, in a copy stored as it was */
         int rc = a.p == ck->operand_a[which].buf ? FPD_OK
                                                  : restage(&ck->operand_a[which], a, batch, m, c->k, a.transposed, p->in, c->pad, &a);
@@ -268,11 +269,11 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
     if (p->bias != FPD_BIAS_NONE) {
         size_t ignored;
         const char *row = (const char *)ck->tensors.bias + g->cols.start * dsize(c->dt.out);
-        if (p->scale_exp) { /* a copy of its own, times 2^e: never the case's */
+        if (bias_exp) { /* a copy of its own, times 2^bias_exp: never the case's */
             if (fpd_grow(&ck->bias[which].buf, &ck->bias[which].cap, n * dsize(p->out)) != FPD_OK)
                 return FPD_ERR_NOMEM;
             fpd_convert_matrix(1, n, c->dt.out, row, n, p->out, ck->bias[which].buf, n);
-            fpd_scale_block(p->out, ck->bias[which].buf, 1, n, 1, n, n, p->scale_exp);
+            fpd_scale_block(p->out, ck->bias[which].buf, 1, n, 1, n, n, bias_exp);
             bias = ck->bias[which].buf;
         } else {
             bias = fpd_stage_input(&ck->bias[which], c->dt.out, row, 1, n, n, p->out, &ignored);
@@ -300,6 +301,7 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
         .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
         .threads = p->threads ? p->threads : chk->default_threads,
         .algo = p->algo, .route = p->route, .execution = p->execution,
+        .alpha_exp = p->alpha_exp, .beta_exp = p->beta_exp,
     };
     ck->bias_after[which] = bias;
     if (p->split_k && prepare_second_part(ck, which, p->split_k, out_bytes) != FPD_OK)
@@ -357,8 +359,9 @@ static int finish_path(struct fpd_checker *ck, const struct fpd_check *chk, cons
     }
     if (p->bias == FPD_BIAS_AFTER)
         add_bias_after(out, p->out, batch, m, n, ldc, ck->bias_after[which]);
-    if (p->scale_exp) /* back by 2^-e, after the bias a path adds after (which was scaled too) */
-        fpd_scale_block(p->out, out, batch, m * ldc, m, n, ldc, -p->scale_exp);
+    int out_exp = p->scale_exp + p->alpha_exp; /* back by 2^-out_exp, after the bias a path adds after (scaled too) */
+    if (out_exp)
+        fpd_scale_block(p->out, out, batch, m * ldc, m, n, ldc, -out_exp);
 
     /* The compared block in the case's output type: where it is already that, in place, else
      * converted into a packed copy. */
@@ -563,13 +566,15 @@ static void widen_for_backend(struct fpd_bound_model *bm, struct fpd_checker *ck
     fpd_bound_model_widen(bm, &r, dt, chk->c.k, ck->reach[dt->in]);
 }
 
-/* A path scaled down by 2^e (scale) underflows where the case would not, and its output is taken
- * times 2^-e: each underflowing rounding's error counts 2^-e times in the case's units. */
+/* A path scaled down by 2^e (scale, or alpha-beta's alpha) underflows where the case would not, and
+ * its output is taken times 2^-e: each underflowing rounding's error counts 2^-e times in the case's
+ * units. */
 static void widen_for_scale(struct fpd_bound_model *bm, const struct fpd_path *p)
 {
-    if (p->scale_exp < 0) {
-        bm->eta_acc = ldexp(bm->eta_acc, -p->scale_exp);
-        bm->eta_out = ldexp(bm->eta_out, -p->scale_exp);
+    int e = p->scale_exp + p->alpha_exp;
+    if (e < 0) {
+        bm->eta_acc = ldexp(bm->eta_acc, -e);
+        bm->eta_out = ldexp(bm->eta_out, -e);
         fpd_bound_model_settle(bm);
     }
 }
@@ -1032,6 +1037,11 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
         b_is_a_transposed(c, &ck->tensors);
     if (res->paths.b.scale_exp) /* its sign, from the data: what keeps everything finite and exact */
         res->paths.b.scale_exp = fpd_scale_choose(c, &ck->tensors, res->paths.b.scale_exp);
+    if (res->paths.b.alpha_exp || res->paths.b.beta_exp) { /* likewise */
+        int alpha = res->paths.b.alpha_exp, beta = res->paths.b.beta_exp;
+        fpd_scalars_choose(c, &ck->tensors, &alpha, &beta);
+        res->paths.b.alpha_exp = (int8_t)alpha, res->paths.b.beta_exp = (int8_t)beta;
+    }
     for (int which = 0; which < 2; which++) {
         rc = prepare_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
         if (rc == FPD_ERR_NOMEM)

@@ -156,6 +156,19 @@ static void build_scale(const struct fpd_relation *r, const struct fpd_case *c, 
     out->b.scale_exp = p->scale;
 }
 
+/* The library's own scalars: alpha = 2^a, and beta = 2^b on a C holding the bias handed over times
+ * 2^(a - b), the output taken times 2^-a; so both paths are A·B + bias. a's magnitude and b from the
+ * parameters, a's sign from the data when the check prepares it (scale.h). Without a bias, beta is
+ * 0 (C is not read) and alpha alone is asked for. */
+static void build_alpha_beta(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                             struct fpd_paths *out)
+{
+    (void)r;
+    whole_case(c, out);
+    out->b.alpha_exp = (int8_t)p->alpha;
+    out->b.beta_exp = (int8_t)(c->has_bias ? p->beta : 0);
+}
+
 /* The first k1 terms and the rest (k1 from the parameters), computed and added in the accumulator's
  * type and the sum rounded to the output's once, as a split-k GEMM's workspace does (two halves each
  * rounded to f16 could overflow where their sum does not). */
@@ -267,6 +280,10 @@ const struct fpd_relation fpd_relation_table[] = {
         .build = build_concurrent),
     ROW(.name = "scale", .doc = "A·B vs (2^e A)·B times 2^-e: bit for bit but for underflow (a strict oracle)",
         .backends = 1, .default_campaign = true, .strict = true, .takes = FPD_TAKES_SCALE, .build = build_scale),
+    ROW(.name = "alpha-beta",
+        .doc = "A·B + bias vs BLAS's alpha·A·B + beta·C: alpha = 2^a, beta = 2^b, C the bias times 2^(a-b), then times 2^-a",
+        .backends = 1, .needs = FPD_FEAT_SCALARS, .default_campaign = true, .takes = FPD_TAKES_SCALARS,
+        .build = build_alpha_beta),
     ROW(.name = "split-k", .doc = "A·B vs A[:, :k1]·B[:k1] + A[:, k1:]·B[k1:], the parts added in the accumulator's type",
         .backends = 1, .default_campaign = true, .takes = FPD_TAKES_SPLIT, .build = build_split_k),
     ROW(.name = "self", .doc = "A·Aᵀ by gemm on a copy of Aᵀ vs the library's syrk, as numpy computes A @ A.T",
@@ -330,6 +347,7 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
         {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's, or a framework's)"},
         {FPD_FEAT_SELF, "a syrk (a BLAS library's)"},
         {FPD_FEAT_GEMMT, "a gemmt (a BLAS library's: oneMKL, BLIS, OpenBLAS from 0.3.22)"},
+        {FPD_FEAT_SCALARS, "BLAS's alpha and beta (a BLAS library's)"},
         {FPD_FEAT_OUT_VIEWS, "an out= argument (a framework's: numpy, torch)"},
         {FPD_FEAT_OUT_REVERSED, "an out= of negative strides (numpy's)"},
         {FPD_FEAT_FUSED_BIAS, "a fused bias"},
@@ -410,6 +428,12 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
         snprintf(why, why_size, "scale takes an exponent of 1 to %d (--scale E)", FPD_SCALE_MAX);
         return FPD_ERR_INPUT;
     }
+    if ((r->takes & FPD_TAKES_SCALARS) && (p->alpha < 0 || p->alpha > FPD_SCALE_MAX || p->beta < -FPD_SCALE_MAX ||
+                                           p->beta > FPD_SCALE_MAX)) {
+        snprintf(why, why_size, "alpha-beta takes alpha = 2^E or 2^-E, E from 0 to %d (--alpha E), and beta = 2^E, E "
+                 "from -%d to %d (--beta E)", FPD_SCALE_MAX, FPD_SCALE_MAX, FPD_SCALE_MAX);
+        return FPD_ERR_INPUT;
+    }
     if (fpd_relation_takes_threads(r) && p->threads < 1) {
         snprintf(why, why_size, "threads needs a thread count of at least 1");
         return FPD_ERR_INPUT;
@@ -445,6 +469,13 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
     p->scale = 1;
     if (r->takes & FPD_TAKES_SCALE)
         p->scale = 1 + (int)fpd_stream_below(s, 3);
+    p->alpha = 1, p->beta = 0;
+    if (r->takes & FPD_TAKES_SCALARS) { /* alpha 2^0 to 2^±3, beta 2^-3 to 2^3; never both 1 */
+        p->alpha = (int)fpd_stream_below(s, 4);
+        p->beta = (int)fpd_stream_below(s, 7) - 3;
+        if (p->alpha == 0 && (p->beta == 0 || !c->has_bias))
+            p->alpha = 1;
+    }
 }
 
 void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,

@@ -39,6 +39,9 @@ struct fpd_path {
     enum fpd_execution execution; /* a framework's: as it runs by default, eager, or compiled */
     unsigned callers;        /* 0: the GEMM alone; else computed by 1 of this many threads calling at once (callers.h) */
     int scale_exp;           /* A and the bias handed over times 2^scale_exp, the output taken times its inverse (scale.h) */
+    int8_t alpha_exp, beta_exp; /* BLAS's alpha = 2^alpha_exp and beta = 2^beta_exp (alpha-beta): the bias
+                                   handed over times 2^(alpha_exp - beta_exp), the output times 2^-alpha_exp
+                                   (scale.h); int8_t, so that a check's answer fits a worker's message */
     uint32_t split_k;        /* 0: one GEMM; else two, of the first split_k terms (with the bias) and of the
                                 rest, their outputs added in the output type */
     bool triangles;          /* C (square, no bias) in two GEMMs of its route's kind (gemmt): the upper
@@ -60,10 +63,18 @@ struct fpd_relation_params {
     unsigned callers;       /* concurrent: the threads calling at once, 2 to FPD_MAX_CALLERS */
     uint32_t split_k;       /* split-k: k1, the first part's terms, 1 to k - 1 */
     int scale;              /* scale: the exponent's magnitude, 1 to FPD_SCALE_MAX (its sign, from the data) */
+    int alpha, beta;        /* alpha-beta: alpha's exponent's magnitude, 0 to FPD_SCALE_MAX (its sign, from the
+                               data), and beta's exponent, -FPD_SCALE_MAX to FPD_SCALE_MAX */
 };
 
 /* Parameters a relation takes beyond the slice, threads and algorithm (struct fpd_relation's `takes`). */
-enum { FPD_TAKES_SPLIT = 1u << 0, FPD_TAKES_SCALE = 1u << 1, FPD_TAKES_THREADS = 1u << 2, FPD_SCALE_MAX = 8 };
+enum {
+    FPD_TAKES_SPLIT = 1u << 0,
+    FPD_TAKES_SCALE = 1u << 1,
+    FPD_TAKES_THREADS = 1u << 2,
+    FPD_TAKES_SCALARS = 1u << 3, /* alpha and beta */
+    FPD_SCALE_MAX = 8
+};
 
 /* Which two backends a two-backend relation compares. */
 enum fpd_pairing {

@@ -42,6 +42,20 @@ int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int 
     return 0;
 }
 
+void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, int *alpha_exp, int *beta_exp)
+{
+    if (*alpha_exp)
+        *alpha_exp = fpd_scale_choose(c, t, *alpha_exp);
+    int shift = *alpha_exp - *beta_exp;
+    if (!c->has_bias || shift == 0)
+        return;
+    const struct fpd_dtype_info *out = fpd_dtype_info(c->dt.out);
+    struct extremes bias = extremes_of(c->dt.out, t->bias, c->n);
+    double scaled_largest = ldexp(bias.largest, shift), scaled_smallest = ldexp(bias.smallest, shift);
+    if (shift > 0 ? scaled_largest >= out->max_finite / 4 : scaled_smallest < ldexp(1, out->emin))
+        *beta_exp = *alpha_exp;
+}
+
 void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e)
 {
     for (size_t b = 0; b < batch; b++)

@@ -17,6 +17,11 @@
 /* The exponent path B scales A (and the bias) by: `magnitude` or -`magnitude`, whichever keeps
  * every input of A exact and finite and the product finite (up first); 0 when neither does. */
 int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int magnitude);
+/* alpha-beta's scalars, alpha = 2^*alpha_exp and beta = 2^*beta_exp, as the data allow: alpha's
+ * sign as fpd_scale_choose's (the library may scale A's elements by it, or the sums); the bias,
+ * handed over times 2^(alpha - beta), must stay finite and exact, or beta follows alpha (the bias
+ * handed over as it is). */
+void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, int *alpha_exp, int *beta_exp);
 /* Multiplies the rows x cols block of each of `batch` matrices (`stride` apart, rows of ld) by 2^e,
  * in type t. */
 void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e);

@@ -71,6 +71,8 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
         snprintf(extra + used, sizeof extra - used, " --split %u", chk->params.split_k);
     else if (chk->relation->takes & FPD_TAKES_SCALE)
         snprintf(extra + used, sizeof extra - used, " --scale %d", chk->params.scale);
+    else if (chk->relation->takes & FPD_TAKES_SCALARS)
+        snprintf(extra + used, sizeof extra - used, " --alpha %d --beta %d", chk->params.alpha, chk->params.beta);
     if (fpd_check_threads(chk) > 0) { /* a library's bits can depend on its thread count */
         size_t used = strlen(extra);
         snprintf(extra + used, sizeof extra - used, " --threads %d", fpd_check_threads(chk));
@@ -126,6 +128,11 @@ void fpd_path_words(FILE *f, const struct fpd_check *chk, const struct fpd_path 
     if (p->scale_exp)
         fprintf(f, ", A%s times 2^%d, C times 2^%d", p->bias != FPD_BIAS_NONE ? " and the bias" : "", p->scale_exp,
                 -p->scale_exp);
+    if (chk->relation->takes & FPD_TAKES_SCALARS && p->bias != FPD_BIAS_NONE && (p->alpha_exp || p->beta_exp))
+        fprintf(f, ", alpha 2^%d, beta 2^%d on C holding the bias times 2^%d, then times 2^%d", p->alpha_exp,
+                p->beta_exp, p->alpha_exp - p->beta_exp, -p->alpha_exp);
+    else if (chk->relation->takes & FPD_TAKES_SCALARS && p->alpha_exp)
+        fprintf(f, ", alpha 2^%d, beta 0, then times 2^%d", p->alpha_exp, -p->alpha_exp);
     if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
         fprintf(f, "; then take batch %u:%u, rows %u:%u, cols %u:%u (start:length)", cmp->batch.start,
                 cmp->batch.len, cmp->rows.start, cmp->rows.len, cmp->cols.start, cmp->cols.len);
@@ -356,6 +363,10 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         json_object_set_new(o, "split_k", json_integer(chk->params.split_k));
     if (chk->relation->takes & FPD_TAKES_SCALE)
         json_object_set_new(o, "scale", json_integer(chk->params.scale));
+    if (chk->relation->takes & FPD_TAKES_SCALARS) {
+        json_object_set_new(o, "alpha", json_integer(chk->params.alpha));
+        json_object_set_new(o, "beta", json_integer(chk->params.beta));
+    }
     if (res->strict_excess > 0)
         json_object_set_new(o, "strict_excess", json_real(res->strict_excess));
     if (res->concurrency.callers)

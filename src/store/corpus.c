@@ -205,6 +205,10 @@ static json_t *check_json(const struct fpd_case_file *f)
         json_object_set_new(params, "split_k", json_integer(chk->params.split_k));
     if (chk->relation->takes & FPD_TAKES_SCALE)
         json_object_set_new(params, "scale", json_integer(chk->params.scale));
+    if (chk->relation->takes & FPD_TAKES_SCALARS) {
+        json_object_set_new(params, "alpha", json_integer(chk->params.alpha));
+        json_object_set_new(params, "beta", json_integer(chk->params.beta));
+    }
     json_t *cj = json_pack("{s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:s}", "batch", (json_int_t)c->batch, "m",
                            (json_int_t)c->m, "n", (json_int_t)c->n, "k", (json_int_t)c->k, "trans_a", c->trans_a,
                            "trans_b", c->trans_b, "bias", c->has_bias, "pad", (json_int_t)c->pad, "dtype",
@@ -379,6 +383,23 @@ static uint64_t get_uint(struct reader *r, json_t *obj, const char *field, const
         return lo;
     }
     return (uint64_t)x;
+}
+
+/* A small signed integer (beta's exponent). */
+static int get_int(struct reader *r, json_t *obj, const char *field, const char *key, int lo, int hi, int *rc)
+{
+    json_t *v = member(r, obj, field, key, JSON_INTEGER, rc);
+    if (!v)
+        return 0;
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected an integer from %d to %d", lo, hi);
+        if (*rc == FPD_OK)
+            *rc = bad(r, field, msg);
+        return 0;
+    }
+    return (int)x;
 }
 
 static uint64_t get_hex64(struct reader *r, json_t *obj, const char *field, const char *key, int *rc)
@@ -674,6 +695,11 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
     chk->params.scale = 1;
     if (chk->relation->takes & FPD_TAKES_SCALE)
         chk->params.scale = (int)get_uint(r, params, "check.params.scale", "scale", 1, FPD_SCALE_MAX, &rc);
+    chk->params.alpha = 1, chk->params.beta = 0;
+    if (chk->relation->takes & FPD_TAKES_SCALARS) {
+        chk->params.alpha = (int)get_uint(r, params, "check.params.alpha", "alpha", 0, FPD_SCALE_MAX, &rc);
+        chk->params.beta = get_int(r, params, "check.params.beta", "beta", -FPD_SCALE_MAX, FPD_SCALE_MAX, &rc);
+    }
     if (rc != FPD_OK)
         return rc;
     fpd_relation_prepare_case(chk->relation, c);

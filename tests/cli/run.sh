@@ -803,6 +803,36 @@ run "scale on a library that rounds its inputs to 11 bits" 0 $FPDIV --blas zoo="
 run "scale on a library that drops inputs below 2^-8" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libsmall_dropped.so" \
     check --relation scale --backend zoo --shape 8x8x64 --dtype f32 --exact never &&
     expect "finds what depends on magnitudes" "$out" '^check scale on zoo: bound'
+# --- alpha-beta: BLAS's own alpha and beta, powers of two, against alpha 1 and beta 1 ---
+for args in "--backend openblas --dtype f64 --bias --trans-a --dist wide" "--backend blis --dtype f32 --bias --pad 3 --beta -3" \
+            "--backend refblas --dtype bf16 --bias --alpha 0 --beta 2" "--backend mkl --dtype f32 --alpha 4"; do
+    run "alpha-beta $args" 0 $FPDIV check --relation alpha-beta --shape 2x40x30x200 $args --fail-on bound &&
+        expect "same or a reordering ($args)" "$out" '^check alpha-beta on [a-z]+(@[A-Za-z0-9_]+)?: (same|reorder)$'
+done
+expect "without a bias: beta 0, alpha alone" "$out" '^  path B   mkl@[A-Za-z0-9_]+: gemm 2x40x30x200, f32 in, f32 out, alpha 2\^-?4, beta 0, then times 2\^-?4$'
+run "alpha-beta on a kernel that takes beta for a flag" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libbeta_flag.so" \
+    check --relation alpha-beta --backend zoo --shape 8x8x64 --dtype f32 --bias --beta 2 &&
+    expect "finds it" "$out" '^check alpha-beta on zoo: bound$' &&
+    expect "and says what path B asked for" "$out" '^  path B   zoo: gemm 8x8x64, f32 in, f32 out, fused bias, alpha 2\^-?1, beta 2\^2 on C holding the bias times 2\^-?[0-9]+, then times 2\^-?1$' &&
+    expect "with the command that reruns it" "$out" \
+        '^  rerun    fpdiv --blas zoo=[^ ]+ check --relation alpha-beta --backend zoo .*--alpha 1 --beta 2 '
+if run "saved" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libbeta_flag.so" check --relation alpha-beta --backend zoo \
+    --shape 8x8x64 --bias --alpha 3 --beta -2 --save $tmp/scalars; then
+    saved=$(find $tmp/scalars -name '*.json' | head -1)
+    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["check"]["params"] != {"alpha": 3, "beta": -2})' \
+        "$saved" && pass "the case file keeps alpha and beta" || fail "alpha and beta saved" "$(head -c 400 "$saved")"
+    run "replayed on the library itself, where it is fixed" 0 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libnone.so" replay $tmp/scalars &&
+        expect "as fixed" "$out" '^fixed '
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["check"]["params"]["beta"] = 9; json.dump(d, open(sys.argv[2], "w"))' \
+        "$saved" $tmp/beta9.json
+    bad "a case file's beta out of range" "beta9.json: check.params.beta: expected an integer from -8 to 8" \
+        --blas zoo="$(dirname "$FPDIV")/zoo/libnone.so" replay $tmp/beta9.json
+fi
+bad "--beta out of range" "--beta '9': expected an integer from -8 to 8" check --relation alpha-beta --beta 9
+bad "--beta with a plus" "--beta '\+2': expected an integer from -8 to 8" check --relation alpha-beta --beta +2
+bad "--alpha negative" "--alpha '-1': expected a non-negative integer" check --relation alpha-beta --alpha -1
+bad "alpha-beta on an own kernel" "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's\); seq has none" \
+    check --relation alpha-beta --backend seq --shape 4x4x4
 
 run "save a threads case" 0 $FPDIV check --relation threads --backend openblas --shape 64x64x1000 --save $tmp/ext --fail-on never
 run "explain the threads case" 0 $FPDIV explain "$(find $tmp/ext -name '*.json' | head -1)" &&
@@ -855,7 +885,7 @@ c = j["check"]["case"]
 print(j["environment"]["backends"]["stateful"]["last_shape"] == "%dx%dx%dx%d" % (c["batch"], c["m"], c["n"], c["k"]))' \
         "$env_dir"/min/vendor/*.json)" '^True$'
 rm -rf "$env_dir"
-bad "plugin with another ABI" "was built for backend ABI 8; this fpdiv speaks ABI 7 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+bad "plugin with another ABI" "was built for backend ABI 9; this fpdiv speaks ABI 8 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 # A GEMM a backend cannot compute, though it takes the dtypes (an algorithm a library does not
 # offer for the problem): the check does not apply. `check` refuses it; a campaign passes it over
 # and counts it, and it is never a finding (tests/plugins/few_algos.c offers 1 + k % 4 algorithms).
@@ -897,6 +927,11 @@ run "the plugin of ABI 6 loads" 0 $FPDIV --plugin $P/old_abi6.so check --relatio
         --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
 bad "an ABI 6 plugin takes no concurrent calls" "concurrent needs a backend with concurrent calls" \
     --plugin $P/old_abi6.so check --relation concurrent --backend old-abi6 --shape 3x4x50 --dtype f64
+run "the plugin of ABI 7 loads" 0 $FPDIV --plugin $P/old_abi7.so check --relation vendor --backend seq,old-abi7 \
+        --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
+bad "an ABI 7 plugin is handed no alpha and beta, whatever bit 12 of its features says" \
+    "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's\); old-abi7 has none" \
+    --plugin $P/old_abi7.so check --relation alpha-beta --backend old-abi7 --shape 3x4x50 --dtype f64
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 

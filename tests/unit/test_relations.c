@@ -21,7 +21,7 @@
 
 /* When the perturbed backend changes its output: a condition on the call it receives. */
 enum trigger { NEVER, ALWAYS, M_ABOVE_1, N_ABOVE_1, BATCH_ABOVE_1, FUSED_BIAS, IN_16BIT, OUT_F32, TRANS_A,
-               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0, ROUTED, VMAPPED, COMPILED, CONCURRENT, PART_OF_K };
+               THREADS_ABOVE_1, EVEN_CALL, ALGO_ABOVE_0, ROUTED, VMAPPED, COMPILED, CONCURRENT, PART_OF_K, SCALARS };
 
 static enum trigger trigger;
 static double nudge; /* 0: one ulp; else multiply by (1 + nudge); NAN: write a NaN */
@@ -48,13 +48,41 @@ static bool triggered(const struct fpd_gemm_args *g)
     case COMPILED: return g->execution == FPD_EXEC_COMPILED;
     case CONCURRENT: return among_callers;
     case PART_OF_K: return g->k < 7; /* the planted split-k scenario's k is 7: a part of it */
+    case SCALARS: return g->alpha_exp != 0 || g->beta_exp != 0;
     default: return false;
     }
+}
+
+/* seq's arithmetic on BLAS's scalars, alpha = 2^alpha_exp and beta = 2^beta_exp: seq on the bias
+ * beta gives C, then times alpha; exact, so the product is seq's A·B + bias times alpha. */
+static int seq_scalars(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    struct fpd_gemm_args plain = *g;
+    plain.alpha_exp = plain.beta_exp = 0;
+    void *bias = NULL;
+    if (g->bias) {
+        bias = malloc(g->n * fpd_dtype_info(g->dt.out)->size);
+        cr_assert_not_null(bias);
+        for (size_t j = 0; j < g->n; j++)
+            fpd_store(g->dt.out, bias, j, ldexp(fpd_load(g->dt.out, g->bias, j), g->beta_exp - g->alpha_exp));
+        plain.bias = bias;
+    }
+    int rc = fpd_backend_seq.gemm(state, &plain, why, why_size);
+    for (size_t b = 0; b < g->batch; b++)
+        for (size_t i = 0; i < g->m; i++)
+            for (size_t j = 0; j < g->n; j++) {
+                size_t at = b * g->stride_c + i * g->ldc + j;
+                fpd_store(g->dt.out, g->c, at, ldexp(fpd_load(g->dt.out, g->c, at), g->alpha_exp));
+            }
+    free(bias);
+    return rc;
 }
 
 /* seq's arithmetic, for a gemmt route on its triangle alone (computed whole into a copy of C). */
 static int seq_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
+    if (g->alpha_exp || g->beta_exp)
+        return seq_scalars(state, g, why, why_size);
     bool upper = g->route == FPD_ROUTE_GEMMT_UPPER;
     if (!upper && g->route != FPD_ROUTE_GEMMT_LOWER)
         return fpd_backend_seq.gemm(state, g, why, why_size);
@@ -138,7 +166,7 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident.kind = FPD_KIND_TEST;                                                                \
         ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES |  \
                          FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF |   \
-                         FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT;               \
+                         FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT | FPD_FEAT_SCALARS; \
         ident.gemm = gemm_fn;                                                                      \
         ident.gemm_concurrent = one_at_a_time;                                                     \
         ident.open = open_fn;                                                                      \
@@ -193,7 +221,8 @@ struct scenario {
 /* The scenario's check, with its outputs hashed or not, in ck (which keeps the paths' outputs). */
 static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, struct fpd_checker *ck)
 {
-    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1, .callers = 3, .split_k = 4, .scale = 2},
+    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1, .callers = 3, .split_k = 4, .scale = 2,
+                                       .alpha = 2, .beta = -1},
                             .unhashed = unhashed};
     char why[256];
     fpd_case_defaults(&chk.c);
@@ -247,6 +276,12 @@ static const struct scenario scenarios[] = {
     {"split-k", {"pairwise"}, "bf16", "9x8x500", FPD_DIST_INT, true, false, NEVER, FPD_SAME},
     {"scale", {"pairwise"}, "bf16:bf16", "9x8x500", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     {"scale", {"blis"}, "f64", "17x5x64", FPD_DIST_UNIFORM, false, true, NEVER, FPD_SAME},
+    /* BLAS's scalars as powers of two: the libraries' own orders, with or without beta's C */
+    {"alpha-beta", {"openblas"}, "f32", "2x30x20x300", FPD_DIST_WIDE, true, true, NEVER, FPD_SAME},
+    {"alpha-beta", {"blis"}, "f64", "17x5x64", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"alpha-beta", {"refblas"}, "f32", "9x8x100", FPD_DIST_UNIFORM, false, true, NEVER, FPD_SAME},
+    {"alpha-beta", {"openblas"}, "bf16", "9x8x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"alpha-beta", {"perturbed"}, "f64", "2x5x6x70", FPD_DIST_WIDE, true, true, NEVER, FPD_SAME},
     {"concurrent", {"blis"}, "f32", "30x20x100", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
     {"device", {"seq", "gpu-twin"}, "bf16", "2x7x9x300", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
     {"algo", {"perturbed"}, "f32", "7x9x30", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
@@ -284,6 +319,7 @@ static const struct scenario scenarios[] = {
     /* a strict oracle: one ulp that only the scaled path has is improbable, not a reordering */
     {"scale", {"perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, true, false, EVEN_CALL, FPD_IMPROBABLE},
     {"split-k", {"perturbed"}, "f32", "5x6x7", FPD_DIST_INT, false, false, PART_OF_K, FPD_REORDER},
+    {"alpha-beta", {"perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, true, false, SCALARS, FPD_REORDER},
     {"self", {"perturbed"}, "f64", "5x5x7", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"gemmt", {"perturbed"}, "f64", "5x5x7", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"device", {"seq", "gpu-perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},

@@ -49,6 +49,14 @@ run "a long-reduction fault, shapes bounded by --max-dim" 0 $FPDIV --blas zoo="$
 alone="slice-rows,slice-cols,gemv-rows,gemv-cols,dot,slice-batch,addmm,cast-in,layout,threads,repeat"
 run "a shared packing buffer, every relation but concurrent" 0 $FPDIV --blas zoo="$zoo/libshared_pack.so" fuzz \
     --backends zoo --relations $alone --seed 1 --cases 2000 --no-corpus --fail-on improbable && pass "is out of reach"
+# BLAS's scalars: a kernel that mishandles an alpha other than 1 or a beta other than 0 and 1 is right
+# for every call the other relations make; only alpha-beta asks for others
+blind=$($FPDIV list | awk '/^relations/ { on = 1; next } /^$/ { on = 0 } on && $2 == "*" && $1 != "alpha-beta" { print $1 }' |
+    paste -sd, -)
+for lib in beta_flag alpha_late alpha_small; do
+    run "$lib, every default relation but alpha-beta" 0 $FPDIV --blas zoo="$zoo/lib$lib.so" fuzz --backends zoo \
+        --relations "$blind" --seed 1 --cases 2000 --no-corpus --fail-on improbable && pass "is out of their reach"
+done
 # a race shows only where the calls overlap, which the scheduler decides: up to eight tries
 for try in 1 2 3 4 5 6 7 8; do
     $FPDIV --blas zoo="$zoo/libshared_pack.so" check --relation concurrent --backend zoo --shape 384x256x384 \
