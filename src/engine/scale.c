@@ -30,11 +30,16 @@ int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int 
     struct extremes a = extremes_of(c->dt.in, t->a, c->batch * l.stride_a);
     struct extremes b = extremes_of(c->dt.in, t->b, c->batch * l.stride_b);
     double up = ldexp(1, magnitude), min_normal = ldexp(1, in->emin);
-    /* up: A stays finite, and so does the product (|C| <= k max|A| max|B|, with room for the bias) */
-    double product = a.largest * b.largest * (double)c->k * up;
+    /* The product, |C| <= k max|A| max|B| + max|bias|, must stay finite in both paths: where the
+     * plain one may overflow, a path scaled down would not, and the two would differ in their Infs
+     * and NaNs by the scaling alone. */
+    double product = a.largest * b.largest * (double)c->k, acc_max = fpd_dtype_info(c->dt.acc)->max_finite;
     struct extremes bias = c->has_bias ? extremes_of(c->dt.out, t->bias, c->n) : (struct extremes){0, INFINITY};
-    if (a.largest * up < in->max_finite / 2 && product < out->max_finite / 4 && bias.largest * up < out->max_finite / 4 &&
-        product < fpd_dtype_info(c->dt.acc)->max_finite / 4)
+    if (!(product + bias.largest < out->max_finite / 2 && product + bias.largest < acc_max / 2))
+        return 0;
+    /* up: A stays finite, and so does the product */
+    if (a.largest * up < in->max_finite / 2 && product * up < out->max_finite / 4 && bias.largest * up < out->max_finite / 4 &&
+        product * up < acc_max / 4)
         return magnitude;
     /* down: A stays exact (nothing falls among the subnormals) */
     if (a.smallest / up >= min_normal && bias.smallest / up >= ldexp(1, out->emin))

@@ -23,7 +23,7 @@ Test(scale, up_unless_something_would_overflow)
 {
     cr_expect_eq(choose(1.5f, -2.0f, 0.5f, FPD_F32), 3);
     cr_expect_eq(choose(0x1p120f, 1.0f, 0.5f, FPD_F32), 3, "A times 8 fits f32, and so do 3 products of it");
-    cr_expect_eq(choose(0x1p126f, 1.0f, 0.5f, FPD_F32), -3, "A near the top of f32: down");
+    cr_expect_eq(choose(0x1p124f, 1.0f, 0.5f, FPD_F32), -3, "A near the top of f32: down");
     cr_expect_eq(choose(0x1p60f, 0x1p62f, 0.5f, FPD_F32), -3, "a product near the top: down");
     cr_expect_eq(choose(0x1p60f, 0x1p62f, 0.5f, FPD_F64), 3, "a product an f64 output holds: up");
     cr_expect_eq(choose(1.0f, 1.0f, 0x1p126f, FPD_F32), -3, "a bias near the top: down");
@@ -31,6 +31,9 @@ Test(scale, up_unless_something_would_overflow)
 
 Test(scale, never_where_neither_way_is_exact)
 {
+    /* the plain product itself near f32's top: scaled down, path B would not overflow where path A may */
+    cr_expect_eq(choose(0x1p126f, 1.0f, 0.5f, FPD_F32), 0, "3 products of 2^126: near overflow already");
+    cr_expect_eq(choose(0x1p62f, 0x1p62f, 0.5f, FPD_F64), 3, "in an f64 output, far from it");
     /* a bias near the top forbids up; an A near the bottom forbids down */
     cr_expect_eq(choose(0x1p-125f, 1.0f, 0x1p126f, FPD_F32), 0, "down would leave the normal numbers");
     cr_expect_eq(choose(0x1p-123f, 1.0f, 0x1p126f, FPD_F32), -3, "2^-126 is still normal");
