@@ -449,7 +449,8 @@ static int explain_case(struct explain_options *o, const char *file)
                 printf("same order: both paths add the terms of this element in one tree, and agree now\n");
             else
                 printf("same order: both paths add the terms of this element in one tree; the difference comes "
-                       "from elsewhere (a fused multiply-add against a multiply and an add, types, conversions)\n");
+                       "from elsewhere (a fused multiply-add against a multiply and an add, types, conversions%s)\n",
+                       f.chk.relation->takes & FPD_TAKES_SCALARS ? ", BLAS's alpha and beta, which the probes leave at 1 and 0" : "");
         } else if (first_difference(&r[0].tree, &r[1].tree, pq, sizes)) {
             printf("the orders differ: path A: %s; path B: %s\n", r[0].order, r[1].order);
             printf("first difference: terms %u and %u are summed together in a subtree of %u terms in path A, of %u "

@@ -821,6 +821,9 @@ if run "saved" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libbeta_flag.so" che
     saved=$(find $tmp/scalars -name '*.json' | head -1)
     python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["check"]["params"] != {"alpha": 3, "beta": -2})' \
         "$saved" && pass "the case file keeps alpha and beta" || fail "alpha and beta saved" "$(head -c 400 "$saved")"
+    run "explained" 0 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libbeta_flag.so" explain "$saved" &&
+        expect "one order: the scalars, which the probes leave alone, are named" "$out" \
+            "^same order: .*, BLAS's alpha and beta, which the probes leave at 1 and 0\)$"
     run "replayed on the library itself, where it is fixed" 0 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libnone.so" replay $tmp/scalars &&
         expect "as fixed" "$out" '^fixed '
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["check"]["params"]["beta"] = 9; json.dump(d, open(sys.argv[2], "w"))' \
