@@ -2,7 +2,8 @@
 # Each path as fpdiv ran it: its part of the case (batch entries, rows, columns), the operands in
 # fpdiv's storage (transposed, padded: views, as the bridge hands them over), its types, its route,
 # its execution and its bias (the framework's own fused form, or added afterwards and rounded as
-# fpdiv does); then the two compared on the relation's region, in the case's output type.
+# fpdiv does), A and the bias times a power of two (scale), k in two parts (split-k); then the two
+# compared on the relation's region, in the case's output type.
 import json
 import os
 import shlex
@@ -82,19 +83,35 @@ def judge_command(a, b, bias, p, q):
     return " ".join(words)
 
 
+def operand_scaled(x, e):
+    """A times 2^e in a copy stored as the operand was (exact: fpdiv chose e so that it is)."""
+    return stored(np.array(x) * 2.0 ** e, x.strides[1] < x.strides[2], CASE["pad"])
+
+
+def path_product(path, x, y, z):
+    """One call of the framework's for the path, on operands x and y, with z its fused bias or None."""
+    return np.asarray(matmul(x, y, z, path["route"], path["execution"], [path["in"], path["out"], CASE["dtype"][2]],
+                             path["threads"] or CASE["threads"]), dtype=np.float64)
+
+
 def run_path(path, a, b, bias):
     (b0, b1), (r0, r1), (c0, c1) = path["batch"], path["rows"], path["cols"]
     x, y = a[b0:b1, r0:r1], b[b0:b1, :, c0:c1]
     if path["flip_layout"]:
         x, y = other_order(x, CASE["pad"]), other_order(y, CASE["pad"])
-    z = bias[c0:c1]
+    e, k1 = path["scale_exp"], path["split_k"]
+    z = bias[c0:c1] * 2.0 ** e  # exact, as A's
+    if e:
+        x = operand_scaled(x, e)
     fused = path["bias"] == "fused"
-    out = np.asarray(matmul(x, y, z if fused else None, path["route"], path["execution"],
-                            [path["in"], path["out"], CASE["dtype"][2]], path["threads"] or CASE["threads"]),
-                     dtype=np.float64)
+    if k1:  # the first k1 terms (with the bias) and the rest, added in the path's output type, as fpdiv adds them
+        out = round_to(path["out"], path_product(path, x[:, :, :k1], y[:, :k1], z if fused else None) +
+                       path_product(path, x[:, :, k1:], y[:, k1:], None))
+    else:
+        out = path_product(path, x, y, z if fused else None)
     if path["bias"] == "after":  # fpdiv's own add: the correctly rounded sum in the path's output type
         out = round_to(path["out"], out + z)
-    return round_to(CASE["dtype"][1], out)
+    return round_to(CASE["dtype"][1], out * 2.0 ** -e)
 
 
 def main():

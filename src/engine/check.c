@@ -1035,13 +1035,7 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
         return rc;
     if (chk->relation->self_product)
         b_is_a_transposed(c, &ck->tensors);
-    if (res->paths.b.scale_exp) /* its sign, from the data: what keeps everything finite and exact */
-        res->paths.b.scale_exp = fpd_scale_choose(c, &ck->tensors, res->paths.b.scale_exp);
-    if (res->paths.b.alpha_exp || res->paths.b.beta_exp) { /* likewise */
-        int alpha = res->paths.b.alpha_exp, beta = res->paths.b.beta_exp;
-        fpd_scalars_choose(c, &ck->tensors, &alpha, &beta);
-        res->paths.b.alpha_exp = (int8_t)alpha, res->paths.b.beta_exp = (int8_t)beta;
-    }
+    fpd_scale_settle(c, &ck->tensors, &res->paths.b); /* signs from the data: what keeps everything finite and exact */
     for (int which = 0; which < 2; which++) {
         rc = prepare_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
         if (rc == FPD_ERR_NOMEM)

@@ -61,6 +61,17 @@ void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, i
         *beta_exp = *alpha_exp;
 }
 
+void fpd_scale_settle(const struct fpd_case *c, const struct fpd_tensors *t, struct fpd_path *b)
+{
+    if (b->scale_exp)
+        b->scale_exp = fpd_scale_choose(c, t, b->scale_exp);
+    if (b->alpha_exp || b->beta_exp) {
+        int alpha = b->alpha_exp, beta = b->beta_exp;
+        fpd_scalars_choose(c, t, &alpha, &beta);
+        b->alpha_exp = (int8_t)alpha, b->beta_exp = (int8_t)beta;
+    }
+}
+
 void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e)
 {
     for (size_t b = 0; b < batch; b++)

@@ -12,6 +12,7 @@
 #define FPD_SCALE_H
 
 #include "engine/case.h"
+#include "engine/relation.h"
 #include "gen/gen.h"
 
 /* The exponent path B scales A (and the bias) by: `magnitude` or -`magnitude`, whichever keeps
@@ -22,6 +23,9 @@ int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int 
  * handed over times 2^(alpha - beta), must stay finite and exact, or beta follows alpha (the bias
  * handed over as it is). */
 void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, int *alpha_exp, int *beta_exp);
+/* Path B's scales as the data allow (fpd_scale_choose, fpd_scalars_choose), in place: what a check
+ * runs, and what an exported script must run to be the same path. */
+void fpd_scale_settle(const struct fpd_case *c, const struct fpd_tensors *t, struct fpd_path *b);
 /* Multiplies the rows x cols block of each of `batch` matrices (`stride` apart, rows of ld) by 2^e,
  * in type t. */
 void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e);

@@ -14,6 +14,7 @@
 #include "common/dtype.h"
 #include "common/file_write.h"
 #include "common/text.h"
+#include "engine/scale.h"
 #include "gen/gen.h"
 #include "store/npy.h"
 
@@ -26,10 +27,11 @@ static json_t *path_json(const struct fpd_path *p, bool compiled_by_default)
     static const char *const bias_names[] = {[FPD_BIAS_NONE] = "none", [FPD_BIAS_FUSED] = "fused",
                                              [FPD_BIAS_AFTER] = "after"};
     enum fpd_execution e = p->execution == FPD_EXEC_DEFAULT && compiled_by_default ? FPD_EXEC_COMPILED : p->execution;
-    return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i}", "batch", range(p->gemm.batch), "rows",
+    return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:I}", "batch", range(p->gemm.batch), "rows",
                      range(p->gemm.rows), "cols", range(p->gemm.cols), "flip_layout", p->flip_layout, "in",
                      fpd_dtype_info(p->in)->name, "out", fpd_dtype_info(p->out)->name, "bias", bias_names[p->bias],
-                     "route", fpd_route_names[p->route], "execution", fpd_execution_names[e], "threads", p->threads);
+                     "route", fpd_route_names[p->route], "execution", fpd_execution_names[e], "threads", p->threads,
+                     "scale_exp", p->scale_exp, "split_k", (json_int_t)p->split_k);
 }
 
 /* What the driver needs of the case: types, layout, the two paths, the compared region, and what
@@ -39,6 +41,13 @@ static json_t *case_json(const struct fpd_export_target *fw, const struct fpd_ca
     const struct fpd_check *chk = &f->chk;
     struct fpd_paths paths;
     fpd_relation_build(chk->relation, &chk->c, &chk->params, &paths);
+    struct fpd_tensors t = {0}; /* path B's scale, as the check chose it from the data */
+    int rc = paths.b.scale_exp ? fpd_gen_materialize(&chk->c, &t) : FPD_OK;
+    if (rc == FPD_OK)
+        fpd_scale_settle(&chk->c, &t, &paths.b);
+    fpd_tensors_free(&t);
+    if (rc != FPD_OK)
+        return NULL;
     bool compiled = strcmp(f->backend_names[0], "torch-compile") == 0;
     const struct fpd_region *cmp = &paths.compare;
     return json_pack("{s:[s,s,s],s:b,s:b,s:I,s:i,s:[o,o],s:{s:o,s:o,s:o},s:{s:I,s:I,s:s,s:s},s:b}", "dtype",

@@ -35,6 +35,11 @@ bool fpd_export_target_takes(const struct fpd_export_target *t, const struct fpd
         snprintf(why, why_size, "%s compares two backends, which one framework cannot", chk->relation->name);
         return false;
     }
+    if (chk->relation->needs & FPD_FEAT_CONCURRENT) {
+        snprintf(why, why_size, "%s calls the framework from several threads at once, which the exported script "
+                 "does not (replay the case file instead)", chk->relation->name);
+        return false;
+    }
     const struct fpd_backend *impls[2] = {t->backend, NULL};
     return fpd_relation_applies(chk->relation, &chk->c.dt, impls, why, why_size);
 }

@@ -167,7 +167,8 @@ print("backends", " ".join(sorted({b for r in rows for b in r["backends"].split(
 # what fpdiv counted ---
 # (torch-compile compiles every path anew: a few of its relations; under the sanitizers, which
 # change nothing in Python, a few of each framework's)
-every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat"
+every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat
+       split-k scale"
 few="slice-rows addmm layout"
 # export_one FW RELATION: its outcome in $tmp/export-FW-RELATION.outcome: "exported", "absent" (the
 # framework has no such relation or types: check says so), or what went wrong. Two run at once:
@@ -203,6 +204,17 @@ done
     fail "export to the frameworks" "$exported exported; not reproduced:$wrong"
 bad "export refuses what a framework lacks" "addmm has no counterpart in numpy: addmm needs a backend with a fused bias" \
     export $(ls $tmp/export-torch-addmm/corpus/addmm/*.json) --to numpy
+# path B's own parameters go with it: k's two parts, and the scale fpdiv chose from the data (a
+# script without them ran path A twice and said the finding did not reproduce)
+if [ -z "${FRAMEWORKS_FEW:-}" ]; then
+    expect "split-k's script splits k where fpdiv did" "$(cat $tmp/export-numpy-split-k/script/repro_numpy.py)" '"split_k":20[,}]'
+    expect "scale's script scales by the power fpdiv chose" "$(cat $tmp/export-numpy-scale/script/repro_numpy.py)" \
+        '"scale_exp":-?1[,}]'
+fi
+run "a concurrent case on numpy" 0 $FPDIV check --relation concurrent --backend numpy --shape 3x4x20 --callers 2 \
+    --save $tmp/conc --fail-on never
+bad "export refuses callers at once" "concurrent has no counterpart in numpy: concurrent calls the framework from several threads at once" \
+    export $(ls $tmp/conc/concurrent/*.json) --to numpy
 run "an openblas case exported to numpy" 0 $FPDIV check --relation slice-rows --backend openblas --core Haswell \
     --shape 4x1000x1000 --save $tmp/ob --fail-on never &&
     $FPDIV export $tmp/ob/slice-rows/*.json --to numpy -o $tmp/ob-np >/dev/null && run "its script" 0 $python $tmp/ob-np/repro_numpy.py &&
