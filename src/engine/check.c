@@ -1035,7 +1035,14 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
         return rc;
     if (chk->relation->self_product)
         b_is_a_transposed(c, &ck->tensors);
-    fpd_scale_settle(c, &ck->tensors, &res->paths.b); /* signs from the data: what keeps everything finite and exact */
+    if (!fpd_scale_settle(c, &ck->tensors, &res->paths.b)) { /* signs from the data: what keeps everything finite and exact */
+        res->verdict = FPD_ERROR;
+        res->failed_path = 1;
+        res->not_applicable = true;
+        snprintf(res->error, sizeof res->error, "%s: no power of two keeps these data finite and exact, so path B "
+                 "would be path A", chk->relation->name);
+        return FPD_OK;
+    }
     for (int which = 0; which < 2; which++) {
         rc = prepare_path(ck, chk, &res->paths, which, res->error, sizeof res->error);
         if (rc == FPD_ERR_NOMEM)

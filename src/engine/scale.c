@@ -30,12 +30,13 @@ int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int 
     struct extremes a = extremes_of(c->dt.in, t->a, c->batch * l.stride_a);
     struct extremes b = extremes_of(c->dt.in, t->b, c->batch * l.stride_b);
     double up = ldexp(1, magnitude), min_normal = ldexp(1, in->emin);
-    /* The product, |C| <= k max|A| max|B| + max|bias|, must stay finite in both paths: where the
-     * plain one may overflow, a path scaled down would not, and the two would differ in their Infs
-     * and NaNs by the scaling alone. */
+    /* The sums, |partial sum| <= k max|A| max|B| + max|bias|, must stay finite in the accumulator in
+     * both paths: where the plain one's may overflow, a path scaled down's would not, and the two
+     * would differ in their Infs and NaNs by the scaling alone. (The output's own overflow is the
+     * same in both: path B's output is rounded, then taken times 2^-e in the output type.) */
     double product = a.largest * b.largest * (double)c->k, acc_max = fpd_dtype_info(c->dt.acc)->max_finite;
     struct extremes bias = c->has_bias ? extremes_of(c->dt.out, t->bias, c->n) : (struct extremes){0, INFINITY};
-    if (!(product + bias.largest < out->max_finite / 2 && product + bias.largest < acc_max / 2))
+    if (!(product + bias.largest < acc_max / 2))
         return 0;
     /* up: A stays finite, and so does the product */
     if (a.largest * up < in->max_finite / 2 && product * up < out->max_finite / 4 && bias.largest * up < out->max_finite / 4 &&
@@ -47,22 +48,48 @@ int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int 
     return 0;
 }
 
+static int alpha_choose(const struct fpd_case *c, const struct fpd_tensors *t, int magnitude)
+{
+    struct fpd_layout l = fpd_case_layout(c);
+    const struct fpd_dtype_info *out = fpd_dtype_info(c->dt.out), *acc = fpd_dtype_info(c->dt.acc);
+    struct extremes a = extremes_of(c->dt.in, t->a, c->batch * l.stride_a);
+    struct extremes b = extremes_of(c->dt.in, t->b, c->batch * l.stride_b);
+    struct extremes bias = c->has_bias ? extremes_of(c->dt.out, t->bias, c->n) : (struct extremes){0, INFINITY};
+    double reach = a.largest * b.largest * (double)c->k + bias.largest, up = ldexp(1, magnitude);
+    double acc_normal = ldexp(1, acc->emin);
+    if (!(reach < acc->max_finite / 2)) /* as fpd_scale_choose's first test */
+        return 0;
+    if (reach * up < out->max_finite / 2 && reach * up < acc->max_finite / 2 && a.largest * up < acc->max_finite / 2)
+        return magnitude;
+    if (a.smallest / up >= acc_normal && bias.smallest / up >= acc_normal)
+        return -magnitude;
+    return 0;
+}
+
 void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, int *alpha_exp, int *beta_exp)
 {
     if (*alpha_exp)
-        *alpha_exp = fpd_scale_choose(c, t, *alpha_exp);
+        *alpha_exp = alpha_choose(c, t, *alpha_exp);
     int shift = *alpha_exp - *beta_exp;
     if (!c->has_bias || shift == 0)
         return;
     const struct fpd_dtype_info *out = fpd_dtype_info(c->dt.out);
     struct extremes bias = extremes_of(c->dt.out, t->bias, c->n);
-    double scaled_largest = ldexp(bias.largest, shift), scaled_smallest = ldexp(bias.smallest, shift);
-    if (shift > 0 ? scaled_largest >= out->max_finite / 4 : scaled_smallest < ldexp(1, out->emin))
-        *beta_exp = *alpha_exp;
+    /* the bias handed over times 2^shift: that, else times 2^-shift (beta 2^(2 alpha - beta)), else as it is */
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        int s = sign * shift, beta = *alpha_exp - s;
+        bool fits = s > 0 ? ldexp(bias.largest, s) < out->max_finite / 4 : ldexp(bias.smallest, s) >= ldexp(1, out->emin);
+        if (fits && beta >= -FPD_SCALE_MAX && beta <= FPD_SCALE_MAX) {
+            *beta_exp = beta;
+            return;
+        }
+    }
+    *beta_exp = *alpha_exp;
 }
 
-void fpd_scale_settle(const struct fpd_case *c, const struct fpd_tensors *t, struct fpd_path *b)
+bool fpd_scale_settle(const struct fpd_case *c, const struct fpd_tensors *t, struct fpd_path *b)
 {
+    bool asked = b->scale_exp || b->alpha_exp || b->beta_exp;
     if (b->scale_exp)
         b->scale_exp = fpd_scale_choose(c, t, b->scale_exp);
     if (b->alpha_exp || b->beta_exp) {
@@ -70,6 +97,21 @@ void fpd_scale_settle(const struct fpd_case *c, const struct fpd_tensors *t, str
         fpd_scalars_choose(c, t, &alpha, &beta);
         b->alpha_exp = (int8_t)alpha, b->beta_exp = (int8_t)beta;
     }
+    return !asked || b->scale_exp || b->alpha_exp || b->beta_exp;
+}
+
+int fpd_scale_paths_as_run(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                           struct fpd_paths *out)
+{
+    fpd_relation_build(r, c, p, out);
+    if (!out->b.scale_exp && !out->b.alpha_exp && !out->b.beta_exp)
+        return FPD_OK;
+    struct fpd_tensors t = {0};
+    int rc = fpd_gen_materialize(c, &t);
+    if (rc == FPD_OK)
+        (void)fpd_scale_settle(c, &t, &out->b); /* a case with nothing to scale runs no check to save */
+    fpd_tensors_free(&t);
+    return rc;
 }
 
 void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e)

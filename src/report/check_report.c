@@ -363,9 +363,11 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
         json_object_set_new(o, "split_k", json_integer(chk->params.split_k));
     if (chk->relation->takes & FPD_TAKES_SCALE)
         json_object_set_new(o, "scale", json_integer(chk->params.scale));
-    if (chk->relation->takes & FPD_TAKES_SCALARS) {
+    if (chk->relation->takes & FPD_TAKES_SCALARS) { /* as asked, and as the data let path B run them */
         json_object_set_new(o, "alpha", json_integer(chk->params.alpha));
         json_object_set_new(o, "beta", json_integer(chk->params.beta));
+        json_object_set_new(o, "scalars", json_pack("{s:i,s:i}", "alpha_exp", res->paths.b.alpha_exp, "beta_exp",
+                                                    res->paths.b.beta_exp));
     }
     if (res->strict_excess > 0)
         json_object_set_new(o, "strict_excess", json_real(res->strict_excess));

@@ -39,14 +39,8 @@ static json_t *path_json(const struct fpd_path *p, bool compiled_by_default)
 static json_t *case_json(const struct fpd_export_target *fw, const struct fpd_case_file *f)
 {
     const struct fpd_check *chk = &f->chk;
-    struct fpd_paths paths;
-    fpd_relation_build(chk->relation, &chk->c, &chk->params, &paths);
-    struct fpd_tensors t = {0}; /* path B's scale, as the check chose it from the data */
-    int rc = paths.b.scale_exp ? fpd_gen_materialize(&chk->c, &t) : FPD_OK;
-    if (rc == FPD_OK)
-        fpd_scale_settle(&chk->c, &t, &paths.b);
-    fpd_tensors_free(&t);
-    if (rc != FPD_OK)
+    struct fpd_paths paths; /* path B's scale, as the check chose it from the data */
+    if (fpd_scale_paths_as_run(chk->relation, &chk->c, &chk->params, &paths) != FPD_OK)
         return NULL;
     bool compiled = strcmp(f->backend_names[0], "torch-compile") == 0;
     const struct fpd_region *cmp = &paths.compare;

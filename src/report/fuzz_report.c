@@ -128,8 +128,8 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
         printf("skipped %zu check%s over the --max-mem budget at the smallest shape (the first is named on stderr)\n",
                st->skipped, st->skipped == 1 ? "" : "s");
     if (st->not_applicable)
-        printf("did not apply: %zu check%s, whose backend cannot compute a GEMM of them (the first is named on "
-               "stderr)\n", st->not_applicable, st->not_applicable == 1 ? "" : "s");
+        printf("did not apply: %zu check%s, whose backend cannot compute a GEMM of them or whose data leave "
+               "nothing to scale (the first is named on stderr)\n", st->not_applicable, st->not_applicable == 1 ? "" : "s");
     const struct fpd_shape_reach *reach = &st->shapes;
     printf("shapes: k in %d of the %d octaves below 2^%d, the longest sum %" PRIu32 " terms, the most rows %" PRIu32
            "; %zu check%s past --max-dim %" PRIu32 "%s\n",

@@ -14,6 +14,7 @@
 #include "common/table.h"
 #include "common/text.h"
 #include "common/version.h"
+#include "engine/scale.h"
 #include "report/check_report.h"
 #include "report/export_target.h"
 #include "report/html.h"
@@ -464,8 +465,9 @@ static void replay_section(FILE *f, const struct fpd_report_input *in, const str
 /* What each path computes and how the outputs are compared, as `show` says it: a row each. */
 static void paths(FILE *f, const struct fpd_check *chk)
 {
-    struct fpd_paths built;
-    fpd_relation_build(chk->relation, &chk->c, &chk->params, &built);
+    struct fpd_paths built; /* path B's scales as the check ran them */
+    if (fpd_scale_paths_as_run(chk->relation, &chk->c, &chk->params, &built) != FPD_OK)
+        return;
     const struct fpd_path *both[2] = {&built.a, &built.b};
     for (int w = 0; w < 2; w++) {
         char *line = NULL;

@@ -831,6 +831,12 @@ if run "saved" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libbeta_flag.so" che
     bad "a case file's beta out of range" "beta9.json: check.params.beta: expected an integer from -8 to 8" \
         --blas zoo="$(dirname "$FPDIV")/zoo/libnone.so" replay $tmp/beta9.json
 fi
+run "alpha-beta's JSON: the scalars as asked and as run" 0 $FPDIV check --relation alpha-beta --backend openblas --shape 6x7x8 \
+    --bias --alpha 2 --beta -3 --json && expect "both" "$out" '"alpha":2,"beta":-3,"scalars":\{"alpha_exp":-?2,"beta_exp":-?[0-9]+\}'
+bad "scale where no power of two keeps the data exact: path B would be path A" \
+    "does not apply: scale: no power of two keeps these data finite and exact, so path B would be path A" \
+    check --relation scale --backend seq --shape 1x163x130 --dtype bf16 --trans-a --pad 5 --dist int --specials 0.01 \
+    --seed 9 --index 529
 bad "--beta out of range" "--beta '9': expected an integer from -8 to 8" check --relation alpha-beta --beta 9
 bad "--beta with a plus" "--beta '\+2': expected an integer from -8 to 8" check --relation alpha-beta --beta +2
 bad "--alpha negative" "--alpha '-1': expected a non-negative integer" check --relation alpha-beta --alpha -1

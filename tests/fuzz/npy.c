@@ -4,7 +4,8 @@
  *
  * Any input either reads, or is refused with a reason that names the input. What reads holds the
  * bytes its shape says, and survives the writer: an array of the types fpdiv writes, written and
- * read back, has the same shape and bytes.
+ * read back, has the same shape and bytes. The input taken (fpd_npy_take, as files and archive
+ * members are read) gives what it parses to, or the same refusal.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,11 +41,31 @@ static void round_trip(const struct fpd_npy *a)
     fpd_npy_free(&back);
 }
 
+/* The same bytes taken, in a buffer of malloc's: the same outcome, the same array. */
+static void taken_alike(const uint8_t *data, size_t size, int parsed, const struct fpd_npy *a)
+{
+    void *copy = malloc(size ? size : 1);
+    if (!copy)
+        return;
+    memcpy(copy, data, size);
+    struct fpd_npy t;
+    char why[1024] = "";
+    int rc = fpd_npy_take("input", copy, size, &t, why, sizeof why);
+    if (rc != parsed || (rc == FPD_OK && (t.count != a->count || t.element_size != a->element_size ||
+                                          memcmp(t.data, a->data, a->count * a->element_size) != 0))) {
+        fprintf(stderr, "taken, the bytes give another outcome than parsed\n");
+        abort();
+    }
+    fpd_npy_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fpd_npy a;
     char why[1024] = "";
-    if (fpd_npy_parse("input", data, size, &a, why, sizeof why) != FPD_OK) {
+    int parsed = fpd_npy_parse("input", data, size, &a, why, sizeof why);
+    taken_alike(data, size, parsed, &a);
+    if (parsed != FPD_OK) {
         if (strncmp(why, "input", 5) != 0) {
             fprintf(stderr, "refused without naming the input: \"%s\"\n", why);
             abort();

@@ -57,25 +57,33 @@ Test(scale, tolerance_is_underflow_alone)
     cr_expect_lt(fpd_scale_tolerance(&f32, 1 << 20, 3), 0x1p-120, "far below any normal difference");
 }
 
-/* alpha-beta's scalars from a 2x3 A of 1.5, a 3x2 B of -2 and a bias of `bias` (f32 throughout). */
-static void scalars(float bias, int alpha, int beta, int want_alpha, int want_beta, const char *why)
+/* alpha-beta's scalars from a 2x3 A of 1.5, a 3x2 B of -2 and a bias of `bias` and `other` (f32
+ * throughout). */
+static void scalars2(float bias, float other, int alpha, int beta, int want_alpha, int want_beta, const char *why)
 {
     struct fpd_case c;
     fpd_case_defaults(&c);
     c.batch = 1, c.m = 2, c.n = 2, c.k = 3, c.has_bias = true;
     c.dt = (struct fpd_dtypes){FPD_F32, FPD_F32, FPD_F32};
-    float as[6] = {1.5f, 1.5f, 1.5f, 1.5f, 1.5f, 1.5f}, bs[6] = {-2, -2, -2, -2, -2, -2}, biases[2] = {bias, -bias};
+    float as[6] = {1.5f, 1.5f, 1.5f, 1.5f, 1.5f, 1.5f}, bs[6] = {-2, -2, -2, -2, -2, -2}, biases[2] = {bias, other};
     struct fpd_tensors t = {.a = as, .b = bs, .bias = biases};
     fpd_scalars_choose(&c, &t, &alpha, &beta);
     cr_expect(alpha == want_alpha && beta == want_beta, "%s: alpha 2^%d, beta 2^%d; wanted 2^%d, 2^%d", why, alpha, beta,
               want_alpha, want_beta);
 }
 
+static void scalars(float bias, int alpha, int beta, int want_alpha, int want_beta, const char *why)
+{
+    scalars2(bias, -bias, alpha, beta, want_alpha, want_beta, why);
+}
+
 Test(scale, scalars_keep_the_bias_exact)
 {
     scalars(0.5f, 3, -2, 3, -2, "an ordinary bias, handed over times 2^5");
     scalars(0x1p126f, 3, 2, -3, 2, "a bias near the top: alpha down, the bias handed over times 2^-5");
-    scalars(0x1p-125f, 3, 8, 3, 3, "2^-130 would be subnormal: beta follows alpha, the bias handed over as it is");
-    scalars(0x1p125f, 3, -8, -3, -3, "2^130 would overflow: likewise");
+    scalars(0x1p-125f, 3, 8, 3, -2, "2^-130 would be subnormal: beta 2^(2 alpha - beta), the bias times 2^5");
+    scalars(0x1p-125f, 1, 8, 1, -6, "likewise with alpha 2: the bias times 2^7, not 2^-7");
+    scalars(0x1p125f, 3, -8, -3, 2, "2^130 would overflow: alpha down, beta 2^2, the bias times 2^-5");
+    scalars2(0x1p125f, 0x1p-125f, 3, 4, 0, 0, "a bias of 2^125 and 2^-125: alpha neither way, the bias times neither 2^4 nor 2^-4");
     scalars(0.5f, 0, 4, 0, 4, "alpha 1, beta 2^4: the bias handed over times 2^-4");
 }
