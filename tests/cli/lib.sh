@@ -34,6 +34,8 @@ fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
 expect() {
     if grep -qE -- "$3" <<<"$2"; then pass "$1"; else fail "$1" "no match for /$3/ in: ${2:0:400}"; fi
 }
+# checks_and_passed_over TEXT: a fuzz summary's checks run plus those that did not apply
+checks_and_passed_over() { awk '/^[0-9]+ checks in / { n += $1 } /^did not apply: / { n += $4 } END { print n + 0 }' <<<"$1"; }
 json_field() { python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }
 # bad NAME PATTERN ARGS...: fpdiv ARGS exits 2 with PATTERN on stderr
 bad() { # NAME PATTERN ARGS...
