@@ -53,15 +53,16 @@ int fpd_cli_count(const char *opt, const char *text, uint64_t min, uint64_t max,
 int fpd_cli_int(const char *opt, const char *text, int lo, int hi, int *out, char *why, size_t why_size)
 {
     bool negative = text[0] == '-';
-    uint64_t v;
+    uint64_t magnitude = 0;
     char ignored[8];
     /* a sign, then what fpd_cli_u64 takes: no blanks, no plus */
-    if (fpd_cli_u64(opt, text + negative, (uint64_t)INT32_MAX, &v, ignored, sizeof ignored) != FPD_OK ||
-        (negative ? -(int64_t)v : (int64_t)v) < lo || (negative ? -(int64_t)v : (int64_t)v) > hi) {
+    int rc = fpd_cli_u64(opt, text + negative, (uint64_t)INT32_MAX, &magnitude, ignored, sizeof ignored);
+    int64_t v = negative ? -(int64_t)magnitude : (int64_t)magnitude;
+    if (rc != FPD_OK || v < lo || v > hi) {
         snprintf(why, why_size, "%s '%s': expected an integer from %d to %d", opt, text, lo, hi);
         return FPD_ERR_INPUT;
     }
-    *out = (int)(negative ? -(int64_t)v : (int64_t)v);
+    *out = (int)v;
     return FPD_OK;
 }
 

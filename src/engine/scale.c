@@ -22,63 +22,82 @@ static struct extremes extremes_of(enum fpd_dtype t, const void *p, size_t count
     return x;
 }
 
-int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int magnitude)
+/* The data's magnitudes, every element of the storage (padding included: it holds values of the
+ * same draw), and the most a partial sum of the plain product can reach, k max|A| max|B| + max|bias|.
+ * Where that may overflow the accumulator, a path scaled down would not overflow where the plain one
+ * does, and the two would differ in their Infs and NaNs by the scaling alone; so nothing is scaled
+ * there. (The output's own overflow is the same in both: path B's output is rounded, then taken
+ * times 2^-e in the output type.) */
+struct spans {
+    struct extremes a, b, bias;
+    double product, reach;
+    bool sums_fit; /* reach within half the accumulator's range */
+};
+
+static struct spans spans_of(const struct fpd_case *c, const struct fpd_tensors *t)
 {
     struct fpd_layout l = fpd_case_layout(c);
+    struct spans s = {
+        .a = extremes_of(c->dt.in, t->a, c->batch * l.stride_a),
+        .b = extremes_of(c->dt.in, t->b, c->batch * l.stride_b),
+        .bias = c->has_bias ? extremes_of(c->dt.out, t->bias, c->n) : (struct extremes){0, INFINITY},
+    };
+    s.product = s.a.largest * s.b.largest * (double)c->k;
+    s.reach = s.product + s.bias.largest;
+    s.sums_fit = s.reach < fpd_dtype_info(c->dt.acc)->max_finite / 2;
+    return s;
+}
+
+/* scale's: A and the bias stored times 2^e, in their own types */
+static int scale_choose(const struct fpd_case *c, const struct spans *s, int magnitude)
+{
     const struct fpd_dtype_info *in = fpd_dtype_info(c->dt.in), *out = fpd_dtype_info(c->dt.out);
-    /* every element of the storage, padding included: padding holds values of the same draw */
-    struct extremes a = extremes_of(c->dt.in, t->a, c->batch * l.stride_a);
-    struct extremes b = extremes_of(c->dt.in, t->b, c->batch * l.stride_b);
-    double up = ldexp(1, magnitude), min_normal = ldexp(1, in->emin);
-    /* The sums, |partial sum| <= k max|A| max|B| + max|bias|, must stay finite in the accumulator in
-     * both paths: where the plain one's may overflow, a path scaled down's would not, and the two
-     * would differ in their Infs and NaNs by the scaling alone. (The output's own overflow is the
-     * same in both: path B's output is rounded, then taken times 2^-e in the output type.) */
-    double product = a.largest * b.largest * (double)c->k, acc_max = fpd_dtype_info(c->dt.acc)->max_finite;
-    struct extremes bias = c->has_bias ? extremes_of(c->dt.out, t->bias, c->n) : (struct extremes){0, INFINITY};
-    if (!(product + bias.largest < acc_max / 2))
+    double up = ldexp(1, magnitude), acc_max = fpd_dtype_info(c->dt.acc)->max_finite;
+    if (!s->sums_fit)
         return 0;
     /* up: A stays finite, and so does the product */
-    if (a.largest * up < in->max_finite / 2 && product * up < out->max_finite / 4 && bias.largest * up < out->max_finite / 4 &&
-        product * up < acc_max / 4)
+    if (s->a.largest * up < in->max_finite / 2 && s->product * up < out->max_finite / 4 &&
+        s->bias.largest * up < out->max_finite / 4 && s->product * up < acc_max / 4)
         return magnitude;
     /* down: A stays exact (nothing falls among the subnormals) */
-    if (a.smallest / up >= min_normal && bias.smallest / up >= ldexp(1, out->emin))
+    if (s->a.smallest / up >= ldexp(1, in->emin) && s->bias.smallest / up >= ldexp(1, out->emin))
         return -magnitude;
     return 0;
 }
 
-static int alpha_choose(const struct fpd_case *c, const struct fpd_tensors *t, int magnitude)
+int fpd_scale_choose(const struct fpd_case *c, const struct fpd_tensors *t, int magnitude)
 {
-    struct fpd_layout l = fpd_case_layout(c);
+    struct spans s = spans_of(c, t);
+    return scale_choose(c, &s, magnitude);
+}
+
+/* alpha-beta's alpha: applied by the library in its accumulator, to A as it packs it or to the sums */
+static int alpha_choose(const struct fpd_case *c, const struct spans *s, int magnitude)
+{
     const struct fpd_dtype_info *out = fpd_dtype_info(c->dt.out), *acc = fpd_dtype_info(c->dt.acc);
-    struct extremes a = extremes_of(c->dt.in, t->a, c->batch * l.stride_a);
-    struct extremes b = extremes_of(c->dt.in, t->b, c->batch * l.stride_b);
-    struct extremes bias = c->has_bias ? extremes_of(c->dt.out, t->bias, c->n) : (struct extremes){0, INFINITY};
-    double reach = a.largest * b.largest * (double)c->k + bias.largest, up = ldexp(1, magnitude);
-    double acc_normal = ldexp(1, acc->emin);
-    if (!(reach < acc->max_finite / 2)) /* as fpd_scale_choose's first test */
+    double up = ldexp(1, magnitude), acc_normal = ldexp(1, acc->emin);
+    if (!s->sums_fit)
         return 0;
-    if (reach * up < out->max_finite / 2 && reach * up < acc->max_finite / 2 && a.largest * up < acc->max_finite / 2)
+    if (s->reach * up < out->max_finite / 2 && s->reach * up < acc->max_finite / 2 &&
+        s->a.largest * up < acc->max_finite / 2)
         return magnitude;
-    if (a.smallest / up >= acc_normal && bias.smallest / up >= acc_normal)
+    if (s->a.smallest / up >= acc_normal && s->bias.smallest / up >= acc_normal)
         return -magnitude;
     return 0;
 }
 
-void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, int *alpha_exp, int *beta_exp)
+static void scalars_choose(const struct fpd_case *c, const struct spans *s, int *alpha_exp, int *beta_exp)
 {
     if (*alpha_exp)
-        *alpha_exp = alpha_choose(c, t, *alpha_exp);
+        *alpha_exp = alpha_choose(c, s, *alpha_exp);
     int shift = *alpha_exp - *beta_exp;
     if (!c->has_bias || shift == 0)
         return;
     const struct fpd_dtype_info *out = fpd_dtype_info(c->dt.out);
-    struct extremes bias = extremes_of(c->dt.out, t->bias, c->n);
     /* the bias handed over times 2^shift: that, else times 2^-shift (beta 2^(2 alpha - beta)), else as it is */
     for (int sign = 1; sign >= -1; sign -= 2) {
-        int s = sign * shift, beta = *alpha_exp - s;
-        bool fits = s > 0 ? ldexp(bias.largest, s) < out->max_finite / 4 : ldexp(bias.smallest, s) >= ldexp(1, out->emin);
+        int e = sign * shift, beta = *alpha_exp - e;
+        bool fits = e > 0 ? ldexp(s->bias.largest, e) < out->max_finite / 4 : ldexp(s->bias.smallest, e) >= ldexp(1, out->emin);
         if (fits && beta >= -FPD_SCALE_MAX && beta <= FPD_SCALE_MAX) {
             *beta_exp = beta;
             return;
@@ -87,17 +106,25 @@ void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, i
     *beta_exp = *alpha_exp;
 }
 
+void fpd_scalars_choose(const struct fpd_case *c, const struct fpd_tensors *t, int *alpha_exp, int *beta_exp)
+{
+    struct spans s = spans_of(c, t);
+    scalars_choose(c, &s, alpha_exp, beta_exp);
+}
+
 bool fpd_scale_settle(const struct fpd_case *c, const struct fpd_tensors *t, struct fpd_path *b)
 {
-    bool asked = b->scale_exp || b->alpha_exp || b->beta_exp;
+    if (!b->scale_exp && !b->alpha_exp && !b->beta_exp)
+        return true;
+    struct spans s = spans_of(c, t); /* one pass over the data for either relation */
     if (b->scale_exp)
-        b->scale_exp = fpd_scale_choose(c, t, b->scale_exp);
+        b->scale_exp = scale_choose(c, &s, b->scale_exp);
     if (b->alpha_exp || b->beta_exp) {
         int alpha = b->alpha_exp, beta = b->beta_exp;
-        fpd_scalars_choose(c, t, &alpha, &beta);
+        scalars_choose(c, &s, &alpha, &beta);
         b->alpha_exp = (int8_t)alpha, b->beta_exp = (int8_t)beta;
     }
-    return !asked || b->scale_exp || b->alpha_exp || b->beta_exp;
+    return b->scale_exp || b->alpha_exp || b->beta_exp;
 }
 
 int fpd_scale_paths_as_run(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,

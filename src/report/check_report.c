@@ -128,10 +128,10 @@ void fpd_path_words(FILE *f, const struct fpd_check *chk, const struct fpd_path 
     if (p->scale_exp)
         fprintf(f, ", A%s times 2^%d, C times 2^%d", p->bias != FPD_BIAS_NONE ? " and the bias" : "", p->scale_exp,
                 -p->scale_exp);
-    if (chk->relation->takes & FPD_TAKES_SCALARS && p->bias != FPD_BIAS_NONE && (p->alpha_exp || p->beta_exp))
+    if (p->bias != FPD_BIAS_NONE && (p->alpha_exp || p->beta_exp)) /* alpha-beta's */
         fprintf(f, ", alpha 2^%d, beta 2^%d on C holding the bias times 2^%d, then times 2^%d", p->alpha_exp,
                 p->beta_exp, p->alpha_exp - p->beta_exp, -p->alpha_exp);
-    else if (chk->relation->takes & FPD_TAKES_SCALARS && p->alpha_exp)
+    else if (p->alpha_exp)
         fprintf(f, ", alpha 2^%d, beta 0, then times 2^%d", p->alpha_exp, -p->alpha_exp);
     if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
         fprintf(f, "; then take batch %u:%u, rows %u:%u, cols %u:%u (start:length)", cmp->batch.start,
