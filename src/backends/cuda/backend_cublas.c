@@ -5,7 +5,10 @@
  * go in swapped and no data moves. f64 uses 64-bit compute; everything else 32-bit compute
  * (f16/bf16 inputs natively, f32 without TF32: the default math mode). cuBLAS's fused bias is
  * BLAS's: C prefilled with the bias, beta = 1. cuBLASLt's is its bias epilogue
- * (CUBLASLT_EPILOGUE_BIAS), and its algorithm is the args->algo-th candidate of
+ * (CUBLASLT_EPILOGUE_BIAS). Both take BLAS's own alpha and beta (FPD_FEAT_SCALARS, the alpha-beta
+ * relation): alpha = 2^alpha_exp, beta = 2^beta_exp on C prefilled with the bias (cuBLASLt's too,
+ * its epilogue then unused), or beta = 0 on a C holding the caller's poison, which must not be
+ * read. cuBLASLt's algorithm is the args->algo-th candidate of
  * cublasLtMatmulAlgoGetHeuristic, recorded as provenance with its configuration (tile, split-K,
  * reduction scheme, stages, swizzle, custom option, inner and cluster shapes).
  *
@@ -17,6 +20,7 @@
  */
 #include <cublasLt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,8 +155,12 @@ static int sizes_fit(const struct fpd_gemm_args *g, char *why, size_t why_size)
     return FPD_OK;
 }
 
-/* Copies the operands (what they span over every batch entry) and C (prefilled with the bias when
- * the bias is BLAS-fused) to the device. */
+/* Whether BLAS's own alpha and beta are asked for (the alpha-beta relation's path). */
+static bool scaled(const struct fpd_gemm_args *g) { return g->alpha_exp || g->beta_exp; }
+
+/* Copies the operands (what they span over every batch entry) and C to the device: prefilled with
+ * the bias when the bias is BLAS-fused, else, where BLAS's alpha and beta are asked for (beta 0),
+ * holding what the caller's C holds, its poison. */
 static int upload(struct blas_state *s, const struct fpd_gemm_args *g, bool bias_in_c, char *why, size_t why_size)
 {
     size_t out = fpd_dtype_info(g->dt.out)->size;
@@ -180,6 +188,9 @@ static int upload(struct blas_state *s, const struct fpd_gemm_args *g, bool bias
                                                   g->n * out, g->n * out, g->m, cudaMemcpyHostToDevice),
                                      "prefill C with the bias", why, why_size)))
                 return rc;
+    } else if (scaled(g) &&
+               (rc = fpd_cuda_check(cudaMemcpy(s->c.p, g->c, bytes.c, cudaMemcpyHostToDevice), "copy C", why, why_size))) {
+        return rc;
     }
     return FPD_OK;
 }
@@ -198,7 +209,7 @@ static int download(struct blas_state *s, const struct fpd_gemm_args *g, char *w
     return FPD_OK;
 }
 
-/* alpha = 1 and beta in the scale type: double for f64 compute, float otherwise. */
+/* alpha and beta in the scale type: double for f64 compute, float otherwise. */
 struct scalars {
     union {
         float f;
@@ -206,13 +217,16 @@ struct scalars {
     } alpha, beta;
 };
 
-static struct scalars scalars_for(const struct fpd_gemm_args *g, bool beta_one)
+/* alpha = 2^alpha_exp, and beta = 2^beta_exp where C holds the bias, else 0 (both exponents 0 but
+ * for the alpha-beta relation): powers of two, exact in either type. */
+static struct scalars scalars_for(const struct fpd_gemm_args *g, bool bias_in_c)
 {
+    double alpha = ldexp(1, g->alpha_exp), beta = bias_in_c ? ldexp(1, g->beta_exp) : 0;
     struct scalars sc;
     if (g->dt.acc == FPD_F64)
-        sc.alpha.d = 1, sc.beta.d = beta_one ? 1 : 0;
+        sc.alpha.d = alpha, sc.beta.d = beta;
     else
-        sc.alpha.f = 1, sc.beta.f = beta_one ? 1.0f : 0.0f;
+        sc.alpha.f = (float)alpha, sc.beta.f = (float)beta;
     return sc;
 }
 
@@ -277,7 +291,8 @@ static void record_algo(struct blas_state *s, int index, int candidates, const c
 
 static int cublaslt_gemm(struct blas_state *s, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
-    int rc = upload(s, g, false, why, why_size);
+    bool bias_in_c = scaled(g) && g->bias; /* BLAS's scalars: the bias on C, the epilogue unused */
+    int rc = upload(s, g, bias_in_c, why, why_size);
     if (rc != FPD_OK)
         return rc;
     cublasComputeType_t compute = g->dt.acc == FPD_F64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
@@ -296,12 +311,12 @@ static int cublaslt_gemm(struct blas_state *s, const struct fpd_gemm_args *g, ch
     cudaDataType bias_type = fpd_cuda_type(g->dt.out);
     cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     const void *bias_ptr = s->bias.p;
-    struct scalars sc = scalars_for(g, false);
+    struct scalars sc = scalars_for(g, bias_in_c);
     /* column-major view: first operand op(B)^T is n x k, second op(A)^T is k x m, D = C^T is n x m */
     BLAS_STEP(rc, cublasLtMatmulDescCreate(&desc, compute, scale), "cublasLtMatmulDescCreate");
     BLAS_STEP(rc, cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opb, sizeof opb), "TRANSA");
     BLAS_STEP(rc, cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opa, sizeof opa), "TRANSB");
-    if (g->bias) {
+    if (g->bias && !bias_in_c) {
         BLAS_STEP(rc, cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
                   "bias epilogue");
         BLAS_STEP(rc, cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr),
@@ -449,10 +464,10 @@ static const int lt_marker = 1;
 const struct fpd_backend fpd_backend_cublas = {
     .abi = FPDIV_BACKEND_ABI,
     .name = "cublas",
-    .summary = "cuBLAS cublasGemmStridedBatchedEx; fused bias as beta = 1 on C prefilled with it",
+    .summary = "cuBLAS cublasGemmStridedBatchedEx; fused bias as beta = 1 on C prefilled with it; alpha and beta",
     .device = FPD_DEVICE_GPU,
     .kind = FPD_KIND_VENDOR,
-    .features = FPD_FEAT_FUSED_BIAS,
+    .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_SCALARS,
     .open = blas_open,
     .supports = blas_supports,
     .gemm = blas_gemm,
@@ -463,10 +478,11 @@ const struct fpd_backend fpd_backend_cublas = {
 const struct fpd_backend fpd_backend_cublaslt = {
     .abi = FPDIV_BACKEND_ABI,
     .name = "cublaslt",
-    .summary = "cuBLASLt cublasLtMatmul; fused bias as its bias epilogue; heuristic algorithms by index",
+    .summary = "cuBLASLt cublasLtMatmul; fused bias as its bias epilogue; heuristic algorithms by index; alpha and "
+               "beta",
     .device = FPD_DEVICE_GPU,
     .kind = FPD_KIND_VENDOR,
-    .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_ALGOS,
+    .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_ALGOS | FPD_FEAT_SCALARS,
     .data = &lt_marker,
     .open = blas_open,
     .supports = blas_supports,

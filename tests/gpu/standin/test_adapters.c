@@ -282,6 +282,45 @@ Test(adapters, the_bias_prefills_every_batch_entry)
     fpd_backend_cublas.close(s);
 }
 
+/* BLAS's own alpha and beta (the alpha-beta relation) on cuBLAS and cuBLASLt: alpha = 2^3 and beta
+ * = 2^-2 on C holding the bias times 2^5 give 2^3 (A·B + bias); without a bias, beta is 0 and C's
+ * NaN poison must stay unread (cuBLASLt's bias then goes on C, not through its epilogue). */
+Test(adapters, blas_scalars_alpha_and_beta)
+{
+    enum { BATCH = 2, M = 3, N = 4, K = 5 };
+    float a[BATCH * M * K], b[BATCH * K * N], bias[N], handed[N], c[BATCH * M * N], want[BATCH * M * N];
+    for (size_t e = 0; e < BATCH * M * K; e++)
+        a[e] = (float)(e % 7) - 3;
+    for (size_t e = 0; e < BATCH * K * N; e++)
+        b[e] = (float)(e % 4) + 0.5f;
+    for (size_t j = 0; j < N; j++)
+        bias[j] = 10.0f * (float)j - 7, handed[j] = bias[j] * 32;
+    const struct fpd_backend *blas[] = {&fpd_backend_cublas, &fpd_backend_cublaslt};
+    for (size_t bi = 0; bi < 2; bi++) {
+        cr_assert(blas[bi]->features & FPD_FEAT_SCALARS, "%s", blas[bi]->name);
+        for (int with_bias = 0; with_bias < 2; with_bias++) {
+            for (size_t x = 0; x < BATCH; x++) {
+                struct fpd_kgemm_f32 ref = {.m = M, .n = N, .k = K, .a = a + x * M * K, .a_rs = K, .a_cs = 1,
+                                            .b = b + x * K * N, .b_rs = N, .b_cs = 1, .c = want + x * M * N,
+                                            .ldc = N, .bias = with_bias ? bias : NULL};
+                fpd_kernel_seq_f32(&ref);
+            }
+            int alpha_exp = with_bias ? 3 : -1;
+            for (size_t e = 0; e < BATCH * M * N; e++)
+                want[e] = ldexpf(want[e], alpha_exp), c[e] = NAN;
+            struct fpd_gemm_args g = {.dt = {FPD_F32, FPD_F32, FPD_F32}, .batch = BATCH, .m = M, .n = N, .k = K,
+                                      .a = a, .lda = K, .stride_a = M * K, .b = b, .ldb = N, .stride_b = K * N,
+                                      .c = c, .ldc = N, .stride_c = M * N, .bias = with_bias ? handed : NULL,
+                                      .alpha_exp = alpha_exp, .beta_exp = with_bias ? -2 : 0};
+            char why[256];
+            void *s = open_backend(blas[bi]);
+            cr_assert_eq(blas[bi]->gemm(s, &g, why, sizeof why), FPD_OK, "%s: %s", blas[bi]->name, why);
+            cr_assert_arr_eq(c, want, sizeof c, "%s, %s a bias", blas[bi]->name, with_bias ? "with" : "without");
+            blas[bi]->close(s);
+        }
+    }
+}
+
 /* Deliverable 4 on the CPU: cuda-wmma, through its adapter (padding, the bias as the accumulator's
  * start, the output's rounding), is its GPU's model: the stand-in device is an sm_90, so
  * tc-h100, named as its twin. */
