@@ -347,7 +347,7 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
         {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's, or a framework's)"},
         {FPD_FEAT_SELF, "a syrk (a BLAS library's)"},
         {FPD_FEAT_GEMMT, "a gemmt (a BLAS library's: oneMKL, BLIS, OpenBLAS from 0.3.22)"},
-        {FPD_FEAT_SCALARS, "BLAS's alpha and beta (a BLAS library's)"},
+        {FPD_FEAT_SCALARS, "BLAS's alpha and beta (a BLAS library's, or torch's addmm and baddbmm)"},
         {FPD_FEAT_OUT_VIEWS, "an out= argument (a framework's: numpy, torch)"},
         {FPD_FEAT_OUT_REVERSED, "an out= of negative strides (numpy's)"},
         {FPD_FEAT_FUSED_BIAS, "a fused bias"},
@@ -432,6 +432,11 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
                                            p->beta > FPD_SCALE_MAX)) {
         snprintf(why, why_size, "alpha-beta takes alpha = 2^E or 2^-E, E from 0 to %d (--alpha E), and beta = 2^E, E "
                  "from -%d to %d (--beta E)", FPD_SCALE_MAX, FPD_SCALE_MAX, FPD_SCALE_MAX);
+        return FPD_ERR_INPUT;
+    }
+    if ((r->takes & FPD_TAKES_SCALARS) && p->alpha == 0 && (p->beta == 0 || !c->has_bias)) {
+        snprintf(why, why_size, "alpha-beta with alpha 2^0 and %s asks for the plain product: path B would be path A "
+                 "(--alpha 1 or more%s)", c->has_bias ? "beta 2^0" : "no bias (beta 0)", c->has_bias ? ", or --beta" : "");
         return FPD_ERR_INPUT;
     }
     if (fpd_relation_takes_threads(r) && p->threads < 1) {

@@ -816,6 +816,10 @@ for args in "--backend openblas --dtype f64 --bias --trans-a --dist wide" "--bac
         expect "same or a reordering ($args)" "$out" '^check alpha-beta on [a-z]+(@[A-Za-z0-9_]+)?: (same|reorder)$'
 done
 expect "without a bias: beta 0, alpha alone" "$out" '^  path B   mkl@[A-Za-z0-9_]+: gemm 2x40x30x200, f32 in, f32 out, alpha 2\^-?4, beta 0, then times 2\^-?4$'
+bad "alpha 1 without a bias is the plain product" "alpha-beta with alpha 2\^0 and no bias \(beta 0\) asks for the plain product: path B would be path A" \
+    check --relation alpha-beta --backend openblas --shape 2x3x4 --alpha 0
+bad "alpha 1 and beta 1 too" "alpha-beta with alpha 2\^0 and beta 2\^0 asks for the plain product" \
+    check --relation alpha-beta --backend openblas --shape 2x3x4 --alpha 0 --beta 0 --bias
 run "alpha-beta on a kernel that takes beta for a flag" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libbeta_flag.so" \
     check --relation alpha-beta --backend zoo --shape 8x8x64 --dtype f32 --bias --beta 2 &&
     expect "finds it" "$out" '^check alpha-beta on zoo: bound$' &&
