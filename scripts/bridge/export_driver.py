@@ -2,8 +2,9 @@
 # Each path as fpdiv ran it: its part of the case (batch entries, rows, columns), the operands in
 # fpdiv's storage (transposed, padded: views, as the bridge hands them over), its types, its route,
 # its execution and its bias (the framework's own fused form, or added afterwards and rounded as
-# fpdiv does), A and the bias times a power of two (scale), k in two parts (split-k); then the two
-# compared on the relation's region, in the case's output type.
+# fpdiv does), A and the bias times a power of two (scale), k in two parts (split-k), the
+# framework's own alpha and beta (alpha-beta); then the two compared on the relation's region, in
+# the case's output type.
 import json
 import os
 import shlex
@@ -13,6 +14,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NUMPY_TYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
+# what C held before the product, fpdiv's poison: a product with beta 0 must not read it
+POISONS = {"quiet NaN": np.nan, "signalling NaN": np.nan, "+Inf": np.inf, "-Inf": -np.inf}
 
 
 def shown(text):
@@ -88,10 +91,24 @@ def operand_scaled(x, e):
     return stored(np.array(x) * 2.0 ** e, x.strides[1] < x.strides[2], CASE["pad"])
 
 
-def path_product(path, x, y, z):
-    """One call of the framework's for the path, on operands x and y, with z its fused bias or None."""
+def path_product(path, x, y, z, **scalars):
+    """One call of the framework's for the path, on operands x and y, with z its fused bias or None
+    (and its alpha and beta, where the path asks for them)."""
     return np.asarray(matmul(x, y, z, path["route"], path["execution"], [path["in"], path["out"], CASE["dtype"][2]],
-                             path["threads"] or CASE["threads"]), dtype=np.float64)
+                             path["threads"] or CASE["threads"], **scalars), dtype=np.float64)
+
+
+def path_scalars(path, x, y, fused):
+    """The framework's alpha = 2^a and beta = 2^b (0 without a bias, C then holding fpdiv's poison),
+    as the bridge hands them over, or nothing."""
+    a, b = path["alpha_exp"], path["beta_exp"]
+    if not a and not b:
+        return {}
+    if "scalars" not in FEATURES:
+        raise NotImplementedError(f"{NAME} has no alpha and beta of its own")
+    prior = np.full((x.shape[0], x.shape[1], y.shape[2]), POISONS[CASE["poison"]],
+                    dtype=NUMPY_TYPES.get(path["out"], np.float32))  # bf16 as float32, as the bridge hands it over
+    return {"scalars": (2.0 ** a, 2.0 ** b if fused else 0.0, prior)}
 
 
 def run_path(path, a, b, bias):
@@ -100,18 +117,22 @@ def run_path(path, a, b, bias):
     if path["flip_layout"]:
         x, y = other_order(x, CASE["pad"]), other_order(y, CASE["pad"])
     e, k1 = path["scale_exp"], path["split_k"]
-    z = bias[c0:c1] * 2.0 ** e  # exact, as A's
+    back = e + path["alpha_exp"]  # the output is taken times 2^-back
+    z = bias[c0:c1] * 2.0 ** (back - path["beta_exp"])  # exact, as A's
     if e:
         x = operand_scaled(x, e)
     fused = path["bias"] == "fused"
-    if k1:  # the first k1 terms (with the bias) and the rest, added in the path's output type, as fpdiv adds them
+    scalars = path_scalars(path, x, y, fused)
+    if scalars:
+        out = path_product(path, x, y, z if fused else None, **scalars)
+    elif k1:  # the first k1 terms (with the bias) and the rest, added in the path's output type, as fpdiv adds them
         out = round_to(path["out"], path_product(path, x[:, :, :k1], y[:, :k1], z if fused else None) +
                        path_product(path, x[:, :, k1:], y[:, k1:], None))
     else:
         out = path_product(path, x, y, z if fused else None)
     if path["bias"] == "after":  # fpdiv's own add: the correctly rounded sum in the path's output type
         out = round_to(path["out"], out + z)
-    return round_to(CASE["dtype"][1], out * 2.0 ** -e)
+    return round_to(CASE["dtype"][1], out * 2.0 ** -back)
 
 
 def main():
@@ -128,7 +149,11 @@ def main():
     p, q = [out[b0 - path["batch"][0]:b1 - path["batch"][0], r0 - path["rows"][0]:r1 - path["rows"][0],
                 c0 - path["cols"][0]:c1 - path["cols"][0]] for out, path in zip(outputs, CASE["paths"])]
     differ = int(np.sum(~((p == q) | (np.isnan(p) & np.isnan(q)))))
-    print(f"{differ} of {p.size} elements differ; largest difference {np.nanmax(np.abs(p - q)) if differ else 0:.3g}")
+    finite = np.isfinite(p) & np.isfinite(q)
+    largest = np.max(np.abs(p - q)[finite], initial=0.0)
+    pattern = int(np.sum(~finite & ~((p == q) | (np.isnan(p) & np.isnan(q)))))  # a NaN or an infinity on one side
+    print(f"{differ} of {p.size} elements differ; largest difference {largest:.3g}" +
+          (f"; {pattern} in their NaN/Inf pattern" if pattern else ""))
     print(f"is it expected? {judge_command(a, b, bias, p, q)}")
     print(f"{NAME} ran it: " + ", ".join(f"{key} {value}" for key, value in PROVENANCE().items()))
     saw = CASE["recorded"]

@@ -36,8 +36,9 @@ bytes. A framework is a module with:
   bias to the rounded product), "routes" (one row, column or element as a product of its own),
   "vmap", "compile", "threads", "out_views" (the product written through out= a strided or a
   transposed view), "out_reversed" (out= a view of negative strides), "concurrent" (matmul may be
-  called from several threads at once),
+  called from several threads at once), "scalars" (its own alpha and beta, as torch.addmm's),
   matmul(a, b, bias, route, execution, dtypes, threads) -> an array-like of (batch, m, n) values
+  (with "scalars", also a keyword scalars=None, below)
 
 where a and b are NumPy views of the shared memory (batch x m x k, batch x k x n, with the stored
 layout: a transposed operand is a transposed view; bf16 as the float32 values it stands for,
@@ -46,6 +47,11 @@ exactly), bias a vector of n or None, route one of "gemm", "gemv-rows", "gemv-co
 (out= the transpose of a (batch, n, m) array), "out-reversed" (out= a (batch, m, n) array with its
 rows and columns reversed), execution "default", "eager" or "compiled", dtypes the request's [in, out, acc] and
 threads the thread count (0: the framework's own). A failure raises; its message is the error.
+scalars, for a framework with "scalars" on route "gemm" (the alpha-beta relation's second path),
+is None or (alpha, beta, prior): return alpha * a @ b + beta * bias where there is a bias, else
+alpha * a @ b with beta 0, prior (batch x m x n) being what C held before: NaN or an infinity the
+product must not read, as BLAS's beta = 0 and torch.addmm's beta=0 promise. alpha and beta are
+powers of two (fields alpha_exp and beta_exp, 0 and 0 for every other product).
 """
 import importlib.util
 import json
@@ -61,7 +67,8 @@ import numpy as np
 PROTOCOL = 2
 RUNNING, DONE, RAISED = 1, 2, 3  # the progress bytes
 FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
-          "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias")
+          "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias",
+          "alpha_exp", "beta_exp")
 DTYPE = ("f64", "f32", "f16", "bf16")
 ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk",  # syrk, gemmt-*: never sent (no such feature)
          "out-strided", "out-transposed", "out-reversed", "gemmt-upper", "gemmt-lower")
@@ -122,13 +129,19 @@ def store(memory, offset, ld, stride, dtype, result, batch, m, n):
 def gemm(framework, memory, row):
     """One GEMM of a request: `row` is its fields, FIELDS."""
     (t_in, t_out, t_acc, batch, m, n, k, threads, route, execution, a, a_trans, a_ld, a_stride,
-     b, b_trans, b_ld, b_stride, c, c_ld, c_stride, bias) = row
+     b, b_trans, b_ld, b_stride, c, c_ld, c_stride, bias, alpha_exp, beta_exp) = row
     dt_in, dt_out = DTYPE[t_in], DTYPE[t_out]
     a = operand(memory, a, a_trans, a_ld, a_stride, dt_in, batch, m, k)
     b = operand(memory, b, b_trans, b_ld, b_stride, dt_in, batch, k, n)
     bias = None if bias < 0 else operand(memory, bias, False, n, n, dt_out, 1, 1, n)[0, 0]
+    more = {}
+    if alpha_exp or beta_exp:  # the alpha-beta relation's path: what C held goes in a copy (C is written below)
+        if "scalars" not in framework.FEATURES:
+            raise ValueError(f"fpdiv sent alpha and beta to {framework.NAME}, whose FEATURES lack \"scalars\"")
+        prior = np.array(operand(memory, c, False, c_ld, c_stride, dt_out, batch, m, n))
+        more["scalars"] = (2.0 ** alpha_exp, 0.0 if bias is None else 2.0 ** beta_exp, prior)
     result = framework.matmul(a, b, bias=bias, route=ROUTE[route], execution=EXECUTION[execution],
-                              dtypes=[dt_in, dt_out, DTYPE[t_acc]], threads=threads)
+                              dtypes=[dt_in, dt_out, DTYPE[t_acc]], threads=threads, **more)
     store(memory, c, c_ld, c_stride, dt_out, result, batch, m, n)
 
 

@@ -222,6 +222,9 @@ if framework == "torch":
     ta, tb, tbias = (torch.from_numpy(x).to(dev) for x in (a, b, bias))
     if relation == "slice-rows":
         p, q = torch.mm(ta, tb)[0], torch.mm(ta[:1], tb)[0]
+    elif relation == "alpha-beta":  # mm against addmm with alpha 2 and beta 0 on a NaN input, which it must ignore
+        nan = torch.full((a.shape[0], b.shape[1]), float("nan"), device=dev)
+        p, q = torch.mm(ta, tb), torch.addmm(nan, ta, tb, beta=0, alpha=2.0) / 2
     else:  # addmm: mm, then + bias, against torch.addmm
         p, q = torch.mm(ta, tb) + tbias, torch.addmm(tbias, ta, tb)
     p, q = p.cpu().numpy(), q.cpu().numpy()
@@ -268,6 +271,9 @@ PY
         compare "torch on CUDA: mm + bias vs addmm, 32x512x2048" torch addmm 32x512x2048
         for shape in 4x512x6272 4x256x512 4x10x256; do
             compare "torch on CUDA: mm + bias vs addmm, layer $shape" torch addmm $shape
+        done
+        for shape in 1x16x16 64x64x256; do
+            compare "torch on CUDA: addmm's alpha, and beta 0 on a NaN input, $shape" torch alpha-beta $shape
         done
     else
         echo "torch sees no CUDA device: its checks are skipped"

@@ -58,6 +58,7 @@ static const struct {
     {FPD_FEAT_FUSED_BIAS, "fused_bias"}, {FPD_FEAT_THREADS, "threads"}, {FPD_FEAT_ROUTES, "routes"},
     {FPD_FEAT_VMAP, "vmap"},             {FPD_FEAT_COMPILE, "compile"}, {FPD_FEAT_BIAS_ADDED, "bias_added"},
     {FPD_FEAT_OUT_VIEWS, "out_views"},   {FPD_FEAT_OUT_REVERSED, "out_reversed"}, {FPD_FEAT_CONCURRENT, "concurrent"},
+    {FPD_FEAT_SCALARS, "scalars"},
 };
 
 /* A program named without a '/' found on PATH, as a shell finds it: its path in buf, or false. */
@@ -305,13 +306,14 @@ const struct fpd_backend fpd_backend_numpy = FRAMEWORK_BACKEND(
     "numpy", "NumPy's matmul as NumPy routes it (gemv for one row, dot for one element; out= views); bias added after",
     FPD_FEAT_ROUTES | FPD_FEAT_BIAS_ADDED | FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_CONCURRENT, &numpy_fw);
 const struct fpd_backend fpd_backend_torch = FRAMEWORK_BACKEND(
-    "torch", "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm; torch.func.vmap; torch.compile; out=",
+    "torch", "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm, their alpha and beta; torch.func.vmap; "
+    "torch.compile; out=",
     FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_OUT_VIEWS |
-        FPD_FEAT_CONCURRENT,
+        FPD_FEAT_CONCURRENT | FPD_FEAT_SCALARS,
     &torch_fw);
 const struct fpd_backend fpd_backend_torch_compile = FRAMEWORK_BACKEND(
     "torch-compile", "PyTorch under torch.compile (inductor): the same operations, compiled",
-    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP, &torch_compile_fw);
+    FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_SCALARS, &torch_compile_fw);
 const struct fpd_backend fpd_backend_jax = FRAMEWORK_BACKEND(
     "jax", "JAX under jax.jit (XLA); jax.vmap; 16-bit inputs with a wide output; bias added after",
     FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED | FPD_FEAT_CONCURRENT, &jax_fw);

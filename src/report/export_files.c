@@ -14,6 +14,7 @@
 #include "common/dtype.h"
 #include "common/file_write.h"
 #include "common/text.h"
+#include "engine/poison.h"
 #include "engine/scale.h"
 #include "gen/gen.h"
 #include "store/npy.h"
@@ -27,15 +28,16 @@ static json_t *path_json(const struct fpd_path *p, bool compiled_by_default)
     static const char *const bias_names[] = {[FPD_BIAS_NONE] = "none", [FPD_BIAS_FUSED] = "fused",
                                              [FPD_BIAS_AFTER] = "after"};
     enum fpd_execution e = p->execution == FPD_EXEC_DEFAULT && compiled_by_default ? FPD_EXEC_COMPILED : p->execution;
-    return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:I}", "batch", range(p->gemm.batch), "rows",
+    return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:i,s:i}", "batch", range(p->gemm.batch), "rows",
                      range(p->gemm.rows), "cols", range(p->gemm.cols), "flip_layout", p->flip_layout, "in",
                      fpd_dtype_info(p->in)->name, "out", fpd_dtype_info(p->out)->name, "bias", bias_names[p->bias],
                      "route", fpd_route_names[p->route], "execution", fpd_execution_names[e], "threads", p->threads,
-                     "scale_exp", p->scale_exp, "split_k", (json_int_t)p->split_k);
+                     "scale_exp", p->scale_exp, "split_k", (json_int_t)p->split_k, "alpha_exp", p->alpha_exp,
+                     "beta_exp", p->beta_exp);
 }
 
-/* What the driver needs of the case: types, layout, the two paths, the compared region, and what
- * fpdiv saw. */
+/* What the driver needs of the case: types, layout, the two paths, the compared region, what C
+ * held before a product that must not read it (alpha-beta's beta 0), and what fpdiv saw. */
 static json_t *case_json(const struct fpd_export_target *fw, const struct fpd_case_file *f)
 {
     const struct fpd_check *chk = &f->chk;
@@ -44,12 +46,13 @@ static json_t *case_json(const struct fpd_export_target *fw, const struct fpd_ca
         return NULL;
     bool compiled = strcmp(f->backend_names[0], "torch-compile") == 0;
     const struct fpd_region *cmp = &paths.compare;
-    return json_pack("{s:[s,s,s],s:b,s:b,s:I,s:i,s:[o,o],s:{s:o,s:o,s:o},s:{s:I,s:I,s:s,s:s},s:b}", "dtype",
+    const char *poison = fpd_poison_names[fpd_poison_of(chk->c.recipe.seed, chk->c.recipe.index)];
+    return json_pack("{s:[s,s,s],s:b,s:b,s:I,s:i,s:[o,o],s:{s:o,s:o,s:o},s:s,s:{s:I,s:I,s:s,s:s},s:b}", "dtype",
                      fpd_dtype_info(chk->c.dt.in)->name, fpd_dtype_info(chk->c.dt.out)->name,
                      fpd_dtype_info(chk->c.dt.acc)->name, "trans_a", chk->c.trans_a, "trans_b", chk->c.trans_b, "pad",
                      (json_int_t)chk->c.pad, "threads", fpd_check_threads(chk), "paths", path_json(&paths.a, compiled),
                      path_json(&paths.b, compiled), "compare", "batch", range(cmp->batch), "rows", range(cmp->rows),
-                     "cols", range(cmp->cols), "recorded", "diff", (json_int_t)f->recorded.diff, "count",
+                     "cols", range(cmp->cols), "poison", poison, "recorded", "diff", (json_int_t)f->recorded.diff, "count",
                      (json_int_t)f->recorded.count, "verdict", fpd_verdict_table[f->recorded.verdict].name, "backends",
                      f->backend_names[0], "matching", fpd_export_target_ran_on(fw, f->backend_names[0]));
 }

@@ -168,7 +168,7 @@ print("backends", " ".join(sorted({b for r in rows for b in r["backends"].split(
 # (torch-compile compiles every path anew: a few of its relations; under the sanitizers, which
 # change nothing in Python, a few of each framework's)
 every="slice-rows slice-cols slice-batch gemv-rows gemv-cols dot vmap compile addmm cast-in cast-out layout threads repeat
-       split-k scale"
+       split-k scale alpha-beta"
 few="slice-rows addmm layout"
 # export_one FW RELATION: its outcome in $tmp/export-FW-RELATION.outcome: "exported", "absent" (the
 # framework has no such relation or types: check says so), or what went wrong. Two run at once:
@@ -224,6 +224,68 @@ run "an openblas case exported to numpy" 0 $FPDIV check --relation slice-rows --
     run "its script, again" 0 $python $tmp/ob-np/repro_numpy.py &&
     expect "says numpy diverges too, and that the counts of two backends need not agree" "$out" \
         "^diverges in numpy too; openblas@Haswell is another backend, so the counts need not agree$"
+
+# --- a framework's own alpha and beta: torch.addmm's and baddbmm's (alpha-beta's path B); with beta
+# 0 their input is to be ignored, NaN and all. Eager torch does; torch.compile in torch 2.5.1 does
+# not where inductor decomposes addmm (one row, n and k at most 16, on the CPU: pytorch #196596).
+# Each count against torch itself, given a NaN input; the boundary bisect finds, against where
+# torch's own output stops being NaN ---
+# in_torch SHAPE EXECUTION: the elements of torch.addmm(NaN, A, B, beta=0, alpha=2) that are NaN
+in_torch() {
+    $python - $1 $2 <<'EOF'
+import sys
+import torch
+m, n, k = map(int, sys.argv[1].split("x"))
+f = lambda x, a, b: torch.addmm(x, a, b, beta=0, alpha=2.0)
+if sys.argv[2] == "compiled":
+    f = torch.compile(f, fullgraph=True, dynamic=False)
+print(int(f(torch.full((m, n), float("nan")), torch.randn(m, k), torch.randn(k, n)).isnan().sum()))
+EOF
+}
+if [ -z "${FRAMEWORKS_FEW:-}" ]; then  # torch's servers take seconds to start: not under the sanitizers
+    for probe in torch:1x16x16:eager torch-compile:1x16x16:compiled torch-compile:1x17x16:compiled \
+        torch-compile:2x16x16:compiled; do
+        IFS=: read -r backend shape execution <<<"$probe"
+        run "alpha-beta on $backend, $shape" 0 $FPDIV check --relation alpha-beta --backend $backend --shape $shape \
+            --dtype f32 --alpha 1 --fail-on never --json || continue
+        theirs=$(in_torch $shape $execution) got=$(diff_count "$out")
+        [ "$got" = "$theirs" ] && pass "alpha-beta on $backend, $shape: $got elements NaN where beta 0 must not read C, as in torch itself" ||
+            fail "alpha-beta on $backend, $shape" "fpdiv counts $got, torch itself $theirs"
+    done
+    # (a torch whose compiled addmm ignores the NaN has no boundary: said, and nothing to bisect)
+    if [ "$(in_torch 1x8x16 compiled)" = 0 ]; then
+        pass "torch.compile's addmm here ignores beta 0's NaN input at 1x8x16: nothing to bisect"
+    else
+        run "bisect the compiled addmm's NaN" 0 $FPDIV bisect --good 1x40x16 --bad 1x8x16 --relation alpha-beta \
+            --backend torch-compile --dtype f32 --alpha 1 &&
+            boundary=$(sed -n 's/^boundary: n=\([0-9]*\) gives nonfinite; n=\([0-9]*\) gives same$/\1 \2/p' <<<"$out") &&
+            read -r last first <<<"$boundary" && [ -n "$first" ] &&
+            [ "$(in_torch 1x${last}x16 compiled) $(in_torch 1x${first}x16 compiled)" = "$last 0" ] &&
+            pass "bisect: torch.compile's addmm reads a NaN input from n = $last down, as torch itself does" ||
+            fail "bisect the compiled addmm's NaN" "boundary '$boundary'; $out"
+    fi
+    run "alpha-beta on torch, batched with a bias" 0 $FPDIV check --relation alpha-beta --backend torch \
+        --shape 3x5x7x9 --dtype bf16:bf16 --bias --alpha 2 --beta -3 &&
+        expect "baddbmm with its alpha and beta: the same bits" "$out" "^check alpha-beta on torch: same$"
+    bad "numpy has no alpha and beta of its own" "alpha-beta needs a backend with BLAS's alpha and beta" \
+        export $(ls $tmp/export-torch-alpha-beta/corpus/alpha-beta/*.json) --to numpy
+    # every compiled function shares a code object, whose recompiles dynamo counts together: past
+    # its limit every product failed; the server starts afresh first (here with limits of 3 and 6)
+    run "torch-compile over more shapes than dynamo keeps" 0 $python $here/compile_limit.py \
+        scripts/bridge/frameworks/torch.py &&
+        expect "every product computed, starting afresh on the way" "$out" "^12 products, 3 starts afresh$"
+fi
+run "a framework whose addmm reads C when beta is 0" 1 $FPDIV --framework bad=$here/beta_reads.py check \
+    --relation alpha-beta --backend bad --shape 2x5x6x40 --dtype f64 &&
+    expect "found" "$out" "^check alpha-beta on bad: nonfinite$"
+run "the same framework with a bias" 0 $FPDIV --framework bad=$here/beta_reads.py check --relation alpha-beta \
+    --backend bad --shape 2x5x6x40 --dtype f64 --bias --beta 2 &&
+    expect "is right: beta is not 0" "$out" "^check alpha-beta on bad: same$"
+run "a campaign finds it" 1 $FPDIV --framework bad=$here/beta_reads.py fuzz --backends bad --seed 4 --cases 60 \
+    --no-corpus &&
+    expect "by alpha-beta alone (numpy's own orders are reorder findings)" \
+        "$(grep -E '^finding (improbable|bound|nonfinite|error) ' <<<"$out" | awk '{print $3}' | sort -u | tr '\n' ' ')" \
+        "^alpha-beta $"
 
 # --- a framework of the user's, in a page of Python: seq's order, so vendor against seq is same ---
 run "a framework from a file" 0 $FPDIV --framework mine=$here/sequential.py check --relation vendor \

@@ -1,6 +1,7 @@
 """PyTorch on the CPU (CUDA where a device is present): torch.mm / torch.bmm, the fused
-torch.addmm / torch.baddbmm (F.linear when B is stored as a Linear layer's weight, n x k), one row,
-column or element as a 1-D product, torch.func.vmap over rows, and torch.compile (inductor)."""
+torch.addmm / torch.baddbmm (F.linear when B is stored as a Linear layer's weight, n x k) and their
+alpha and beta, one row, column or element as a 1-D product, torch.func.vmap over rows, and
+torch.compile (inductor)."""
 import os
 
 import numpy as np
@@ -10,10 +11,16 @@ import torch.nn.functional as F
 NAME = "torch"
 DEVICE = os.environ.get("FPDIV_TORCH_DEVICE", "cuda" if torch.cuda.is_available() else "cpu")
 DTYPES = [("f64", "f64", "f64"), ("f32", "f32", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f32")]
-FEATURES = {"fused_bias", "routes", "vmap", "compile", "threads", "out_views", "concurrent"}  # no negative strides
+FEATURES = {"fused_bias", "routes", "vmap", "compile", "threads", "out_views", "concurrent",
+            "scalars"}  # no negative strides
 TYPES = {"f64": torch.float64, "f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
-torch._dynamo.config.cache_size_limit = 4096  # a new shape recompiles; never fall back to eager
+# A new shape recompiles: never fall back to eager, nor refuse. Every compiled function here shares
+# one code object, whose recompiles dynamo also counts together (accumulated_cache_size_limit, 256 by
+# default: a campaign hit it after 250 checks and every check after was an error): `compiled` starts
+# afresh before either limit is reached.
+COMPILED_MAX = 2048
+torch._dynamo.config.cache_size_limit = torch._dynamo.config.accumulated_cache_size_limit = 2 * COMPILED_MAX
 
 
 def PROVENANCE():
@@ -42,10 +49,15 @@ def into_view(a, b, bias, route):
     return out
 
 
-def product(a, b, bias, route, trans_b):
+def product(a, b, bias, route, trans_b, scalars=None):
     """The path's operation on one batch entry (2-D a and b) or a stack of them (3-D): a matrix
     product with its fused bias, or products of vectors with the bias added after, as torch's
-    linear does for a vector."""
+    linear does for a vector. With scalars (alpha, beta), addmm's or baddbmm's own: `bias` is then
+    their input, the bias or (beta 0) what C held, which they must ignore."""
+    if scalars:
+        alpha, beta = scalars
+        add = torch.addmm if a.dim() == 2 else torch.baddbmm
+        return add(bias, a, b, beta=beta, alpha=alpha)
     if route in OUT_VIEWS:
         return into_view(a, b, bias, route)
     if route == "gemm" and a.dim() == 2:
@@ -71,13 +83,20 @@ def vectors(a, b, route):
 
 
 _compiled = {}
+_specialized = set()  # the operations and operands' layouts compiled for
 
 
-def compiled(route, trans_b, with_bias):
-    key = (route, trans_b, with_bias)
+def compiled(route, trans_b, with_bias, scalars, operands):
+    key = (route, trans_b, with_bias, scalars)
+    layouts = tuple((tuple(x.shape), x.stride(), x.dtype) for x in operands if x is not None)
+    if (key, layouts) not in _specialized and len(_specialized) >= COMPILED_MAX:
+        torch._dynamo.reset()  # the compiled code so far goes, and its count with it
+        _compiled.clear()
+        _specialized.clear()
+    _specialized.add((key, layouts))
     if key not in _compiled:
-        _compiled[key] = torch.compile(lambda a, b, bias: product(a, b, bias, route, trans_b), fullgraph=True,
-                                       dynamic=False)
+        _compiled[key] = torch.compile(lambda a, b, bias: product(a, b, bias, route, trans_b, scalars),
+                                       fullgraph=True, dynamic=False)
     return _compiled[key]
 
 
@@ -87,17 +106,23 @@ def tensor(x, dtype):
     return torch.from_numpy(x).to(device=DEVICE, dtype=dtype)
 
 
-def matmul(a, b, bias, route, execution, dtypes, threads):
+def matmul(a, b, bias, route, execution, dtypes, threads, scalars=None):
     torch.set_num_threads(threads if threads > 0 else 1)
     dt_in, dt_out = TYPES[dtypes[0]], TYPES[dtypes[1]]
     trans_b = b.strides[1] < b.strides[2]  # B stored n x k: a Linear layer's weight
     ta, tb = tensor(a, dt_in), tensor(b, dt_in)
     tbias = None if bias is None else tensor(bias, dt_in)
-    run = compiled(route, trans_b, tbias is not None) if execution == "compiled" else \
-        (lambda x, y, z: product(x, y, z, route, trans_b))
+    alpha_beta = None
+    if scalars:  # addmm's input: the bias, else what C held (beta 0), a tensor of the operands' type as torch asks
+        alpha, beta, prior = scalars
+        alpha_beta = (alpha, beta)
+        if tbias is None:
+            tbias = tensor(prior, dt_in)
+    run = compiled(route, trans_b, tbias is not None, alpha_beta, (ta, tb, tbias)) if execution == "compiled" else \
+        (lambda x, y, z: product(x, y, z, route, trans_b, alpha_beta))
     with torch.no_grad():
         if ta.shape[0] == 1:  # one entry: the 2-D operation user code calls
-            out = run(ta[0], tb[0], tbias)[None]
+            out = run(ta[0], tb[0], tbias if tbias is None or tbias.dim() == 1 else tbias[0])[None]
         elif route == "gemm" or route in OUT_VIEWS:  # a stack: bmm / baddbmm
             out = run(ta, tb, tbias)
         else:
