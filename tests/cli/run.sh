@@ -850,7 +850,7 @@ bad "scale where no power of two keeps the data exact: path B would be path A" \
 bad "--beta out of range" "--beta '9': expected an integer from -8 to 8" check --relation alpha-beta --beta 9
 bad "--beta with a plus" "--beta '\+2': expected an integer from -8 to 8" check --relation alpha-beta --beta +2
 bad "--alpha negative" "--alpha '-1': expected a non-negative integer" check --relation alpha-beta --alpha -1
-bad "alpha-beta on an own kernel" "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's\); seq has none" \
+bad "alpha-beta on an own kernel" "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's, or torch's addmm and baddbmm\); seq has none" \
     check --relation alpha-beta --backend seq --shape 4x4x4
 
 run "save a threads case" 0 $FPDIV check --relation threads --backend openblas --shape 64x64x1000 --save $tmp/ext --fail-on never
@@ -949,7 +949,7 @@ bad "an ABI 6 plugin takes no concurrent calls" "concurrent needs a backend with
 run "the plugin of ABI 7 loads" 0 $FPDIV --plugin $P/old_abi7.so check --relation vendor --backend seq,old-abi7 \
         --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
 bad "an ABI 7 plugin is handed no alpha and beta, whatever bit 12 of its features says" \
-    "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's\); old-abi7 has none" \
+    "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's, or torch's addmm and baddbmm\); old-abi7 has none" \
     --plugin $P/old_abi7.so check --relation alpha-beta --backend old-abi7 --shape 3x4x50 --dtype f64
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
