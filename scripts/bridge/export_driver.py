@@ -14,8 +14,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NUMPY_TYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
-# what C held before the product, fpdiv's poison: a product with beta 0 must not read it
-POISONS = {"quiet NaN": np.nan, "signalling NaN": np.nan, "+Inf": np.inf, "-Inf": -np.inf}
+# the bits of a type's elements, and the elements: bf16 as the float32 it stands for, as the bridge hands it over
+BITS = {"f64": (np.uint64, np.float64, 0), "f32": (np.uint32, np.float32, 0), "f16": (np.uint16, np.float16, 0),
+        "bf16": (np.uint32, np.float32, 16)}
 
 
 def shown(text):
@@ -106,9 +107,14 @@ def path_scalars(path, x, y, fused):
         return {}
     if "scalars" not in FEATURES:
         raise NotImplementedError(f"{NAME} has no alpha and beta of its own")
-    prior = np.full((x.shape[0], x.shape[1], y.shape[2]), POISONS[CASE["poison"]],
-                    dtype=NUMPY_TYPES.get(path["out"], np.float32))  # bf16 as float32, as the bridge hands it over
-    return {"scalars": (2.0 ** a, 2.0 ** b if fused else 0.0, prior)}
+    return {"scalars": (2.0 ** a, 2.0 ** b if fused else 0.0, poison((x.shape[0], x.shape[1], y.shape[2])))}
+
+
+def poison(shape):
+    """What C held before the product, bit for bit: fpdiv's poison (a NaN with its payload, or an
+    infinity) in the case's output type, which a product with beta 0 must not read."""
+    storage, values, shift = BITS[CASE["dtype"][1]]
+    return np.full(shape, int(CASE["poison_bits"], 16) << shift, dtype=storage).view(values)
 
 
 def run_path(path, a, b, bias):

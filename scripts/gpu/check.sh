@@ -223,6 +223,8 @@ if framework == "torch":
     if relation == "slice-rows":
         p, q = torch.mm(ta, tb)[0], torch.mm(ta[:1], tb)[0]
     elif relation == "alpha-beta":  # mm against addmm with alpha 2 and beta 0 on a NaN input, which it must ignore
+        # (fpdiv's alpha is 2 or 1/2 and its poison NaN or an infinity, by the data and the seed: either way
+        # the count is of the elements where the input came through, as 0 * Inf is NaN too)
         nan = torch.full((a.shape[0], b.shape[1]), float("nan"), device=dev)
         p, q = torch.mm(ta, tb), torch.addmm(nan, ta, tb, beta=0, alpha=2.0) / 2
     else:  # addmm: mm, then + bias, against torch.addmm

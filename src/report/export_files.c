@@ -46,13 +46,15 @@ static json_t *case_json(const struct fpd_export_target *fw, const struct fpd_ca
         return NULL;
     bool compiled = strcmp(f->backend_names[0], "torch-compile") == 0;
     const struct fpd_region *cmp = &paths.compare;
-    const char *poison = fpd_poison_names[fpd_poison_of(chk->c.recipe.seed, chk->c.recipe.index)];
+    char poison[24]; /* its bits in the output type, in hex: a float64's sign bit would make JSON's integer negative */
+    snprintf(poison, sizeof poison, "%" PRIx64,
+             fpd_poison_bits(fpd_poison_of(chk->c.recipe.seed, chk->c.recipe.index), chk->c.dt.out));
     return json_pack("{s:[s,s,s],s:b,s:b,s:I,s:i,s:[o,o],s:{s:o,s:o,s:o},s:s,s:{s:I,s:I,s:s,s:s},s:b}", "dtype",
                      fpd_dtype_info(chk->c.dt.in)->name, fpd_dtype_info(chk->c.dt.out)->name,
                      fpd_dtype_info(chk->c.dt.acc)->name, "trans_a", chk->c.trans_a, "trans_b", chk->c.trans_b, "pad",
                      (json_int_t)chk->c.pad, "threads", fpd_check_threads(chk), "paths", path_json(&paths.a, compiled),
                      path_json(&paths.b, compiled), "compare", "batch", range(cmp->batch), "rows", range(cmp->rows),
-                     "cols", range(cmp->cols), "poison", poison, "recorded", "diff", (json_int_t)f->recorded.diff, "count",
+                     "cols", range(cmp->cols), "poison_bits", poison, "recorded", "diff", (json_int_t)f->recorded.diff, "count",
                      (json_int_t)f->recorded.count, "verdict", fpd_verdict_table[f->recorded.verdict].name, "backends",
                      f->backend_names[0], "matching", fpd_export_target_ran_on(fw, f->backend_names[0]));
 }

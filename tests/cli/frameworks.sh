@@ -227,7 +227,8 @@ run "an openblas case exported to numpy" 0 $FPDIV check --relation slice-rows --
 
 # --- a framework's own alpha and beta: torch.addmm's and baddbmm's (alpha-beta's path B); with beta
 # 0 their input is to be ignored, NaN and all. Eager torch does; torch.compile in torch 2.5.1 does
-# not where inductor decomposes addmm (one row, n and k at most 16, on the CPU: pytorch #196596).
+# not where inductor decomposes addmm (one row with n and k at most 16, or one element whatever k, on
+# the CPU: pytorch #196596).
 # Each count against torch itself, given a NaN input; the boundary bisect finds, against where
 # torch's own output stops being NaN ---
 # in_torch SHAPE EXECUTION: the elements of torch.addmm(NaN, A, B, beta=0, alpha=2) that are NaN
@@ -263,7 +264,17 @@ if [ -z "${FRAMEWORKS_FEW:-}" ]; then  # torch's servers take seconds to start: 
             [ "$(in_torch 1x${last}x16 compiled) $(in_torch 1x${first}x16 compiled)" = "$last 0" ] &&
             pass "bisect: torch.compile's addmm reads a NaN input from n = $last down, as torch itself does" ||
             fail "bisect the compiled addmm's NaN" "boundary '$boundary'; $out"
+        # exported: the script hands torch the scalars and fpdiv's poison, bit for bit, and counts alike
+        run "a torch-compile finding without a bias, saved" 1 $FPDIV check --relation alpha-beta \
+            --backend torch-compile --shape 1x1x2x3 --dtype f32 --save $tmp/ab-compile &&
+            run "exported to torch" 0 $FPDIV export $tmp/ab-compile/alpha-beta/*.json --to torch -o $tmp/ab-script &&
+            run "its script" 0 $python $tmp/ab-script/repro_torch.py &&
+            expect "reads the poison too: every element NaN, as fpdiv counts" "$out" \
+                "^2 of 2 elements differ; largest difference 0; 2 in their NaN/Inf pattern$" &&
+            expect "reproduced" "$out" "^reproduced in torch: the same count$"
     fi
+    expect "alpha-beta's script asks for the scalars fpdiv chose" \
+        "$(cat $tmp/export-torch-alpha-beta/script/repro_torch.py)" '"alpha_exp":-?[1-9]'
     run "alpha-beta on torch, batched with a bias" 0 $FPDIV check --relation alpha-beta --backend torch \
         --shape 3x5x7x9 --dtype bf16:bf16 --bias --alpha 2 --beta -3 &&
         expect "baddbmm with its alpha and beta: the same bits" "$out" "^check alpha-beta on torch: same$"
@@ -273,7 +284,9 @@ if [ -z "${FRAMEWORKS_FEW:-}" ]; then  # torch's servers take seconds to start: 
     # its limit every product failed; the server starts afresh first (here with limits of 3 and 6)
     run "torch-compile over more shapes than dynamo keeps" 0 $python $here/compile_limit.py \
         scripts/bridge/frameworks/torch.py &&
-        expect "every product computed, starting afresh on the way" "$out" "^12 products, 3 starts afresh$"
+        expect "every product computed, starting afresh on the way" "$out" "^12 products, 3 starts afresh$" &&
+        expect "and where dynamo refuses first, starting afresh then" "$out" \
+            "^then 12 products, 1 starts afresh when dynamo refused$"
 fi
 run "a framework whose addmm reads C when beta is 0" 1 $FPDIV --framework bad=$here/beta_reads.py check \
     --relation alpha-beta --backend bad --shape 2x5x6x40 --dtype f64 &&

@@ -18,7 +18,7 @@ TYPES = {"f64": torch.float64, "f32": torch.float32, "bf16": torch.bfloat16, "f1
 # A new shape recompiles: never fall back to eager, nor refuse. Every compiled function here shares
 # one code object, whose recompiles dynamo also counts together (accumulated_cache_size_limit, 256 by
 # default: a campaign hit it after 250 checks and every check after was an error): `compiled` starts
-# afresh before either limit is reached.
+# afresh before either limit is reached, and `matmul` if dynamo refuses all the same.
 COMPILED_MAX = 2048
 torch._dynamo.config.cache_size_limit = torch._dynamo.config.accumulated_cache_size_limit = 2 * COMPILED_MAX
 
@@ -83,17 +83,25 @@ def vectors(a, b, route):
 
 
 _compiled = {}
-_specialized = set()  # the operations and operands' layouts compiled for
+_specialized = set()  # what dynamo specializes on: the operation, the operands' layouts, the threads
+
+
+def start_afresh():
+    """Drops every compiled function, and with them dynamo's counts and inductor's loaded code."""
+    from torch._inductor.codecache import PyCodeCache  # loaded by the first compilation anyway
+    torch._dynamo.reset()
+    PyCodeCache.cache_clear()
+    _compiled.clear()
+    _specialized.clear()
 
 
 def compiled(route, trans_b, with_bias, scalars, operands):
     key = (route, trans_b, with_bias, scalars)
     layouts = tuple((tuple(x.shape), x.stride(), x.dtype) for x in operands if x is not None)
-    if (key, layouts) not in _specialized and len(_specialized) >= COMPILED_MAX:
-        torch._dynamo.reset()  # the compiled code so far goes, and its count with it
-        _compiled.clear()
-        _specialized.clear()
-    _specialized.add((key, layouts))
+    specialization = (key, layouts, torch.get_num_threads())  # dynamo guards on the thread count too
+    if specialization not in _specialized and len(_specialized) >= COMPILED_MAX:
+        start_afresh()
+    _specialized.add(specialization)
     if key not in _compiled:
         _compiled[key] = torch.compile(lambda a, b, bias: product(a, b, bias, route, trans_b, scalars),
                                        fullgraph=True, dynamic=False)
@@ -120,6 +128,18 @@ def matmul(a, b, bias, route, execution, dtypes, threads, scalars=None):
             tbias = tensor(prior, dt_in)
     run = compiled(route, trans_b, tbias is not None, alpha_beta, (ta, tb, tbias)) if execution == "compiled" else \
         (lambda x, y, z: product(x, y, z, route, trans_b, alpha_beta))
+    try:
+        out = call(run, ta, tb, tbias, route)
+    except torch._dynamo.exc.CacheLimitExceeded:  # dynamo counted more than `compiled` did: afresh, once more
+        start_afresh()
+        run = compiled(route, trans_b, tbias is not None, alpha_beta, (ta, tb, tbias))
+        out = call(run, ta, tb, tbias, route)
+    out = out.to(dt_out).cpu()
+    return out.float().numpy() if dt_out == torch.bfloat16 else out.numpy()
+
+
+def call(run, ta, tb, tbias, route):
+    """The path's operation on every batch entry."""
     with torch.no_grad():
         if ta.shape[0] == 1:  # one entry: the 2-D operation user code calls
             out = run(ta[0], tb[0], tbias if tbias is None or tbias.dim() == 1 else tbias[0])[None]
@@ -127,5 +147,4 @@ def matmul(a, b, bias, route, execution, dtypes, threads, scalars=None):
             out = run(ta, tb, tbias)
         else:
             out = torch.stack([run(ta[e], tb[e], tbias) for e in range(ta.shape[0])])
-    out = out.to(dt_out).cpu()
-    return out.float().numpy() if dt_out == torch.bfloat16 else out.numpy()
+    return out
