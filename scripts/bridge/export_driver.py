@@ -107,7 +107,9 @@ def path_scalars(path, x, y, fused):
         return {}
     if "scalars" not in FEATURES:
         raise NotImplementedError(f"{NAME} has no alpha and beta of its own")
-    return {"scalars": (2.0 ** a, 2.0 ** b if fused else 0.0, poison((x.shape[0], x.shape[1], y.shape[2])))}
+    if fused:
+        return {"scalars": (2.0 ** a, 2.0 ** b, None)}
+    return {"scalars": (2.0 ** a, 0.0, poison((x.shape[0], x.shape[1], y.shape[2])))}
 
 
 def poison(shape):

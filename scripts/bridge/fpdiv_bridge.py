@@ -48,10 +48,10 @@ exactly), bias a vector of n or None, route one of "gemm", "gemv-rows", "gemv-co
 rows and columns reversed), execution "default", "eager" or "compiled", dtypes the request's [in, out, acc] and
 threads the thread count (0: the framework's own). A failure raises; its message is the error.
 scalars, for a framework with "scalars" on route "gemm" (the alpha-beta relation's second path),
-is None or (alpha, beta, prior): return alpha * a @ b + beta * bias where there is a bias, else
-alpha * a @ b with beta 0, prior (batch x m x n) being what C held before: NaN or an infinity the
-product must not read, as BLAS's beta = 0 and torch.addmm's beta=0 promise. alpha and beta are
-powers of two (fields alpha_exp and beta_exp, 0 and 0 for every other product).
+is None or (alpha, beta, prior): return alpha * a @ b + beta * bias where there is a bias (prior
+None), else alpha * a @ b with beta 0, prior (batch x m x n) being what C held before: NaN or an
+infinity the product must not read, as BLAS's beta = 0 and torch.addmm's beta=0 promise. alpha and
+beta are powers of two (fields alpha_exp and beta_exp, 0 and 0 for every other product).
 """
 import importlib.util
 import json
@@ -135,11 +135,14 @@ def gemm(framework, memory, row):
     b = operand(memory, b, b_trans, b_ld, b_stride, dt_in, batch, k, n)
     bias = None if bias < 0 else operand(memory, bias, False, n, n, dt_out, 1, 1, n)[0, 0]
     more = {}
-    if alpha_exp or beta_exp:  # the alpha-beta relation's path: what C held goes in a copy (C is written below)
+    if alpha_exp or beta_exp:  # the alpha-beta relation's path
         if "scalars" not in framework.FEATURES:
             raise ValueError(f"fpdiv sent alpha and beta to {framework.NAME}, whose FEATURES lack \"scalars\"")
-        prior = np.array(operand(memory, c, False, c_ld, c_stride, dt_out, batch, m, n))
-        more["scalars"] = (2.0 ** alpha_exp, 0.0 if bias is None else 2.0 ** beta_exp, prior)
+        if bias is None:  # beta 0 on what C held, in a copy (C is written below)
+            more["scalars"] = (2.0 ** alpha_exp, 0.0, np.array(operand(memory, c, False, c_ld, c_stride, dt_out,
+                                                                       batch, m, n)))
+        else:
+            more["scalars"] = (2.0 ** alpha_exp, 2.0 ** beta_exp, None)
     result = framework.matmul(a, b, bias=bias, route=ROUTE[route], execution=EXECUTION[execution],
                               dtypes=[dt_in, dt_out, DTYPE[t_acc]], threads=threads, **more)
     store(memory, c, c_ld, c_stride, dt_out, result, batch, m, n)

@@ -306,7 +306,8 @@ const struct fpd_backend fpd_backend_numpy = FRAMEWORK_BACKEND(
     "numpy", "NumPy's matmul as NumPy routes it (gemv for one row, dot for one element; out= views); bias added after",
     FPD_FEAT_ROUTES | FPD_FEAT_BIAS_ADDED | FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_CONCURRENT, &numpy_fw);
 const struct fpd_backend fpd_backend_torch = FRAMEWORK_BACKEND(
-    "torch", "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm, their alpha and beta; torch.func.vmap; "
+    "torch",
+    "PyTorch eager: torch.mm/bmm; fused torch.addmm, F.linear, baddbmm, their alpha and beta; torch.func.vmap; "
     "torch.compile; out=",
     FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_OUT_VIEWS |
         FPD_FEAT_CONCURRENT | FPD_FEAT_SCALARS,

@@ -398,6 +398,13 @@ uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim d
     return r->slice == dim && r->route == FPD_ROUTE_GEMM ? 2 : 1;
 }
 
+/* alpha-beta's scalars that ask for the product with alpha 1 and beta 1, or without a bias beta 0:
+ * path A's own call, so that the check would test nothing. */
+static bool plain_product(const struct fpd_relation_params *p, const struct fpd_case *c)
+{
+    return p->alpha == 0 && (p->beta == 0 || !c->has_bias);
+}
+
 int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_case *c,
                               const struct fpd_relation_params *p, char *why, size_t why_size)
 {
@@ -434,7 +441,7 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
                  "from -%d to %d (--beta E)", FPD_SCALE_MAX, FPD_SCALE_MAX, FPD_SCALE_MAX);
         return FPD_ERR_INPUT;
     }
-    if ((r->takes & FPD_TAKES_SCALARS) && p->alpha == 0 && (p->beta == 0 || !c->has_bias)) {
+    if ((r->takes & FPD_TAKES_SCALARS) && plain_product(p, c)) {
         snprintf(why, why_size, "alpha-beta with alpha 2^0 and %s asks for the plain product: path B would be path A "
                  "(--alpha 1 or more%s)", c->has_bias ? "beta 2^0" : "no bias (beta 0)", c->has_bias ? ", or --beta" : "");
         return FPD_ERR_INPUT;
@@ -478,7 +485,7 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
     if (r->takes & FPD_TAKES_SCALARS) { /* alpha 2^0 to 2^±3, beta 2^-3 to 2^3; never both 1 */
         p->alpha = (int)fpd_stream_below(s, 4);
         p->beta = (int)fpd_stream_below(s, 7) - 3;
-        if (p->alpha == 0 && (p->beta == 0 || !c->has_bias))
+        if (plain_product(p, c))
             p->alpha = 1;
     }
 }

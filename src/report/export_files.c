@@ -54,8 +54,8 @@ static json_t *case_json(const struct fpd_export_target *fw, const struct fpd_ca
                      fpd_dtype_info(chk->c.dt.acc)->name, "trans_a", chk->c.trans_a, "trans_b", chk->c.trans_b, "pad",
                      (json_int_t)chk->c.pad, "threads", fpd_check_threads(chk), "paths", path_json(&paths.a, compiled),
                      path_json(&paths.b, compiled), "compare", "batch", range(cmp->batch), "rows", range(cmp->rows),
-                     "cols", range(cmp->cols), "poison_bits", poison, "recorded", "diff", (json_int_t)f->recorded.diff, "count",
-                     (json_int_t)f->recorded.count, "verdict", fpd_verdict_table[f->recorded.verdict].name, "backends",
+                     "cols", range(cmp->cols), "poison_bits", poison, "recorded", "diff", (json_int_t)f->recorded.diff,
+                     "count", (json_int_t)f->recorded.count, "verdict", fpd_verdict_table[f->recorded.verdict].name, "backends",
                      f->backend_names[0], "matching", fpd_export_target_ran_on(fw, f->backend_names[0]));
 }
 

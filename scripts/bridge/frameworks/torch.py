@@ -126,14 +126,16 @@ def matmul(a, b, bias, route, execution, dtypes, threads, scalars=None):
         alpha_beta = (alpha, beta)
         if tbias is None:
             tbias = tensor(prior, dt_in)
-    run = compiled(route, trans_b, tbias is not None, alpha_beta, (ta, tb, tbias)) if execution == "compiled" else \
-        (lambda x, y, z: product(x, y, z, route, trans_b, alpha_beta))
+
+    def operation():  # compiled anew after start_afresh
+        if execution == "compiled":
+            return compiled(route, trans_b, tbias is not None, alpha_beta, (ta, tb, tbias))
+        return lambda x, y, z: product(x, y, z, route, trans_b, alpha_beta)
     try:
-        out = call(run, ta, tb, tbias, route)
+        out = call(operation(), ta, tb, tbias, route)
     except torch._dynamo.exc.CacheLimitExceeded:  # dynamo counted more than `compiled` did: afresh, once more
         start_afresh()
-        run = compiled(route, trans_b, tbias is not None, alpha_beta, (ta, tb, tbias))
-        out = call(run, ta, tb, tbias, route)
+        out = call(operation(), ta, tb, tbias, route)
     out = out.to(dt_out).cpu()
     return out.float().numpy() if dt_out == torch.bfloat16 else out.numpy()
 

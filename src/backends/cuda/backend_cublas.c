@@ -188,9 +188,8 @@ static int upload(struct blas_state *s, const struct fpd_gemm_args *g, bool bias
                                                   g->n * out, g->n * out, g->m, cudaMemcpyHostToDevice),
                                      "prefill C with the bias", why, why_size)))
                 return rc;
-    } else if (scaled(g) &&
-               (rc = fpd_cuda_check(cudaMemcpy(s->c.p, g->c, bytes.c, cudaMemcpyHostToDevice), "copy C", why, why_size))) {
-        return rc;
+    } else if (scaled(g)) {
+        return fpd_cuda_check(cudaMemcpy(s->c.p, g->c, bytes.c, cudaMemcpyHostToDevice), "copy C", why, why_size);
     }
     return FPD_OK;
 }
