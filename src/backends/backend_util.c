@@ -16,7 +16,7 @@ const void *fpd_stage_input(struct fpd_staging *s, enum fpd_dtype from, const vo
     if (fpd_grow(&s->buf, &s->cap, rows * cols * fpd_dtype_info(to)->size) != FPD_OK)
         return NULL;
     fpd_convert_matrix(rows, cols, from, src, ld, to, s->buf, cols);
-    *ld_out = cols;
+    *ld_out = cols ? cols : 1; /* BLAS asks ld >= 1, where k = 0 empties the rows */
     return s->buf;
 }
 
@@ -37,6 +37,11 @@ int fpd_stage_batch_entry(struct fpd_batch_staging *s, const struct fpd_gemm_arg
         e->c = fpd_grow(&s->c.buf, &s->c.cap, g->m * g->n * fpd_dtype_info(compute_t)->size) == FPD_OK ? s->c.buf
                                                                                                        : NULL;
         e->ldc = g->n;
+        /* what the caller's C holds, converted, as the library is to see it: its poison where beta = 0
+         * (a kernel that reads C then, or leaves it unwritten, shows), not the last call's results */
+        if (e->c)
+            fpd_convert_matrix(g->m, g->n, g->dt.out, (const char *)g->c + index * g->stride_c *
+                               fpd_dtype_info(g->dt.out)->size, g->ldc, compute_t, e->c, e->ldc);
     }
     return e->a && e->b && e->c ? FPD_OK : FPD_ERR_NOMEM;
 }

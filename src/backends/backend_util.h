@@ -11,7 +11,7 @@ struct fpd_staging {
 };
 
 /* The rows x cols matrix at src (leading dimension ld, type from) as type `to`: src itself when
- * the types agree, else a converted copy in s with *ld_out = cols. NULL when out of memory. */
+ * the types agree, else a converted copy in s with *ld_out = cols (at least 1). NULL when out of memory. */
 const void *fpd_stage_input(struct fpd_staging *s, enum fpd_dtype from, const void *src, size_t rows,
                             size_t cols, size_t ld, enum fpd_dtype to, size_t *ld_out);
 

@@ -43,7 +43,7 @@ const char fpd_case_options_help[] =
     "                       without @SET, the set it picks here, and the result names it\n"
     "  --core SET[,SET2]    pin the library backends to kernel set SET (OpenBLAS's core; fpdiv\n"
     "                       list shows those this CPU runs); the core relation compares SET with SET2\n"
-    "  --shape S            [BATCHx]MxNxK: C is MxN, the inner dimension K\n"
+    "  --shape S            [BATCHx]MxNxK: C is MxN, the inner dimension K (0: the empty product)\n"
     "  --dtype T            IN[:OUT[:ACC]] (default f32; f16/bf16 alone mean OUT=ACC=f32)\n"
     "  --trans-a, --trans-b store A (B) transposed and pass the transpose flag\n"
     "  --bias               add a bias row (addmm always has one)\n"

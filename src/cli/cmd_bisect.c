@@ -24,7 +24,7 @@ static const char help_head[] =
     "is printed as it runs. Shapes that cannot be tested (memory budget, a backend refusing) are\n"
     "skipped, like `git bisect skip`: the nearest testable neighbour is probed instead.\n\n"
     "  --dim D              the dimension to vary (with --good/--bad: the one where they differ)\n"
-    "  --lo L, --hi H       the range (default 1 and the case's own value)\n"
+    "  --lo L, --hi H       the range (default 1 and the case's own value; k may start at 0)\n"
     "  --good S, --bad S    two shapes that differ in one dimension, for the case the flags describe\n"
     "  --by verdict|hash    compare verdicts (default), or the bits of path A over the output every\n"
     "                       probed shape shares: where a backend switches algorithm even when both\n"
@@ -230,8 +230,9 @@ int fpd_cmd_bisect(int argc, char **argv)
         o.lo = o.lo_given ? o.lo : 1;
         o.hi = o.hi_given ? o.hi : dims[dim];
     }
-    if (rc == FPD_OK && (o.lo < 1 || o.lo >= o.hi)) {
-        snprintf(why, sizeof why, "the range %" PRIu64 "..%" PRIu64 " is empty: need 1 <= lo < hi", o.lo, o.hi);
+    if (rc == FPD_OK && (o.lo < fpd_dim_lowest(dim) || o.lo >= o.hi)) {
+        snprintf(why, sizeof why, "the range %" PRIu64 "..%" PRIu64 " is empty: need %u <= lo < hi", o.lo, o.hi,
+                 fpd_dim_lowest(dim));
         rc = FPD_ERR_INPUT;
     }
     /* --isolate: each probe in a process of its own, so a crash is an error verdict */

@@ -68,8 +68,8 @@ static int parse_range(const char *text, struct sweep_options *o, char *why, siz
         fpd_cli_u64("--range", fields[1], FPD_MAX_DIM, &o->hi, why, why_size) != FPD_OK ||
         (n == 3 && fpd_cli_u64("--range", fields[2], FPD_MAX_DIM, &o->step, why, why_size) != FPD_OK))
         return FPD_ERR_INPUT;
-    if (o->lo < 1 || o->hi < o->lo || o->step < 1) {
-        snprintf(why, why_size, "--range '%s': need 1 <= LO <= HI and STEP >= 1", text);
+    if (o->hi < o->lo || o->step < 1) { /* LO's floor is the dimension's (fpd_cmd_sweep) */
+        snprintf(why, why_size, "--range '%s': need LO <= HI and STEP >= 1", text);
         return FPD_ERR_INPUT;
     }
     uint64_t points = (o->hi - o->lo) / o->step + 1;
@@ -135,6 +135,10 @@ int fpd_cmd_sweep(int argc, char **argv)
         return FPD_EXIT_OK;
     if (rc == FPD_OK && fpd_dim_parse(o.vary, &dim) != FPD_OK) {
         snprintf(why, sizeof why, "--vary '%s': expected m, n, k or batch", o.vary);
+        rc = FPD_ERR_INPUT;
+    }
+    if (rc == FPD_OK && o.lo < fpd_dim_lowest(dim)) {
+        snprintf(why, sizeof why, "--range: %s starts at %u, not %" PRIu64, o.vary, fpd_dim_lowest(dim), o.lo);
         rc = FPD_ERR_INPUT;
     }
     if (rc == FPD_OK)

@@ -138,6 +138,16 @@ static bool shrink_to_budget(const struct fpd_relation *rel, struct fpd_case *c,
     return true;
 }
 
+/* The empty product (k = 0: C is the bias, or zeros), one case in FPD_EMPTY_K_EVERY: libraries have
+ * shipped quick returns that leave C unwritten, or unscaled by beta, there (rocBLAS#753,
+ * bluss/matrixmultiply#21, JuliaGPU/oneAPI.jl#628, kokkos-kernels#1091). A draw of its own, the
+ * seed mixed with a salt, so that every other case is drawn as it would be without it. */
+static bool empty_product_drawn(uint64_t seed, uint32_t index)
+{
+    return fpd_rng_mix64(fpd_rng_mix64(seed ^ 0x2545f4914f6cdd1du) + ((uint64_t)index + 1) * FPD_RNG_GAMMA) %
+               FPD_EMPTY_K_EVERY == 0;
+}
+
 int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out)
 {
     const struct fpd_campaign_config *cfg = &cp->cfg;
@@ -167,6 +177,8 @@ int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_
     struct fpd_case common = *c;
     enum fpd_reach_family family;
     bool reach = cfg->reach && fpd_reach_shape(cfg->seed, index, rel, c, &family);
+    if (!reach && !rel->needs_terms && empty_product_drawn(cfg->seed, index))
+        c->k = 0;
     fpd_relation_prepare_case(rel, c);
     if (reach && fpd_case_bytes(c) > cfg->max_mem) { /* a reach shape is taken whole or not at all */
         *c = common;
@@ -237,8 +249,9 @@ void fpd_stats_add_shape(struct fpd_stats *st, const struct fpd_campaign *cp, ui
 {
     struct fpd_shape_reach *r = &st->shapes;
     unsigned octave = 31u - (unsigned)__builtin_clz(k ? k : 1);
-    if (octave < FPD_K_OCTAVES)
+    if (k && octave < FPD_K_OCTAVES)
         r->k_octaves |= 1u << octave;
+    r->empty += k == 0;
     r->longest_k = k > r->longest_k ? k : r->longest_k;
     r->most_rows = m > r->most_rows ? m : r->most_rows;
     uint32_t max_dim = cp->cfg.max_dim;

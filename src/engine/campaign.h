@@ -90,8 +90,13 @@ struct fpd_stats {
         uint32_t k_octaves;  /* bit e: a check summed k in [2^e, 2^(e+1)) terms */
         uint32_t longest_k, most_rows;
         size_t past_max_dim; /* checks with m, n or k past --max-dim (reach.h) */
+        size_t empty;        /* checks of the empty product, k = 0 */
     } shapes;
 };
+
+/* One case in FPD_EMPTY_K_EVERY (on average) of a campaign is the empty product, k = 0, where its
+ * relation takes one (fpd_campaign_plan). */
+enum { FPD_EMPTY_K_EVERY = 64 };
 
 /* The octaves of k a shape reach counts: 1 .. 2^23 - 1, the longest sums reach.h draws. */
 enum { FPD_K_OCTAVES = 23 };

@@ -26,11 +26,11 @@ struct fpd_layout fpd_case_layout(const struct fpd_case *c)
     struct fpd_layout l;
     l.a_rows = c->trans_a ? c->k : c->m;
     l.a_cols = c->trans_a ? c->m : c->k;
-    l.lda = l.a_cols + c->pad;
+    l.lda = (l.a_cols ? l.a_cols : 1) + c->pad; /* BLAS asks ld >= 1 where k = 0 empties the rows */
     l.stride_a = l.a_rows * l.lda;
     l.b_rows = c->trans_b ? c->n : c->k;
     l.b_cols = c->trans_b ? c->k : c->n;
-    l.ldb = l.b_cols + c->pad;
+    l.ldb = (l.b_cols ? l.b_cols : 1) + c->pad;
     l.stride_b = l.b_rows * l.ldb;
     return l;
 }
@@ -75,8 +75,8 @@ int fpd_shape_parse(const char *text, struct fpd_case *c, char *why, size_t why_
     }
     int first = 4 - count;
     for (int i = 0; i < count; i++) {
-        if (dims[i] == 0) {
-            snprintf(why, why_size, "shape '%s': %s is zero; every dimension must be at least 1", text,
+        if (dims[i] == 0 && first + i != 3) { /* k = 0 is the empty product: C = bias */
+            snprintf(why, why_size, "shape '%s': %s is zero; every dimension but k must be at least 1", text,
                      names[first + i]);
             return FPD_ERR_INPUT;
         }
@@ -130,8 +130,8 @@ static const char *format_bytes(double bytes, char *buf, size_t size)
 
 int fpd_case_validate(const struct fpd_case *c, double max_mem, char *why, size_t why_size)
 {
-    if (c->batch == 0 || c->m == 0 || c->n == 0 || c->k == 0) {
-        snprintf(why, why_size, "every dimension must be at least 1");
+    if (c->batch == 0 || c->m == 0 || c->n == 0) {
+        snprintf(why, why_size, "every dimension but k must be at least 1");
         return FPD_ERR_INPUT;
     }
     if (c->batch >= FPD_RNG_MAX_BATCH) {

@@ -17,7 +17,9 @@
 /* When the exact reference is computed: it costs about 2 ns per term of every compared element.
  * SAMPLED: for the checks whose paths differ, and for one case in FPD_EXACT_SAMPLE_EVERY of the
  * rest, chosen by its seed and index (so a replay or a minimization of it chooses alike): paths that
- * agree may both be wrong alike (a library wrong in every routine), which only the reference shows. */
+ * agree may both be wrong alike (a library wrong in every routine), which only the reference shows.
+ * The empty product (k = 0) has it in every mode but NEVER: it costs nothing there, and a library
+ * that returns at once without writing C does so on both paths. */
 enum fpd_exact_mode { FPD_EXACT_NEVER, FPD_EXACT_DIVERGING, FPD_EXACT_SAMPLED, FPD_EXACT_ALWAYS, FPD_EXACT_MODE_COUNT };
 enum { FPD_EXACT_SAMPLE_EVERY = 8 };
 extern const char *const fpd_exact_mode_names[FPD_EXACT_MODE_COUNT];

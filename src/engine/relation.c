@@ -238,11 +238,11 @@ const struct fpd_relation fpd_relation_table[] = {
         .backends = 1, .default_campaign = true, .slice = FPD_SLICE_COLS, .build = build_slice),
     ROW(.name = "gemv-rows",
         .doc = "(A·B)[rows] vs each row by the library's gemv, as numpy computes (1,k)@(k,n)",
-        .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true,
+        .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true, .needs_terms = true,
         .slice = FPD_SLICE_ROWS, .route = FPD_ROUTE_GEMV_ROWS, .build = build_slice),
     ROW(.name = "gemv-cols",
         .doc = "(A·B)[:, cols] vs each column by the library's gemv, as numpy computes (m,k)@(k,1)",
-        .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true,
+        .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true, .needs_terms = true,
         .slice = FPD_SLICE_COLS, .route = FPD_ROUTE_GEMV_COLS, .build = build_slice),
     ROW(.name = "dot", .doc = "(A·B)[rows] vs each element by the library's dot, as numpy computes (k,)@(k,)",
         .backends = 1, .needs = FPD_FEAT_ROUTES, .default_campaign = true, .needs_blas_types = true,
@@ -417,6 +417,11 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
                      dim_names[r->slice], extent);
             return FPD_ERR_INPUT;
         }
+    }
+    if (r->needs_terms && c->k == 0) {
+        snprintf(why, why_size, "%s takes k of at least 1: BLAS's gemv of an empty x returns at once and leaves y as "
+                 "it was, so there is no product to compare with gemm's (C = beta C)", r->name);
+        return FPD_ERR_INPUT;
     }
     if ((r->needs & FPD_FEAT_ALGOS) && p->algo < 1) {
         snprintf(why, why_size, "algo compares algorithm 0 with algorithm j >= 1 (--algo J)");

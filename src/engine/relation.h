@@ -101,6 +101,8 @@ struct fpd_relation {
                                   least improbable, whatever the bound says (scale.h) */
     bool self_product;         /* C = A·Aᵀ: the case's B is its op(A)ᵀ (and C is square) */
     bool square_out;           /* C is m x m (n follows m) and there is no bias: syrk's, gemmt's */
+    bool needs_terms;          /* k of at least 1: BLAS's gemv of an empty x returns at once and leaves y as it
+                                  was (the reference's quick return), where gemm's k = 0 sets C to beta C */
     unsigned takes;            /* FPD_TAKES_* bits: parameters drawn in fuzz, given in check, kept in case files */
     enum fpd_slice_dim slice;
     enum fpd_route route;      /* path B's, on the slice: the library's gemv or dot instead of its gemm */

@@ -92,7 +92,11 @@ int fpd_probe_open(struct fpd_probe *p, const struct fpd_probe_target *t, char *
 {
     *p = (struct fpd_probe){.target = *t, .leaves = (uint32_t)t->k + (t->bias ? 1 : 0)};
     struct fpd_backend_slot *s = t->backend;
-    if (t->k == 0 || t->k >= UINT32_MAX - 1 || t->m == 0 || t->n == 0 || t->batch == 0) {
+    if (t->k == 0) {
+        snprintf(why, why_size, "k is 0: the empty product adds no terms, so there is no order to reveal");
+        return FPD_ERR_INPUT;
+    }
+    if (t->k >= UINT32_MAX - 1 || t->m == 0 || t->n == 0 || t->batch == 0) {
         snprintf(why, why_size, "every dimension must be at least 1");
         return FPD_ERR_INPUT;
     }

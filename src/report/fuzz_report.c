@@ -132,10 +132,10 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
                "nothing to scale (the first is named on stderr)\n", st->not_applicable, st->not_applicable == 1 ? "" : "s");
     const struct fpd_shape_reach *reach = &st->shapes;
     printf("shapes: k in %d of the %d octaves below 2^%d, the longest sum %" PRIu32 " terms, the most rows %" PRIu32
-           "; %zu check%s past --max-dim %" PRIu32 "%s\n",
+           "; %zu check%s past --max-dim %" PRIu32 "%s; %zu of the empty product (k = 0)\n",
            __builtin_popcount(reach->k_octaves), FPD_K_OCTAVES, FPD_K_OCTAVES, reach->longest_k, reach->most_rows,
            reach->past_max_dim, reach->past_max_dim == 1 ? "" : "s", cp->cfg.max_dim,
-           cp->cfg.reach ? " (one case in 64 is drawn there)" : "");
+           cp->cfg.reach ? " (one case in 64 is drawn there)" : "", reach->empty);
     static const char *const exact_words[] = {[FPD_EXACT_NEVER] = "not computed",
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
                                               [FPD_EXACT_SAMPLED] = ("computed for the checks whose paths differ "
@@ -167,10 +167,10 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
                                               (json_int_t)t->checks, "verdicts", counts, "max_ulp",
                                               (json_int_t)t->max_ulp, "max_ratio", t->max_ratio));
     }
-    json_t *shapes = json_pack("{s:i,s:i,s:I,s:I,s:I,s:b}", "k_octaves", __builtin_popcount(st->shapes.k_octaves),
+    json_t *shapes = json_pack("{s:i,s:i,s:I,s:I,s:I,s:b,s:I}", "k_octaves", __builtin_popcount(st->shapes.k_octaves),
                                "k_octaves_of", FPD_K_OCTAVES, "longest_k", (json_int_t)st->shapes.longest_k, "most_rows",
                                (json_int_t)st->shapes.most_rows, "past_max_dim", (json_int_t)st->shapes.past_max_dim,
-                               "reach", cp->cfg.reach);
+                               "reach", cp->cfg.reach, "empty_products", (json_int_t)st->shapes.empty);
     return json_pack("{s:s,s:o,s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:o,s:o}", "type", "summary", "seed",
                      fpd_seed_json(cp->cfg.seed), "checks", (json_int_t)st->checks, "skipped",
                      (json_int_t)st->skipped, "not_applicable", (json_int_t)st->not_applicable, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",

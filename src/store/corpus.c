@@ -661,7 +661,7 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
     c->batch = (uint32_t)get_uint(r, cj, "check.case.batch", "batch", 1, FPD_RNG_MAX_BATCH - 1, &rc);
     c->m = (uint32_t)get_uint(r, cj, "check.case.m", "m", 1, FPD_MAX_DIM, &rc);
     c->n = (uint32_t)get_uint(r, cj, "check.case.n", "n", 1, FPD_MAX_DIM, &rc);
-    c->k = (uint32_t)get_uint(r, cj, "check.case.k", "k", 1, FPD_MAX_DIM, &rc);
+    c->k = (uint32_t)get_uint(r, cj, "check.case.k", "k", 0, FPD_MAX_DIM, &rc);
     c->pad = (uint32_t)get_uint(r, cj, "check.case.pad", "pad", 0, 1u << 16, &rc);
     json_t *ta = member(r, cj, "check.case.trans_a", "trans_a", JSON_TRUE, &rc);
     json_t *tb = member(r, cj, "check.case.trans_b", "trans_b", JSON_TRUE, &rc);
@@ -1001,6 +1001,11 @@ static int read_case_file(const char *path, json_t *root, double max_mem, bool a
                                   : 1;
         if (rc == FPD_OK && !fpd_gen_known(f->origin_generator)) /* its rerun line would name it */
             rc = bad(&r, "origin.generator", "not a generator of this fpdiv's");
+        if (f->has_data) { /* C's poison and the exact reference's sample are the campaign check's, which
+                              the data of its own (a minimized case's) no longer name */
+            f->chk.c.recipe.seed = f->origin_seed;
+            f->chk.c.recipe.index = f->origin_index;
+        }
         read_count(&r, root, f, &rc);
         f->environment = env ? environment_renamed(&r, env, f) : environment_of_legacy(r.legacy, f);
     }

@@ -180,12 +180,12 @@ static size_t entry_of(const struct operand *o, const struct shape *all, size_t 
     return own;
 }
 
-/* The case's dimensions must be positive and fit its 32-bit fields. */
-static int check_extent(const char *name, size_t value, char *why, size_t why_size)
+/* The case's dimensions must fit its 32-bit fields, and be positive but k (0: the empty product). */
+static int check_extent(const char *name, size_t value, size_t lowest, char *why, size_t why_size)
 {
-    if (value >= 1 && value <= UINT32_MAX)
+    if (value >= lowest && value <= UINT32_MAX)
         return FPD_OK;
-    snprintf(why, why_size, "the product's %s is %zu: fpdiv judges products with every dimension from 1 to 2^32 - 1",
+    snprintf(why, why_size, "the product's %s is %zu: fpdiv judges products with every dimension from 1 (k from 0) to 2^32 - 1",
              name, value);
     return FPD_ERR_INPUT;
 }
@@ -389,7 +389,7 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
     static const char *const extent_names[] = {"batch", "m", "n", "k"};
     const size_t extents[] = {batch, m, n, k};
     for (size_t e = 0; rc == FPD_OK && e < 4; e++)
-        rc = check_extent(extent_names[e], extents[e], why, why_size);
+        rc = check_extent(extent_names[e], extents[e], e == 3 ? 0 : 1, why, why_size);
     if (rc == FPD_OK && files->bias && !(bias.count == n && (bias.ndim == 1 || (bias.ndim == 2 && bias.shape[0] == 1)))) {
         snprintf(why, why_size, "%s is %s: the bias is a row of n = %zu", fpd_printable(files->bias, shown[0], sizeof shown[0]),
                  dims(&bias, dm[0], sizeof dm[0]), n);

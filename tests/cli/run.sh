@@ -681,7 +681,7 @@ if run "sweep" 0 $FPDIV sweep --relation addmm --backend openblas --shape 8x64x1
     expect "sweep SVG labels the x axis" "$(cat $tmp/s.svg)" ">k \(log scale\)</text>"
     grep -q 'ratio to bound' $tmp/s.svg && grep -q 'rounding bound' $tmp/s.svg && pass "SVG has both panels" || fail "svg" "panels missing"
 fi
-bad "sweep bad range" "--range '5:2': need 1 <= LO <= HI" sweep --relation repeat --shape 2x2x2 --vary k --range 5:2
+bad "sweep bad range" "--range '5:2': need LO <= HI" sweep --relation repeat --shape 2x2x2 --vary k --range 5:2
 bad "sweep unknown dimension" "--vary 'q'" sweep --relation repeat --shape 2x2x2 --vary q --range 1:2
 bad "sweep without range" "--vary and --range are required" sweep --relation repeat --shape 2x2x2
 
@@ -1312,6 +1312,53 @@ run "a memory budget the long shapes do not fit" 0 $FPDIV fuzz --seed 3 --cases 
     --relations slice-rows,addmm,dot --max-mem 2M --json
 python3 -c 'import json, sys; s = json.loads(sys.argv[1])["shapes"]; sys.exit(not (s["longest_k"] < 1 << 20 and s["most_rows"] < 1 << 20))' \
     "$(tail -1 <<<"$out")" && pass "keeps the common shapes instead" || fail "the budget and the long shapes" "$(tail -1 <<<"$out" | head -c 300)"
+
+# --- the empty product, k = 0 (C = beta C: the bias, or zeros): a shape of its own ---
+run "the empty product with a bias" 0 $FPDIV check --relation addmm --backend openblas --shape 3x5x0 --dtype f32
+expect "is the bias on both paths, and the exact reference says so" "$out" "^check addmm on openblas@[A-Za-z0-9]+: same"
+expect "the exact reference is computed for it" "$out" "^  exact    path A is 0 ulp from the correctly rounded result"
+run "the empty product, transposed, padded, 16-bit" 0 $FPDIV check --relation layout --backend openblas --shape 2x3x4x0 \
+    --dtype bf16:bf16 --trans-a --pad 3
+expect "runs: BLAS is handed leading dimensions of at least 1" "$out" "^check layout on openblas@[A-Za-z0-9]+: same"
+bad "m = 0" "shape '0x5x1': m is zero; every dimension but k must be at least 1" check --relation slice-rows \
+    --shape 0x5x1
+bad "gemv of an empty x" "gemv-rows takes k of at least 1: BLAS's gemv of an empty x returns at once" \
+    check --relation gemv-rows --backend openblas --shape 3x5x0
+run "a campaign draws the empty product" 0 $FPDIV fuzz --seed 4 --cases 640 --no-corpus --backends seq,openblas --json
+python3 - "$tmp/out" <<'PYTHON' && pass "one case in 64, only where the relation takes one, each the same on both paths" ||
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+empty = [o for o in lines if o["type"] == "check" and o["shape"].split("x")[-1] == "0"]
+assert 4 <= len(empty) <= 25, len(empty)
+assert all(o["verdict"] == "same" and o["relation"] not in ("gemv-rows", "gemv-cols") for o in empty), empty
+assert lines[-1]["shapes"]["empty_products"] == len(empty), lines[-1]["shapes"]
+PYTHON
+    fail "the empty product in a campaign" "$(tail -1 <<<"$out" | head -c 300)"
+run "the summary counts them" 0 $FPDIV fuzz --seed 4 --cases 640 --no-corpus --backends seq
+expect "on its shapes line" "$out" "^shapes: .*; [1-9][0-9]* of the empty product \(k = 0\)$"
+run "bisect from k = 0" 1 $FPDIV bisect --good 3x5x4 --bad 3x5x0 --relation addmm --backend openblas
+expect "probes it" "$out" "probe k=0: same"
+bad "bisect's m starts at 1" "shape '0x5x4': m is zero; every dimension but k must be at least 1" bisect \
+    --good 0x5x4 --bad 4x5x4 --relation addmm
+run "sweep from k = 0" 0 $FPDIV sweep --relation addmm --backend openblas --shape 3x5x1 --vary k --range 0:2
+expect "its first point" "$out" "^ +0 same"
+bad "sweep's m starts at 1" "--range: m starts at 1, not 0" sweep --relation addmm --shape 3x5x1 --vary m --range 0:2
+bad "explain of the empty product" "k is 0: the empty product adds no terms, so there is no order to reveal" explain \
+    --backend openblas --shape 2x2x0
+"$numpy_python" - "$tmp" <<'PYTHON'
+import sys
+import numpy as np
+d = sys.argv[1]
+bias = np.arange(1, 6, dtype=np.float32)
+np.save(f"{d}/empty_a.npy", np.zeros((3, 0), np.float32)), np.save(f"{d}/empty_b.npy", np.zeros((0, 5), np.float32))
+np.save(f"{d}/empty_bias.npy", bias), np.save(f"{d}/kept.npy", np.tile(bias, (3, 1)))
+np.save(f"{d}/lost.npy", np.zeros((3, 5), np.float32))
+PYTHON
+empty_operands=(--a "$tmp/empty_a.npy" --b "$tmp/empty_b.npy" --bias "$tmp/empty_bias.npy")
+run "judge: two empty products that kept the bias" 0 $FPDIV judge "${empty_operands[@]}" --outputs "$tmp/kept.npy,$tmp/kept.npy"
+expect "the same, and exact" "$out" "^  exact    .*kept.npy is 0 ulp from the correctly rounded result"
+run "judge: one that lost it" 1 $FPDIV judge "${empty_operands[@]}" --outputs "$tmp/kept.npy,$tmp/lost.npy"
+expect "is beyond the bound, and the farther from the exact product" "$out" "lost.npy is the farther, .*kept.npy the closer"
 
 echo
 echo "cli: $passed passed, $failed failed"

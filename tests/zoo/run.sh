@@ -57,6 +57,21 @@ for lib in beta_flag alpha_late alpha_small; do
     run "$lib, every default relation but alpha-beta" 0 $FPDIV --blas zoo="$zoo/lib$lib.so" fuzz --backends zoo \
         --relations "$blind" --seed 1 --cases 2000 --no-corpus --fail-on improbable && pass "is out of their reach"
 done
+# the empty product (k = 0): a quick return that leaves C unwritten, or zeroes it whatever beta is, is
+# right for every k of at least 1
+for lib in empty_unwritten empty_zeroed; do
+    run "$lib at k = 4" 0 $FPDIV --blas zoo="$zoo/lib$lib.so" check --relation addmm --backend zoo --shape 3x5x4 &&
+        expect "$lib is right there" "$out" "^check addmm on zoo: (same|reorder)"
+    run "$lib at k = 0" 1 $FPDIV --blas zoo="$zoo/lib$lib.so" check --relation addmm --backend zoo --shape 3x5x0 &&
+        expect "$lib is found there" "$out" "^check addmm on zoo: (bound|nonfinite)"
+done
+# saved, then replayed: C holds the poison of the campaign's check (its seed and index, which a case
+# of explicit data keeps as its origin), so a C left unwritten reproduces bit for bit
+run "empty_unwritten's findings, saved" 1 $FPDIV --blas zoo="$zoo/libempty_unwritten.so" fuzz --backends zoo --seed 1 \
+    --cases 300 --corpus "$tmp/empty"
+run "and replayed" 0 $FPDIV --blas zoo="$zoo/libempty_unwritten.so" replay "$tmp/empty" &&
+    expect "every one reproduced, the empty products among them" "$out" "^[0-9]+ cases: reproduced [0-9]+, changed 0, fixed 0"
+grep -lqr '"k": 0' "$tmp/empty" && pass "the corpus holds empty products" || fail "the corpus holds empty products" "none saved"
 # a race shows only where the calls overlap, which the scheduler decides: up to eight tries
 for try in 1 2 3 4 5 6 7 8; do
     $FPDIV --blas zoo="$zoo/libshared_pack.so" check --relation concurrent --backend zoo --shape 384x256x384 \
