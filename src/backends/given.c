@@ -55,10 +55,13 @@ static int given_gemm(void *state, const struct fpd_gemm_args *a, char *why, siz
     return FPD_OK;
 }
 
+/* A given output with a bias holds it fused, or added to the product once rounded, as a framework's
+ * `x @ W + b` adds it (BIAS_ADDED): the bound allows that one more rounding, which in a 16-bit output
+ * is as large as the whole sum's. */
 #define GIVEN(label, text)                                                                                     \
     {                                                                                                          \
         .abi = FPDIV_BACKEND_ABI, .name = label, .summary = text, .device = FPD_DEVICE_CPU,                   \
-        .kind = FPD_KIND_VENDOR, .features = FPD_FEAT_FUSED_BIAS, .open = given_open,                          \
+        .kind = FPD_KIND_VENDOR, .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_BIAS_ADDED, .open = given_open,    \
         .supports = given_supports, .gemm = given_gemm, /* nothing to close: the outputs are the caller's */   \
     }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli_case.h"
+#include "cli/cli_crash_note.h"
 #include "cli/cmd.h"
 #include "common/array.h"
 #include "common/dtype.h"
@@ -29,8 +30,9 @@ static const char help_head[] =
     "  --by verdict|hash    compare verdicts (default), or the bits of path A over the output every\n"
     "                       probed shape shares: where a backend switches algorithm even when both\n"
     "                       paths agree (m, n or batch)\n"
-    "  --scan               map every transition in the range: probe powers of two, their\n"
-    "                       neighbours and multiples of tile sizes, then refine each change\n"
+    "  --scan               look for every transition in the range: probe powers of two, their\n"
+    "                       neighbours and multiples of tile sizes, then refine each change found\n"
+    "                       (a change that starts and ends between two such values is not seen)\n"
     "  --save-to DIR        save the probes and boundaries beside the corpus DIR\n"
     "                       (DIR/results/bisect/), for `fpdiv report DIR` to plot\n"
     "  -h, --help           this text\n\ncase options (with --good/--bad):\n";
@@ -85,6 +87,13 @@ static void print_probe(void *ctx, const struct fpd_shape_probe *p)
         printf("  probe %s=%u: %s, %zu of %zu elements differ\n", fpd_dim_names[b->dim], p->value,
                outcome(b, p, buf, sizeof buf), p->metrics.diff, p->metrics.count);
     fflush(stdout);
+}
+
+/* A check about to run in fpdiv's process: the note if it crashes (cli_crash_note.h). */
+static void note_probe(void *ctx, uint32_t value)
+{
+    const struct bisect_run *run = ctx;
+    fpd_crash_note_probe("bisect", fpd_dim_names[run->b->dim], value);
 }
 
 static int parse(int argc, char **argv, struct fpd_case_flags *cf, struct bisect_options *o, char *why,
@@ -153,6 +162,11 @@ static int from_shapes(struct fpd_case_flags *cf, struct bisect_options *o, enum
     }
     if (o->dim && strcmp(o->dim, fpd_dim_names[*dim]) != 0) {
         snprintf(why, why_size, "--dim %s, but the shapes differ in %s", o->dim, fpd_dim_names[*dim]);
+        return FPD_ERR_INPUT;
+    }
+    if (o->lo_given || o->hi_given) {
+        snprintf(why, why_size, "--lo and --hi bound a case file's dimension; --good %s and --bad %s are the range "
+                 "themselves", o->good, o->bad);
         return FPD_ERR_INPUT;
     }
     uint32_t g = good_dims[*dim], b = bad_dims[*dim];
@@ -237,9 +251,12 @@ int fpd_cmd_bisect(int argc, char **argv)
     }
     /* --isolate: each probe in a process of its own, so a crash is an error verdict */
     struct fpd_checker ck = {.isolate = cf.isolate, .isolate_timeout = cf.timeout};
-    struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = o.by, .max_mem = cf.max_mem, .on_probe = print_probe};
+    struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = o.by, .max_mem = cf.max_mem, .on_probe = print_probe,
+                             .on_start = note_probe};
     struct bisect_run run = {.b = &b};
     b.ctx = &run;
+    if (!ck.isolate)
+        fpd_crash_note_arm();
     if (rc == FPD_OK)
         rc = fpd_bisect_init(&b, (uint32_t)o.lo, (uint32_t)o.hi, why, sizeof why);
     if (rc != FPD_OK) {
@@ -275,8 +292,9 @@ int fpd_cmd_bisect(int argc, char **argv)
                           lo_first.value, lo_first.skip_reason, d, o.hi);
             exit_code = FPD_EXIT_USAGE;
         } else if (rc == FPD_OK && (!hi.tested || lo.value >= hi.value)) { /* the search from lo reached hi */
+            const struct fpd_shape_probe *end = lo_first.tested ? &hi_first : &lo_first; /* the one that cannot */
             fpd_console_error("bisect", "%s=%u cannot be tested (%s): %s=%u is the only value of the range that can",
-                          d, lo_first.value, lo_first.skip_reason, d, lo.value);
+                          d, end->value, end->skip_reason, d, lo.value);
             exit_code = FPD_EXIT_USAGE;
         } else if (rc == FPD_OK && lo.key == hi.key) {
             char buf[96];
@@ -288,6 +306,12 @@ int fpd_cmd_bisect(int argc, char **argv)
             if (rc == FPD_OK) {
                 printf("%zu probes\n", b.probes);
                 print_boundary(&b, &single);
+                if (single.after.key != hi.key) {
+                    char after[96], end[96];
+                    printf("and more: %s=%u's %s is not %s=%u's %s, so the outcome changes again between them "
+                           "(--scan maps the changes)\n", d, single.after.value, outcome(&b, &single.after, after,
+                           sizeof after), d, hi.value, outcome(&b, &hi, end, sizeof end));
+                }
                 found = &single, n = 1;
             }
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli_case.h"
+#include "cli/cli_crash_note.h"
 #include "cli/cmd.h"
 #include "common/dtype.h"
 #include "common/text.h"
@@ -122,6 +123,9 @@ static FILE *open_output(const char *path, char *why, size_t why_size)
     return f;
 }
 
+/* A check about to run in fpdiv's process: the note if it crashes (ctx: the dimension's name). */
+static void note_probe(void *ctx, uint32_t value) { fpd_crash_note_probe("sweep", ctx, value); }
+
 int fpd_cmd_sweep(int argc, char **argv)
 {
     struct fpd_case_flags cf;
@@ -162,7 +166,10 @@ int fpd_cmd_sweep(int argc, char **argv)
     }
 
     struct fpd_checker ck = {.isolate = cf.isolate, .isolate_timeout = cf.timeout}; /* a crash is an error */
-    struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = FPD_BY_VERDICT, .max_mem = cf.max_mem};
+    struct fpd_bisector b = {.ck = &ck, .base = cf.chk, .dim = dim, .by = FPD_BY_VERDICT, .max_mem = cf.max_mem,
+                             .on_start = note_probe, .ctx = (void *)o.vary};
+    if (!ck.isolate)
+        fpd_crash_note_arm();
     char dt[32], names[160];
     fpd_dtypes_format(&cf.chk.c.dt, dt, sizeof dt);
     fpd_check_backend_names(&cf.chk, names, sizeof names);
@@ -181,12 +188,14 @@ int fpd_cmd_sweep(int argc, char **argv)
         const struct fpd_metrics *m = &p->metrics;
         if (!p->tested) {
             printf("%8u skipped: %s\n", p->value, p->skip_reason);
+            fflush(stdout);
             if (csv)
                 fprintf(csv, "%u,skipped,,,,,,\n", p->value);
             continue;
         }
         printf("%8u %-9s %9zu %9zu %11.3g %11" PRIu64 " %11.3g\n", p->value, fpd_verdict_table[p->verdict].name, m->diff,
                m->count, m->max_abs, m->max_ulp, m->ratio);
+        fflush(stdout); /* each point as it comes: a later one may crash fpdiv (cli_crash_note.h) */
         if (csv)
             fprintf(csv, "%u,%s,%zu,%zu,%.17g,%" PRIu64 ",%.17g,%.17g\n", p->value, fpd_verdict_table[p->verdict].name,
                     m->diff, m->count, m->max_abs, m->max_ulp, m->max_rel, m->ratio);

@@ -45,6 +45,13 @@ static uint64_t shared_hash(void *ctx, const struct fpd_checker *ck, const struc
     return fpd_compare_hash(&shared, &shared.a, &h) == FPD_OK ? h : 0;
 }
 
+/* The case at value v of the varied dimension, as the relation runs it (a square C's n follows m). */
+static void set_dim(const struct fpd_bisector *b, struct fpd_case *c, uint32_t v)
+{
+    *dim_field(c, b->dim) = v;
+    fpd_relation_prepare_case(b->base.relation, c);
+}
+
 int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why, size_t why_size)
 {
     b->probes = 0;
@@ -59,9 +66,14 @@ int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why,
                                 "every output element, so use --by verdict for k");
         return FPD_ERR_INPUT;
     }
+    if (b->base.relation->square_out && (b->dim == FPD_DIM_N || b->by == FPD_BY_HASH)) {
+        snprintf(why, why_size, "%s's C is square, its n following m: %s", b->base.relation->name,
+                 b->dim == FPD_DIM_N ? "vary m instead of n" : "every probe's columns change with m, so use --by verdict");
+        return FPD_ERR_INPUT;
+    }
     if (b->dim != FPD_DIM_K) {
         struct fpd_case c = b->base.c;
-        *dim_field(&c, b->dim) = lo;
+        set_dim(b, &c, lo);
         struct fpd_paths paths;
         fpd_relation_build(b->base.relation, &c, &b->base.params, &paths);
         b->shared = region_extent(&paths.compare, b->dim)->len;
@@ -72,7 +84,7 @@ int fpd_bisect_init(struct fpd_bisector *b, uint32_t lo, uint32_t hi, char *why,
     }
     if (!b->base.c.data) {
         struct fpd_case largest = b->base.c;
-        *dim_field(&largest, b->dim) = hi;
+        set_dim(b, &largest, hi);
         if (fpd_case_bytes(&largest) <= b->max_mem / 4) {
             if (fpd_case_data_capture(&largest, &b->data) != FPD_OK)
                 return FPD_ERR_NOMEM;
@@ -111,13 +123,15 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_pr
         }
     *out = (struct fpd_shape_probe){.value = value};
     struct fpd_check chk = b->base;
-    *dim_field(&chk.c, b->dim) = value;
+    set_dim(b, &chk.c, value);
     char why[256];
     if (!data_covers(&chk.c, why, sizeof why) || fpd_case_validate(&chk.c, b->max_mem, why, sizeof why) != FPD_OK ||
         fpd_relation_check_params(chk.relation, &chk.c, &chk.params, why, sizeof why) != FPD_OK) {
         snprintf(out->skip_reason, sizeof out->skip_reason, "%s", why);
     } else {
         struct fpd_check_result res;
+        if (b->on_start && !b->ck->isolate)
+            b->on_start(b->ctx, value);
         int rc = fpd_check_run(b->ck, &chk, &res);
         if (rc != FPD_OK)
             return rc;
@@ -149,27 +163,47 @@ static uint64_t skip_distance(unsigned i)
     return i <= NEAR ? i : (uint64_t)NEAR << (i - NEAR);
 }
 
-/* The first testable value probed around `mid` strictly between lo and hi; false when none was. */
+/* The testable value nearest `mid` strictly between lo and hi, probed out from it on both sides at
+ * skip_distance's steps (the last one on a side the value next to its end), then back toward mid past
+ * the step that found one: an untestable stretch (a crash, a refusal) ends where its last value does,
+ * not where a doubling landed. *found false when no value probed could be tested. */
 static int nearest_testable(struct fpd_bisector *b, uint32_t lo, uint32_t hi, uint32_t mid, struct fpd_shape_probe *p,
                             uint32_t *skipped, bool *found)
 {
     *found = false;
-    for (unsigned i = 1; mid - lo > skip_distance(i) || hi - mid > skip_distance(i); i++) {
-        uint64_t d = skip_distance(i);
-        const uint64_t candidates[2] = {mid + d, mid >= d ? mid - d : 0};
-        for (int c = 0; c < 2; c++) {
-            if (candidates[c] <= lo || candidates[c] >= hi)
+    const uint64_t reach[2] = {(uint64_t)hi - 1 - mid, (uint64_t)mid - 1 - lo}; /* out to hi - 1, down to lo + 1 */
+    uint64_t untested[2] = {0, 0};
+    bool done[2] = {reach[0] == 0, reach[1] == 0};
+#define AT(side, d) ((uint32_t)((side) == 0 ? mid + (d) : mid - (d)))
+    for (unsigned i = 1; !done[0] || !done[1]; i++)
+        for (int side = 0; side < 2; side++) {
+            if (done[side])
                 continue;
-            int rc = fpd_bisect_probe(b, (uint32_t)candidates[c], p);
+            uint64_t d = skip_distance(i) < reach[side] ? skip_distance(i) : reach[side];
+            done[side] = d == reach[side];
+            int rc = fpd_bisect_probe(b, AT(side, d), p);
             if (rc != FPD_OK)
                 return rc;
-            if (p->tested) {
-                *found = true;
-                return FPD_OK;
+            if (!p->tested) {
+                untested[side] = d;
+                (*skipped)++;
+                continue;
             }
-            (*skipped)++;
+            struct fpd_shape_probe best = *p;
+            for (uint64_t tested = d; tested - untested[side] > 1;) {
+                uint64_t back = untested[side] + (tested - untested[side]) / 2;
+                if ((rc = fpd_bisect_probe(b, AT(side, back), p)) != FPD_OK)
+                    return rc;
+                if (p->tested)
+                    tested = back, best = *p;
+                else
+                    untested[side] = back, (*skipped)++;
+            }
+            *p = best;
+            *found = true;
+            return FPD_OK;
         }
-    }
+#undef AT
     return FPD_OK;
 }
 

@@ -39,6 +39,7 @@ struct fpd_bisector {
     double max_mem;
     uint32_t shared;       /* FPD_BY_HASH: the extent along dim that every probe shares */
     fpd_shape_probe_fn on_probe; /* told of every probe, as it completes (may be NULL) */
+    void (*on_start)(void *ctx, uint32_t value); /* told of a check about to run in this process (may be NULL) */
     void *ctx;
     size_t probes;
     struct fpd_case_data data; /* the inputs at the largest probed shape, generated once */

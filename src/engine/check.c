@@ -613,6 +613,21 @@ static bool path_error(enum fpd_dtype t, double v, double hi, double lo, double 
     return same_class(v, exact_out) || *err <= *bound;
 }
 
+/* The largest |bias| over the compared columns (fpd_bound_model_bias_added). */
+static double compared_bias_max(const struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_region *cmp)
+{
+    double max = 0;
+    for (size_t j = 0; chk->c.has_bias && j < cmp->cols.len; j++)
+        max = fmax(max, fabs(fpd_load(chk->c.dt.out, ck->tensors.bias, cmp->cols.start + j)));
+    return max;
+}
+
+/* Whether the path's backend adds its fused bias to the product once rounded (BIAS_ADDED). */
+static bool bias_added(const struct fpd_check *chk, const struct fpd_path *p)
+{
+    return p->bias == FPD_BIAS_FUSED && (chk->backends[p->backend]->impl->features & FPD_FEAT_BIAS_ADDED);
+}
+
 /* Batch entry bi's compared op(A) rows and op(B) columns in binary64, k values each (ck->values_a
  * row-major, ck->values_b column-major): what every per-element report reads, converted once per
  * check and entry, whichever report reads them first. The exact report reads every line and packs
@@ -830,9 +845,12 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
         /* the path's result is rounded to its own output type and to the case's: the narrower counts */
         bool narrower = fpd_dtype_info(paths[w]->out)->precision < fpd_dtype_info(c->dt.out)->precision;
         struct fpd_dtypes dt = {paths[w]->in, narrower ? paths[w]->out : c->dt.out, c->dt.acc};
-        /* its own intermediate roundings to the output type: a bias added after, a split's parts */
+        /* its own intermediate roundings to the output type: a bias added after, a split's parts; and
+         * a backend's product rounded before it adds the bias */
         unsigned intermediate = (paths[w]->bias == FPD_BIAS_AFTER) + (paths[w]->split_k ? 2 : 0);
         fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, intermediate);
+        if (bias_added(chk, paths[w]))
+            fpd_bound_model_bias_added(&own[w], compared_bias_max(ck, chk, cmp));
         if (chk->mean)
             fpd_bound_model_mean(&own[w]);
         widen_for_scale(&own[w], paths[w]);
@@ -996,17 +1014,6 @@ static int probable_report(struct fpd_checker *ck, const struct fpd_check *chk, 
     return FPD_OK;
 }
 
-/* A backend that adds the bias to its rounded product (a framework's `x @ W + b`) rounds once more
- * than a fused form: the bound counts it. */
-static void note_added_bias(const struct fpd_check *chk, struct fpd_paths *paths)
-{
-    const struct fpd_path *both[] = {&paths->a, &paths->b};
-    for (int w = 0; w < 2; w++)
-        if (both[w]->bias == FPD_BIAS_FUSED && (chk->backends[both[w]->backend]->impl->features & FPD_FEAT_BIAS_ADDED) &&
-            paths->extra_out_roundings < 1)
-            paths->extra_out_roundings = 1;
-}
-
 /* The case's B made op(A)ᵀ, element for element in B's own storage (a self product's: n = m). Its
  * magnitudes, its exact reference and path A's gemm then read A·Aᵀ from the same data as syrk. */
 static void b_is_a_transposed(const struct fpd_case *c, struct fpd_tensors *t)
@@ -1029,7 +1036,6 @@ static int prepare_check(struct fpd_checker *ck, const struct fpd_check *chk, st
     *res = (struct fpd_check_result){.failed_path = -1};
     ck->prepared = false;
     fpd_relation_build(chk->relation, c, &chk->params, &res->paths);
-    note_added_bias(chk, &res->paths);
     int rc = fpd_gen_materialize(c, &ck->tensors);
     if (rc != FPD_OK)
         return rc;
@@ -1111,6 +1117,10 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     struct magnitudes magnitudes = {ck, chk, cmp, SIZE_MAX, false};
     struct fpd_bound_model bm;
     fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
+    /* a backend that adds the bias to its rounded product (a framework's x @ W + b) rounds once more
+     * than a fused form, which the bound counts unless the relation's own intermediate rounding does */
+    if (res->paths.extra_out_roundings < 1 && (bias_added(chk, &res->paths.a) || bias_added(chk, &res->paths.b)))
+        fpd_bound_model_bias_added(&bm, compared_bias_max(ck, chk, cmp));
     if (chk->mean)
         fpd_bound_model_mean(&bm);
     widen_for_scale(&bm, &res->paths.b);

@@ -93,7 +93,13 @@ int fpd_npz_open_bytes(const char *name, const unsigned char *bytes, size_t len,
     if (source && !(z->zip = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error)))
         zip_source_free(source);
     if (!z->zip) {
-        snprintf(why, why_size, "%s is not a .npz archive NumPy could read: %s", z->name, zip_error_strerror(&error));
+        /* libzip's word for two members of one name (which NumPy reads, the last winning) is "File
+         * already exists": say what is wrong with the archive instead */
+        if (zip_error_code_zip(&error) == ZIP_ER_EXISTS)
+            snprintf(why, why_size, "%s holds two members of the same name: which one is meant is unclear, so it is "
+                     "refused (save each array once)", z->name);
+        else
+            snprintf(why, why_size, "%s is not a .npz archive NumPy could read: %s", z->name, zip_error_strerror(&error));
         zip_error_fini(&error);
         fpd_npz_close(z);
         return FPD_ERR_INPUT;

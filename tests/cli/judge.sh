@@ -82,6 +82,13 @@ Xh, Wh, Bh = X.bfloat16(), Wt.bfloat16(), B.bfloat16()
 np.save("xh.npy", bits(Xh)), np.save("wh.npy", bits(Wh)), np.save("bh.npy", bits(Bh))
 np.save("t_bf16_out.npy", bits(torch.nn.functional.linear(Xh, Wh, Bh)))
 np.save("t_f32_out.npy", torch.nn.functional.linear(Xh.float(), Wh.float(), Bh.float()).numpy())
+# a Linear layer in 16 bits, x @ W.T + b (the product rounded, then the bias added, rounded again)
+# against F.linear (fused): each within that product's rounding, the bias's own rounding included
+Xf, Wf, Bf = X.half(), Wt.half(), B.half()
+np.save("xf.npy", Xf.numpy()), np.save("wf.npy", Wf.numpy()), np.save("bf.npy", Bf.numpy())
+np.save("t16_mm_add.npy", (Xf @ Wf.T + Bf).numpy())
+np.save("t16_linear.npy", torch.nn.functional.linear(Xf, Wf, Bf).numpy())
+np.save("tb_mm_add.npy", bits(Xh @ Wh.T + Bh))  # against t_bf16_out.npy, F.linear in bf16
 bumped = np.load("t_linear.npy"); bumped[5, 9] *= 1 + 1e-3; np.save("t_bumped.npy", bumped)
 def tf32(a):
     u = a.view(np.uint32).astype(np.uint64)
@@ -110,6 +117,9 @@ open("cut.npz", "wb").write(open("outs.npz", "rb").read()[:300])
 damaged = bytearray(open("run.npz", "rb").read()); damaged[200] ^= 0xFF  # a byte of x's data: its CRC-32 fails
 open("damaged.npz", "wb").write(bytes(damaged))
 np.savez("o,1.npz", eager=np.load("t_mm_add.npy"), compiled=np.load("t_linear.npy"))
+import zipfile  # two members of one name, which np.load reads (the last winning)
+with zipfile.ZipFile("twice.npz", "w") as z:
+    z.write("t_mm_add.npy", "y.npy"), z.write("t_linear.npy", "y.npy")
 # means: x.mean(1) by torch (sum times 1/k), numpy and jax (sum / k); in f64, rounded to f32 (the
 # correctly rounded mean, but for a double rounding); of inputs rounded to bf16 first
 xm = rng.standard_normal((20, 301, 7)).astype(np.float32); XM = torch.from_numpy(xm); np.save("xm.npy", xm)
@@ -159,6 +169,10 @@ judge "a weight broadcast over the batch, torch against numpy" "same|reorder" --
 judge "the wrong one of two broadcast products" "bound|improbable" --a q.npy --b w1.npy \
     --outputs bc_torch.npy,att_matmul.npy
 judge "numpy's matmul against einsum in f64" "same|reorder" --a x64.npy --b w64.npy --outputs n_matmul.npy,n_einsum.npy
+judge "x @ W.T + b against F.linear in f16 (the bias added to the rounded product)" "same|reorder" --a xf.npy \
+    --b wf.npy --trans-b --bias bf.npy --outputs t16_mm_add.npy,t16_linear.npy
+judge "the same in bf16" "same|reorder" --a xh.npy --b wh.npy --trans-b --bias bh.npy \
+    --outputs tb_mm_add.npy,t_bf16_out.npy --dtype bf16:bf16
 judge "a bf16 output against an f32 one" "bound|improbable" --a xh.npy --b wh.npy --trans-b --bias bh.npy \
     --outputs t_f32_out.npy,t_bf16_out.npy --dtype bf16:bf16
 run "the lossy side is named" 1 $FPDIV judge --a xh.npy --b wh.npy --trans-b --bias bh.npy \
@@ -340,6 +354,8 @@ bad "a .npy named as an archive" "x\.npy is not a \.npz archive" \
     judge --a x.npy:x --b w.npy --trans-b --outputs t_linear.npy,t_mm_add.npy
 bad "an archive cut short" "cut\.npz is not a \.npz archive NumPy could read" \
     judge --a x.npy --b w.npy --trans-b --outputs cut.npz:eager,t_linear.npy
+bad "an archive with two members of one name" "twice\.npz holds two members of the same name" \
+    judge --a x.npy --b w.npy --trans-b --outputs twice.npz:y,t_linear.npy
 bad "a --b for a mean" "--b is not for a sum or a mean" judge --op mean --a xs.npy --b u.npy --outputs s_all.npy,s_chain.npy
 bad "an archive whose data is damaged (np.load refuses it)" "damaged\.npz:x cannot be read from the archive \(it is damaged" \
     judge --a damaged.npz:x --b w.npy --trans-b --outputs t_linear.npy,t_mm_add.npy

@@ -726,6 +726,11 @@ fi
 run "sweep over a crashing shape" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 11:15 --isolate &&
     expect "the crash is one skipped point, the sweep goes on" "$out" '^ +13 skipped: killed by signal 11' &&
     expect "and the points after it run" "$out" '^ +15 same'
+run "sweep over a crashing shape, in fpdiv's process" 139 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep \
+    --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 11:15 &&
+    expect "the points before it are kept" "$out" "^ +12 same" &&
+    expect "the crash names the shape and --isolate" "$err" \
+        "^fpdiv sweep: the check at k=13 crashed fpdiv, in whose process it ran: --isolate runs each check"
 run "sweep over a hanging shape" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 16:18 --timeout 1 &&
     expect "the hang is one skipped point" "$out" '^ +17 skipped: timed out after 1 s'
 if run "minimize a crashing case" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so minimize "$(find $tmp/crash -name '*.json' | head -1)" -o $tmp/crashmin; then
@@ -1343,6 +1348,15 @@ bad "bisect's m starts at 1" "shape '0x5x4': m is zero; every dimension but k mu
 run "sweep from k = 0" 0 $FPDIV sweep --relation addmm --backend openblas --shape 3x5x1 --vary k --range 0:2
 expect "its first point" "$out" "^ +0 same"
 bad "sweep's m starts at 1" "--range: m starts at 1, not 0" sweep --relation addmm --shape 3x5x1 --vary m --range 0:2
+bad "bisect's --lo beside two shapes" "--lo and --hi bound a case file's dimension; --good 3x5x1 and --bad 3x5x9 are the" \
+    bisect --good 3x5x1 --bad 3x5x9 --lo 2 --relation addmm
+expect "bisect gemmt along m: its n follows" "$($FPDIV bisect --good 4x4x8 --bad 9x4x8 --relation gemmt --backend mkl)" \
+    "^  probe m=9: [a-z]+, [0-9]+ of 81 elements"
+bad "nor along n" "gemmt's C is square, its n following m: vary m instead of n" bisect --good 4x4x8 --bad 4x9x8 \
+    --relation gemmt --backend mkl
+run "bisect to an end that cannot be tested" 2 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so bisect \
+    --good 2x4x18 --bad 2x4x19 --relation slice-rows --backend crashy --isolate &&
+    expect "names that end, and why" "$err" "k=19 cannot be tested \(exited with status 0 before it finished\): k=18 is the only"
 bad "explain of the empty product" "k is 0: the empty product adds no terms, so there is no order to reveal" explain \
     --backend openblas --shape 2x2x0
 "$numpy_python" - "$tmp" <<'PYTHON'

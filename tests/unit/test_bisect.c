@@ -49,7 +49,17 @@ static int m_switch_gemm(void *state, const struct fpd_gemm_args *g, char *why, 
     return pairwise->impl->gemm(pairwise->handle, g, why, why_size);
 }
 
-static struct fpd_backend switching, refusing, m_switch;
+/* Refuses every k from 600 to 700: a stretch of shapes a library crashes on, say. */
+static int stretch_refusing_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    if (g->k >= 600 && g->k <= 700) {
+        snprintf(why, why_size, "planted: refuses k=%zu", g->k);
+        return FPD_ERR_BACKEND;
+    }
+    return switching_gemm(state, g, why, why_size);
+}
+
+static struct fpd_backend switching, refusing, m_switch, stretch;
 
 static void setup(void)
 {
@@ -60,8 +70,8 @@ static void setup(void)
         const char *name;
         int (*gemm)(void *, const struct fpd_gemm_args *, char *, size_t);
     } rows[] = {{&switching, "switching", switching_gemm}, {&refusing, "refusing", refusing_gemm},
-                {&m_switch, "m-switch", m_switch_gemm}};
-    for (size_t i = 0; i < 3; i++) {
+                {&m_switch, "m-switch", m_switch_gemm}, {&stretch, "stretch", stretch_refusing_gemm}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         *rows[i].b = fpd_backend_seq;
         rows[i].b->name = rows[i].name;
         rows[i].b->kind = FPD_KIND_TEST;
@@ -150,6 +160,28 @@ Test(bisect, untestable_shapes_are_stepped_over, .init = setup, .fini = teardown
     cr_expect(strstr(p.skip_reason, "refuses k=259"), "%s", p.skip_reason);
     fpd_bisect_free(&b);
     fpd_checker_free(&ck);
+}
+
+/* A switch inside an untestable stretch (600..700, the switch at 650): the boundary is the stretch's
+ * two ends, 599 and 701, not a value a doubling step landed on past the stretch. */
+Test(bisect, a_switch_inside_an_untestable_stretch_is_bounded_by_its_ends, .init = setup, .fini = teardown)
+{
+    switch_lo[0] = 650, switch_hi[0] = UINT32_MAX, switch_lo[1] = switch_hi[1] = 0;
+    for (uint32_t hi_end = 1000; hi_end <= 2000; hi_end += 1000) {
+        struct fpd_checker ck = {0};
+        struct fpd_bisector b = make(&ck, "repeat", "stretch", 2, hi_end, FPD_DIM_K, FPD_BY_VERDICT);
+        char why[256];
+        cr_assert_eq(fpd_bisect_init(&b, 16, hi_end, why, sizeof why), FPD_OK);
+        struct fpd_shape_probe lo, hi;
+        cr_assert_eq(fpd_bisect_probe(&b, 16, &lo), FPD_OK);
+        cr_assert_eq(fpd_bisect_probe(&b, hi_end, &hi), FPD_OK);
+        struct fpd_boundary x;
+        cr_assert_eq(fpd_bisect_find(&b, &lo, &hi, &x), FPD_OK);
+        cr_expect_eq(x.before.value, 599, "to %u: %u", hi_end, x.before.value);
+        cr_expect_eq(x.after.value, 701, "to %u: %u", hi_end, x.after.value);
+        fpd_bisect_free(&b);
+        fpd_checker_free(&ck);
+    }
 }
 
 static void count_report(void *ctx, const struct fpd_shape_probe *p)

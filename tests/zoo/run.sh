@@ -92,6 +92,10 @@ run "a campaign of agreeing paths, reference on diverging ones only" 0 $FPDIV $l
 run "the same campaign, sampled (the default)" 1 $FPDIV $lossy fuzz --relations repeat --backends zoo --seed 1 --cases 200 \
     --no-corpus && expect "finds them" "$out" "bound [1-9]"
 expect "and says how" "$out" "one case in 8 of the rest \(--exact sampled\)"
+# bisect over two changes (same, then reorder, then improbable from 32 terms on): the first, and a note
+run "bisect over two changes" 0 $FPDIV $lossy bisect --good 4x64x1 --bad 4x64x3000 --relation vendor --backend seq,zoo &&
+    expect "finds the first" "$out" "^boundary: k=[0-9]+ gives same; k=[0-9]+ gives reorder$" &&
+    expect "and says another follows" "$out" "^and more: k=[0-9]+'s reorder is not k=3000's (improbable|bound), so the outcome changes again"
 
 echo "zoo: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
