@@ -16,7 +16,7 @@ const void *fpd_stage_input(struct fpd_staging *s, enum fpd_dtype from, const vo
     if (fpd_grow(&s->buf, &s->cap, rows * cols * fpd_dtype_info(to)->size) != FPD_OK)
         return NULL;
     fpd_convert_matrix(rows, cols, from, src, ld, to, s->buf, cols);
-    *ld_out = cols ? cols : 1; /* BLAS asks ld >= 1, where k = 0 empties the rows */
+    *ld_out = fpd_leading_dimension(cols, 0);
     return s->buf;
 }
 

@@ -28,7 +28,8 @@ void fpd_crash_note_arm(void)
         sigaction(fatal[i], &sa, NULL);
 }
 
-void fpd_crash_note_set(const char *text)
+/* The note a crash from now on writes; copied. */
+static void set_note(const char *text)
 {
     note_len = 0;
     snprintf(note, sizeof note, "%s", text);
@@ -40,5 +41,5 @@ void fpd_crash_note_probe(const char *command, const char *dim, unsigned value)
     char text[sizeof note];
     snprintf(text, sizeof text, "fpdiv %s: the check at %s=%u crashed fpdiv, in whose process it ran: --isolate runs "
              "each check in a process of its own, and skips one that crashes (its signal named)\n", command, dim, value);
-    fpd_crash_note_set(text);
+    set_note(text);
 }

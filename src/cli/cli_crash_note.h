@@ -8,8 +8,6 @@
  * to stderr, then the signal is raised again with its default action, so the exit status is the
  * crash's. */
 void fpd_crash_note_arm(void);
-/* The note a crash from now on writes ("" writes none); copied. */
-void fpd_crash_note_set(const char *text);
 /* The note for a probe at DIM=VALUE of COMMAND (bisect, sweep), about to run in fpdiv's own process. */
 void fpd_crash_note_probe(const char *command, const char *dim, unsigned value);
 

@@ -244,9 +244,9 @@ int fpd_cmd_bisect(int argc, char **argv)
         o.lo = o.lo_given ? o.lo : 1;
         o.hi = o.hi_given ? o.hi : dims[dim];
     }
-    if (rc == FPD_OK && (o.lo < fpd_dim_lowest(dim) || o.lo >= o.hi)) {
+    if (rc == FPD_OK && (o.lo < fpd_case_dim_lowest(dim) || o.lo >= o.hi)) {
         snprintf(why, sizeof why, "the range %" PRIu64 "..%" PRIu64 " is empty: need %u <= lo < hi", o.lo, o.hi,
-                 fpd_dim_lowest(dim));
+                 fpd_case_dim_lowest(dim));
         rc = FPD_ERR_INPUT;
     }
     /* --isolate: each probe in a process of its own, so a crash is an error verdict */

@@ -141,8 +141,8 @@ int fpd_cmd_sweep(int argc, char **argv)
         snprintf(why, sizeof why, "--vary '%s': expected m, n, k or batch", o.vary);
         rc = FPD_ERR_INPUT;
     }
-    if (rc == FPD_OK && o.lo < fpd_dim_lowest(dim)) {
-        snprintf(why, sizeof why, "--range: %s starts at %u, not %" PRIu64, o.vary, fpd_dim_lowest(dim), o.lo);
+    if (rc == FPD_OK && o.lo < fpd_case_dim_lowest(dim)) {
+        snprintf(why, sizeof why, "--range: %s starts at %u, not %" PRIu64, o.vary, fpd_case_dim_lowest(dim), o.lo);
         rc = FPD_ERR_INPUT;
     }
     if (rc == FPD_OK)

@@ -144,6 +144,10 @@ static inline uint64_t fpd_bits(enum fpd_dtype t, const void *p, size_t i)
  * Convert a rows x cols matrix between types (row-major, leading dimensions in elements).
  * Rounds once, RNE, from the exact source value.
  */
+/* The leading dimension of a matrix stored by rows of `cols` elements (plus `pad`): BLAS asks for at
+ * least 1, also where k = 0 leaves the rows empty (the reference BLAS exits on lda = 0). */
+static inline size_t fpd_leading_dimension(size_t cols, size_t pad) { return (cols ? cols : 1) + pad; }
+
 void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const void *src, size_t src_ld,
                         enum fpd_dtype dst_t, void *dst, size_t dst_ld);
 

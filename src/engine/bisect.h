@@ -11,13 +11,11 @@
 
 #include "engine/check.h"
 
-enum fpd_bisect_dim { FPD_DIM_BATCH, FPD_DIM_M, FPD_DIM_N, FPD_DIM_K, FPD_DIM_COUNT };
+enum fpd_bisect_dim { FPD_DIM_BATCH, FPD_DIM_M, FPD_DIM_N, FPD_DIM_K, FPD_DIM_COUNT }; /* fpd_case_dim_lowest's order */
 enum fpd_bisect_by { FPD_BY_VERDICT, FPD_BY_HASH };
 
 extern const char *const fpd_dim_names[FPD_DIM_COUNT];
 int fpd_dim_parse(const char *name, enum fpd_bisect_dim *out);
-/* The smallest value a dimension takes: 0 for k (the empty product), 1 for the others. */
-static inline uint32_t fpd_dim_lowest(enum fpd_bisect_dim d) { return d == FPD_DIM_K ? 0 : 1; }
 
 /* One shape value tried by bisect or sweep. */
 struct fpd_shape_probe {

@@ -22,9 +22,6 @@ const char *const fpd_caller_kind_words[FPD_CALLER_FEWER_ROWS + 1] = {
 
 static size_t esize(enum fpd_dtype t) { return fpd_dtype_info(t)->size; }
 
-/* A leading dimension: BLAS asks at least 1, where k = 0 empties the operands' rows */
-static size_t at_least_1(size_t x) { return x ? x : 1; }
-
 static bool blas_type(const struct fpd_dtypes *dt)
 {
     return dt->in == dt->out && dt->out == dt->acc && (dt->in == FPD_F32 || dt->in == FPD_F64);
@@ -120,9 +117,9 @@ static int load_operands(struct fpd_callers *cs, unsigned i, const struct fpd_ge
                             false);
     if (!c->a || !c->b)
         return FPD_ERR_NOMEM;
-    c->trans_a = g->trans_a ^ transpose, c->lda = at_least_1(transpose ? a_rows : a_cols), c->stride_a = a_rows * a_cols;
+    c->trans_a = g->trans_a ^ transpose, c->lda = fpd_leading_dimension(transpose ? a_rows : a_cols, 0), c->stride_a = a_rows * a_cols;
     if (transpose || converted) {
-        c->trans_b = g->trans_b ^ transpose, c->ldb = at_least_1(transpose ? b_rows : b_cols), c->stride_b = b_rows * b_cols;
+        c->trans_b = g->trans_b ^ transpose, c->ldb = fpd_leading_dimension(transpose ? b_rows : b_cols, 0), c->stride_b = b_rows * b_cols;
         c->dt = (struct fpd_dtypes){to, converted ? to : g->dt.out, converted ? to : g->dt.acc};
     }
     return FPD_OK;

@@ -26,11 +26,11 @@ struct fpd_layout fpd_case_layout(const struct fpd_case *c)
     struct fpd_layout l;
     l.a_rows = c->trans_a ? c->k : c->m;
     l.a_cols = c->trans_a ? c->m : c->k;
-    l.lda = (l.a_cols ? l.a_cols : 1) + c->pad; /* BLAS asks ld >= 1 where k = 0 empties the rows */
+    l.lda = fpd_leading_dimension(l.a_cols, c->pad);
     l.stride_a = l.a_rows * l.lda;
     l.b_rows = c->trans_b ? c->n : c->k;
     l.b_cols = c->trans_b ? c->k : c->n;
-    l.ldb = (l.b_cols ? l.b_cols : 1) + c->pad;
+    l.ldb = fpd_leading_dimension(l.b_cols, c->pad);
     l.stride_b = l.b_rows * l.ldb;
     return l;
 }
@@ -75,7 +75,7 @@ int fpd_shape_parse(const char *text, struct fpd_case *c, char *why, size_t why_
     }
     int first = 4 - count;
     for (int i = 0; i < count; i++) {
-        if (dims[i] == 0 && first + i != 3) { /* k = 0 is the empty product: C = bias */
+        if (dims[i] < fpd_case_dim_lowest((unsigned)(first + i))) {
             snprintf(why, why_size, "shape '%s': %s is zero; every dimension but k must be at least 1", text,
                      names[first + i]);
             return FPD_ERR_INPUT;

@@ -56,6 +56,10 @@ struct fpd_layout {
 void fpd_case_defaults(struct fpd_case *c);
 struct fpd_layout fpd_case_layout(const struct fpd_case *c);
 
+/* The smallest value of dimension d of a case, in the order batch, m, n, k: 0 for k (the empty
+ * product, C = beta C), 1 for the others. */
+static inline uint32_t fpd_case_dim_lowest(unsigned d) { return d == 3 ? 0 : 1; }
+
 /* "[BATCHx]MxNxK" into c's dimensions. */
 int fpd_shape_parse(const char *text, struct fpd_case *c, char *why, size_t why_size);
 const char *fpd_shape_format(const struct fpd_case *c, char *buf, size_t size);

@@ -51,7 +51,7 @@ static int restage(struct fpd_staging *s, struct operand src_copy, size_t batch,
 {
     const struct operand *src = &src_copy; /* by value: dst may be the very operand being restaged */
     size_t srows = transposed ? cols : rows, scols = transposed ? rows : cols;
-    *dst = (struct operand){.t = t, .transposed = transposed, .ld = (scols ? scols : 1) + pad}; /* ld >= 1: k = 0 */
+    *dst = (struct operand){.t = t, .transposed = transposed, .ld = fpd_leading_dimension(scols, pad)};
     dst->stride = srows * dst->ld;
     if (fpd_grow(&s->buf, &s->cap, batch * dst->stride * dsize(t)) != FPD_OK)
         return FPD_ERR_NOMEM;
@@ -830,7 +830,8 @@ static unsigned past_threshold(const struct fpd_aggregate agg[2], double share)
 /* Each path against the correctly rounded result: error in ulps, and against its own bound; and
  * the aggregate test of the paths whose rounding is random (aggregate.h). */
 static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_comparison *outputs,
-                        struct magnitudes *magnitudes, const bool random[2], struct fpd_check_result *res)
+                        struct magnitudes *magnitudes, const bool random[2], double bias_max,
+                        struct fpd_check_result *res)
 {
     const struct fpd_case *c = &chk->c;
     const struct fpd_region *cmp = &res->paths.compare;
@@ -850,7 +851,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
         unsigned intermediate = (paths[w]->bias == FPD_BIAS_AFTER) + (paths[w]->split_k ? 2 : 0);
         fpd_bound_model_init(&own[w], &dt, c->k, c->has_bias, intermediate);
         if (bias_added(chk, paths[w]))
-            fpd_bound_model_bias_added(&own[w], compared_bias_max(ck, chk, cmp));
+            fpd_bound_model_bias_added(&own[w], bias_max);
         if (chk->mean)
             fpd_bound_model_mean(&own[w]);
         widen_for_scale(&own[w], paths[w]);
@@ -1118,9 +1119,12 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
     struct fpd_bound_model bm;
     fpd_bound_model_init(&bm, &c->dt, c->k, c->has_bias, res->paths.extra_out_roundings);
     /* a backend that adds the bias to its rounded product (a framework's x @ W + b) rounds once more
-     * than a fused form, which the bound counts unless the relation's own intermediate rounding does */
-    if (res->paths.extra_out_roundings < 1 && (bias_added(chk, &res->paths.a) || bias_added(chk, &res->paths.b)))
-        fpd_bound_model_bias_added(&bm, compared_bias_max(ck, chk, cmp));
+     * than a fused form, which the bound counts unless the relation's own intermediate rounding does;
+     * a path's own bound counts it always (exact_report) */
+    bool any_bias_added = bias_added(chk, &res->paths.a) || bias_added(chk, &res->paths.b);
+    double bias_max = any_bias_added ? compared_bias_max(ck, chk, cmp) : 0;
+    if (any_bias_added && res->paths.extra_out_roundings < 1)
+        fpd_bound_model_bias_added(&bm, bias_max);
     if (chk->mean)
         fpd_bound_model_mean(&bm);
     widen_for_scale(&bm, &res->paths.b);
@@ -1148,7 +1152,7 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
             res->verdict = FPD_IMPROBABLE;
     }
     if (exact_wanted(chk, res->metrics.diff > 0)) {
-        if ((rc = exact_report(ck, chk, &outputs, &magnitudes, random, res)) != FPD_OK)
+        if ((rc = exact_report(ck, chk, &outputs, &magnitudes, random, bias_max, res)) != FPD_OK)
             return rc;
         /* a path beyond its own bound, or farther from the exact sum than rounding makes on many
          * elements, lost precision, even when the other path shares it */

@@ -39,7 +39,7 @@ void fpd_bound_model_init(struct fpd_bound_model *bm, const struct fpd_dtypes *d
     bm->eta_out = out->underflow;
     bm->terms = k + (bias ? 1 : 0);
     bm->extra_out_roundings = extra_out_roundings;
-    bm->bias_roundings = 0, bm->bias_max = 0;
+    bm->bias_added = false, bm->bias_max = 0;
     bm->gamma = fpd_gamma(bm->terms, bm->u_acc);
     bm->g_scale = 1;
     bm->acc = dt->acc, bm->out = dt->out;

@@ -55,7 +55,7 @@ struct fpd_bound_model {
     /* the product rounded to the output type before a bias is added to it (a framework's x @ W + b):
      * that rounding errs by at most u_out |product|, and |product| <= |c| (1 + 2 u_out) + bias_max,
      * where g (1 + gamma) is far looser at large k: fpd_bound_model_bias_added */
-    unsigned bias_roundings;
+    bool bias_added;
     double bias_max;              /* the largest |bias| of the compared columns */
     double gamma;                 /* gamma_terms(u_acc), precomputed */
     double g_scale;               /* the outputs are the sum times this (a mean's 1/k, fpd_bound_model_mean;
@@ -71,14 +71,14 @@ struct fpd_bound_model {
 /* After any change to a model's terms, etas or extra roundings (the functions below make it). */
 static inline void fpd_bound_model_settle(struct fpd_bound_model *bm)
 {
-    bm->underflow = (double)bm->terms * bm->eta_acc + (1 + bm->extra_out_roundings + bm->bias_roundings) * bm->eta_out;
+    bm->underflow = (double)bm->terms * bm->eta_acc + (1 + bm->extra_out_roundings + bm->bias_added) * bm->eta_out;
 }
 
 /* The model of a product rounded to the output type before the bias (largest magnitude bias_max) is
  * added to it. */
 static inline void fpd_bound_model_bias_added(struct fpd_bound_model *bm, double bias_max)
 {
-    bm->bias_roundings = 1;
+    bm->bias_added = true;
     bm->bias_max = bias_max;
     fpd_bound_model_settle(bm);
 }
@@ -111,7 +111,7 @@ static inline bool fpd_partial_sums_may_overflow(const struct fpd_bound_model *b
 {
     double reach = g * (1 + bm->gamma);
     return !(fpd_below_overflow(bm->acc, reach) > 0) ||
-           (bm->extra_out_roundings + bm->bias_roundings > 0 && !(fpd_below_overflow(bm->out, reach * bm->g_scale) > 0));
+           ((bm->extra_out_roundings > 0 || bm->bias_added) && !(fpd_below_overflow(bm->out, reach * bm->g_scale) > 0));
 }
 
 /* bound_ij for magnitude g and output value c (either path's; the larger |c| is used). Inline:
@@ -123,9 +123,9 @@ static inline double fpd_bound_element(const struct fpd_bound_model *bm, double 
     double g_safe = g * bm->g_scale * (1 + (double)(bm->terms + 1) * 0x1p-52);
     double rounding = bm->gamma * g_safe + bm->u_out * c_abs;
     double intermediate = bm->extra_out_roundings * bm->u_out * g_safe * (1 + bm->gamma);
-    if (bm->bias_roundings) { /* a branch, not 0 times the term: 0 x Inf (an infinite g) is NaN */
+    if (bm->bias_added) { /* a branch, not 0 times the term: 0 x Inf (an infinite g) is NaN */
         double partial = g_safe * (1 + bm->gamma), product = c_abs * (1 + 2 * bm->u_out) + bm->bias_max;
-        intermediate += bm->bias_roundings * bm->u_out * (product < partial ? product : partial);
+        intermediate += bm->u_out * (product < partial ? product : partial);
     }
     return rounding + intermediate + bm->underflow;
 }

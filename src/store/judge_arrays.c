@@ -8,6 +8,7 @@
 
 #include "common/dtype.h"
 #include "common/text.h"
+#include "engine/case.h"
 #include "store/array_file.h"
 
 /* --dtype's fields, each given (true) or not. */
@@ -389,7 +390,7 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
     static const char *const extent_names[] = {"batch", "m", "n", "k"};
     const size_t extents[] = {batch, m, n, k};
     for (size_t e = 0; rc == FPD_OK && e < 4; e++)
-        rc = check_extent(extent_names[e], extents[e], e == 3 ? 0 : 1, why, why_size);
+        rc = check_extent(extent_names[e], extents[e], fpd_case_dim_lowest((unsigned)e), why, why_size);
     if (rc == FPD_OK && files->bias && !(bias.count == n && (bias.ndim == 1 || (bias.ndim == 2 && bias.shape[0] == 1)))) {
         snprintf(why, why_size, "%s is %s: the bias is a row of n = %zu", fpd_printable(files->bias, shown[0], sizeof shown[0]),
                  dims(&bias, dm[0], sizeof dm[0]), n);
