@@ -404,7 +404,7 @@ install: $(BUILD)/fpdiv $(CUDA_PLUGIN) $(BUILD)/fpdiv.1
 	install -D -m 644 $(BUILD)/fpdiv.1 $(DESTDIR)$(PREFIX)/share/man/man1/fpdiv.1
 	$(if $(CUDA_PLUGIN),install -D -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(LIBDIR)/fpdiv-cuda.so)
 	install -D -m 644 include/fpdiv_backend.h $(DESTDIR)$(PREFIX)/include/fpdiv_backend.h
-	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/fpdiv/bridge scripts/bridge/fpdiv_bridge.py
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/fpdiv/bridge scripts/bridge/fpdiv_bridge.py scripts/bridge/fpenv.py
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/fpdiv/bridge/frameworks scripts/bridge/frameworks/*.py
 
 uninstall:

@@ -64,6 +64,8 @@ import traceback
 
 import numpy as np
 
+import fpenv
+
 PROTOCOL = 2
 RUNNING, DONE, RAISED = 1, 2, 3  # the progress bytes
 FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
@@ -155,7 +157,10 @@ def run_one(framework, memory, progress, rows, i, results, start):
         start.wait()
     memory[progress + i] = RUNNING
     try:
-        gemm(framework, memory, rows[i])
+        try:
+            gemm(framework, memory, rows[i])
+        finally:
+            fpenv.restore_default()  # for the calls after it (fpenv.py)
         memory[progress + i] = DONE
         results[i] = {"ok": True}
     except Exception as e:

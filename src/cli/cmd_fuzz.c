@@ -42,7 +42,9 @@ static const char help[] =
     "                      shape past it: k at block sizes up to 2^16, sums of 2^21 and 2^22\n"
     "                      terms, 2^21 output rows, within --max-mem). Whatever D, one case in 64\n"
     "                      is the empty product, k = 0, where its relation takes one\n"
-    "  --specials P        probability of a special value per element (default 0)\n"
+    "  --specials P        probability of a special value (±0, ±Inf, NaN, subnormal, the smallest\n"
+    "                      normal) per element of every case. Without it, one case in 8 has\n"
+    "                      them, at 0.01 (from generator 5; 0: none)\n"
     "  --generator G       the data generator's version (default: the newest; an older one reruns\n"
     "                      a campaign of an older fpdiv)\n"
     "  --threads N         most threads for the threads relation (default: cores, at least 2)\n"
@@ -133,7 +135,7 @@ static uint64_t random_seed(void)
 static void set_defaults(struct fpd_campaign_config *cfg)
 {
     *cfg = (struct fpd_campaign_config){.generator = FPD_GEN_VERSION, .max_dim = 256, .reach = true, .max_mem = fpd_cli_default_max_mem(),
-                                        .exact = FPD_EXACT_SAMPLED};
+                                        .exact = FPD_EXACT_SAMPLED, .special_rate = FPD_SPECIALS_DRAWN};
     cfg->max_threads = fpd_cli_cores() < 2 ? 2 : fpd_cli_cores();
     for (size_t i = 0; i < fpd_relation_count; i++)
         if (fpd_relation_table[i].default_campaign)
@@ -445,9 +447,9 @@ static int take_answer(struct fpd_campaign_run *run, const struct fuzz_options *
     }
     int added = fpd_stats_add(st, &run->cp, fpd_campaign_combo(&run->cp, index), &res);
     if (lost)
-        fpd_stats_add_shape(st, &run->cp, chk.c.m, chk.c.n, chk.c.k);
+        fpd_stats_add_case(st, &run->cp, index, chk.c.m, chk.c.n, chk.c.k);
     else
-        fpd_stats_add_shape(st, &run->cp, answer.m, answer.n, answer.k);
+        fpd_stats_add_case(st, &run->cp, index, answer.m, answer.n, answer.k);
     if (added < 0 || fpd_fuzz_report_check(r, &chk, &res, seconds, ticks, added == 1) != FPD_OK)
         return FPD_ERR_NOMEM;
     if (res.verdict != FPD_SAME && o->corpus) {

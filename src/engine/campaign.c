@@ -148,6 +148,21 @@ static bool empty_product_drawn(uint64_t seed, uint32_t index)
                FPD_EMPTY_K_EVERY == 0;
 }
 
+/* One case in FPD_SPECIALS_EVERY of a campaign not given --specials, from generator 5 on (an older
+ * generator reruns an older campaign, which drew none): a draw of its own, as the empty product's. */
+static bool specials_drawn(uint64_t seed, uint32_t index)
+{
+    return fpd_rng_mix64(fpd_rng_mix64(seed ^ 0x6a09e667f3bcc909u) + ((uint64_t)index + 1) * FPD_RNG_GAMMA) %
+               FPD_SPECIALS_EVERY == 0;
+}
+
+double fpd_campaign_special_rate(const struct fpd_campaign_config *cfg, uint32_t index)
+{
+    if (cfg->special_rate >= 0)
+        return cfg->special_rate;
+    return cfg->generator >= 5 && specials_drawn(cfg->seed, index) ? FPD_DRAWN_SPECIAL_RATE : 0;
+}
+
 int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_check *out)
 {
     const struct fpd_campaign_config *cfg = &cp->cfg;
@@ -172,7 +187,7 @@ int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_
     c->has_bias = fpd_stream_chance(&s, 1, 2);
     c->recipe = (struct fpd_recipe){
         .generator = cfg->generator, .seed = cfg->seed, .index = index, .dist = cfg->dists[fpd_stream_below(&s, (uint32_t)cfg->n_dists)],
-        .special_rate = cfg->special_rate,
+        .special_rate = fpd_campaign_special_rate(cfg, index),
     };
     struct fpd_case common = *c;
     enum fpd_reach_family family;
@@ -245,8 +260,10 @@ int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const str
     return 1;
 }
 
-void fpd_stats_add_shape(struct fpd_stats *st, const struct fpd_campaign *cp, uint32_t m, uint32_t n, uint32_t k)
+void fpd_stats_add_case(struct fpd_stats *st, const struct fpd_campaign *cp, uint32_t index, uint32_t m, uint32_t n,
+                        uint32_t k)
 {
+    st->with_specials += fpd_campaign_special_rate(&cp->cfg, index) > 0;
     struct fpd_shape_reach *r = &st->shapes;
     unsigned octave = 31u - (unsigned)__builtin_clz(k ? k : 1);
     if (k && octave < FPD_K_OCTAVES)

@@ -27,7 +27,7 @@ struct fpd_campaign_config {
     size_t n_dists;
     uint32_t max_dim;
     bool reach;         /* a share of the cases past max_dim, where reductions are long (reach.h) */
-    double special_rate;
+    double special_rate; /* of every case, or FPD_SPECIALS_DRAWN (negative) */
     double max_mem;
     int max_threads;
     enum fpd_exact_mode exact;
@@ -92,7 +92,19 @@ struct fpd_stats {
         size_t past_max_dim; /* checks with m, n or k past --max-dim (reach.h) */
         size_t empty;        /* checks of the empty product, k = 0 */
     } shapes;
+    size_t with_specials; /* checks whose inputs may hold special values */
 };
+
+/* A campaign not given --specials: special values (±0, ±Inf, NaN, subnormals, the smallest normal)
+ * in one case in FPD_SPECIALS_EVERY (on average), FPD_DRAWN_SPECIAL_RATE of its elements; every
+ * other case is drawn as without them. Libraries ship kernels that lose a NaN or an Inf (a zero
+ * skipped: the reference BLAS's syrk; a max or min instruction: clamping epilogues) or flush
+ * subnormals, right on every finite normal input. */
+#define FPD_SPECIALS_DRAWN (-1.0)
+#define FPD_DRAWN_SPECIAL_RATE 0.01
+enum { FPD_SPECIALS_EVERY = 8 };
+/* Case `index`'s probability of a special value per element. */
+double fpd_campaign_special_rate(const struct fpd_campaign_config *cfg, uint32_t index);
 
 /* One case in FPD_EMPTY_K_EVERY (on average) of a campaign is the empty product, k = 0, where its
  * relation takes one (fpd_campaign_plan). */
@@ -105,8 +117,9 @@ enum { FPD_K_OCTAVES = 23 };
  * or FPD_ERR_NOMEM as a negative number. */
 int fpd_stats_add(struct fpd_stats *st, const struct fpd_campaign *cp, const struct fpd_combo *combo,
                   const struct fpd_check_result *res);
-/* Records the shape of a check that ran (its m, n, k), for the campaign's reach. */
-void fpd_stats_add_shape(struct fpd_stats *st, const struct fpd_campaign *cp, uint32_t m, uint32_t n, uint32_t k);
+/* Records check `index` that ran: its shape (m, n, k) for the campaign's reach, and its data. */
+void fpd_stats_add_case(struct fpd_stats *st, const struct fpd_campaign *cp, uint32_t index, uint32_t m, uint32_t n,
+                        uint32_t k);
 void fpd_stats_free(struct fpd_stats *st);
 
 /* A check's answer, as a campaign's worker sends it to the pool (workers.h carries it as bytes). */
@@ -117,7 +130,7 @@ struct fpd_check_answer {
                             CLOCK_MONOTONIC on each side was 3% of a check at max-dim 16. A float, in
                             what would be padding: the answer fills a worker's message */
     uint64_t gemm_ticks; /* the check's time in GEMM arithmetic (clock.h) */
-    uint32_t m, n, k;    /* its shape, for the campaign's reach (fpd_stats_add_shape) */
+    uint32_t m, n, k;    /* its shape, for the campaign's reach (fpd_stats_add_case) */
     struct fpd_check_result res;
 };
 

@@ -6,7 +6,7 @@
 
 /* The generator a new case uses. Bump it whenever generated values would change for the same
  * recipe, and keep the old version: saved cases name theirs and replay with it. */
-#define FPD_GEN_VERSION 4
+#define FPD_GEN_VERSION 5
 #define FPD_MAX_DIM 0x7fffffffu
 
 enum fpd_dist { FPD_DIST_NORMAL, FPD_DIST_UNIFORM, FPD_DIST_INT, FPD_DIST_WIDE, FPD_DIST_COUNT };

@@ -613,6 +613,76 @@ static bool path_error(enum fpd_dtype t, double v, double hi, double lo, double 
     return same_class(v, exact_out) || *err <= *bound;
 }
 
+/* sum |a_l b_l| + |bias| over the terms of an element whose factors are finite (Inf where binary64
+ * overflows: so may the accumulator). */
+static double finite_magnitude(const double *a, const double *b, size_t k, double bias)
+{
+    double sum = isfinite(bias) ? fabs(bias) : 0;
+    for (size_t l = 0; l < k; l++)
+        if (isfinite(a[l]) && isfinite(b[l]))
+            sum += fabs(a[l]) * fabs(b[l]);
+    return sum;
+}
+
+/* The smallest magnitude a nonzero product of dt.in values may have for the sign of an exactly
+ * cancelling sum in dt.acc to be IEEE's in every order: its grid (at least |ab| 2^-2p_in) no finer
+ * than the accumulator's subnormal one, so that no partial sum or fused multiply-add of such
+ * products rounds a nonzero value to a signed zero; with 2^16 to spare for the scalings relations
+ * apply (scale.h: at most 2^±8 each). */
+static double smallest_exact_product(const struct fpd_dtypes *dt)
+{
+    const struct fpd_dtype_info *acc = fpd_dtype_info(dt->acc), *in = fpd_dtype_info(dt->in);
+    return ldexp(1, acc->emin - acc->precision + 1 + 2 * in->precision + 16);
+}
+
+/* Whether an exact sum of zero is +0 in every order round-to-nearest arithmetic takes: some term
+ * (a product, or the bias) is nonzero, and each nonzero product is at least `smallest` (above). A
+ * sum of nonzero terms that cancels exactly is +0 in that arithmetic, in any order, fused or not;
+ * only a sum of -0s alone is -0 (and an accumulator started at +0 makes even that +0). */
+static bool cancels_to_positive_zero(const double *a, const double *b, size_t k, double bias, double smallest)
+{
+    bool nonzero = fpclassify(bias) != FP_ZERO;
+    for (size_t l = 0; l < k; l++) {
+        if (fpclassify(a[l]) == FP_ZERO || fpclassify(b[l]) == FP_ZERO)
+            continue;
+        if (!(fabs(a[l] * b[l]) >= smallest))
+            return false;
+        nonzero = true;
+    }
+    return nonzero;
+}
+
+/*
+ * Whether a path's value v of an element (terms a[l] b[l], the bias) is what arithmetic that
+ * flushes subnormals to zero gives it, where rounding does not explain v: inputs below the
+ * accumulator's smallest normal value read as zero (denormals-are-zero), products below it written
+ * as zero (flush-to-zero), the sum exact, within the path's own bound and one smallest normal value
+ * per partial sum, each of which may be flushed too. It is how a library built with -ffast-math,
+ * or XLA on the CPU, computes: an Inf times a subnormal is NaN there, and a sum of subnormal
+ * products 0. Not for a mean (its quotient is rounded apart). False out of memory.
+ */
+static bool flushing_explains(struct fpd_checker *ck, const struct fpd_check *chk, double v, const double *a,
+                              const double *b, double bias, const struct fpd_bound_model *own, double g)
+{
+    const struct fpd_case *c = &chk->c;
+    size_t k = c->k;
+    if (chk->mean || fpd_grow(&ck->flushed.buf, &ck->flushed.cap, 2 * (k + 1) * sizeof(double)) != FPD_OK)
+        return false;
+    double *fa = ck->flushed.buf, *fb = fa + k, smallest = ldexp(1, fpd_dtype_info(c->dt.acc)->emin);
+    for (size_t l = 0; l < k; l++) {
+        fa[l] = fabs(a[l]) < smallest ? copysign(0, a[l]) : a[l];
+        fb[l] = fabs(b[l]) < smallest ? copysign(0, b[l]) : b[l];
+        if (fabs(fa[l] * fb[l]) < smallest)
+            fa[l] = copysign(0, fa[l]);
+    }
+    double hi, lo, out;
+    fpd_exact_dot_split(ck->acc, fa, fb, k, c->has_bias, fabs(bias) < smallest ? 0 : bias, c->dt.in, c->dt.out, &hi,
+                        &lo, &out);
+    if (!same_class(v, out))
+        return false;
+    return !isfinite(v) || fabs((v - hi) - lo) <= fpd_bound_element(own, g, fabs(v)) + (double)(k + 1) * smallest;
+}
+
 /* The largest |bias| over the compared columns (fpd_bound_model_bias_added). */
 static double compared_bias_max(const struct fpd_checker *ck, const struct fpd_check *chk, const struct fpd_region *cmp)
 {
@@ -859,6 +929,14 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     }
     struct fpd_exact_report *x = &res->exact;
     *x = (struct fpd_exact_report){.computed = true};
+    /* where a path's -0 is judged against the +0 an exactly cancelling sum gives: round-to-nearest
+     * arithmetic on the CPU (a tensor core's truncation has its own rules), and a result in the
+     * accumulator's type (one rounded to a narrower output underflows to a zero of its error's sign) */
+    bool zero_sign_judged[2];
+    for (int w = 0; w < 2; w++)
+        zero_sign_judged[w] = random[w] && c->dt.out == c->dt.acc && paths[w]->out == c->dt.acc;
+    const double smallest_product = smallest_exact_product(&c->dt);
+    size_t wrong[2] = {0, 0}, flush_explained[2] = {0, 0}; /* elements where a path is wrong; of them, as flushed */
     const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};
     struct fpd_aggregate agg[2] = {{0}};
     /* the paths the aggregate test is for: random rounding, in a check nothing stronger has already
@@ -893,14 +971,28 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                     double v = fpd_load(c->dt.out, fpd_comparison_at(outputs, sides[w], bi, i, j), 0);
                     if (same_class(v, exact_out) && !isfinite(v))
                         continue; /* the same Inf or NaN as the exact result */
+                    if (zero_sign_judged[w] && fpclassify(v) == FP_ZERO && signbit(v) && fpclassify(hi) == FP_ZERO &&
+                        fpclassify(lo) == FP_ZERO &&
+                        cancels_to_positive_zero(&rows[i * c->k], &cols[j * c->k], c->k, bias, smallest_product)) {
+                        x->zero_sign[w]++; /* a wrong result, however near */
+                        continue;
+                    }
                     double err, bound;
                     if (!path_error(c->dt.out, v, hi, lo, exact_out, &own[w], g[i * n + j], &err, &bound)) {
                         /* Inf, NaN or finite where the correctly rounded result is not, beyond
                          * what rounding explains: as wrong as a path can be */
                         x->wrong_class[w]++;
+                        wrong[w]++;
+                        flush_explained[w] += flushing_explains(ck, chk, v, &rows[i * c->k], &cols[j * c->k], bias,
+                                                                &own[w], g[i * n + j]);
                         /* of which an order whose partial sum overflows can give (Inf, or Inf - Inf's NaN):
-                         * outside any rounding bound still, but not necessarily a wrong result */
-                        x->overflowed[w] += !isfinite(v) && fpd_partial_sums_may_overflow(&own[w], g[i * n + j]);
+                         * outside any rounding bound still, but not necessarily a wrong result. The
+                         * finite terms' magnitudes say: an Inf among the terms makes g infinite, yet
+                         * the exact result is then what every order gives unless the others overflow */
+                        x->overflowed[w] +=
+                            !isfinite(v) &&
+                            fpd_partial_sums_may_overflow(&own[w], finite_magnitude(&rows[i * c->k], &cols[j * c->k],
+                                                                                    c->k, bias));
                         x->err_ulp[w] = x->own_ratio[w] = INFINITY;
                         continue;
                     }
@@ -914,6 +1006,11 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
                     }
                     if (isfinite(bound)) /* the error from the exact sum itself, against the path's own bound */
                         x->own_ratio[w] = fmax(x->own_ratio[w], bound > 0 ? err / bound : err > 0 ? INFINITY : 0);
+                    if (isfinite(bound) && err > bound) {
+                        wrong[w]++;
+                        flush_explained[w] += flushing_explains(ck, chk, v, &rows[i * c->k], &cols[j * c->k], bias,
+                                                                &own[w], g[i * n + j]);
+                    }
                     if (!(aggregated & (1u << w)) || !same_class(v, exact_out) || !(g[i * n + j] > 0))
                         continue;
                     double over = fmax(err - aggregate_allowance(&own[w], g[i * n + j], v), 0);
@@ -931,7 +1028,7 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
             }
     }
     for (int w = 0; w < 2; w++)
-        if (x->own_ratio[w] > 1 || x->wrong_class[w]) /* beyond its own bound: no test tells more */
+        if (x->own_ratio[w] > 1 || x->wrong_class[w] || x->zero_sign[w]) /* wrong already: no test tells more */
             agg[w] = (struct fpd_aggregate){0};
     int rc = FPD_OK;
     unsigned wanted = past_threshold(agg, 0.5);
@@ -941,8 +1038,10 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     if (rc != FPD_OK)
         return rc;
     for (int w = 0; w < 2; w++) {
-        if (x->own_ratio[w] > 1)
+        if (x->own_ratio[w] > 1 || x->zero_sign[w])
             x->beyond |= 1u << w;
+        if (wrong[w] && flush_explained[w] == wrong[w])
+            x->flushed |= (uint8_t)(1u << w);
         x->aggregate[w] = fpd_aggregate_ratio(&agg[w]);
         x->aggregate_elements[w] = agg[w].elements;
         x->aggregate_by_orders[w] = agg[w].orders_measured && agg[w].sum / fpd_aggregate_threshold(agg[w].elements) >
@@ -1390,7 +1489,7 @@ void fpd_checker_free(struct fpd_checker *ck)
                                  &ck->bias[0],      &ck->bias[1],      &ck->out[0],       &ck->out[1],
                                  &ck->result[0],    &ck->result[1],    &ck->magnitude,    &ck->abs_bias,
                                  &ck->values_a,     &ck->values_b,     &ck->values_lines, &ck->terms,
-                                 &ck->excess};
+                                 &ck->excess,       &ck->flushed};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         fpd_staging_free(all[i]);
     fpd_magnitude_work_free(&ck->abs);

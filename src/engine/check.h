@@ -40,15 +40,16 @@ struct fpd_check {
 
 /* Each path against the correctly rounded result. */
 struct fpd_exact_report {
-    bool computed;
     double err_ulp[2];   /* max |c - RN(exact)| over the compared block, in ulps of the case's output type:
                             the distance from the correctly rounded result, 0 for a path that gives it */
     double own_ratio[2]; /* max |c - exact| / the path's own rounding bound (its own output type) */
-    unsigned beyond;     /* bit 0: path A exceeds its own bound; bit 1: path B */
     size_t wrong_class[2]; /* elements where a path is Inf/NaN/finite and the exact result is not,
                               beyond what rounding explains */
     size_t overflowed[2];  /* of those, where the path is Inf or NaN and its magnitudes let a partial sum
                               overflow: what an order that overflows gives (not kept in case files) */
+    size_t zero_sign[2];   /* elements where a path is -0 and the exact sum 0 of nonzero terms, which
+                              round-to-nearest arithmetic makes +0 in every order (check.c says where
+                              it is judged): a wrong result */
     size_t threshold[2];   /* elements where a path is ±Inf and the correctly rounded result finite (or
                               the other way round) within the path's own bound of the overflow
                               threshold: its rounding carried the sum across (see fpd_metrics) */
@@ -56,6 +57,13 @@ struct fpd_exact_report {
      * sum of squared normalized errors against its alarm level; over 1 is `improbable`. */
     double aggregate[2];
     size_t aggregate_elements[2]; /* the elements it summed over (not kept in case files) */
+    /* (the narrow members last: a check's answer, which holds this, must fit a worker's message) */
+    unsigned beyond;              /* bit 0: path A exceeds its own bound, or gives a zero of the wrong sign;
+                                     bit 1: path B */
+    uint8_t flushed;              /* bit w: every element where that path is wrong (beyond its bound or
+                                     of the wrong class) is what arithmetic flushing subnormals to zero
+                                     gives (not kept in case files) */
+    bool computed;
     bool aggregate_by_orders[2];  /* its alarm level is the legitimate orders' (structured data) */
 };
 
@@ -69,12 +77,14 @@ struct fpd_check_result {
      * GEMM (FPD_ERR_NOT_APPLICABLE; error says why). A campaign passes it over, `check` refuses
      * it; anything that does not ask sees an error. */
     bool not_applicable;
+    bool probable_order_free; /* of probable_ratio's element (below): its data break the model, so its
+                                 threshold is the order-free one (here, beside the other flag, as the
+                                 answer holding this must fit a worker's message) */
     char error[256];
     struct fpd_exact_report exact;
     /* Within the worst-case bound: the largest |a - b| against the probabilistic threshold
      * (probable.h), where it is over 1 (the verdict is then improbable); else 0. */
     double probable_ratio;
-    bool probable_order_free; /* that element's data break the model: its threshold is the order-free one */
     uint64_t digest; /* the checker's `digest` of this check's outputs, when it has one */
     struct fpd_concurrency concurrency; /* path B's callers, where it had company (concurrent) */
     /* A strict relation's (scale): the largest |a - b| against what underflow alone can make, where
@@ -96,6 +106,7 @@ struct fpd_checker {
     double reach[FPD_DTYPE_COUNT];
     struct fpd_staging terms; /* one element's products, for its probabilistic threshold */
     struct fpd_staging excess; /* per element and path, its error past its allowance in the aggregate test */
+    struct fpd_staging flushed; /* one element's terms as arithmetic that flushes subnormals sees them */
     struct fpd_block compared[2]; /* each path's compared block: in `out`, or converted into `result` */
     struct fpd_magnitude_work abs; /* |A| and |B| for the magnitudes */
     /* The check under way, between its preparation and its conclusion: each path's GEMM, the bias

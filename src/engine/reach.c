@@ -8,16 +8,24 @@
 
 const char *const fpd_reach_family_names[FPD_REACH_FAMILY_COUNT] = {
     [FPD_REACH_BLOCK_K] = "k at block sizes", [FPD_REACH_LONG_DOT] = "dots of 2^22 terms",
-    [FPD_REACH_LONG_GEMV] = "sums of 2^21 terms", [FPD_REACH_TALL] = "2^21 output rows"};
+    [FPD_REACH_LONG_GEMV] = "sums of 2^21 terms", [FPD_REACH_TALL] = "2^21 output rows",
+    [FPD_REACH_WIDE] = "m or n at panel widths"};
 
 /* k blocks of OpenBLAS's, BLIS's and oneMKL's x86 kernels (GEMM_Q, KC) and the panel widths around
- * them; with the powers of two from 2^9 to 2^16, each is taken as it is, one less or one more. */
+ * them; with the powers of two from 2^9 to 2^16, each is taken within 8 either side: a kernel
+ * unrolled by 2, 4 or 8 has a remainder loop for each residue, and a fault in one of them (the
+ * tail of 2 where those of 1 and 3 are right) shows only at its own. */
 static const uint32_t block_sizes[] = {96, 120, 192, 240, 256, 320, 336, 384, 448, 480, 512, 640, 768, 1024, 1536, 2048};
 enum { FIRST_POWER = 9, LAST_POWER = 16 };
 
+/* Panel widths of x86 BLAS kernels, rows (MC) or columns (NC) of C packed together, where a panel's
+ * last column or row is its own code: each taken within 8 either side, in m or in n. */
+static const uint32_t panel_widths[] = {320, 384, 512, 640, 768, 1024, 2048, 4080, 4096, 8160};
+
 /* The family's draw: its weight in 16ths */
 static const unsigned family_weight[FPD_REACH_FAMILY_COUNT] = {
-    [FPD_REACH_BLOCK_K] = 10, [FPD_REACH_LONG_DOT] = 2, [FPD_REACH_LONG_GEMV] = 2, [FPD_REACH_TALL] = 2};
+    [FPD_REACH_BLOCK_K] = 8, [FPD_REACH_LONG_DOT] = 2, [FPD_REACH_LONG_GEMV] = 2, [FPD_REACH_TALL] = 2,
+    [FPD_REACH_WIDE] = 2};
 
 /* A stream of the reach draws alone: the seed mixed with a salt, so the case's own stream (its
  * relation, backends and common shape) is drawn as it would be without them. */
@@ -40,7 +48,12 @@ static uint32_t block_k(struct fpd_stream *s)
     enum { POWERS = LAST_POWER - FIRST_POWER + 1, BLOCKS = sizeof block_sizes / sizeof block_sizes[0] };
     uint32_t pick = fpd_stream_below(s, POWERS + BLOCKS);
     uint32_t at = pick < POWERS ? 1u << (FIRST_POWER + pick) : block_sizes[pick - POWERS];
-    return at - 1 + fpd_stream_below(s, 3);
+    return at - 8 + fpd_stream_below(s, 17);
+}
+
+static uint32_t panel_width(struct fpd_stream *s)
+{
+    return panel_widths[fpd_stream_below(s, sizeof panel_widths / sizeof panel_widths[0])] - 8 + fpd_stream_below(s, 17);
 }
 
 bool fpd_reach_shape(uint64_t seed, uint32_t index, const struct fpd_relation *r, struct fpd_case *c,
@@ -66,6 +79,11 @@ bool fpd_reach_shape(uint64_t seed, uint32_t index, const struct fpd_relation *r
     case FPD_REACH_LONG_GEMV:
         c->m = small_dim(&s, r, FPD_SLICE_ROWS, 3), c->n = small_dim(&s, r, FPD_SLICE_COLS, 3);
         c->k = around_power(&s, 21);
+        break;
+    case FPD_REACH_WIDE:
+        c->m = small_dim(&s, r, FPD_SLICE_ROWS, 48), c->n = small_dim(&s, r, FPD_SLICE_COLS, 48);
+        *(fpd_stream_chance(&s, 1, 2) ? &c->n : &c->m) = panel_width(&s);
+        c->k = small_dim(&s, r, FPD_SLICE_NONE, 64);
         break;
     default: /* FPD_REACH_TALL */
         c->m = around_power(&s, 21), c->n = small_dim(&s, r, FPD_SLICE_COLS, 2), c->k = 1 + fpd_stream_below(&s, 8);

@@ -81,10 +81,11 @@ static void operand_sources(const struct fpd_recipe *r, enum fpd_dtype in, uint3
 static bool specials_wanted(const struct fpd_recipe *r) { return r->special_rate > 0; }
 
 /* Which generator's definition gives an element its value: generator 3 draws binary64 inputs as
- * generator 2 does. */
+ * generator 2 does, and generator 5 every value but the specials as generator 4. */
 static unsigned value_generator(const struct tensor_source *s)
 {
-    return s->recipe->generator == 3 && s->in == FPD_F64 ? 2 : s->recipe->generator;
+    unsigned g = s->recipe->generator;
+    return g == 3 && s->in == FPD_F64 ? 2 : g == 5 ? 4 : g;
 }
 
 /* Unrounded values of `count` <= RUN elements from logical (row, col) on, along the row (the column
@@ -111,7 +112,7 @@ static void source_values(const struct tensor_source *s, uint32_t row, uint32_t 
     for (uint32_t l = 0; l < count; l++) {
         uint64_t draw = fpd_rng_bits64(s->special_key, position + l * step);
         if (is_special(r, (uint32_t)draw))
-            out[l] = special_value(s->in, (uint32_t)(draw >> 32));
+            out[l] = special_value(r->generator, s->in, (uint32_t)(draw >> 32));
     }
 }
 

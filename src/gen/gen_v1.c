@@ -21,7 +21,7 @@ double fpd_gen_v1_element(const struct fpd_recipe *r, enum fpd_dtype in, unsigne
     if (r->special_rate > 0) {
         fpd_rng_element(r->seed, r->index, stream | FPD_STREAM_SPECIAL, batch, row, col, w);
         if (is_special(r, w[0]))
-            return special_value(in, w[1]);
+            return special_value(1, in, w[1]);
     }
     fpd_rng_element(r->seed, r->index, stream, batch, row, col, w);
     return dist_value_v1(r->dist, in, w);

@@ -55,11 +55,17 @@ static inline double wide_value(int span, bool negative, uint32_t exponent_word,
     return (negative ? -significand : significand) * fpd_pow2(exponent); /* |exponent| <= 30: exact */
 }
 
-static inline double special_value(enum fpd_dtype t, uint32_t pick)
+/* A special value of type t, by generator. Up to generator 4 the set held the largest finite value:
+ * its products and sums overflow in some orders and not in others, and an order that overflows
+ * is outside every rounding bound, so a correct library came out `bound` or `nonfinite` wherever
+ * one met an operand above 1. From generator 5 the smallest normal value takes its place: its
+ * products with operands below 1 are subnormal, where a flush to zero shows. */
+static inline double special_value(unsigned generator, enum fpd_dtype t, uint32_t pick)
 {
     const struct fpd_dtype_info *f = fpd_dtype_info(t);
-    double min_sub = f->underflow, max_sub = ldexp(1.0, f->emin) - f->underflow;
-    const double values[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, min_sub, -max_sub, f->max_finite};
+    double min_sub = f->underflow, min_normal = ldexp(1.0, f->emin), max_sub = min_normal - f->underflow;
+    const double values[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, min_sub, -max_sub,
+                             generator <= 4 ? f->max_finite : min_normal};
     return values[pick % (sizeof values / sizeof values[0])];
 }
 

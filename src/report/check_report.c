@@ -191,9 +191,20 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
                        "           magnitudes allow only where sum |a||b| exceeds the accumulator's range), it lost\n"
                        "           an Inf or NaN, or it is wrong\n",
                     s->name[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s");
-        else if (x->beyond & (1u << w))
+        else if (x->own_ratio[w] > 1)
             fprintf(f, "           %s exceeds its own rounding bound (%.3g times it): it lost precision\n",
                     s->name[w], x->own_ratio[w]);
+        if (x->flushed & (1u << w))
+            fprintf(f, "           %s is what arithmetic flushing subnormals to zero gives, at every one of\n"
+                       "           them: inputs and products below %s's smallest normal value taken as 0\n"
+                       "           (denormals-are-zero, flush-to-zero: a library built with -ffast-math, XLA\n"
+                       "           on the CPU)\n",
+                    s->name[w], fpd_dtype_info(chk->c.dt.acc)->name);
+        if (x->zero_sign[w])
+            fprintf(f, "           %s is -0 where the exact sum is 0, at %zu element%s: nonzero terms that cancel\n"
+                       "           exactly sum to +0 in every order round-to-nearest arithmetic takes, so the sign\n"
+                       "           is wrong\n",
+                    s->name[w], x->zero_sign[w], x->zero_sign[w] == 1 ? "" : "s");
     }
     for (int w = 0; w < sides; w++) /* the aggregate test's alarm, where the bound's says nothing already */
         if (x->aggregate[w] > 1 && !(x->beyond & (1u << w)) && !x->wrong_class[w])
@@ -348,6 +359,8 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     json_object_set_new(o, "bias", json_boolean(c->has_bias));
     json_object_set_new(o, "pad", json_integer(c->pad));
     json_object_set_new(o, "dist", json_string(fpd_dist_table[c->recipe.dist].name));
+    if (c->recipe.special_rate > 0)
+        json_object_set_new(o, "specials", json_real(c->recipe.special_rate));
     if (chk->relation->slice != FPD_SLICE_NONE)
         json_object_set_new(o, "slice", json_pack("{s:I,s:I}", "start", (json_int_t)chk->params.slice.start, "len",
                                                   (json_int_t)chk->params.slice.len));
@@ -395,6 +408,13 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
             if (x->beyond & (1u << w))
                 json_array_append_new(beyond, json_string(w ? "B" : "A"));
         json_object_set_new(exact, "beyond_bound", beyond);
+        if (x->flushed) {
+            json_t *flushed = json_array();
+            for (int w = 0; w < 2; w++)
+                if (x->flushed & (1u << w))
+                    json_array_append_new(flushed, json_string(w ? "B" : "A"));
+            json_object_set_new(exact, "as_flushed", flushed);
+        }
         json_object_set_new(o, "exact", exact);
     }
     const char *rerun = fpd_reproduce_command(chk, cmd, sizeof cmd);

@@ -136,6 +136,15 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
            __builtin_popcount(reach->k_octaves), FPD_K_OCTAVES, FPD_K_OCTAVES, reach->longest_k, reach->most_rows,
            reach->past_max_dim, reach->past_max_dim == 1 ? "" : "s", cp->cfg.max_dim,
            cp->cfg.reach ? " (one case in 64 is drawn there)" : "", reach->empty);
+    if (cp->cfg.special_rate < 0 && cp->cfg.generator >= 5)
+        printf("special values: in %zu check%s' inputs (one case in %d is drawn with them, at %g per element; "
+               "--specials P sets P for every case)\n", st->with_specials, st->with_specials == 1 ? "" : "s",
+               FPD_SPECIALS_EVERY, FPD_DRAWN_SPECIAL_RATE);
+    else if (cp->cfg.special_rate < 0)
+        printf("special values: none (generators before 5 draw none unless --specials P)\n");
+    else
+        printf("special values: in %zu check%s' inputs (--specials %g)\n", st->with_specials,
+               st->with_specials == 1 ? "" : "s", cp->cfg.special_rate);
     static const char *const exact_words[] = {[FPD_EXACT_NEVER] = "not computed",
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
                                               [FPD_EXACT_SAMPLED] = ("computed for the checks whose paths differ "
@@ -171,11 +180,12 @@ static json_t *summary_json(const struct fpd_campaign *cp, const struct fpd_stat
                                "k_octaves_of", FPD_K_OCTAVES, "longest_k", (json_int_t)st->shapes.longest_k, "most_rows",
                                (json_int_t)st->shapes.most_rows, "past_max_dim", (json_int_t)st->shapes.past_max_dim,
                                "reach", cp->cfg.reach, "empty_products", (json_int_t)st->shapes.empty);
-    return json_pack("{s:s,s:o,s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:o,s:o}", "type", "summary", "seed",
+    return json_pack("{s:s,s:o,s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:o,s:I,s:o}", "type", "summary", "seed",
                      fpd_seed_json(cp->cfg.seed), "checks", (json_int_t)st->checks, "skipped",
                      (json_int_t)st->skipped, "not_applicable", (json_int_t)st->not_applicable, "seconds", seconds, "gemm_seconds", gemm_seconds, "failed",
                      (json_int_t)failed, "signatures", (json_int_t)st->n_signatures, "saved", (json_int_t)saved,
-                     "save_failures", (json_int_t)save_failures, "shapes", shapes, "rows", rows);
+                     "save_failures", (json_int_t)save_failures, "shapes", shapes, "with_specials",
+                     (json_int_t)st->with_specials, "rows", rows);
 }
 
 void fpd_fuzz_print_json(json_t *j)

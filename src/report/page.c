@@ -537,6 +537,9 @@ static void finding(FILE *f, const struct fpd_report_input *in, const struct rep
             if (x->threshold[w])
                 fprintf(f, "; path %c across the overflow threshold, at %zu element%s", "AB"[w], x->threshold[w],
                         x->threshold[w] == 1 ? "" : "s");
+            if (x->zero_sign[w])
+                fprintf(f, "; path %c -0 where exactly cancelling terms give +0, at %zu element%s", "AB"[w],
+                        x->zero_sign[w], x->zero_sign[w] == 1 ? "" : "s");
         }
         fputs(" (when saved)</td></tr>\n", f);
         if (x->aggregate[0] > 0 || x->aggregate[1] > 0) /* the aggregate test's, where a path's was taken */

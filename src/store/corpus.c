@@ -238,6 +238,8 @@ static const struct {
     {"threshold_b", offsetof(struct fpd_exact_report, threshold[1]), true, false},
     {"aggregate_a", offsetof(struct fpd_exact_report, aggregate[0]), false, true},
     {"aggregate_b", offsetof(struct fpd_exact_report, aggregate[1]), false, true},
+    {"zero_sign_a", offsetof(struct fpd_exact_report, zero_sign[0]), true, true},
+    {"zero_sign_b", offsetof(struct fpd_exact_report, zero_sign[1]), true, true},
 };
 
 json_t *fpd_exact_report_json(const struct fpd_exact_report *x)
@@ -245,6 +247,8 @@ json_t *fpd_exact_report_json(const struct fpd_exact_report *x)
     json_t *o = json_object();
     for (size_t i = 0; o && i < sizeof exact_members / sizeof exact_members[0]; i++) {
         const char *at = (const char *)x + exact_members[i].offset;
+        if (exact_members[i].optional && exact_members[i].count && *(const size_t *)at == 0)
+            continue; /* as the files before it was measured have it */
         json_object_set_new(o, exact_members[i].key,
                             exact_members[i].count ? json_integer((json_int_t)*(const size_t *)at)
                                                    : fpd_json_finite(*(const double *)at) /* Inf: a wrong class */);
@@ -444,7 +448,7 @@ static void read_exact(struct reader *r, json_t *outcome, struct fpd_exact_repor
             *rc = bad(r, field, v ? "expected a non-negative number or null" : "missing; expected a number or null");
     }
     for (int w = 0; w < 2 && *rc == FPD_OK; w++)
-        if (x->own_ratio[w] > 1)
+        if (x->own_ratio[w] > 1 || x->zero_sign[w])
             x->beyond |= 1u << w;
 }
 

@@ -1,6 +1,7 @@
 """A framework for the bridge's tests: each element summed term by term from the bias, one fused
 multiply-add per term (exact in fractions, rounded once): seq's order, so `vendor` against seq is
 `same`."""
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -15,7 +16,14 @@ def PROVENANCE():
 
 
 def fma(x, y, z):
-    return float(Fraction(float(x)) * Fraction(float(y)) + Fraction(z))
+    x, y, z = float(x), float(y), float(z)
+    if not all(map(math.isfinite, (x, y, z))):  # IEEE's rules for Inf and NaN are the product's and sum's
+        return x * y + z
+    exact = Fraction(x) * Fraction(y) + Fraction(z)
+    try:
+        return float(exact)
+    except OverflowError:  # past the largest finite value: rounds to an infinity
+        return math.copysign(math.inf, exact)
 
 
 def matmul(a, b, bias, route, execution, dtypes, threads):

@@ -300,6 +300,17 @@ run "a campaign finds it" 1 $FPDIV --framework bad=$here/beta_reads.py fuzz --ba
         "$(grep -E '^finding (improbable|bound|nonfinite|error) ' <<<"$out" | awk '{print $3}' | sort -u | tr '\n' ' ')" \
         "^alpha-beta $"
 
+# --- a framework that switches the CPU to flushing subnormals at its first product and leaves it so,
+# as loading a torch.compile kernel does: that product flushes, and the bridge puts IEEE's default
+# back for the ones after it (fpdiv's own process does the same after every library call) ---
+if [ "$(uname -m)" = x86_64 ]; then
+# special values at 0.3: an Inf times a subnormal is Inf, and NaN where the subnormal is read as zero
+run "repeat on a framework that starts flushing at its first product" 1 $FPDIV --framework once=$here/flushing_once.py \
+    check --relation repeat --backend once --shape 4x16x8 --dtype f64 --specials 0.3 --dist uniform &&
+    expect "path B, after the default was put back, keeps what path A flushed" "$out" \
+        "^  differ   [1-9][0-9]* of 64 elements \([1-9][0-9]* with a different NaN/Inf class\)$"
+fi
+
 # --- a framework of the user's, in a page of Python: seq's order, so vendor against seq is same ---
 run "a framework from a file" 0 $FPDIV --framework mine=$here/sequential.py check --relation vendor \
     --backend seq,mine --shape 2x3x4x20 --dtype f64 --bias &&

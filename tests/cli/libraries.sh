@@ -105,8 +105,9 @@ expect "mkl's bf16 and f16 GEMMs are its own" "$out" "bf16=cblas_gemm_bf16bf16f3
 expect "blis names its version and configuration" "$out" "BLIS [0-9.]+, kernel set [a-z0-9]+"
 
 # --- vendor between every two of the libraries and an own kernel: each pair diverges somewhere ---
+# (without special values: BLIS 0.9 loses a NaN in its products of one row or column, doc/fuzz.md)
 run "a vendor campaign over openblas, mkl, blis, refblas and seq" 0 $FPDIV fuzz --relations vendor \
-    --backends openblas,mkl,blis,refblas,seq --cases 1500 --max-dim 64 --no-corpus --seed 3 --json &&
+    --backends openblas,mkl,blis,refblas,seq --cases 1500 --max-dim 64 --no-corpus --seed 3 --json --specials 0 &&
     expect "every one of the 10 pairs has checks that differ, and none is an error" "$(python3 -c '
 import collections, json, sys
 rows = [r for l in map(json.loads, sys.stdin) if l.get("type") == "summary" for r in l["rows"]]

@@ -65,6 +65,29 @@ for lib in empty_unwritten empty_zeroed; do
     run "$lib at k = 0" 1 $FPDIV --blas zoo="$zoo/lib$lib.so" check --relation addmm --backend zoo --shape 3x5x0 &&
         expect "$lib is found there" "$out" "^check addmm on zoo: (bound|nonfinite)"
 done
+# NaN and Inf lost, subnormals flushed: right on every finite normal input, so only the special values
+# find them, which a campaign not given --specials draws for one case in 8
+for lib in zero_skipped flush_to_zero; do
+    run "$lib without special values" 0 $FPDIV --blas zoo="$zoo/lib$lib.so" fuzz --backends zoo --seed 1 --cases 2000 \
+        --no-corpus --fail-on improbable --specials 0 && pass "is out of reach"
+done
+# the exact report tells a flush from other wrong results: every finding on flush_to_zero is what
+# flushing gives, none on zero_skipped (a NaN lost)
+flushed_findings() {
+    python3 -c '
+import json, sys
+found = [l for l in map(json.loads, sys.stdin) if l.get("type") == "check" and l["verdict"] in ("bound", "nonfinite")]
+print(len(found), "findings,", sum(bool(l.get("exact", {}).get("as_flushed")) for l in found), "as flushed")' <<<"$out"
+}
+campaign "$zoo/libflush_to_zero.so" 600 1 && expect "flush_to_zero: each finding a flush" "$(flushed_findings)" '^([1-9][0-9]*) findings, \1 as flushed$'
+campaign "$zoo/libzero_skipped.so" 600 1 && expect "zero_skipped: none a flush" "$(flushed_findings)" '^[1-9][0-9]* findings, 0 as flushed$'
+# the sign of zero: terms that cancel exactly sum to +0, and only the exact reference sees a -0 both
+# paths share (a kernel negating its sum of negated products)
+run "zero_negated, the paths alike" 1 $FPDIV --blas zoo="$zoo/libzero_negated.so" check --relation repeat --backend zoo \
+    --shape 8x8x8 --dist int --dtype f64 &&
+    expect "is bound, and says why" "$out" '^ +path A is -0 where the exact sum is 0, at [0-9]+ elements?: nonzero terms that cancel$'
+run "the same on the control" 0 $FPDIV --blas zoo="$zoo/libnone.so" check --relation repeat --backend zoo \
+    --shape 8x8x8 --dist int --dtype f64 && expect "is same" "$out" '^check repeat on zoo: same$'
 # saved, then replayed: C holds the poison of the campaign's check (its seed and index, which a case
 # of explicit data keeps as its origin), so a C left unwritten reproduces bit for bit
 run "empty_unwritten's findings, saved" 1 $FPDIV --blas zoo="$zoo/libempty_unwritten.so" fuzz --backends zoo --seed 1 \
