@@ -172,7 +172,7 @@ $(BUILD)/plugins/%.so: tests/plugins/%.c include/fpdiv_backend.h $(wildcard test
 	@$(if $(Q),echo "  PLUGIN  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off $(if $(filter 1,$(WERROR)),-Werror) -fPIC -shared -Iinclude -o $@ $< -lm
 $(BUILD)/plugins/old_abi2.so $(BUILD)/plugins/old_abi4.so $(BUILD)/plugins/old_abi5.so $(BUILD)/plugins/old_abi6.so \
-    $(BUILD)/plugins/old_abi7.so: \
+    $(BUILD)/plugins/old_abi7.so $(BUILD)/plugins/old_abi8.so: \
     tests/plugins/old_abi.c
 
 # Two CBLAS libraries exporting the same names, summing in opposite orders (tests/blas/clash.c): each

@@ -12,8 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FPDIV_BACKEND_ABI 8
-/* ABI 7 is ABI 8 without args->alpha_exp and args->beta_exp at the end of struct fpd_gemm_args and
+#define FPDIV_BACKEND_ABI 9
+/* ABI 8 is ABI 9 without the route FPD_ROUTE_GEMM_COL_MAJOR and its feature, FPD_FEAT_COL_MAJOR;
+ * ABI 7 is ABI 8 without args->alpha_exp and args->beta_exp at the end of struct fpd_gemm_args and
  * their feature, FPD_FEAT_SCALARS;
  * ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the routes FPD_ROUTE_SYRK,
  * FPD_ROUTE_OUT_* and FPD_ROUTE_GEMMT_* and their features;
@@ -72,6 +73,8 @@ enum fpd_feature {
     FPD_FEAT_OUT_REVERSED = 1u << 10, /* gemm() honours FPD_ROUTE_OUT_REVERSED (ABI 7) */
     FPD_FEAT_GEMMT = 1u << 11,        /* gemm() honours FPD_ROUTE_GEMMT_UPPER and _LOWER (ABI 7) */
     FPD_FEAT_SCALARS = 1u << 12,      /* gemm() honours args->alpha_exp and args->beta_exp on FPD_ROUTE_GEMM (ABI 8) */
+    FPD_FEAT_COL_MAJOR = 1u << 13,    /* gemm() honours FPD_ROUTE_GEMM_COL_MAJOR, with the bias and scalars it
+                                         honours on FPD_ROUTE_GEMM (ABI 9) */
 };
 
 /*
@@ -99,6 +102,10 @@ enum fpd_route {
      * (FPD_FEAT_GEMMT; bias NULL); the other triangle must be left exactly as it was given */
     FPD_ROUTE_GEMMT_UPPER,
     FPD_ROUTE_GEMMT_LOWER,
+    /* ABI 9: the whole product in one gemm call through the library's column-major entry, on the same
+     * memory: C^T = op(B)^T op(A)^T, each operand's storage that of its transpose (what LAPACK,
+     * SciPy and every Fortran caller hand a library) (FPD_FEAT_COL_MAJOR) */
+    FPD_ROUTE_GEMM_COL_MAJOR,
     FPD_ROUTE_COUNT
 };
 

@@ -72,8 +72,9 @@ FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execu
           "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias",
           "alpha_exp", "beta_exp")
 DTYPE = ("f64", "f32", "f16", "bf16")
-ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk",  # syrk, gemmt-*: never sent (no such feature)
-         "out-strided", "out-transposed", "out-reversed", "gemmt-upper", "gemmt-lower")
+ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk",  # syrk, gemmt-*, gemm-col-major: never
+         "out-strided", "out-transposed", "out-reversed", "gemmt-upper", "gemmt-lower",  # sent (no such feature)
+         "gemm-col-major")
 EXECUTION = ("default", "eager", "compiled")
 SOCKET_FD, MEMORY_FD = 3, 4
 STORAGE = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": np.uint16}

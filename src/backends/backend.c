@@ -15,7 +15,7 @@ const char *const fpd_route_names[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_DOT] = "dot", [FPD_ROUTE_VMAP_ROWS] = "vmap-rows", [FPD_ROUTE_SYRK] = "syrk",
     [FPD_ROUTE_OUT_STRIDED] = "out-strided", [FPD_ROUTE_OUT_TRANSPOSED] = "out-transposed",
     [FPD_ROUTE_OUT_REVERSED] = "out-reversed", [FPD_ROUTE_GEMMT_UPPER] = "gemmt-upper",
-    [FPD_ROUTE_GEMMT_LOWER] = "gemmt-lower"};
+    [FPD_ROUTE_GEMMT_LOWER] = "gemmt-lower", [FPD_ROUTE_GEMM_COL_MAJOR] = "gemm-col-major"};
 const char *const fpd_execution_names[FPD_EXEC_COMPILED + 1] = {
     [FPD_EXEC_DEFAULT] = "default", [FPD_EXEC_EAGER] = "eager", [FPD_EXEC_COMPILED] = "compiled"};
 

@@ -189,8 +189,8 @@ static int probe(void *ctx)
     const double ad[6] = {1, 4, 2, 5, 3, 6}, bd[6] = {7, 9, 11, 8, 10, 12}; /* the same, stored transposed */
     float c[4] = {1, 1, 1, 1};
     double cd[4] = {1, 1, 1, 1};
-    fpd_cblas_gemm_f32(&lib, lib.sgemm, false, false, 2, 2, 3, 1.0f, a, 3, b, 2, 1.0f, c, 2);
-    fpd_cblas_dgemm(&lib, true, true, 2, 2, 3, 1.0, ad, 2, bd, 3, 1.0, cd, 2);
+    fpd_cblas_gemm_f32(&lib, lib.sgemm, false, false, false, 2, 2, 3, 1.0f, a, 3, b, 2, 1.0f, c, 2);
+    fpd_cblas_dgemm(&lib, false, true, true, 2, 2, 3, 1.0, ad, 2, bd, 3, 1.0, cd, 2);
     return memcmp(c, want, sizeof c) == 0 && memcmp(cd, want_d, sizeof cd) == 0 ? PROBE_RUNS : PROBE_WRONG;
 }
 
@@ -343,6 +343,12 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
     }
 }
 
+/* Whether the product is one gemm call, of either storage order: everything a gemm takes, it takes. */
+static bool whole_gemm(const struct fpd_gemm_args *g)
+{
+    return g->route == FPD_ROUTE_GEMM || g->route == FPD_ROUTE_GEMM_COL_MAJOR;
+}
+
 /* The routines a route calls, by precision (f32, f64), and where the library's are. */
 static const struct route_routines {
     const char *names[2];
@@ -361,7 +367,7 @@ static const struct route_routines {
  * a library that does not export the routine cannot compute the route (FPD_ERR_NOT_APPLICABLE). */
 static int route_runs(const struct cblas_state *s, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
-    if (g->route == FPD_ROUTE_GEMM)
+    if (whole_gemm(g))
         return FPD_OK;
     if (g->alpha_exp || g->beta_exp) {
         snprintf(why, why_size, "%s is handed alpha and beta on its gemm route only", s->library);
@@ -420,14 +426,15 @@ static int compute(struct cblas_state *s, struct fpd_batch_staging *batch, const
         }
         if (g->bias)
             prefill_bias(g, ct, e.c, e.ldc);
-        if (g->route != FPD_ROUTE_GEMM)
+        bool col_major = g->route == FPD_ROUTE_GEMM_COL_MAJOR;
+        if (!whole_gemm(g))
             run_route(s, g, &e);
         else if (ct == FPD_F64)
-            fpd_cblas_dgemm(&s->lib, g->trans_a, g->trans_b, g->m, g->n, g->k, alpha, e.a, e.lda, e.b, e.ldb, beta,
-                            e.c, e.ldc);
+            fpd_cblas_dgemm(&s->lib, col_major, g->trans_a, g->trans_b, g->m, g->n, g->k, alpha, e.a, e.lda, e.b,
+                            e.ldb, beta, e.c, e.ldc);
         else
-            fpd_cblas_gemm_f32(&s->lib, native ? native : s->lib.sgemm, g->trans_a, g->trans_b, g->m, g->n, g->k,
-                               (float)alpha, e.a, e.lda, e.b, e.ldb, (float)beta, e.c, e.ldc);
+            fpd_cblas_gemm_f32(&s->lib, native ? native : s->lib.sgemm, col_major, g->trans_a, g->trans_b, g->m, g->n,
+                               g->k, (float)alpha, e.a, e.lda, e.b, e.ldb, (float)beta, e.c, e.ldc);
         fpd_finish_batch_entry(g, b, ct, &e);
     }
     return FPD_OK;
@@ -518,7 +525,7 @@ static void cblas_close(void *state)
         .abi = FPDIV_BACKEND_ABI, .name = backend_name, .summary = text, .device = FPD_DEVICE_CPU,                  \
         .kind = FPD_KIND_VENDOR,                                                                                     \
         .features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ROUTES | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF | \
-                    FPD_FEAT_GEMMT | FPD_FEAT_SCALARS,                                                               \
+                    FPD_FEAT_GEMMT | FPD_FEAT_SCALARS | FPD_FEAT_COL_MAJOR,                                          \
         .open = cblas_open, .supports = cblas_supports, .gemm = cblas_gemm, .provenance = cblas_provenance,          \
         .close = cblas_close, .gemm_concurrent = cblas_gemm_concurrent,                                              \
         __VA_ARGS__                                                                                                  \

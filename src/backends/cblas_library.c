@@ -377,30 +377,46 @@ typedef void (*dgemm64_fn)(int, int, int, int64_t, int64_t, int64_t, double, con
 
 static int transpose(bool t) { return t ? FPD_CBLAS_TRANS : FPD_CBLAS_NO_TRANS; }
 
-void fpd_cblas_gemm_f32(const struct fpd_cblas *lib, const void *fn, bool trans_a, bool trans_b, size_t m, size_t n,
-                        size_t k, float alpha, const void *a, size_t lda, const void *b, size_t ldb, float beta,
-                        float *c, size_t ldc)
+/* A row-major GEMM's arguments as the entry of `order` takes them: the column-major one computes
+ * C^T = op(B)^T op(A)^T, n x m, on the same memory. */
+struct gemm_call {
+    int order, trans_a, trans_b;
+    size_t m, n, lda, ldb;
+    const void *a, *b;
+};
+
+static struct gemm_call gemm_call(bool col_major, bool trans_a, bool trans_b, size_t m, size_t n, const void *a,
+                                  size_t lda, const void *b, size_t ldb)
 {
-    if (lib->ilp64)
-        ((gemm64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int64_t)m, (int64_t)n,
-                                   (int64_t)k, alpha, a, (int64_t)lda, b, (int64_t)ldb, beta, c, (int64_t)ldc);
-    else
-        ((gemm32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int32_t)m, (int32_t)n,
-                                   (int32_t)k, alpha, a, (int32_t)lda, b, (int32_t)ldb, beta, c, (int32_t)ldc);
+    if (!col_major)
+        return (struct gemm_call){FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), m, n, lda, ldb, a, b};
+    return (struct gemm_call){FPD_CBLAS_COL_MAJOR, transpose(trans_b), transpose(trans_a), n, m, ldb, lda, b, a};
 }
 
-void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
-                     double alpha, const double *a, size_t lda, const double *b, size_t ldb, double beta, double *c,
-                     size_t ldc)
+void fpd_cblas_gemm_f32(const struct fpd_cblas *lib, const void *fn, bool col_major, bool trans_a, bool trans_b,
+                        size_t m, size_t n, size_t k, float alpha, const void *a, size_t lda, const void *b,
+                        size_t ldb, float beta, float *c, size_t ldc)
 {
+    struct gemm_call g = gemm_call(col_major, trans_a, trans_b, m, n, a, lda, b, ldb);
     if (lib->ilp64)
-        ((dgemm64_fn)(uintptr_t)lib->dgemm)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int64_t)m,
-                                            (int64_t)n, (int64_t)k, alpha, a, (int64_t)lda, b, (int64_t)ldb, beta, c,
-                                            (int64_t)ldc);
+        ((gemm64_fn)(uintptr_t)fn)(g.order, g.trans_a, g.trans_b, (int64_t)g.m, (int64_t)g.n, (int64_t)k, alpha, g.a,
+                                   (int64_t)g.lda, g.b, (int64_t)g.ldb, beta, c, (int64_t)ldc);
     else
-        ((dgemm32_fn)(uintptr_t)lib->dgemm)(FPD_CBLAS_ROW_MAJOR, transpose(trans_a), transpose(trans_b), (int32_t)m,
-                                            (int32_t)n, (int32_t)k, alpha, a, (int32_t)lda, b, (int32_t)ldb, beta, c,
-                                            (int32_t)ldc);
+        ((gemm32_fn)(uintptr_t)fn)(g.order, g.trans_a, g.trans_b, (int32_t)g.m, (int32_t)g.n, (int32_t)k, alpha, g.a,
+                                   (int32_t)g.lda, g.b, (int32_t)g.ldb, beta, c, (int32_t)ldc);
+}
+
+void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool col_major, bool trans_a, bool trans_b, size_t m, size_t n,
+                     size_t k, double alpha, const double *a, size_t lda, const double *b, size_t ldb, double beta,
+                     double *c, size_t ldc)
+{
+    struct gemm_call g = gemm_call(col_major, trans_a, trans_b, m, n, a, lda, b, ldb);
+    if (lib->ilp64)
+        ((dgemm64_fn)(uintptr_t)lib->dgemm)(g.order, g.trans_a, g.trans_b, (int64_t)g.m, (int64_t)g.n, (int64_t)k,
+                                            alpha, g.a, (int64_t)g.lda, g.b, (int64_t)g.ldb, beta, c, (int64_t)ldc);
+    else
+        ((dgemm32_fn)(uintptr_t)lib->dgemm)(g.order, g.trans_a, g.trans_b, (int32_t)g.m, (int32_t)g.n, (int32_t)k,
+                                            alpha, g.a, (int32_t)g.lda, g.b, (int32_t)g.ldb, beta, c, (int32_t)ldc);
 }
 
 /* The level-2 and level-1 entry points, by precision and integer width. */

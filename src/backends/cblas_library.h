@@ -70,15 +70,17 @@ bool fpd_cblas_file_is_openblas(const char *path);
 /* The library's threads: `threads` (> 0), where it can be told. */
 void fpd_cblas_set_threads(const struct fpd_cblas *lib, int threads);
 
-/* One GEMM, row-major, C = alpha op(A) op(B) + beta C, through the entry point `fn` (sgemm, dgemm,
- * sbgemm, gemm_bf16 or gemm_f16: the last three take 16-bit operands and a binary32 C). Dimensions
- * must fit the library's integers (fpd_cblas_fits). */
-void fpd_cblas_gemm_f32(const struct fpd_cblas *lib, const void *fn, bool trans_a, bool trans_b, size_t m, size_t n,
-                        size_t k, float alpha, const void *a, size_t lda, const void *b, size_t ldb, float beta,
-                        float *c, size_t ldc);
-void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
-                     double alpha, const double *a, size_t lda, const double *b, size_t ldb, double beta, double *c,
-                     size_t ldc);
+/* One GEMM of row-major operands, C = alpha op(A) op(B) + beta C, through the entry point `fn`
+ * (sgemm, dgemm, sbgemm, gemm_bf16 or gemm_f16: the last three take 16-bit operands and a binary32
+ * C): asked of the row-major entry, or with col_major of the column-major one, as the same memory's
+ * C^T = op(B)^T op(A)^T (what a Fortran caller hands the library). Dimensions must fit the library's
+ * integers (fpd_cblas_fits). */
+void fpd_cblas_gemm_f32(const struct fpd_cblas *lib, const void *fn, bool col_major, bool trans_a, bool trans_b,
+                        size_t m, size_t n, size_t k, float alpha, const void *a, size_t lda, const void *b,
+                        size_t ldb, float beta, float *c, size_t ldc);
+void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool col_major, bool trans_a, bool trans_b, size_t m, size_t n,
+                     size_t k, double alpha, const double *a, size_t lda, const double *b, size_t ldb, double beta,
+                     double *c, size_t ldc);
 /* y = A x + beta y through cblas_sgemv (f64 false) or cblas_dgemv, with A of rows x cols stored in
  * `order` with leading dimension lda, transposed first when trans. Call only when lib->gemv[f64]. */
 void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans, size_t rows, size_t cols,

@@ -203,10 +203,11 @@ static void build_gemmt(const struct fpd_relation *r, const struct fpd_case *c, 
     out->b.triangles = true;
 }
 
-/* The product returned vs the same written through a view (the framework's out=): the fused bias
- * stays fused, as torch.addmm(bias, a, b, out=v) keeps it. */
-static void build_out_view(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
-                           struct fpd_paths *out)
+/* The product as asked vs the same through the relation's route, whatever the product takes kept
+ * (a fused bias, as torch.addmm(bias, a, b, out=v) keeps it): a framework's out= view, a library's
+ * column-major entry. */
+static void build_route(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
+                        struct fpd_paths *out)
 {
     (void)p;
     whole_case(c, out);
@@ -228,7 +229,8 @@ const char *const fpd_route_words[FPD_ROUTE_COUNT] = {
     [FPD_ROUTE_OUT_TRANSPOSED] = "out= a transposed array for",
     [FPD_ROUTE_OUT_REVERSED] = "out= an array of reversed rows and columns (negative strides) for",
     [FPD_ROUTE_GEMMT_UPPER] = "gemmt, upper then lower triangle, for",
-    [FPD_ROUTE_GEMMT_LOWER] = "gemmt's lower triangle of"};
+    [FPD_ROUTE_GEMMT_LOWER] = "gemmt's lower triangle of",
+    [FPD_ROUTE_GEMM_COL_MAJOR] = "gemm through the column-major entry (C^T = B^T A^T),"};
 
 #define ROW(...) {__VA_ARGS__}
 const struct fpd_relation fpd_relation_table[] = {
@@ -264,6 +266,10 @@ const struct fpd_relation fpd_relation_table[] = {
         .backends = 1, .needs_16bit_in = true, .needs_wider_out = true, .build = build_cast_out),
     ROW(.name = "layout", .doc = "transpose flags vs the same operands materialized in the other storage order",
         .backends = 1, .default_campaign = true, .build = build_layout),
+    ROW(.name = "col-major",
+        .doc = "A·B by the row-major gemm vs through the column-major entry as C^T = B^T A^T, as LAPACK and SciPy call it",
+        .backends = 1, .needs = FPD_FEAT_COL_MAJOR, .default_campaign = true, .route = FPD_ROUTE_GEMM_COL_MAJOR,
+        .build = build_route),
     ROW(.name = "vendor", .doc = "one gemm on two backends of one device (own kernel vs library, or two libraries)",
         .backends = 2, .pairing = FPD_PAIR_SAME_DEVICE, .default_campaign = true, .build = build_two_backends),
     ROW(.name = "device", .doc = "one gemm on the CPU and on the GPU (an own kernel and its twin, or two vendors)",
@@ -294,13 +300,13 @@ const struct fpd_relation fpd_relation_table[] = {
         .square_out = true, .route = FPD_ROUTE_GEMMT_UPPER, .route_optional = true, .build = build_gemmt),
     ROW(.name = "out-strided", .doc = "A·B returned vs written through out= every other column of a wider array",
         .backends = 1, .needs = FPD_FEAT_OUT_VIEWS, .default_campaign = true, .route = FPD_ROUTE_OUT_STRIDED,
-        .build = build_out_view),
+        .build = build_route),
     ROW(.name = "out-transposed", .doc = "A·B returned vs written through out= the transpose of an n x m array",
         .backends = 1, .needs = FPD_FEAT_OUT_VIEWS, .default_campaign = true, .route = FPD_ROUTE_OUT_TRANSPOSED,
-        .build = build_out_view),
+        .build = build_route),
     ROW(.name = "out-reversed", .doc = "A·B returned vs written through out= a view of negative strides",
         .backends = 1, .needs = FPD_FEAT_OUT_REVERSED, .default_campaign = true, .route = FPD_ROUTE_OUT_REVERSED,
-        .build = build_out_view),
+        .build = build_route),
     ROW(.name = "repeat", .doc = "the same path twice (run-to-run determinism)", .backends = 1,
         .default_campaign = true, .build = build_repeat),
 };
@@ -347,6 +353,7 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
         {FPD_FEAT_CONCURRENT, "concurrent calls (a library loaded in fpdiv's process or a host's, or a framework's)"},
         {FPD_FEAT_SELF, "a syrk (a BLAS library's)"},
         {FPD_FEAT_GEMMT, "a gemmt (a BLAS library's: oneMKL, BLIS, OpenBLAS from 0.3.22)"},
+        {FPD_FEAT_COL_MAJOR, "a column-major gemm (a BLAS library's)"},
         {FPD_FEAT_SCALARS, "BLAS's alpha and beta (a BLAS library's, or torch's addmm and baddbmm)"},
         {FPD_FEAT_OUT_VIEWS, "an out= argument (a framework's: numpy, torch)"},
         {FPD_FEAT_OUT_REVERSED, "an out= of negative strides (numpy's)"},

@@ -930,7 +930,7 @@ c = j["check"]["case"]
 print(j["environment"]["backends"]["stateful"]["last_shape"] == "%dx%dx%dx%d" % (c["batch"], c["m"], c["n"], c["k"]))' \
         "$env_dir"/min/vendor/*.json)" '^True$'
 rm -rf "$env_dir"
-bad "plugin with another ABI" "was built for backend ABI 9; this fpdiv speaks ABI 8 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
+bad "plugin with another ABI" "was built for backend ABI 10; this fpdiv speaks ABI 9 \(and loads plugins of ABI 1 and later\)" --plugin $P/wrong_abi.so list
 # A GEMM a backend cannot compute, though it takes the dtypes (an algorithm a library does not
 # offer for the problem): the check does not apply. `check` refuses it; a campaign passes it over
 # and counts it, and it is never a finding (tests/plugins/few_algos.c offers 1 + k % 4 algorithms).
@@ -977,6 +977,11 @@ run "the plugin of ABI 7 loads" 0 $FPDIV --plugin $P/old_abi7.so check --relatio
 bad "an ABI 7 plugin is handed no alpha and beta, whatever bit 12 of its features says" \
     "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's, or torch's addmm and baddbmm\); old-abi7 has none" \
     --plugin $P/old_abi7.so check --relation alpha-beta --backend old-abi7 --shape 3x4x50 --dtype f64
+run "the plugin of ABI 8 loads" 0 $FPDIV --plugin $P/old_abi8.so check --relation vendor --backend seq,old-abi8 \
+        --shape 3x4x50 --dtype f64 --json && expect "and computes seq's order" "$out" '"verdict":"same"'
+bad "an ABI 8 plugin is handed no column-major route, whatever bit 13 of its features says" \
+    "col-major needs a backend with a column-major gemm \(a BLAS library's\); old-abi8 has none" \
+    --plugin $P/old_abi8.so check --relation col-major --backend old-abi8 --shape 3x4x50 --dtype f64
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 

@@ -166,7 +166,8 @@ static int unavailable_open(const struct fpd_backend *self, void **state, char *
         ident.kind = FPD_KIND_TEST;                                                                \
         ident.features = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES |  \
                          FPD_FEAT_VMAP | FPD_FEAT_COMPILE | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF |   \
-                         FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT | FPD_FEAT_SCALARS; \
+                         FPD_FEAT_OUT_VIEWS | FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT | FPD_FEAT_SCALARS | \
+                         FPD_FEAT_COL_MAJOR;                                                        \
         ident.gemm = gemm_fn;                                                                      \
         ident.gemm_concurrent = one_at_a_time;                                                     \
         ident.open = open_fn;                                                                      \
@@ -283,6 +284,11 @@ static const struct scenario scenarios[] = {
     {"alpha-beta", {"openblas"}, "bf16", "9x8x100", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     {"alpha-beta", {"perturbed"}, "f64", "2x5x6x70", FPD_DIST_WIDE, true, true, NEVER, FPD_SAME},
     {"concurrent", {"blis"}, "f32", "30x20x100", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
+    /* the column-major entry: the libraries' row-major CBLAS calls it as these do, so the same bits */
+    {"col-major", {"openblas"}, "f32", "2x30x20x300", FPD_DIST_WIDE, true, true, NEVER, FPD_SAME},
+    {"col-major", {"mkl"}, "bf16", "17x5x64", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
+    {"col-major", {"refblas"}, "f64", "9x8x100", FPD_DIST_UNIFORM, false, true, NEVER, FPD_SAME},
+    {"col-major", {"perturbed"}, "f32", "2x5x6x70", FPD_DIST_NORMAL, true, false, NEVER, FPD_SAME},
     {"device", {"seq", "gpu-twin"}, "bf16", "2x7x9x300", FPD_DIST_NORMAL, true, true, NEVER, FPD_SAME},
     {"algo", {"perturbed"}, "f32", "7x9x30", FPD_DIST_NORMAL, false, false, NEVER, FPD_SAME},
     /* a library's gemv and dot: on int data every order agrees, so any other answer is a wrong
@@ -322,6 +328,7 @@ static const struct scenario scenarios[] = {
     {"alpha-beta", {"perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, true, false, SCALARS, FPD_REORDER},
     {"self", {"perturbed"}, "f64", "5x5x7", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
     {"gemmt", {"perturbed"}, "f64", "5x5x7", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
+    {"col-major", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, true, false, ROUTED, FPD_REORDER},
     {"device", {"seq", "gpu-perturbed"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, ALWAYS, FPD_REORDER},
     {"algo", {"perturbed"}, "f64", "5x6x7", FPD_DIST_NORMAL, false, false, ALGO_ABOVE_0, FPD_REORDER},
     {"gemv-rows", {"perturbed"}, "f32", "4x5x6", FPD_DIST_NORMAL, false, false, ROUTED, FPD_REORDER},
