@@ -13,7 +13,9 @@
 #include <stdint.h>
 
 #define FPDIV_BACKEND_ABI 9
-/* ABI 8 is ABI 9 without the route FPD_ROUTE_GEMM_COL_MAJOR and its feature, FPD_FEAT_COL_MAJOR;
+/* ABI 8 is ABI 9 without the route FPD_ROUTE_GEMM_COL_MAJOR and its feature, FPD_FEAT_COL_MAJOR, and
+ * without args->alpha_negative at the end of struct fpd_gemm_args (a plugin of ABI 8 is handed no
+ * scalars: what it would make of a negative alpha is unknown);
  * ABI 7 is ABI 8 without args->alpha_exp and args->beta_exp at the end of struct fpd_gemm_args and
  * their feature, FPD_FEAT_SCALARS;
  * ABI 6 is ABI 7 without gemm_concurrent at the end of struct fpd_backend, the routes FPD_ROUTE_SYRK,
@@ -72,7 +74,8 @@ enum fpd_feature {
     FPD_FEAT_OUT_VIEWS = 1u << 9,  /* gemm() honours FPD_ROUTE_OUT_STRIDED and _TRANSPOSED (ABI 7) */
     FPD_FEAT_OUT_REVERSED = 1u << 10, /* gemm() honours FPD_ROUTE_OUT_REVERSED (ABI 7) */
     FPD_FEAT_GEMMT = 1u << 11,        /* gemm() honours FPD_ROUTE_GEMMT_UPPER and _LOWER (ABI 7) */
-    FPD_FEAT_SCALARS = 1u << 12,      /* gemm() honours args->alpha_exp and args->beta_exp on FPD_ROUTE_GEMM (ABI 8) */
+    FPD_FEAT_SCALARS = 1u << 12,      /* gemm() honours args->alpha_exp and args->beta_exp on FPD_ROUTE_GEMM (ABI 8),
+                                         and args->alpha_negative (ABI 9) */
     FPD_FEAT_COL_MAJOR = 1u << 13,    /* gemm() honours FPD_ROUTE_GEMM_COL_MAJOR, with the bias and scalars it
                                          honours on FPD_ROUTE_GEMM (ABI 9) */
 };
@@ -141,7 +144,16 @@ struct fpd_gemm_args {
      * alpha op(A) op(B) + beta C on a C holding the bias rows (alpha = 2^alpha_exp, beta =
      * 2^beta_exp; beta = 0, C unread, without a bias). Powers of two, so that no scalar rounds. */
     int alpha_exp, beta_exp;
+    /* ABI 9, with FPD_FEAT_SCALARS: alpha is -2^alpha_exp where this is nonzero (C's bias rows are
+     * then handed over negated), as LAPACK's updates C := C - A B ask for */
+    int alpha_negative;
 };
+
+/* Whether a GEMM asks for BLAS's own scalars (the alpha-beta relation's second path). */
+static inline bool fpd_gemm_args_scaled(const struct fpd_gemm_args *g)
+{
+    return g->alpha_exp || g->beta_exp || g->alpha_negative;
+}
 
 /*
  * How a backend's arithmetic rounds, for the rounding-error bound a difference is judged against

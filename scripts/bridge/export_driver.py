@@ -100,16 +100,17 @@ def path_product(path, x, y, z, **scalars):
 
 
 def path_scalars(path, x, y, fused):
-    """The framework's alpha = 2^a and beta = 2^b (0 without a bias, C then holding fpdiv's poison),
+    """The framework's alpha = ±2^a and beta = 2^b (0 without a bias, C then holding fpdiv's poison),
     as the bridge hands them over, or nothing."""
-    a, b = path["alpha_exp"], path["beta_exp"]
-    if not a and not b:
+    a, b, negative = path["alpha_exp"], path["beta_exp"], path["alpha_negative"]
+    if not a and not b and not negative:
         return {}
     if "scalars" not in FEATURES:
         raise NotImplementedError(f"{NAME} has no alpha and beta of its own")
+    alpha = -(2.0 ** a) if negative else 2.0 ** a
     if fused:
-        return {"scalars": (2.0 ** a, 2.0 ** b, None)}
-    return {"scalars": (2.0 ** a, 0.0, poison((x.shape[0], x.shape[1], y.shape[2])))}
+        return {"scalars": (alpha, 2.0 ** b, None)}
+    return {"scalars": (alpha, 0.0, poison((x.shape[0], x.shape[1], y.shape[2])))}
 
 
 def poison(shape):
@@ -125,8 +126,9 @@ def run_path(path, a, b, bias):
     if path["flip_layout"]:
         x, y = other_order(x, CASE["pad"]), other_order(y, CASE["pad"])
     e, k1 = path["scale_exp"], path["split_k"]
-    back = e + path["alpha_exp"]  # the output is taken times 2^-back
-    z = bias[c0:c1] * 2.0 ** (back - path["beta_exp"])  # exact, as A's
+    back = e + path["alpha_exp"]  # the output is taken times ±2^-back
+    sign = -1.0 if path["alpha_negative"] else 1.0
+    z = sign * bias[c0:c1] * 2.0 ** (back - path["beta_exp"])  # exact, as A's
     if e:
         x = operand_scaled(x, e)
     fused = path["bias"] == "fused"
@@ -140,7 +142,7 @@ def run_path(path, a, b, bias):
         out = path_product(path, x, y, z if fused else None)
     if path["bias"] == "after":  # fpdiv's own add: the correctly rounded sum in the path's output type
         out = round_to(path["out"], out + z)
-    return round_to(CASE["dtype"][1], out * 2.0 ** -back)
+    return round_to(CASE["dtype"][1], sign * out * 2.0 ** -back)
 
 
 def main():

@@ -51,7 +51,8 @@ scalars, for a framework with "scalars" on route "gemm" (the alpha-beta relation
 is None or (alpha, beta, prior): return alpha * a @ b + beta * bias where there is a bias (prior
 None), else alpha * a @ b with beta 0, prior (batch x m x n) being what C held before: NaN or an
 infinity the product must not read, as BLAS's beta = 0 and torch.addmm's beta=0 promise. alpha and
-beta are powers of two (fields alpha_exp and beta_exp, 0 and 0 for every other product).
+beta are powers of two, alpha of either sign (fields alpha_exp, beta_exp and alpha_negative, 0 for
+every other product).
 """
 import importlib.util
 import json
@@ -70,7 +71,7 @@ PROTOCOL = 2
 RUNNING, DONE, RAISED = 1, 2, 3  # the progress bytes
 FIELDS = ("in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
           "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias",
-          "alpha_exp", "beta_exp")
+          "alpha_exp", "beta_exp", "alpha_negative")
 DTYPE = ("f64", "f32", "f16", "bf16")
 ROUTE = ("gemm", "gemv-rows", "gemv-cols", "dot", "vmap-rows", "syrk",  # syrk, gemmt-*, gemm-col-major: never
          "out-strided", "out-transposed", "out-reversed", "gemmt-upper", "gemmt-lower",  # sent (no such feature)
@@ -132,20 +133,20 @@ def store(memory, offset, ld, stride, dtype, result, batch, m, n):
 def gemm(framework, memory, row):
     """One GEMM of a request: `row` is its fields, FIELDS."""
     (t_in, t_out, t_acc, batch, m, n, k, threads, route, execution, a, a_trans, a_ld, a_stride,
-     b, b_trans, b_ld, b_stride, c, c_ld, c_stride, bias, alpha_exp, beta_exp) = row
+     b, b_trans, b_ld, b_stride, c, c_ld, c_stride, bias, alpha_exp, beta_exp, alpha_negative) = row
     dt_in, dt_out = DTYPE[t_in], DTYPE[t_out]
     a = operand(memory, a, a_trans, a_ld, a_stride, dt_in, batch, m, k)
     b = operand(memory, b, b_trans, b_ld, b_stride, dt_in, batch, k, n)
     bias = None if bias < 0 else operand(memory, bias, False, n, n, dt_out, 1, 1, n)[0, 0]
     more = {}
-    if alpha_exp or beta_exp:  # the alpha-beta relation's path
+    if alpha_exp or beta_exp or alpha_negative:  # the alpha-beta relation's path
+        alpha = -(2.0 ** alpha_exp) if alpha_negative else 2.0 ** alpha_exp
         if "scalars" not in framework.FEATURES:
             raise ValueError(f"fpdiv sent alpha and beta to {framework.NAME}, whose FEATURES lack \"scalars\"")
         if bias is None:  # beta 0 on what C held, in a copy (C is written below)
-            more["scalars"] = (2.0 ** alpha_exp, 0.0, np.array(operand(memory, c, False, c_ld, c_stride, dt_out,
-                                                                       batch, m, n)))
+            more["scalars"] = (alpha, 0.0, np.array(operand(memory, c, False, c_ld, c_stride, dt_out, batch, m, n)))
         else:
-            more["scalars"] = (2.0 ** alpha_exp, 2.0 ** beta_exp, None)
+            more["scalars"] = (alpha, 2.0 ** beta_exp, None)
     result = framework.matmul(a, b, bias=bias, route=ROUTE[route], execution=EXECUTION[execution],
                               dtypes=[dt_in, dt_out, DTYPE[t_acc]], threads=threads, **more)
     store(memory, c, c_ld, c_stride, dt_out, result, batch, m, n)

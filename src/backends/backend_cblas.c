@@ -369,7 +369,7 @@ static int route_runs(const struct cblas_state *s, const struct fpd_gemm_args *g
 {
     if (whole_gemm(g))
         return FPD_OK;
-    if (g->alpha_exp || g->beta_exp) {
+    if (fpd_gemm_args_scaled(g)) {
         snprintf(why, why_size, "%s is handed alpha and beta on its gemm route only", s->library);
         return FPD_ERR_BACKEND;
     }
@@ -414,9 +414,9 @@ static int compute(struct cblas_state *s, struct fpd_batch_staging *batch, const
         return runs;
     enum fpd_dtype ct = g->dt.acc;
     const void *native = native_16bit(s, &g->dt);
-    /* BLAS's scalars: powers of two (args->alpha_exp, beta_exp), 1 and 1 unless asked; C holds the
-     * bias, or is not read (beta = 0) */
-    double alpha = ldexp(1, g->alpha_exp), beta = g->bias ? ldexp(1, g->beta_exp) : 0;
+    /* BLAS's scalars: powers of two (args->alpha_exp, beta_exp; alpha's sign), 1 and 1 unless asked;
+     * C holds the bias, or is not read (beta = 0) */
+    double alpha = (g->alpha_negative ? -1 : 1) * ldexp(1, g->alpha_exp), beta = g->bias ? ldexp(1, g->beta_exp) : 0;
     enum fpd_dtype operand_t = native ? g->dt.in : ct;
     for (size_t b = 0; b < g->batch; b++) {
         struct fpd_batch_entry e;

@@ -29,17 +29,17 @@ enum gemm_progress { GEMM_WAITING, GEMM_RUNNING, GEMM_DONE, GEMM_RAISED };
 /* A request's GEMMs are described in the shared memory, after the progress bytes: a row of
  * GEMM_FIELDS 64-bit integers each, where JSON would cost the two sides more than a small GEMM.
  * The server's hello names the fields, types, routes and executions in the order it reads them,
- * which must be these. Offsets are in bytes, the rest in elements; bias -1: none; alpha_exp and
- * beta_exp 0 and 0 unless the server said it has "scalars" (fpd_gemm_args). */
+ * which must be these. Offsets are in bytes, the rest in elements; bias -1: none; alpha_exp,
+ * beta_exp and alpha_negative 0 unless the server said it has "scalars" (fpd_gemm_args). */
 enum gemm_field {
     F_IN, F_OUT, F_ACC, F_BATCH, F_M, F_N, F_K, F_THREADS, F_ROUTE, F_EXECUTION,
     F_A, F_A_TRANS, F_A_LD, F_A_STRIDE, F_B, F_B_TRANS, F_B_LD, F_B_STRIDE, F_C, F_C_LD, F_C_STRIDE, F_BIAS,
-    F_ALPHA_EXP, F_BETA_EXP, GEMM_FIELDS
+    F_ALPHA_EXP, F_BETA_EXP, F_ALPHA_NEGATIVE, GEMM_FIELDS
 };
 static const char *const field_names[GEMM_FIELDS] = {
     "in", "out", "acc", "batch", "m", "n", "k", "threads", "route", "execution",
     "a", "a_trans", "a_ld", "a_stride", "b", "b_trans", "b_ld", "b_stride", "c", "c_ld", "c_stride", "bias",
-    "alpha_exp", "beta_exp"};
+    "alpha_exp", "beta_exp", "alpha_negative"};
 enum { TABLE_AT = 64, OPERANDS_AT = TABLE_AT + MAX_REQUEST_GEMMS * GEMM_FIELDS * 8 };
 
 struct fpd_bridge {
@@ -247,7 +247,7 @@ static void describe(int64_t *row, const struct fpd_gemm_args *g, const struct f
         [F_B] = (int64_t)l->b, [F_B_TRANS] = g->trans_b, [F_B_LD] = (int64_t)g->ldb, [F_B_STRIDE] = (int64_t)g->stride_b,
         [F_C] = (int64_t)l->c, [F_C_LD] = (int64_t)g->ldc, [F_C_STRIDE] = (int64_t)g->stride_c,
         [F_BIAS] = g->bias ? (int64_t)l->bias : -1,
-        [F_ALPHA_EXP] = g->alpha_exp, [F_BETA_EXP] = g->beta_exp,
+        [F_ALPHA_EXP] = g->alpha_exp, [F_BETA_EXP] = g->beta_exp, [F_ALPHA_NEGATIVE] = g->alpha_negative,
     };
     memcpy(row, fields, sizeof fields);
 }

@@ -31,7 +31,7 @@ struct host_gemm {
     uint64_t batch, m, n, k, lda, ldb, ldc, stride_a, stride_b, stride_c;
     uint64_t a, b, c, bias; /* offsets; bias NO_BIAS when there is none */
     uint8_t trans_a, trans_b;
-    int32_t threads, algo, route, execution, alpha_exp, beta_exp;
+    int32_t threads, algo, route, execution, alpha_exp, beta_exp, alpha_negative;
 };
 #define NO_BIAS UINT64_MAX
 
@@ -286,7 +286,7 @@ static struct host_gemm host_gemm_of(const struct fpd_gemm_args *g, const struct
         .a = l->a, .b = l->b, .c = l->c, .bias = g->bias ? l->bias : NO_BIAS,
         .trans_a = g->trans_a, .trans_b = g->trans_b, .threads = g->threads, .algo = g->algo,
         .route = (int32_t)g->route, .execution = (int32_t)g->execution, .alpha_exp = g->alpha_exp,
-        .beta_exp = g->beta_exp,
+        .beta_exp = g->beta_exp, .alpha_negative = g->alpha_negative,
     };
 }
 
@@ -447,7 +447,7 @@ static struct fpd_gemm_args args_in(const struct host_gemm *g, unsigned char *ma
         .ldb = g->ldb, .stride_b = g->stride_b, .c = map + g->c, .ldc = g->ldc, .stride_c = g->stride_c,
         .bias = g->bias == NO_BIAS ? NULL : map + g->bias, .threads = g->threads, .algo = g->algo,
         .route = (enum fpd_route)g->route, .execution = (enum fpd_execution)g->execution,
-        .alpha_exp = g->alpha_exp, .beta_exp = g->beta_exp,
+        .alpha_exp = g->alpha_exp, .beta_exp = g->beta_exp, .alpha_negative = g->alpha_negative,
     };
 }
 

@@ -34,8 +34,9 @@ static void restore_fpenv(const char *path)
 /* An older ABI's backend as this one sees it: each older struct is the start of the newer ones
  * (ABI 1 lacks the kernel-set fields, ABI 2 and 3 gemm_many, ABI 4 rounding; what it lacks stays
  * NULL; ABI 5 lacks only a status, FPD_ERR_NOT_APPLICABLE, which its gemm never returns; ABI 6
- * gemm_concurrent; ABI 7 only args->alpha_exp and args->beta_exp, which it never reads; ABI 8 only
- * a route, which it is never handed), and its
+ * gemm_concurrent; ABI 7 only args->alpha_exp and args->beta_exp, which it never reads; ABI 8 a
+ * route, which it is never handed, and alpha's sign, which it would not read: it is handed no
+ * scalars), and its
  * feature bits are those it knew (a backend of ABI 2 never reads args->route or
  * args->execution). Kept for the life of the process, like the plugin. */
 static const struct fpd_backend *upgraded(const struct fpd_backend *old, int abi)
@@ -56,7 +57,7 @@ static const struct fpd_backend *upgraded(const struct fpd_backend *old, int abi
               FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT,
         [8] = FPD_FEAT_FUSED_BIAS | FPD_FEAT_THREADS | FPD_FEAT_ALGOS | FPD_FEAT_ROUTES | FPD_FEAT_VMAP |
               FPD_FEAT_COMPILE | FPD_FEAT_BIAS_ADDED | FPD_FEAT_CONCURRENT | FPD_FEAT_SELF | FPD_FEAT_OUT_VIEWS |
-              FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT | FPD_FEAT_SCALARS};
+              FPD_FEAT_OUT_REVERSED | FPD_FEAT_GEMMT};
     /* how much of the struct each ABI has: the fields after it are NULL in the copy */
     static const size_t size_known[] = {[1] = offsetof(struct fpd_backend, kernel_set_env),
                                         [2] = offsetof(struct fpd_backend, gemm_many),

@@ -10,7 +10,7 @@
 enum {
     OPT_RELATION = FPD_CASE_OPT_FIRST, OPT_BACKEND, OPT_SHAPE, OPT_DTYPE, OPT_TRANS_A, OPT_TRANS_B, OPT_BIAS, OPT_PAD,
     OPT_DIST, OPT_INDEX, OPT_SLICE, OPT_THREADS, OPT_ALGO, OPT_ISOLATE, OPT_CALLERS, OPT_SPLIT, OPT_SCALE,
-    OPT_ALPHA, OPT_BETA,
+    OPT_ALPHA, OPT_BETA, OPT_NEGATIVE_ALPHA,
 };
 
 const struct option fpd_shared_options[] = {
@@ -31,7 +31,7 @@ static const struct option case_only_options[] = {
     {"algo", required_argument, NULL, OPT_ALGO},         {"isolate", no_argument, NULL, OPT_ISOLATE},
     {"callers", required_argument, NULL, OPT_CALLERS},   {"split", required_argument, NULL, OPT_SPLIT},
     {"scale", required_argument, NULL, OPT_SCALE},       {"alpha", required_argument, NULL, OPT_ALPHA},
-    {"beta", required_argument, NULL, OPT_BETA},
+    {"beta", required_argument, NULL, OPT_BETA},         {"negative-alpha", no_argument, NULL, OPT_NEGATIVE_ALPHA},
     {NULL, 0, NULL, 0},
 };
 
@@ -66,6 +66,8 @@ const char fpd_case_options_help[] =
     "  --alpha E, --beta E  alpha-beta relation: BLAS's alpha = 2^E or 2^-E, E from 0 to 8 (the sign\n"
     "                       keeps every value finite and normal), and beta = 2^E, E from -8 to 8 (with\n"
     "                       --bias; without one beta is 0); default 1 and 1\n"
+    "  --negative-alpha     alpha-beta relation: alpha = -2^E (LAPACK's updates, C := C - A B: --alpha 0\n"
+    "                       --beta 0 --negative-alpha --bias)\n"
     "  --max-mem SIZE       refuse cases needing more memory than this (default half of RAM)\n"
     "  --isolate            run each check in a process of its own, so a backend that crashes gives\n"
     "                       an `error` instead of ending fpdiv (check always does; a few ms a check\n"
@@ -177,6 +179,7 @@ int fpd_case_flags_take(struct fpd_case_flags *f, int opt, const char *arg, int 
         f->chk.params.alpha = (int)u;
         break;
     case OPT_BETA: rc = fpd_cli_int("--beta", arg, -FPD_SCALE_MAX, FPD_SCALE_MAX, &f->chk.params.beta, why, why_size); break;
+    case OPT_NEGATIVE_ALPHA: f->chk.params.alpha_negative = true; break;
     default: return 0;
     }
     *status = rc;

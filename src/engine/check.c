@@ -262,18 +262,18 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
         if (rc != FPD_OK)
             return rc;
         fpd_scale_block(p->in, ck->operand_a[which].buf, batch, a.stride, a.transposed ? c->k : m, a.transposed ? m : c->k,
-                        a.ld, p->scale_exp);
+                        a.ld, p->scale_exp, false);
     }
 
     const void *bias = NULL;
     if (p->bias != FPD_BIAS_NONE) {
         size_t ignored;
         const char *row = (const char *)ck->tensors.bias + g->cols.start * dsize(c->dt.out);
-        if (bias_exp) { /* a copy of its own, times 2^bias_exp: never the case's */
+        if (bias_exp || p->alpha_negative) { /* a copy of its own, times ±2^bias_exp: never the case's */
             if (fpd_grow(&ck->bias[which].buf, &ck->bias[which].cap, n * dsize(p->out)) != FPD_OK)
                 return FPD_ERR_NOMEM;
             fpd_convert_matrix(1, n, c->dt.out, row, n, p->out, ck->bias[which].buf, n);
-            fpd_scale_block(p->out, ck->bias[which].buf, 1, n, 1, n, n, bias_exp);
+            fpd_scale_block(p->out, ck->bias[which].buf, 1, n, 1, n, n, bias_exp, p->alpha_negative);
             bias = ck->bias[which].buf;
         } else {
             bias = fpd_stage_input(&ck->bias[which], c->dt.out, row, 1, n, n, p->out, &ignored);
@@ -301,7 +301,7 @@ static int prepare_path(struct fpd_checker *ck, const struct fpd_check *chk, con
         .bias = p->bias == FPD_BIAS_FUSED ? bias : NULL,
         .threads = p->threads ? p->threads : chk->default_threads,
         .algo = p->algo, .route = p->route, .execution = p->execution,
-        .alpha_exp = p->alpha_exp, .beta_exp = p->beta_exp,
+        .alpha_exp = p->alpha_exp, .beta_exp = p->beta_exp, .alpha_negative = p->alpha_negative,
     };
     ck->bias_after[which] = bias;
     if (p->split_k && prepare_second_part(ck, which, p->split_k, out_bytes) != FPD_OK)
@@ -359,9 +359,9 @@ static int finish_path(struct fpd_checker *ck, const struct fpd_check *chk, cons
     }
     if (p->bias == FPD_BIAS_AFTER)
         add_bias_after(out, p->out, batch, m, n, ldc, ck->bias_after[which]);
-    int out_exp = p->scale_exp + p->alpha_exp; /* back by 2^-out_exp, after the bias a path adds after (scaled too) */
-    if (out_exp)
-        fpd_scale_block(p->out, out, batch, m * ldc, m, n, ldc, -out_exp);
+    int out_exp = p->scale_exp + p->alpha_exp; /* back by ±2^-out_exp, after the bias a path adds after (scaled too) */
+    if (out_exp || p->alpha_negative)
+        fpd_scale_block(p->out, out, batch, m * ldc, m, n, ldc, -out_exp, p->alpha_negative);
 
     /* The compared block in the case's output type: where it is already that, in place, else
      * converted into a packed copy. */
@@ -930,11 +930,14 @@ static int exact_report(struct fpd_checker *ck, const struct fpd_check *chk, con
     struct fpd_exact_report *x = &res->exact;
     *x = (struct fpd_exact_report){.computed = true};
     /* where a path's -0 is judged against the +0 an exactly cancelling sum gives: round-to-nearest
-     * arithmetic on the CPU (a tensor core's truncation has its own rules), and a result in the
-     * accumulator's type (one rounded to a narrower output underflows to a zero of its error's sign) */
+     * arithmetic on the CPU (a tensor core's truncation has its own rules), a result in the
+     * accumulator's type (one rounded to a narrower output underflows to a zero of its error's sign),
+     * and a positive alpha (with a negative one the library's zero, negated back, has either sign:
+     * -(A B)'s terms may be negated before the sum or after) */
     bool zero_sign_judged[2];
     for (int w = 0; w < 2; w++)
-        zero_sign_judged[w] = random[w] && c->dt.out == c->dt.acc && paths[w]->out == c->dt.acc;
+        zero_sign_judged[w] = random[w] && c->dt.out == c->dt.acc && paths[w]->out == c->dt.acc &&
+                              !paths[w]->alpha_negative;
     const double smallest_product = smallest_exact_product(&c->dt);
     size_t wrong[2] = {0, 0}, flush_explained[2] = {0, 0}; /* elements where a path is wrong; of them, as flushed */
     const struct fpd_block *sides[2] = {&outputs->a, &outputs->b};

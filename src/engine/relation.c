@@ -156,10 +156,10 @@ static void build_scale(const struct fpd_relation *r, const struct fpd_case *c, 
     out->b.scale_exp = p->scale;
 }
 
-/* The library's own scalars: alpha = 2^a, and beta = 2^b on a C holding the bias handed over times
- * 2^(a - b), the output taken times 2^-a; so both paths are A·B + bias. a's magnitude and b from the
- * parameters, a's sign from the data when the check prepares it (scale.h). Without a bias, beta is
- * 0 (C is not read) and alpha alone is asked for. */
+/* The library's own scalars: alpha = ±2^a, and beta = 2^b on a C holding the bias handed over times
+ * ±2^(a - b), the output taken times ±2^-a; so both paths are A·B + bias. a's magnitude, alpha's sign
+ * and b from the parameters, a's sign from the data when the check prepares it (scale.h). Without a
+ * bias, beta is 0 (C is not read) and alpha alone is asked for. */
 static void build_alpha_beta(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
                              struct fpd_paths *out)
 {
@@ -167,6 +167,7 @@ static void build_alpha_beta(const struct fpd_relation *r, const struct fpd_case
     whole_case(c, out);
     out->b.alpha_exp = (int8_t)p->alpha;
     out->b.beta_exp = (int8_t)(c->has_bias ? p->beta : 0);
+    out->b.alpha_negative = p->alpha_negative;
 }
 
 /* The first k1 terms and the rest (k1 from the parameters), computed and added in the accumulator's
@@ -287,7 +288,7 @@ const struct fpd_relation fpd_relation_table[] = {
     ROW(.name = "scale", .doc = "A·B vs (2^e A)·B times 2^-e: bit for bit but for underflow (a strict oracle)",
         .backends = 1, .default_campaign = true, .strict = true, .takes = FPD_TAKES_SCALE, .build = build_scale),
     ROW(.name = "alpha-beta",
-        .doc = "A·B + bias vs BLAS's alpha·A·B + beta·C: alpha = 2^a, beta = 2^b, C the bias times 2^(a-b), then times 2^-a",
+        .doc = "A·B + bias vs BLAS's alpha·A·B + beta·C: alpha = ±2^a, beta = 2^b, C the bias times ±2^(a-b), then times ±2^-a",
         .backends = 1, .needs = FPD_FEAT_SCALARS, .default_campaign = true, .takes = FPD_TAKES_SCALARS,
         .build = build_alpha_beta),
     ROW(.name = "split-k", .doc = "A·B vs A[:, :k1]·B[:k1] + A[:, k1:]·B[k1:], the parts added in the accumulator's type",
@@ -409,7 +410,7 @@ uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim d
  * path A's own call, so that the check would test nothing. */
 static bool plain_product(const struct fpd_relation_params *p, const struct fpd_case *c)
 {
-    return p->alpha == 0 && (p->beta == 0 || !c->has_bias);
+    return p->alpha == 0 && !p->alpha_negative && (p->beta == 0 || !c->has_bias);
 }
 
 int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_case *c,
@@ -455,7 +456,8 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
     }
     if ((r->takes & FPD_TAKES_SCALARS) && plain_product(p, c)) {
         snprintf(why, why_size, "alpha-beta with alpha 2^0 and %s asks for the plain product: path B would be path A "
-                 "(--alpha 1 or more%s)", c->has_bias ? "beta 2^0" : "no bias (beta 0)", c->has_bias ? ", or --beta" : "");
+                 "(--alpha 1 or more, --negative-alpha%s)", c->has_bias ? "beta 2^0" : "no bias (beta 0)",
+                 c->has_bias ? ", or --beta" : "");
         return FPD_ERR_INPUT;
     }
     if (fpd_relation_takes_threads(r) && p->threads < 1) {
@@ -494,9 +496,12 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
     if (r->takes & FPD_TAKES_SCALE)
         p->scale = 1 + (int)fpd_stream_below(s, 3);
     p->alpha = 1, p->beta = 0;
-    if (r->takes & FPD_TAKES_SCALARS) { /* alpha 2^0 to 2^±3, beta 2^-3 to 2^3; never both 1 */
+    if (r->takes & FPD_TAKES_SCALARS) { /* alpha ±2^0 to ±2^±3, beta 2^-3 to 2^3; never both 1 */
         p->alpha = (int)fpd_stream_below(s, 4);
         p->beta = (int)fpd_stream_below(s, 7) - 3;
+        p->alpha_negative = fpd_stream_chance(s, 1, 2);
+        if (fpd_stream_chance(s, 1, 4)) /* LAPACK's update, C := C - A B: kernels have fast paths for it */
+            p->alpha = 0, p->beta = 0, p->alpha_negative = true;
         if (plain_product(p, c))
             p->alpha = 1;
     }

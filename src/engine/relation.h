@@ -42,6 +42,8 @@ struct fpd_path {
     int8_t alpha_exp, beta_exp; /* BLAS's alpha = 2^alpha_exp and beta = 2^beta_exp (alpha-beta): the bias
                                    handed over times 2^(alpha_exp - beta_exp), the output times 2^-alpha_exp
                                    (scale.h); int8_t, so that a check's answer fits a worker's message */
+    bool alpha_negative;        /* alpha is -2^alpha_exp: the bias handed over negated too, the output
+                                   negated back */
     uint32_t split_k;        /* 0: one GEMM; else two, of the first split_k terms (with the bias) and of the
                                 rest, their outputs added in the output type */
     bool triangles;          /* C (square, no bias) in two GEMMs of its route's kind (gemmt): the upper
@@ -65,6 +67,7 @@ struct fpd_relation_params {
     int scale;              /* scale: the exponent's magnitude, 1 to FPD_SCALE_MAX (its sign, from the data) */
     int alpha, beta;        /* alpha-beta: alpha's exponent's magnitude, 0 to FPD_SCALE_MAX (its sign, from the
                                data), and beta's exponent, -FPD_SCALE_MAX to FPD_SCALE_MAX */
+    bool alpha_negative;    /* alpha-beta: alpha is -2^(its exponent) */
 };
 
 /* Parameters a relation takes beyond the slice, threads and algorithm (struct fpd_relation's `takes`). */

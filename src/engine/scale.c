@@ -124,7 +124,7 @@ bool fpd_scale_settle(const struct fpd_case *c, const struct fpd_tensors *t, str
         scalars_choose(c, &s, &alpha, &beta);
         b->alpha_exp = (int8_t)alpha, b->beta_exp = (int8_t)beta;
     }
-    return b->scale_exp || b->alpha_exp || b->beta_exp;
+    return b->scale_exp || b->alpha_exp || b->beta_exp || b->alpha_negative;
 }
 
 int fpd_scale_paths_as_run(const struct fpd_relation *r, const struct fpd_case *c, const struct fpd_relation_params *p,
@@ -141,13 +141,15 @@ int fpd_scale_paths_as_run(const struct fpd_relation *r, const struct fpd_case *
     return rc;
 }
 
-void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e)
+void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e,
+                     bool negate)
 {
     for (size_t b = 0; b < batch; b++)
         for (size_t i = 0; i < rows; i++)
             for (size_t j = 0; j < cols; j++) {
                 size_t at = b * stride + i * ld + j;
-                fpd_store(t, p, at, ldexp(fpd_load(t, p, at), e));
+                double v = ldexp(fpd_load(t, p, at), e);
+                fpd_store(t, p, at, negate ? -v : v);
             }
 }
 

@@ -37,7 +37,8 @@ int fpd_scale_paths_as_run(const struct fpd_relation *r, const struct fpd_case *
                            struct fpd_paths *out);
 /* Multiplies the rows x cols block of each of `batch` matrices (`stride` apart, rows of ld) by 2^e,
  * in type t. */
-void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e);
+void fpd_scale_block(enum fpd_dtype t, void *p, size_t batch, size_t stride, size_t rows, size_t cols, size_t ld, int e,
+                     bool negate);
 /* The most two exact paths can differ by at an element, where one is scaled by 2^e, from underflow
  * alone: each of the k + 1 roundings in the accumulator and the last in the output type may fall
  * among the subnormals of one path and not of the other. */

@@ -72,7 +72,8 @@ const char *fpd_reproduce_command(const struct fpd_check *chk, char *buf, size_t
     else if (chk->relation->takes & FPD_TAKES_SCALE)
         snprintf(extra + used, sizeof extra - used, " --scale %d", chk->params.scale);
     else if (chk->relation->takes & FPD_TAKES_SCALARS)
-        snprintf(extra + used, sizeof extra - used, " --alpha %d --beta %d", chk->params.alpha, chk->params.beta);
+        snprintf(extra + used, sizeof extra - used, " --alpha %d --beta %d%s", chk->params.alpha, chk->params.beta,
+                 chk->params.alpha_negative ? " --negative-alpha" : "");
     if (fpd_check_threads(chk) > 0) { /* a library's bits can depend on its thread count */
         size_t used = strlen(extra);
         snprintf(extra + used, sizeof extra - used, " --threads %d", fpd_check_threads(chk));
@@ -128,11 +129,12 @@ void fpd_path_words(FILE *f, const struct fpd_check *chk, const struct fpd_path 
     if (p->scale_exp)
         fprintf(f, ", A%s times 2^%d, C times 2^%d", p->bias != FPD_BIAS_NONE ? " and the bias" : "", p->scale_exp,
                 -p->scale_exp);
-    if (p->bias != FPD_BIAS_NONE && (p->alpha_exp || p->beta_exp)) /* alpha-beta's */
-        fprintf(f, ", alpha 2^%d, beta 2^%d on C holding the bias times 2^%d, then times 2^%d", p->alpha_exp,
-                p->beta_exp, p->alpha_exp - p->beta_exp, -p->alpha_exp);
-    else if (p->alpha_exp)
-        fprintf(f, ", alpha 2^%d, beta 0, then times 2^%d", p->alpha_exp, -p->alpha_exp);
+    const char *sign = p->alpha_negative ? "-" : "";
+    if (p->bias != FPD_BIAS_NONE && (p->alpha_exp || p->beta_exp || p->alpha_negative)) /* alpha-beta's */
+        fprintf(f, ", alpha %s2^%d, beta 2^%d on C holding the bias times %s2^%d, then times %s2^%d", sign,
+                p->alpha_exp, p->beta_exp, sign, p->alpha_exp - p->beta_exp, sign, -p->alpha_exp);
+    else if (p->alpha_exp || p->alpha_negative)
+        fprintf(f, ", alpha %s2^%d, beta 0, then times %s2^%d", sign, p->alpha_exp, sign, -p->alpha_exp);
     if (g->batch.len != cmp->batch.len || g->rows.len != cmp->rows.len || g->cols.len != cmp->cols.len)
         fprintf(f, "; then take batch %u:%u, rows %u:%u, cols %u:%u (start:length)", cmp->batch.start,
                 cmp->batch.len, cmp->rows.start, cmp->rows.len, cmp->cols.start, cmp->cols.len);
@@ -379,8 +381,10 @@ json_t *fpd_check_json(const struct fpd_check *chk, const struct fpd_check_resul
     if (chk->relation->takes & FPD_TAKES_SCALARS) { /* as asked, and as the data let path B run them */
         json_object_set_new(o, "alpha", json_integer(chk->params.alpha));
         json_object_set_new(o, "beta", json_integer(chk->params.beta));
-        json_object_set_new(o, "scalars", json_pack("{s:i,s:i}", "alpha_exp", res->paths.b.alpha_exp, "beta_exp",
-                                                    res->paths.b.beta_exp));
+        json_object_set_new(o, "alpha_negative", json_boolean(chk->params.alpha_negative));
+        json_object_set_new(o, "scalars", json_pack("{s:i,s:i,s:b}", "alpha_exp", res->paths.b.alpha_exp, "beta_exp",
+                                                    res->paths.b.beta_exp, "alpha_negative",
+                                                    res->paths.b.alpha_negative));
     }
     if (res->strict_excess > 0)
         json_object_set_new(o, "strict_excess", json_real(res->strict_excess));

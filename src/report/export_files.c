@@ -28,12 +28,12 @@ static json_t *path_json(const struct fpd_path *p, bool compiled_by_default)
     static const char *const bias_names[] = {[FPD_BIAS_NONE] = "none", [FPD_BIAS_FUSED] = "fused",
                                              [FPD_BIAS_AFTER] = "after"};
     enum fpd_execution e = p->execution == FPD_EXEC_DEFAULT && compiled_by_default ? FPD_EXEC_COMPILED : p->execution;
-    return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:i,s:i}", "batch", range(p->gemm.batch), "rows",
-                     range(p->gemm.rows), "cols", range(p->gemm.cols), "flip_layout", p->flip_layout, "in",
+    return json_pack("{s:o,s:o,s:o,s:b,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:i,s:i,s:b}", "batch", range(p->gemm.batch),
+                     "rows", range(p->gemm.rows), "cols", range(p->gemm.cols), "flip_layout", p->flip_layout, "in",
                      fpd_dtype_info(p->in)->name, "out", fpd_dtype_info(p->out)->name, "bias", bias_names[p->bias],
                      "route", fpd_route_names[p->route], "execution", fpd_execution_names[e], "threads", p->threads,
                      "scale_exp", p->scale_exp, "split_k", (json_int_t)p->split_k, "alpha_exp", p->alpha_exp,
-                     "beta_exp", p->beta_exp);
+                     "beta_exp", p->beta_exp, "alpha_negative", p->alpha_negative);
 }
 
 /* What the driver needs of the case: types, layout, the two paths, the compared region, what C

@@ -208,6 +208,8 @@ static json_t *check_json(const struct fpd_case_file *f)
     if (chk->relation->takes & FPD_TAKES_SCALARS) {
         json_object_set_new(params, "alpha", json_integer(chk->params.alpha));
         json_object_set_new(params, "beta", json_integer(chk->params.beta));
+        if (chk->params.alpha_negative) /* absent: positive, as the files before the sign have it */
+            json_object_set_new(params, "alpha_negative", json_true());
     }
     json_t *cj = json_pack("{s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:s}", "batch", (json_int_t)c->batch, "m",
                            (json_int_t)c->m, "n", (json_int_t)c->n, "k", (json_int_t)c->k, "trans_a", c->trans_a,
@@ -703,6 +705,9 @@ static int read_check(struct reader *r, json_t *check, struct fpd_case_file *f)
     if (chk->relation->takes & FPD_TAKES_SCALARS) {
         chk->params.alpha = (int)get_uint(r, params, "check.params.alpha", "alpha", 0, FPD_SCALE_MAX, &rc);
         chk->params.beta = get_int(r, params, "check.params.beta", "beta", -FPD_SCALE_MAX, FPD_SCALE_MAX, &rc);
+        chk->params.alpha_negative = json_object_get(params, "alpha_negative") &&
+                                     json_is_true(member(r, params, "check.params.alpha_negative", "alpha_negative",
+                                                         JSON_TRUE, &rc));
     }
     if (rc != FPD_OK)
         return rc;

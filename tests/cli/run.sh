@@ -867,8 +867,20 @@ if run "saved" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libbeta_flag.so" che
     bad "a case file's beta out of range" "beta9.json: check.params.beta: expected an integer from -8 to 8" \
         --blas zoo="$(dirname "$FPDIV")/zoo/libnone.so" replay $tmp/beta9.json
 fi
+if run "LAPACK's update, C := C - A B, saved" 1 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libalpha_sign_twice.so" check \
+    --relation alpha-beta --backend zoo --shape 8x8x64 --bias --alpha 0 --beta 0 --negative-alpha --save $tmp/update; then
+    expect "a kernel taking alpha's sign twice there: bound" "$out" '^check alpha-beta on zoo: bound$'
+    expect "path B names the sign" "$out" '^  path B   zoo: gemm 8x8x64, f32 in, f32 out, fused bias, alpha -2\^0, beta 2\^0 on C holding the bias times -2\^0, then times -2\^0$'
+    expect "and its rerun" "$out" '^  rerun    .* --alpha 0 --beta 0 --negative-alpha '
+    saved=$(find $tmp/update -name '*.json' | head -1)
+    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["check"]["params"] != {"alpha": 0, "beta": 0, "alpha_negative": True})' \
+        "$saved" && pass "the case file keeps the sign" || fail "alpha's sign saved" "$(head -c 400 "$saved")"
+    run "replayed on the library itself, where it is fixed" 0 $FPDIV --blas zoo="$(dirname "$FPDIV")/zoo/libnone.so" replay $tmp/update &&
+        expect "as fixed" "$out" '^fixed '
+fi
 run "alpha-beta's JSON: the scalars as asked and as run" 0 $FPDIV check --relation alpha-beta --backend openblas --shape 6x7x8 \
-    --bias --alpha 2 --beta -3 --json && expect "both" "$out" '"alpha":2,"beta":-3,"scalars":\{"alpha_exp":-?2,"beta_exp":-?[0-9]+\}'
+    --bias --alpha 2 --beta -3 --json &&
+    expect "both" "$out" '"alpha":2,"beta":-3,"alpha_negative":false,"scalars":\{"alpha_exp":-?2,"beta_exp":-?[0-9]+,"alpha_negative":false\}'
 bad "scale where no power of two keeps the data exact: path B would be path A" \
     "does not apply: scale: no power of two keeps these data finite and exact, so path B would be path A" \
     check --relation scale --backend seq --shape 1x163x130 --dtype bf16 --trans-a --pad 5 --dist int --specials 0.01 \
@@ -982,6 +994,9 @@ run "the plugin of ABI 8 loads" 0 $FPDIV --plugin $P/old_abi8.so check --relatio
 bad "an ABI 8 plugin is handed no column-major route, whatever bit 13 of its features says" \
     "col-major needs a backend with a column-major gemm \(a BLAS library's\); old-abi8 has none" \
     --plugin $P/old_abi8.so check --relation col-major --backend old-abi8 --shape 3x4x50 --dtype f64
+bad "an ABI 8 plugin is handed no alpha and beta (their sign is ABI 9's), whatever bit 12 says" \
+    "alpha-beta needs a backend with BLAS's alpha and beta \(a BLAS library's, or torch's addmm and baddbmm\); old-abi8 has none" \
+    --plugin $P/old_abi8.so check --relation alpha-beta --backend old-abi8 --shape 3x4x50 --dtype f64
 bad "not a plugin" "does not export fpdiv_plugin_init" --plugin $P/no_entry.so list
 bad "missing plugin" "cannot load plugin /nonexistent.so" --plugin /nonexistent.so list
 

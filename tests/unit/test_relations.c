@@ -48,23 +48,24 @@ static bool triggered(const struct fpd_gemm_args *g)
     case COMPILED: return g->execution == FPD_EXEC_COMPILED;
     case CONCURRENT: return among_callers;
     case PART_OF_K: return g->k < 7; /* the planted split-k scenario's k is 7: a part of it */
-    case SCALARS: return g->alpha_exp != 0 || g->beta_exp != 0;
+    case SCALARS: return fpd_gemm_args_scaled(g);
     default: return false;
     }
 }
 
-/* seq's arithmetic on BLAS's scalars, alpha = 2^alpha_exp and beta = 2^beta_exp: seq on the bias
- * beta gives C, then times alpha; exact, so the product is seq's A·B + bias times alpha. */
+/* seq's arithmetic on BLAS's scalars, alpha = ±2^alpha_exp and beta = 2^beta_exp: seq on the bias
+ * beta / alpha gives C, then times alpha; exact, so the product is seq's A·B + bias times alpha. */
 static int seq_scalars(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     struct fpd_gemm_args plain = *g;
-    plain.alpha_exp = plain.beta_exp = 0;
+    plain.alpha_exp = plain.beta_exp = plain.alpha_negative = 0;
+    double sign = g->alpha_negative ? -1 : 1;
     void *bias = NULL;
     if (g->bias) {
         bias = malloc(g->n * fpd_dtype_info(g->dt.out)->size);
         cr_assert_not_null(bias);
         for (size_t j = 0; j < g->n; j++)
-            fpd_store(g->dt.out, bias, j, ldexp(fpd_load(g->dt.out, g->bias, j), g->beta_exp - g->alpha_exp));
+            fpd_store(g->dt.out, bias, j, sign * ldexp(fpd_load(g->dt.out, g->bias, j), g->beta_exp - g->alpha_exp));
         plain.bias = bias;
     }
     int rc = fpd_backend_seq.gemm(state, &plain, why, why_size);
@@ -72,7 +73,7 @@ static int seq_scalars(void *state, const struct fpd_gemm_args *g, char *why, si
         for (size_t i = 0; i < g->m; i++)
             for (size_t j = 0; j < g->n; j++) {
                 size_t at = b * g->stride_c + i * g->ldc + j;
-                fpd_store(g->dt.out, g->c, at, ldexp(fpd_load(g->dt.out, g->c, at), g->alpha_exp));
+                fpd_store(g->dt.out, g->c, at, sign * ldexp(fpd_load(g->dt.out, g->c, at), g->alpha_exp));
             }
     free(bias);
     return rc;
@@ -81,7 +82,7 @@ static int seq_scalars(void *state, const struct fpd_gemm_args *g, char *why, si
 /* seq's arithmetic, for a gemmt route on its triangle alone (computed whole into a copy of C). */
 static int seq_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
-    if (g->alpha_exp || g->beta_exp)
+    if (fpd_gemm_args_scaled(g))
         return seq_scalars(state, g, why, why_size);
     bool upper = g->route == FPD_ROUTE_GEMMT_UPPER;
     if (!upper && g->route != FPD_ROUTE_GEMMT_LOWER)
@@ -219,12 +220,16 @@ struct scenario {
     enum fpd_verdict want;
 };
 
-/* The scenario's check, with its outputs hashed or not, in ck (which keeps the paths' outputs). */
-static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, struct fpd_checker *ck)
+/* The scenario's parameters, where a test does not set its own. */
+static const struct fpd_relation_params default_params = {.slice = {0, 1}, .threads = 2, .algo = 1, .callers = 3,
+                                                          .split_k = 4, .scale = 2, .alpha = 2, .beta = -1};
+
+/* The scenario's check with parameters p, its outputs hashed or not, in ck (which keeps the paths'
+ * outputs). */
+static struct fpd_check_result run_with(const struct scenario *s, const struct fpd_relation_params *p, bool unhashed,
+                                        struct fpd_checker *ck)
 {
-    struct fpd_check chk = {.params = {.slice = {0, 1}, .threads = 2, .algo = 1, .callers = 3, .split_k = 4, .scale = 2,
-                                       .alpha = 2, .beta = -1},
-                            .unhashed = unhashed};
+    struct fpd_check chk = {.params = *p, .unhashed = unhashed};
     char why[256];
     fpd_case_defaults(&chk.c);
     chk.relation = fpd_relation_find(s->relation);
@@ -242,6 +247,11 @@ static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, s
     struct fpd_check_result res;
     cr_assert_eq(fpd_check_run(ck, &chk, &res), FPD_OK);
     return res;
+}
+
+static struct fpd_check_result run_in(const struct scenario *s, bool unhashed, struct fpd_checker *ck)
+{
+    return run_with(s, &default_params, unhashed, ck);
 }
 
 static struct fpd_check_result run(const struct scenario *s)
@@ -341,6 +351,30 @@ static const struct scenario scenarios[] = {
     {"out-reversed", {"perturbed"}, "f32", "2x4x5x6", FPD_DIST_NORMAL, true, false, ROUTED, FPD_REORDER},
     {"core", {"ksets@forward", "ksets@nudged"}, "f32", "5x6x7", FPD_DIST_NORMAL, false, false, NEVER, FPD_REORDER},
 };
+
+/* A negative alpha: LAPACK's update C := C - A B (alpha -1, beta 1, C the bias negated) and -2^-2
+ * without a bias give each library's own bits back, negated back (the zoo's alpha_sign_twice is a
+ * library that takes the sign twice there). */
+Test(relations, a_negative_alpha_gives_the_same_bits, .init = setup, .fini = teardown)
+{
+    static const char *const backends[] = {"openblas", "blis", "mkl", "refblas", "perturbed"};
+    struct fpd_relation_params update = default_params, scaled_down = default_params;
+    update.alpha = 0, update.beta = 0, update.alpha_negative = true;
+    scaled_down.alpha = 2, scaled_down.alpha_negative = true;
+    for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++) {
+        struct scenario with_bias = {"alpha-beta", {backends[b]}, "f64", "2x9x8x100", FPD_DIST_WIDE, true, true, NEVER,
+                                     FPD_SAME};
+        struct scenario without = {"alpha-beta", {backends[b]}, "f32", "9x8x100", FPD_DIST_NORMAL, false, false, NEVER,
+                                   FPD_SAME};
+        struct fpd_checker ck = {0};
+        struct fpd_check_result r1 = run_with(&with_bias, &update, false, &ck);
+        struct fpd_check_result r2 = run_with(&without, &scaled_down, false, &ck);
+        fpd_checker_free(&ck);
+        cr_expect_eq(r1.verdict, FPD_SAME, "%s, C := C - A B: %s", backends[b], fpd_verdict_table[r1.verdict].name);
+        cr_expect_eq(r2.verdict, FPD_SAME, "%s, alpha -2^-2: %s", backends[b], fpd_verdict_table[r2.verdict].name);
+        cr_expect(r1.paths.b.alpha_negative && r2.paths.b.alpha_negative, "%s: path B's alpha negative", backends[b]);
+    }
+}
 
 Test(relations, every_relation_both_ways, .init = setup, .fini = teardown)
 {

@@ -42,10 +42,14 @@ Test(scale, never_where_neither_way_is_exact)
 Test(scale, the_block_and_nothing_else)
 {
     float x[2 * 3] = {1, 2, 3, 4, 5, 6};
-    fpd_scale_block(FPD_F32, x, 1, 6, 2, 2, 3, -2); /* 2 rows of 2 in rows of 3 */
+    fpd_scale_block(FPD_F32, x, 1, 6, 2, 2, 3, -2, false); /* 2 rows of 2 in rows of 3 */
     float want[6] = {0.25f, 0.5f, 3, 1, 1.25f, 6};
     for (int i = 0; i < 6; i++)
         cr_expect_eq(x[i], want[i], "[%d]: %g", i, x[i]);
+    fpd_scale_block(FPD_F32, x, 1, 6, 2, 2, 3, 1, true); /* times -2: a negative alpha's way back */
+    float negated[6] = {-0.5f, -1, 3, -2, -2.5f, 6};
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(x[i], negated[i], "[%d]: %g", i, x[i]);
 }
 
 Test(scale, tolerance_is_underflow_alone)

@@ -57,7 +57,7 @@ run "a shared packing buffer, every relation but concurrent" 0 $FPDIV --blas zoo
 # for every call the other relations make; only alpha-beta asks for others
 blind=$($FPDIV list | awk '/^relations/ { on = 1; next } /^$/ { on = 0 } on && $2 == "*" && $1 != "alpha-beta" { print $1 }' |
     paste -sd, -)
-for lib in beta_flag alpha_late alpha_small; do
+for lib in beta_flag alpha_late alpha_small alpha_sign_twice; do
     run "$lib, every default relation but alpha-beta" 0 $FPDIV --blas zoo="$zoo/lib$lib.so" fuzz --backends zoo \
         --relations "$blind" --seed 1 --cases 2000 --no-corpus --fail-on improbable && pass "is out of their reach"
 done

@@ -156,7 +156,7 @@ static int sizes_fit(const struct fpd_gemm_args *g, char *why, size_t why_size)
 }
 
 /* Whether BLAS's own alpha and beta are asked for (the alpha-beta relation's path). */
-static bool scaled(const struct fpd_gemm_args *g) { return g->alpha_exp || g->beta_exp; }
+static bool scaled(const struct fpd_gemm_args *g) { return fpd_gemm_args_scaled(g); }
 
 /* Copies the operands (what they span over every batch entry) and C to the device: prefilled with
  * the bias when the bias is BLAS-fused, else, where BLAS's alpha and beta are asked for (beta 0),
@@ -216,11 +216,11 @@ struct scalars {
     } alpha, beta;
 };
 
-/* alpha = 2^alpha_exp, and beta = 2^beta_exp where C holds the bias, else 0 (both exponents 0 but
- * for the alpha-beta relation): powers of two, exact in either type. */
+/* alpha = ±2^alpha_exp, and beta = 2^beta_exp where C holds the bias, else 0 (1 and 1 but for the
+ * alpha-beta relation): powers of two, exact in either type. */
 static struct scalars scalars_for(const struct fpd_gemm_args *g, bool bias_in_c)
 {
-    double alpha = ldexp(1, g->alpha_exp), beta = bias_in_c ? ldexp(1, g->beta_exp) : 0;
+    double alpha = (g->alpha_negative ? -1 : 1) * ldexp(1, g->alpha_exp), beta = bias_in_c ? ldexp(1, g->beta_exp) : 0;
     struct scalars sc;
     if (g->dt.acc == FPD_F64)
         sc.alpha.d = alpha, sc.beta.d = beta;
