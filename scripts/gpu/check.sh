@@ -190,6 +190,8 @@ reports() {
         check "(x@W)[0] vs x[0]@W on $b" --relation slice-rows --backend $b --shape 2x1000x1000 --dtype f32 || bad=1
         check "fused bias on $b, 32x512x2048" --relation addmm --backend $b --shape 32x512x2048 --dtype f32 || bad=1
         check "the empty product (k = 0) on $b: C = the bias" --relation addmm --backend $b --shape 4x8x0 --dtype f32 || bad=1
+        check "LAPACK's update C := C - A B on $b (alpha -1, beta 1)" --relation alpha-beta --backend $b \
+            --shape 32x512x2048 --dtype f32 --bias --alpha 0 --beta 0 --negative-alpha || bad=1
     done
     for shape in 4x512x6272 4x256x512 4x10x256; do  # the MLP's layers, batch 4: 6272 -> 512 -> 256 -> 10
         check "fused bias on cublaslt, layer $shape" --relation addmm --backend cublaslt --shape $shape --dtype f32 || bad=1
