@@ -144,16 +144,14 @@ static bool shrink_to_budget(const struct fpd_relation *rel, struct fpd_case *c,
  * seed mixed with a salt, so that every other case is drawn as it would be without it. */
 static bool empty_product_drawn(uint64_t seed, uint32_t index)
 {
-    return fpd_rng_mix64(fpd_rng_mix64(seed ^ 0x2545f4914f6cdd1du) + ((uint64_t)index + 1) * FPD_RNG_GAMMA) %
-               FPD_EMPTY_K_EVERY == 0;
+    return fpd_rng_one_in(seed, 0x2545f4914f6cdd1du, index, FPD_EMPTY_K_EVERY);
 }
 
 /* One case in FPD_SPECIALS_EVERY of a campaign not given --specials, from generator 5 on (an older
  * generator reruns an older campaign, which drew none): a draw of its own, as the empty product's. */
 static bool specials_drawn(uint64_t seed, uint32_t index)
 {
-    return fpd_rng_mix64(fpd_rng_mix64(seed ^ 0x6a09e667f3bcc909u) + ((uint64_t)index + 1) * FPD_RNG_GAMMA) %
-               FPD_SPECIALS_EVERY == 0;
+    return fpd_rng_one_in(seed, 0x6a09e667f3bcc909u, index, FPD_SPECIALS_EVERY);
 }
 
 double fpd_campaign_special_rate(const struct fpd_campaign_config *cfg, uint32_t index)

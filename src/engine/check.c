@@ -1183,8 +1183,7 @@ static bool exact_wanted(const struct fpd_check *chk, bool diverging)
     switch (chk->exact) {
     case FPD_EXACT_ALWAYS: return true;
     case FPD_EXACT_SAMPLED: /* a draw of the case's own: its seed mixed with a salt, so not the poison's */
-        return diverging || fpd_rng_mix64(fpd_rng_mix64(r->seed ^ 0x5a3b1e2d4c6f7081u) +
-                                          ((uint64_t)r->index + 1) * FPD_RNG_GAMMA) % FPD_EXACT_SAMPLE_EVERY == 0;
+        return diverging || fpd_rng_one_in(r->seed, 0x5a3b1e2d4c6f7081u, r->index, FPD_EXACT_SAMPLE_EVERY);
     case FPD_EXACT_DIVERGING: return diverging;
     default: return false;
     }

@@ -63,6 +63,14 @@ static inline uint64_t fpd_rng_position(uint32_t row, uint32_t col) { return (ui
 
 static inline uint64_t fpd_rng_mix64(uint64_t z) { return FPD_RNG_MIX64(z); }
 
+/* Whether case `index` of the campaign of `seed` is drawn, one in `every`, by a draw of its own: the
+ * seed mixed with `salt`, so that no other draw of the case moves (the empty product, the special
+ * values, the sampled exact reference). */
+static inline bool fpd_rng_one_in(uint64_t seed, uint64_t salt, uint32_t index, uint64_t every)
+{
+    return fpd_rng_mix64(fpd_rng_mix64(seed ^ salt) + ((uint64_t)index + 1) * FPD_RNG_GAMMA) % every == 0;
+}
+
 static inline uint64_t fpd_rng_bits64(uint64_t tensor_key, uint64_t position)
 {
     return fpd_rng_mix64(tensor_key + position * FPD_RNG_GAMMA);
