@@ -50,6 +50,11 @@ bool fpd_backend_name_valid(const char *name)
 
 int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
 {
+    return fpd_registry_add_upgraded(b, b, why, why_size);
+}
+
+int fpd_registry_add_upgraded(const struct fpd_backend *b, const struct fpd_backend *own, char *why, size_t why_size)
+{
     if (b->abi != FPDIV_BACKEND_ABI) {
         snprintf(why, why_size, "backend '%s' was built for backend ABI %d; this fpdiv speaks ABI %d",
                  b->name ? b->name : "?", b->abi, FPDIV_BACKEND_ABI);
@@ -77,7 +82,7 @@ int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size)
         snprintf(why, why_size, "too many backends (at most %d)", FPD_MAX_BACKENDS);
         return FPD_ERR_INPUT;
     }
-    slots[slot_count++] = (struct fpd_backend_slot){.impl = b, .state = FPD_SLOT_CLOSED};
+    slots[slot_count++] = (struct fpd_backend_slot){.impl = b, .own = own, .state = FPD_SLOT_CLOSED};
     return FPD_OK;
 }
 
@@ -125,7 +130,7 @@ int fpd_backend_acquire(struct fpd_backend_slot *s)
 {
     if (s->state == FPD_SLOT_CLOSED) {
         s->why[0] = '\0';
-        int rc = s->impl->open(s->impl, &s->handle, s->why, sizeof s->why);
+        int rc = s->impl->open(s->own, &s->handle, s->why, sizeof s->why);
         s->state = rc == FPD_OK ? FPD_SLOT_OPEN : FPD_SLOT_UNAVAILABLE;
         if (rc != FPD_OK && s->why[0] == '\0')
             snprintf(s->why, sizeof s->why, "open failed (status %d)", rc);

@@ -10,6 +10,8 @@ enum fpd_slot_state { FPD_SLOT_CLOSED, FPD_SLOT_OPEN, FPD_SLOT_UNAVAILABLE };
 /* A registered backend and its run-time state: opened at most once per process, on first use. */
 struct fpd_backend_slot {
     const struct fpd_backend *impl;
+    const struct fpd_backend *own; /* what impl->open is handed: the plugin's own struct, where impl is
+                                      an older ABI's copy upgraded (plugin.c), else impl */
     enum fpd_slot_state state;
     void *handle; /* what impl->open returned */
     char why[256]; /* why unavailable */
@@ -24,6 +26,9 @@ struct fpd_backend_slot {
 bool fpd_backend_name_valid(const char *name);
 /* Adds a backend (ABI and name checked). */
 int fpd_registry_add(const struct fpd_backend *b, char *why, size_t why_size);
+/* The same for an older ABI's backend, upgraded into b: its open() is handed `own`, the struct the
+ * plugin made (a plugin may tell its backends apart by address). */
+int fpd_registry_add_upgraded(const struct fpd_backend *b, const struct fpd_backend *own, char *why, size_t why_size);
 /* Backends whose loading costs time (the bundled CUDA plugin: about 0.1 s) are loaded by `load` the
  * first time a name is not found among the others, or the whole list is asked for. */
 void fpd_registry_defer(void (*load)(void));

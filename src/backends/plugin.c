@@ -127,7 +127,7 @@ int fpd_plugin_load(const char *path, char *why, size_t why_size)
             snprintf(why, why_size, "plugin %s: out of memory", path);
             return FPD_ERR_NOMEM;
         }
-        if (fpd_registry_add(b, msg, sizeof msg) != FPD_OK) {
+        if (fpd_registry_add_upgraded(b, backends[i], msg, sizeof msg) != FPD_OK) {
             if (b != backends[i])
                 free((void *)b); /* the upgraded copy, not registered */
             snprintf(why, why_size, "plugin %s: %s", path, msg);

@@ -80,6 +80,18 @@ for lib in zero_skipped flush_to_zero; do
     run "$lib without special values" 0 $FPDIV --blas zoo="$zoo/lib$lib.so" fuzz --backends zoo --seed 1 --cases 2000 \
         --no-corpus --fail-on improbable --specials 0 && pass "is out of reach"
 done
+# faults past a block size: column 384 of a panel of 384 and sums past 256 terms, out of reach of
+# shapes within --max-dim 256 (the default's, but for the one case in 64 past it)
+for lib in n_panel_past_block k_tail_past_block; do
+    run "$lib, shapes bounded by --max-dim 256" 0 $FPDIV --blas zoo="$zoo/lib$lib.so" fuzz --backends zoo --seed 1 \
+        --cases 2000 --no-corpus --fail-on improbable --max-dim 256 && pass "is out of reach"
+done
+# an off-by-one in the rows' split between threads: a library on one thread, as fpdiv's workers run
+# it, is right; only threads and concurrent (its callers' calls on 1 to cores threads) run it on more
+run "threads_split, every default relation but threads and concurrent" 0 $FPDIV --blas zoo="$zoo/libthreads_split.so" \
+    fuzz --backends zoo --relations "$($FPDIV list | awk '/^relations/ { on = 1; next } /^$/ { on = 0 }
+        on && $2 == "*" && $1 != "threads" && $1 != "concurrent" { print $1 }' | paste -sd, -)" \
+    --seed 1 --cases 2000 --no-corpus --fail-on improbable && pass "is out of their reach"
 # the exact report tells a flush from other wrong results: every finding on flush_to_zero is what
 # flushing gives, none on zero_skipped (a NaN lost)
 flushed_findings() {

@@ -43,6 +43,14 @@ struct zoo_real {
 };
 extern struct zoo_real zoo_real;
 
+/* Where element (r, c) of op(X) is, X stored in `order` with leading dimension ld, transposed by
+ * `trans` or not; zoo_trans NO for C itself. */
+static inline long zoo_at(int order, int trans, long r, long c, long ld)
+{
+    int by_rows = (order == ZOO_ROW_MAJOR) == (trans == ZOO_NO_TRANS);
+    return by_rows ? r * ld + c : c * ld + r;
+}
+
 sgemm_fn cblas_sgemm;
 dgemm_fn cblas_dgemm;
 sgemv_fn cblas_sgemv;
