@@ -1261,6 +1261,12 @@ static int conclude_check(struct fpd_checker *ck, const struct fpd_check *chk, s
             res->verdict = FPD_IMPROBABLE;
         if (res->exact.beyond && res->verdict < FPD_BOUND)
             res->verdict = FPD_BOUND;
+        /* Inf or NaN where the exact result is finite, or finite where it is not, and no order that
+         * overflows gives it: the paths' class is wrong, as it is between paths that differ in it,
+         * though both may be wrong alike */
+        for (int w = 0; w < 2; w++)
+            if (res->exact.wrong_class[w] > res->exact.overflowed[w] && res->verdict < FPD_NONFINITE)
+                res->verdict = FPD_NONFINITE;
     }
     if (!chk->unhashed && (rc = fpd_compare_hashes(&outputs, &res->metrics)) != FPD_OK)
         return rc;
