@@ -402,8 +402,10 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
 
 uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim dim)
 {
-    /* slicing one entry out of one is the identity, but a gemv or dot of all of it is not */
-    return r->slice == dim && r->route == FPD_ROUTE_GEMM ? 2 : 1;
+    /* slicing one entry out of one is the identity, but a gemv or dot of all of it is not. k, which
+     * no relation slices, is FPD_SLICE_NONE here, as a relation that slices nothing has it: one
+     * term, a library's rank-1 path, is as much a case as any */
+    return dim != FPD_SLICE_NONE && r->slice == dim && r->route == FPD_ROUTE_GEMM ? 2 : 1;
 }
 
 /* alpha-beta's scalars that ask for the product with alpha 1 and beta 1, or without a bias beta 0:

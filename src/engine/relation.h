@@ -139,7 +139,8 @@ bool fpd_relation_applies(const struct fpd_relation *r, const struct fpd_dtypes 
 /* Whether the parameters fit the case (a slice inside its dimension). */
 int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_case *c,
                               const struct fpd_relation_params *p, char *why, size_t why_size);
-/* The smallest value of the sliced dimension for which the relation says anything. */
+/* The smallest value of a dimension for which the relation says anything: 2 for the one it slices
+ * with path B through gemm, 1 for the others and for k (dim FPD_SLICE_NONE). */
 uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim dim);
 /* Draw parameters from a case's stream (fuzz): slices favour the first entry, as users report. */
 void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s, const struct fpd_case *c,

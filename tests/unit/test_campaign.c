@@ -138,6 +138,28 @@ Test(campaign, the_empty_product_is_drawn_where_its_relation_takes_one)
     fpd_campaign_free(&cp);
 }
 
+/* A sum of one term, k = 1 (a library's rank-1 path), is drawn for every relation that does not
+ * split k: a planner that took FPD_SLICE_NONE, k's dimension, for the sliced one drew k >= 2 on every
+ * relation that slices nothing. */
+Test(campaign, one_term_sums_are_drawn_for_every_relation)
+{
+    struct fpd_campaign cp;
+    prepare(&cp, 0x1p60, 64);
+    size_t one_term[64] = {0}, planned[64] = {0};
+    cr_assert(fpd_relation_count <= 64);
+    for (uint32_t i = 0; i < 4 * CHECKS; i++) {
+        struct fpd_check chk;
+        cr_assert(fpd_campaign_plan(&cp, i, &chk) == FPD_OK);
+        size_t r = (size_t)(chk.relation - fpd_relation_table);
+        planned[r]++;
+        one_term[r] += chk.c.k == 1;
+    }
+    for (size_t r = 0; r < fpd_relation_count; r++)
+        if (planned[r] >= 200)
+            cr_expect(one_term[r] > 0, "%s: k = 1 in none of %zu plans", fpd_relation_table[r].name, planned[r]);
+    fpd_campaign_free(&cp);
+}
+
 /* An empty row is still handed to BLAS with a leading dimension of at least 1, as it asks (the
  * reference BLAS refuses lda = 0 and exits), padded or not, whichever operand is transposed. */
 Test(campaign, the_empty_product_has_leading_dimensions_of_at_least_1)
