@@ -107,6 +107,7 @@ struct cblas_state {
     /* or, where another library's names are global, the library in a process of its own */
     struct fpd_host *host;
     char hosted_because[1200];
+    bool probed_wrong; /* its answers to the probe's small GEMM were wrong (probe) */
 };
 
 /* Another library made BLAS names global in this process (oneMKL does): loaded here, this one's
@@ -216,13 +217,16 @@ static int cblas_open(const struct fpd_backend *self, void **state, char *why, s
     char death[256];
     int probed = fpd_host_proven() ? PROBE_RUNS : fpd_run_isolated(probe, (void *)self, 60, death, sizeof death);
     long k = FPD_TABLE_FIND(known_libraries, sizeof known_libraries / sizeof known_libraries[0], self->name);
-    int rc = probed == PROBE_RUNS || probed == PROBE_NO_LOAD ? load(self, &s->lib, why, why_size)
-                                                             : FPD_ERR_UNAVAILABLE;
+    /* a library that runs but answers the probe wrongly is checked as any: a wrong result is what
+     * fpdiv is for, and its checks say where (a crash there costs the check, not fpdiv). Its
+     * provenance says so, for the case where the cause is a library built for 64-bit integers
+     * under the 32-bit names */
+    bool ran = probed == PROBE_RUNS || probed == PROBE_NO_LOAD || probed == PROBE_WRONG;
+    int rc = ran ? load(self, &s->lib, why, why_size) : FPD_ERR_UNAVAILABLE;
+    s->probed_wrong = probed == PROBE_WRONG;
     if (probed < 0)
         snprintf(why, why_size, "loading and running the library: %s", death);
-    else if (probed == PROBE_WRONG)
-        snprintf(why, why_size, "the library gives wrong answers to a 2x2x3 sgemm or dgemm of small integers");
-    else if (probed != PROBE_RUNS && rc == FPD_OK) /* it loads here but did not there */
+    else if (probed == PROBE_NO_LOAD && rc == FPD_OK) /* it loads here but did not there */
         snprintf(why, why_size, "the library did not load in a child process (exit %d)", probed), rc = FPD_ERR_UNAVAILABLE;
     if (rc == FPD_OK && k >= 0 && known_libraries[k].reference && s->lib.library[0]) {
         snprintf(why, why_size, "%s is %s, not the reference BLAS (an alternatives link?)", s->lib.path,
@@ -507,6 +511,9 @@ static void cblas_provenance(void *state, fpd_provenance_fn emit, void *ctx)
     emit(ctx, "path", s->lib.path);
     emit(ctx, "default_threads", threads);
     emit(ctx, "integers", s->lib.ilp64 ? "64-bit" : "32-bit");
+    if (s->probed_wrong)
+        emit(ctx, "probe", "wrong answers to a 2x2x3 sgemm or dgemm of small integers, checked as any library's: a "
+                           "fault, or a library built for 64-bit integers under the 32-bit names");
     emit(ctx, "bf16", route_16bit(s, FPD_BF16));
     emit(ctx, "f16", route_16bit(s, FPD_F16));
 }

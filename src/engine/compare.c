@@ -16,7 +16,7 @@ const struct fpd_verdict_info fpd_verdict_table[FPD_VERDICT_COUNT] = {
     [FPD_IMPROBABLE] = {"improbable", "within the worst-case bound, but beyond what reordering gives except with "
                                       "negligible probability: lost precision, most likely"},
     [FPD_BOUND] = {"bound", "beyond the worst-case rounding bound: lost precision or a wrong result"},
-    [FPD_NONFINITE] = {"nonfinite", "the NaN/Inf pattern differs"},
+    [FPD_NONFINITE] = {"nonfinite", "the NaN/Inf pattern differs, between the paths or from the exact result"},
     [FPD_ERROR] = {"error", "a path failed"},
 };
 

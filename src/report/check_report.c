@@ -187,6 +187,11 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
                        "           the result\n",
                     s->name[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s",
                     fpd_dtype_info(chk->c.dt.acc)->name);
+        else if (x->wrong_class[w] && !x->overflowed[w]) /* no order overflows: the class itself is wrong */
+            fprintf(f, "           %s is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
+                       "           element%s, where no partial sum of any order can overflow: it lost or made an Inf\n"
+                       "           or NaN\n",
+                    s->name[w], x->wrong_class[w], x->wrong_class[w] == 1 ? "" : "s");
         else if (x->wrong_class[w]) /* the ratio is infinite: say why, not "lost precision" */
             fprintf(f, "           %s is Inf, NaN or finite where the correctly rounded result is not, at %zu\n"
                        "           element%s, beyond what rounding explains: a partial sum overflowed (which the\n"

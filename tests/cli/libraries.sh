@@ -74,10 +74,14 @@ mkfifo $tmp/fifo.so
 run "libraries that cannot serve are listed" 0 timeout -k 5 60 $FPDIV --blas crash=$tmp/libcrash.so \
     --blas other=$tmp/libother.so --blas gone=$tmp/nothere.so --blas idle=$tmp/libidle.so --blas fifo=$tmp/fifo.so list &&
     expect "a FIFO is refused, not waited on" "$out" "cannot load .*fifo.so: not a regular file" &&
-    expect "one that answers wrongly is unavailable, saying so" "$out" "why: the library gives wrong answers to a 2x2x3 sgemm or dgemm" &&
+    expect "one that answers wrongly is checked as any, saying so" "$out" "probe=wrong answers to a 2x2x3 sgemm or dgemm" &&
     expect "one that crashes is unavailable, with the signal" "$out" "why: loading and running the library: killed by signal 11" &&
     expect "one that is no CBLAS, with the symbol it lacks" "$out" "libother.so exports no cblas_sgemm" &&
     expect "a file that is not there, with the loader's message" "$out" "cannot load .*nothere.so: .*No such file"
+run "a check on a library whose gemm does nothing is a finding" 1 $FPDIV --blas idle=$tmp/libidle.so check \
+    --relation repeat --backend idle --shape 2x2x2 &&
+    expect "its C, poison untouched, is of the wrong class: nonfinite" "$out" "^check repeat on idle: nonfinite$" &&
+    expect "where no order can overflow" "$out" "where no partial sum of any order can overflow: it lost or made an Inf"
 run "a check on a library that crashes exits 2, naming it" 2 $FPDIV --blas crash=$tmp/libcrash.so check \
     --relation repeat --backend crash --shape 2x2x2 && expect "check names the crash" "$err" "crash is unavailable: .*signal 11"
 
