@@ -205,7 +205,7 @@ static void report_exact(FILE *f, const struct fpd_check *chk, const struct fpd_
             fprintf(f, "           %s is what arithmetic flushing subnormals to zero gives, at every one of\n"
                        "           them: inputs and products below %s's smallest normal value taken as 0\n"
                        "           (denormals-are-zero, flush-to-zero: a library built with -ffast-math, XLA\n"
-                       "           on the CPU)\n",
+                       "           on the CPU, PyTorch's CPU matmul on bf16 inputs)\n",
                     s->name[w], fpd_dtype_info(chk->c.dt.acc)->name);
         if (x->zero_sign[w])
             fprintf(f, "           %s is -0 where the exact sum is 0, at %zu element%s: nonzero terms that cancel\n"

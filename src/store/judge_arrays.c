@@ -37,22 +37,33 @@ static int parse_declared(const char *spec, struct declared *d, char *why, size_
     return FPD_OK;
 }
 
-/* The type of a file's elements, as `role` (0 in, 1 out) of --dtype may declare it. */
-static int type_of(const struct fpd_npy *a, const char *path, const struct declared *d, int role, enum fpd_dtype *t,
-                   char *why, size_t why_size)
+/* What a file is to --dtype: an input (its IN), an output (its OUT), or the bias, which is added in
+ * the outputs' type but may be stored in the inputs' (a Linear layer's bias is its weight's type). */
+enum file_role { ROLE_INPUT, ROLE_OUTPUT, ROLE_BIAS };
+
+static bool declared_bf16(const struct declared *d, int field) { return d->given[field] && d->t[field] == FPD_BF16; }
+
+/* The type of a file's elements, as --dtype may declare it for its role. */
+static int type_of(const struct fpd_npy *a, const char *path, const struct declared *d, enum file_role role,
+                   enum fpd_dtype *t, char *why, size_t why_size)
 {
+    static const char *const ways[] = {[ROLE_INPUT] = "bf16, or bf16:f32", [ROLE_OUTPUT] = "IN:bf16",
+                                       [ROLE_BIAS] = "bf16:OUT, or IN:bf16"};
     bool named_only;
     *t = fpd_npy_dtype(a->element, &named_only);
     char shown[512];
     fpd_printable(path, shown, sizeof shown);
-    if (named_only && !(d->given[role] && d->t[role] == FPD_BF16)) {
+    bool bf16 = role == ROLE_INPUT    ? declared_bf16(d, 0)
+                : role == ROLE_OUTPUT ? declared_bf16(d, 1)
+                                      : declared_bf16(d, 0) || declared_bf16(d, 1);
+    if (named_only && !bf16) {
         snprintf(why, why_size, "%s holds %s elements: if they are bf16, say so with --dtype (%s)", shown,
-                 fpd_npy_element_name(a->element), role == 0 ? "bf16, or bf16:f32" : "IN:bf16");
+                 fpd_npy_element_name(a->element), ways[role]);
         return FPD_ERR_INPUT;
     }
     /* the inputs are of the type --dtype gives; an output's float type is its own (one output may be
      * narrower than the other: judged in the wider) */
-    if (role == 0 && d->given[role] && d->t[role] != *t) {
+    if (role == ROLE_INPUT && d->given[0] && d->t[0] != *t) {
         snprintf(why, why_size, "%s holds %s elements, not the %s --dtype gives the inputs", shown,
                  fpd_npy_element_name(a->element), fpd_dtype_info(d->t[role])->name);
         return FPD_ERR_INPUT;
@@ -294,17 +305,17 @@ int fpd_judge_arrays_load(const struct fpd_judge_files *files, struct fpd_judge_
     /* the types: the inputs', the outputs' (and the bias's, which is added in them) */
     enum fpd_dtype in_a, in_b, out_t[2], bias_t = FPD_F32;
     if (rc == FPD_OK)
-        rc = type_of(&a, files->a, &d, 0, &in_a, why, why_size);
+        rc = type_of(&a, files->a, &d, ROLE_INPUT, &in_a, why, why_size);
     if (rc == FPD_OK && !sum)
-        rc = type_of(&b, files->b, &d, 0, &in_b, why, why_size);
+        rc = type_of(&b, files->b, &d, ROLE_INPUT, &in_b, why, why_size);
     if (rc == FPD_OK && sum) { /* X as the product of its kept axes by its summed ones, and ones */
         in_b = in_a;
         rc = as_sum(&a, files->a, files->axes, in_a, &b, &sum_shape, why, why_size);
     }
     for (int i = 0; rc == FPD_OK && i < 2; i++)
-        rc = type_of(&out->outputs[i], files->outputs[i], &d, 1, &out_t[i], why, why_size);
+        rc = type_of(&out->outputs[i], files->outputs[i], &d, ROLE_OUTPUT, &out_t[i], why, why_size);
     if (rc == FPD_OK && files->bias)
-        rc = type_of(&bias, files->bias, &d, 1, &bias_t, why, why_size);
+        rc = type_of(&bias, files->bias, &d, ROLE_BIAS, &bias_t, why, why_size);
     char shown[2][512], dm[2][128];
     if (rc == FPD_OK && in_a != in_b) {
         snprintf(why, why_size, "%s holds %s and %s %s: a product's inputs are of one type",

@@ -151,7 +151,8 @@ static bool take(struct header *h, char c)
     return false;
 }
 
-/* A quoted string (' or "), no escapes: NumPy's keys and descrs have none. */
+/* A quoted string (' or "), no escapes and no control characters: NumPy's keys and descrs have
+ * none (a NUL would end it early for strcmp: '<f4\0junk' is no '<f4', and NumPy refuses it). */
 static bool string(struct header *h, char *out, size_t size)
 {
     skip_spaces(h);
@@ -159,7 +160,8 @@ static bool string(struct header *h, char *out, size_t size)
         return false;
     char quote = h->text[h->at++];
     size_t start = h->at;
-    while (h->at < h->len && h->text[h->at] != quote && h->text[h->at] != '\\' && h->at - start < size - 1)
+    while (h->at < h->len && h->text[h->at] != quote && h->text[h->at] != '\\' &&
+           (unsigned char)h->text[h->at] >= 0x20 && h->at - start < size - 1)
         h->at++;
     if (h->at >= h->len || h->text[h->at] != quote)
         return false;

@@ -82,6 +82,7 @@ Xh, Wh, Bh = X.bfloat16(), Wt.bfloat16(), B.bfloat16()
 np.save("xh.npy", bits(Xh)), np.save("wh.npy", bits(Wh)), np.save("bh.npy", bits(Bh))
 np.save("t_bf16_out.npy", bits(torch.nn.functional.linear(Xh, Wh, Bh)))
 np.save("t_f32_out.npy", torch.nn.functional.linear(Xh.float(), Wh.float(), Bh.float()).numpy())
+np.save("t_f32_addmm.npy", torch.addmm(Bh.float(), Xh.float(), Wh.float().T).numpy())  # against t_f32_out.npy
 # a Linear layer in 16 bits, x @ W.T + b (the product rounded, then the bias added, rounded again)
 # against F.linear (fused): each within that product's rounding, the bias's own rounding included
 Xf, Wf, Bf = X.half(), Wt.half(), B.half()
@@ -173,6 +174,8 @@ judge "x @ W.T + b against F.linear in f16 (the bias added to the rounded produc
     --b wf.npy --trans-b --bias bf.npy --outputs t16_mm_add.npy,t16_linear.npy
 judge "the same in bf16" "same|reorder" --a xh.npy --b wh.npy --trans-b --bias bh.npy \
     --outputs tb_mm_add.npy,t_bf16_out.npy --dtype bf16:bf16
+judge "bf16 inputs and bias, f32 outputs (the bias's bits taken as bf16, the inputs' type)" "same|reorder" --a xh.npy \
+    --b wh.npy --trans-b --bias bh.npy --outputs t_f32_out.npy,t_f32_addmm.npy --dtype bf16:f32
 judge "a bf16 output against an f32 one" "bound|improbable" --a xh.npy --b wh.npy --trans-b --bias bh.npy \
     --outputs t_f32_out.npy,t_bf16_out.npy --dtype bf16:bf16
 run "the lossy side is named" 1 $FPDIV judge --a xh.npy --b wh.npy --trans-b --bias bh.npy \

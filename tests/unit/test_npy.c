@@ -110,6 +110,21 @@ Test(npy, numpy_s_other_forms_read_as_numpy_reads_them)
     fpd_npy_free(&a);
 }
 
+/* A NUL inside 'descr' ends no name early: '<f4' followed by a NUL and more is not '<f4'. */
+Test(npy, a_control_character_in_a_string_is_refused)
+{
+    unsigned char file[256], data[8] = {0};
+    size_t len = make(file, 1, "{'descr': '<f4@', 'fortran_order': False, 'shape': (2,)}", data, sizeof data);
+    unsigned char *at = memchr(file, '@', len);
+    cr_assert_not_null(at);
+    *at = '\0';
+    struct fpd_npy a;
+    char why[512] = "";
+    cr_expect_eq(fpd_npy_parse("x.npy", file, len, &a, why, sizeof why), FPD_ERR_INPUT);
+    cr_expect(strstr(why, "'descr' is not a type's name"), "%s", why);
+    cr_expect_null(a.data);
+}
+
 Test(npy, what_is_not_such_an_array_is_refused_and_named)
 {
     static const struct {
