@@ -294,15 +294,27 @@ static void prefill_bias(const struct fpd_gemm_args *g, enum fpd_dtype ct, void 
 /* A gemv as numpy's matmul calls it: the matrix is out_len x k with element strides s_out and s_k,
  * handed over column-major when its k axis is contiguous, else row-major, and transposed. */
 static void numpy_gemv(const struct fpd_cblas *lib, bool f64, const char *matrix, size_t out_len, size_t k,
-                       size_t s_out, size_t s_k, const char *x, size_t incx, double beta, char *y, size_t incy)
+                       size_t s_out, size_t s_k, const char *x, ptrdiff_t incx, double beta, char *y, size_t incy)
 {
     bool col_major = s_k == 1 && s_out >= k;
     fpd_cblas_gemv(lib, f64, col_major ? FPD_CBLAS_COL_MAJOR : FPD_CBLAS_ROW_MAJOR, true, k, out_len, matrix,
                    col_major ? s_out : s_k, x, incx, beta, y, incy);
 }
 
+/* k elements from `from` (`stride` elements apart, es bytes each) into `to`, the last first: the
+ * vector stored backwards, which a negative increment reads in its own order. */
+static const char *stored_backwards(char *to, const char *from, size_t k, ptrdiff_t stride, size_t es)
+{
+    for (size_t p = 0; p < k; p++)
+        memcpy(to + (k - 1 - p) * es, from + (ptrdiff_t)p * stride * (ptrdiff_t)es, es);
+    return to;
+}
+
 /* One batch entry through the library's gemv (a call per row or per column of C) or its dot (a
- * call per element), with the arguments numpy passes: (1,k)@(k,n), (m,k)@(k,1) and (k,)@(k,). */
+ * call per element), with the arguments numpy passes: (1,k)@(k,n), (m,k)@(k,1) and (k,)@(k,).
+ * Every other call (odd rows, odd columns, elements of odd i + j) hands its vector over stored
+ * backwards with the increment -1, as BLAS reads a reversed view (x at its lowest address): a path
+ * of its own in libraries, wrong where the increment's sign is lost, and seen only where it runs. */
 static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g, const struct fpd_batch_entry *e)
 {
     bool f64 = g->dt.acc == FPD_F64;
@@ -313,24 +325,38 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
     const char *a = e->a, *b = e->b;
     char *c = e->c;
     double beta = g->bias ? 1 : 0; /* C holds the bias */
+    char *backwards = g->k > 1 ? malloc(g->k * es) : NULL; /* none (out of memory, or k <= 1): all forwards */
     switch (g->route) {
     case FPD_ROUTE_GEMV_ROWS: /* row i: op(B) as n x k, times A's row i */
-        for (size_t i = 0; i < g->m; i++)
-            numpy_gemv(&s->lib, f64, b, g->n, g->k, (size_t)b_col, (size_t)b_row, a + i * a_row * es, (size_t)a_col,
-                       beta, c + i * e->ldc * es, 1);
+        for (size_t i = 0; i < g->m; i++) {
+            const char *x = a + i * a_row * es;
+            bool reversed = backwards && i % 2;
+            numpy_gemv(&s->lib, f64, b, g->n, g->k, (size_t)b_col, (size_t)b_row,
+                       reversed ? stored_backwards(backwards, x, g->k, a_col, es) : x, reversed ? -1 : a_col, beta,
+                       c + i * e->ldc * es, 1);
+        }
         break;
     case FPD_ROUTE_GEMV_COLS: /* column j: op(A), times B's column j */
-        for (size_t j = 0; j < g->n; j++)
-            numpy_gemv(&s->lib, f64, a, g->m, g->k, (size_t)a_row, (size_t)a_col, b + j * b_col * es, (size_t)b_row,
-                       beta, c + j * es, e->ldc);
+        for (size_t j = 0; j < g->n; j++) {
+            const char *x = b + j * b_col * es;
+            bool reversed = backwards && j % 2;
+            numpy_gemv(&s->lib, f64, a, g->m, g->k, (size_t)a_row, (size_t)a_col,
+                       reversed ? stored_backwards(backwards, x, g->k, b_row, es) : x, reversed ? -1 : b_row, beta,
+                       c + j * es, e->ldc);
+        }
         break;
     case FPD_ROUTE_DOT:
-        for (size_t i = 0; i < g->m; i++)
+        for (size_t i = 0; i < g->m; i++) {
+            const char *row = a + i * a_row * es;
+            if (backwards && g->n > (i % 2 ? 0 : 1)) /* A's row i, for its elements of odd i + j */
+                stored_backwards(backwards, row, g->k, a_col, es);
             for (size_t j = 0; j < g->n; j++) {
-                double v = fpd_cblas_dot(&s->lib, f64, g->k, a + i * a_row * es, (size_t)a_col, b + j * b_col * es,
-                                         (size_t)b_row);
+                bool reversed = backwards && (i + j) % 2;
+                double v = fpd_cblas_dot(&s->lib, f64, g->k, reversed ? backwards : row, reversed ? -1 : a_col,
+                                         b + j * b_col * es, b_row);
                 fpd_store(g->dt.acc, c, i * e->ldc + j, v);
             }
+        }
         break;
     case FPD_ROUTE_SYRK: /* the upper triangle, then mirrored, as numpy does for A @ A.T */
         fpd_cblas_syrk(&s->lib, f64, g->trans_a, g->m, g->k, a, e->lda, c, e->ldc);
@@ -345,6 +371,7 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
         break;
     default: break;
     }
+    free(backwards);
 }
 
 /* Whether the product is one gemm call, of either storage order: everything a gemm takes, it takes. */

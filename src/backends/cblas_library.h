@@ -82,12 +82,15 @@ void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool col_major, bool trans_a, 
                      size_t k, double alpha, const double *a, size_t lda, const double *b, size_t ldb, double beta,
                      double *c, size_t ldc);
 /* y = A x + beta y through cblas_sgemv (f64 false) or cblas_dgemv, with A of rows x cols stored in
- * `order` with leading dimension lda, transposed first when trans. Call only when lib->gemv[f64]. */
+ * `order` with leading dimension lda, transposed first when trans. A negative increment reads x
+ * backwards, BLAS's way: x then points at its lowest address, where its last element is. Call only
+ * when lib->gemv[f64]. */
 void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans, size_t rows, size_t cols,
-                    const void *a, size_t lda, const void *x, size_t incx, double beta, void *y, size_t incy);
-/* x . y through cblas_sdot or cblas_ddot (an sdot's float widened exactly). Call only when lib->dot[f64]. */
-double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, size_t incx, const void *y,
-                     size_t incy);
+                    const void *a, size_t lda, const void *x, ptrdiff_t incx, double beta, void *y, size_t incy);
+/* x . y through cblas_sdot or cblas_ddot (an sdot's float widened exactly), increments as gemv's.
+ * Call only when lib->dot[f64]. */
+double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, ptrdiff_t incx, const void *y,
+                     ptrdiff_t incy);
 /* C = op(A) op(A)^T, its upper triangle only (row-major, n x n of ldc; op(A) n x k, stored
  * transposed when trans), through cblas_ssyrk (f64 false) or cblas_dsyrk with beta = 0. Call only
  * when lib->syrk[f64]. */
