@@ -92,9 +92,10 @@ enum fpd_route {
     FPD_ROUTE_DOT,       /* each element by one dot: C[i,j] = op(A)[i,:] . op(B)[:,j] (bias is then NULL) */
     FPD_ROUTE_VMAP_ROWS, /* a framework's vmap over the rows of A of (row . op(B)): what a per-row function
                             becomes when it is vectorized (FPD_FEAT_VMAP) */
-    FPD_ROUTE_SYRK,      /* ABI 7: C = op(A) op(A)^T (m = n) by the library's syrk, one triangle computed and
-                            mirrored, as numpy computes A @ A.T (FPD_FEAT_SELF); op(B) is then a copy of
-                            op(A)^T, which the route need not read */
+    FPD_ROUTE_SYRK,      /* ABI 7: C = op(A) op(A)^T (m = n) by the library's syrk: numpy computes the upper
+                            triangle and mirrors it for A @ A.T; fpdiv's BLAS backends compute the lower
+                            by a second call of uplo L, whose code is the library's own (FPD_FEAT_SELF);
+                            op(B) is then a copy of op(A)^T, which the route need not read */
     /* ABI 7: the product written through a view of a larger output, as a framework's out= writes it
      * (np.matmul(a, b, out=v), torch.mm(a, b, out=v)); the backend copies the view's values to C */
     FPD_ROUTE_OUT_STRIDED,    /* v = every other column of an m x 2n array (FPD_FEAT_OUT_VIEWS) */

@@ -310,6 +310,26 @@ static const char *stored_backwards(char *to, const char *from, size_t k, ptrdif
     return to;
 }
 
+/* C's lower triangle (and the odd rows' diagonal) by a syrk of uplo L into a C of its own, NaN where
+ * it writes nothing: numpy mirrors the upper one, but a library's lower path is code of its own,
+ * which only such a call runs. Mirrored as numpy does where there is no memory for it. */
+static void syrk_lower(const struct cblas_state *s, bool f64, const struct fpd_gemm_args *g, const char *a, size_t lda,
+                       char *c, size_t ldc)
+{
+    size_t m = g->m, es = f64 ? sizeof(double) : sizeof(float);
+    char *lower = m > 1 ? malloc(m * m * es) : NULL;
+    for (size_t i = 0; lower && i < m * m; i++)
+        fpd_store(f64 ? FPD_F64 : FPD_F32, lower, i, NAN);
+    if (lower)
+        fpd_cblas_syrk(&s->lib, f64, false, g->trans_a, m, g->k, a, lda, lower, m);
+    for (size_t i = 1; i < m; i++)
+        for (size_t j = 0; j < i; j++)
+            memcpy(c + (i * ldc + j) * es, lower ? lower + (i * m + j) * es : c + (j * ldc + i) * es, es);
+    for (size_t i = 1; lower && i < m; i += 2)
+        memcpy(c + (i * ldc + i) * es, lower + (i * m + i) * es, es);
+    free(lower);
+}
+
 /* One batch entry through the library's gemv (a call per row or per column of C) or its dot (a
  * call per element), with the arguments numpy passes: (1,k)@(k,n), (m,k)@(k,1) and (k,)@(k,).
  * Every other call (odd rows, odd columns, elements of odd i + j) hands its vector over stored
@@ -358,11 +378,9 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
             }
         }
         break;
-    case FPD_ROUTE_SYRK: /* the upper triangle, then mirrored, as numpy does for A @ A.T */
-        fpd_cblas_syrk(&s->lib, f64, g->trans_a, g->m, g->k, a, e->lda, c, e->ldc);
-        for (size_t i = 1; i < g->m; i++)
-            for (size_t j = 0; j < i; j++)
-                memcpy(c + (i * e->ldc + j) * es, c + (j * e->ldc + i) * es, es);
+    case FPD_ROUTE_SYRK: /* the upper triangle, as numpy asks for A @ A.T; then the lower by a call of its own */
+        fpd_cblas_syrk(&s->lib, f64, true, g->trans_a, g->m, g->k, a, e->lda, c, e->ldc);
+        syrk_lower(s, f64, g, a, e->lda, c, e->ldc);
         break;
     case FPD_ROUTE_GEMMT_UPPER:
     case FPD_ROUTE_GEMMT_LOWER:

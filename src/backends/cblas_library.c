@@ -457,22 +457,22 @@ typedef void (*ssyrk64_fn)(int, int, int, int64_t, int64_t, float, const void *,
 typedef void (*dsyrk32_fn)(int, int, int, int32_t, int32_t, double, const void *, int32_t, double, void *, int32_t);
 typedef void (*dsyrk64_fn)(int, int, int, int64_t, int64_t, double, const void *, int64_t, double, void *, int64_t);
 
-void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool trans, size_t n, size_t k, const void *a, size_t lda,
-                    void *c, size_t ldc)
+void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool upper, bool trans, size_t n, size_t k, const void *a,
+                    size_t lda, void *c, size_t ldc)
 {
     void *fn = lib->syrk[f64];
-    int t = transpose(trans);
+    int t = transpose(trans), uplo = upper ? FPD_CBLAS_UPPER : FPD_CBLAS_LOWER;
     if (f64 && lib->ilp64)
-        ((dsyrk64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int64_t)n, (int64_t)k, 1.0, a, (int64_t)lda,
+        ((dsyrk64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, t, (int64_t)n, (int64_t)k, 1.0, a, (int64_t)lda,
                                     0.0, c, (int64_t)ldc);
     else if (f64)
-        ((dsyrk32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int32_t)n, (int32_t)k, 1.0, a, (int32_t)lda,
+        ((dsyrk32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, t, (int32_t)n, (int32_t)k, 1.0, a, (int32_t)lda,
                                     0.0, c, (int32_t)ldc);
     else if (lib->ilp64)
-        ((ssyrk64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int64_t)n, (int64_t)k, 1.0f, a,
+        ((ssyrk64_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, t, (int64_t)n, (int64_t)k, 1.0f, a,
                                     (int64_t)lda, 0.0f, c, (int64_t)ldc);
     else
-        ((ssyrk32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, FPD_CBLAS_UPPER, t, (int32_t)n, (int32_t)k, 1.0f, a,
+        ((ssyrk32_fn)(uintptr_t)fn)(FPD_CBLAS_ROW_MAJOR, uplo, t, (int32_t)n, (int32_t)k, 1.0f, a,
                                     (int32_t)lda, 0.0f, c, (int32_t)ldc);
 }
 

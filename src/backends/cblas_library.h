@@ -91,11 +91,11 @@ void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans
  * Call only when lib->dot[f64]. */
 double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, ptrdiff_t incx, const void *y,
                      ptrdiff_t incy);
-/* C = op(A) op(A)^T, its upper triangle only (row-major, n x n of ldc; op(A) n x k, stored
- * transposed when trans), through cblas_ssyrk (f64 false) or cblas_dsyrk with beta = 0. Call only
- * when lib->syrk[f64]. */
-void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool trans, size_t n, size_t k, const void *a, size_t lda,
-                    void *c, size_t ldc);
+/* C = op(A) op(A)^T, its upper triangle only (lower where not upper; row-major, n x n of ldc; op(A)
+ * n x k, stored transposed when trans), through cblas_ssyrk (f64 false) or cblas_dsyrk with beta = 0.
+ * Call only when lib->syrk[f64]. */
+void fpd_cblas_syrk(const struct fpd_cblas *lib, bool f64, bool upper, bool trans, size_t n, size_t k, const void *a,
+                    size_t lda, void *c, size_t ldc);
 /* One triangle (upper when `upper`, the diagonal included) of C = op(A) op(B), row-major, n x n of
  * ldc, op(A) n x k and op(B) k x n, through cblas_sgemmt (f64 false) or cblas_dgemmt with beta = 0;
  * the other triangle is the library's to leave alone. Call only when lib->gemmt[f64]. */
