@@ -23,7 +23,9 @@ static const char help_head[] =
     "Varies one dimension of a case, keeping every other input element identical, and finds where\n"
     "the outcome changes: the last value with one outcome and the first with the next. Each probe\n"
     "is printed as it runs. Shapes that cannot be tested (memory budget, a backend refusing) are\n"
-    "skipped, like `git bisect skip`: the nearest testable neighbour is probed instead.\n\n"
+    "skipped, like `git bisect skip`: the nearest testable neighbour is probed instead, and an end\n"
+    "replaced so is said. A crash or a hang (with --isolate or --timeout) is an outcome like a\n"
+    "verdict, `error`, so the first shape that crashes is a boundary too.\n\n"
     "  --dim D              the dimension to vary (with --good/--bad: the one where they differ)\n"
     "  --lo L, --hi H       the range (default 1 and the case's own value; k may start at 0)\n"
     "  --good S, --bad S    two shapes that differ in one dimension, for the case the flags describe\n"
@@ -31,8 +33,9 @@ static const char help_head[] =
     "                       probed shape shares: where a backend switches algorithm even when both\n"
     "                       paths agree (m, n or batch)\n"
     "  --scan               look for every transition in the range: probe powers of two, their\n"
-    "                       neighbours and multiples of tile sizes, then refine each change found\n"
-    "                       (a change that starts and ends between two such values is not seen)\n"
+    "                       neighbours, multiples of tile sizes and 32 values spread between, then\n"
+    "                       find every change between two probes that differ (a change that starts\n"
+    "                       and ends between two probes that agree is not seen)\n"
     "  --save-to DIR        save the probes and boundaries beside the corpus DIR\n"
     "                       (DIR/results/bisect/), for `fpdiv report DIR` to plot\n"
     "  -h, --help           this text\n\ncase options (with --good/--bad):\n";
@@ -57,11 +60,23 @@ struct bisect_options {
 
 static const char *outcome(const struct fpd_bisector *b, const struct fpd_shape_probe *p, char *buf, size_t size)
 {
-    if (b->by == FPD_BY_HASH)
+    if (p->verdict == FPD_ERROR) /* no bits to show: what went wrong */
+        snprintf(buf, size, "error (%.200s)", p->skip_reason);
+    else if (b->by == FPD_BY_HASH)
         snprintf(buf, size, "path A bits %016" PRIx64 " (%s)", p->key, fpd_verdict_table[p->verdict].name);
     else
         snprintf(buf, size, "%s", fpd_verdict_table[p->verdict].name);
     return buf;
+}
+
+/* Where the range's end `asked` could not be tested and the nearest value that can stands for it:
+ * said, with why, so that a range cut short (the memory budget) is not taken for the whole. */
+static void note_replaced_end(const struct fpd_bisector *b, uint32_t asked, const struct fpd_shape_probe *first,
+                              const struct fpd_shape_probe *used)
+{
+    if (used->value != asked)
+        printf("note: %s=%u cannot be tested (%s): %s=%u, the nearest value that can, stands for it\n",
+               fpd_dim_names[b->dim], asked, first->skip_reason, fpd_dim_names[b->dim], used->value);
 }
 
 /* A bisection as it runs: every probe printed, and kept for --save-to. */
@@ -80,9 +95,11 @@ static void print_probe(void *ctx, const struct fpd_shape_probe *p)
         run->probes[run->count++] = *p;
     else
         run->out_of_memory = true;
-    char buf[96];
+    char buf[320];
     if (!p->tested)
         printf("  probe %s=%u: skipped (%s)\n", fpd_dim_names[b->dim], p->value, p->skip_reason);
+    else if (p->verdict == FPD_ERROR)
+        printf("  probe %s=%u: %s\n", fpd_dim_names[b->dim], p->value, outcome(b, p, buf, sizeof buf));
     else
         printf("  probe %s=%u: %s, %zu of %zu elements differ\n", fpd_dim_names[b->dim], p->value,
                outcome(b, p, buf, sizeof buf), p->metrics.diff, p->metrics.count);
@@ -177,7 +194,7 @@ static int from_shapes(struct fpd_case_flags *cf, struct bisect_options *o, enum
 
 static void print_boundary(const struct fpd_bisector *b, const struct fpd_boundary *x)
 {
-    char before[96], after[96];
+    char before[320], after[320];
     printf("boundary: %s=%u gives %s; %s=%u gives %s", fpd_dim_names[b->dim], x->before.value,
            outcome(b, &x->before, before, sizeof before), fpd_dim_names[b->dim], x->after.value,
            outcome(b, &x->after, after, sizeof after));
@@ -297,7 +314,9 @@ int fpd_cmd_bisect(int argc, char **argv)
                           d, end->value, end->skip_reason, d, lo.value);
             exit_code = FPD_EXIT_USAGE;
         } else if (rc == FPD_OK && lo.key == hi.key) {
-            char buf[96];
+            char buf[320];
+            note_replaced_end(&b, (uint32_t)o.lo, &lo_first, &lo);
+            note_replaced_end(&b, (uint32_t)o.hi, &hi_first, &hi);
             printf("no change: %s=%u and %s=%u both give %s (--scan looks for changes in between)\n",
                    fpd_dim_names[dim], lo.value, fpd_dim_names[dim], hi.value, outcome(&b, &lo, buf, sizeof buf));
             exit_code = FPD_EXIT_FINDINGS;
@@ -305,9 +324,11 @@ int fpd_cmd_bisect(int argc, char **argv)
             rc = fpd_bisect_find(&b, &lo, &hi, &single);
             if (rc == FPD_OK) {
                 printf("%zu probes\n", b.probes);
+                note_replaced_end(&b, (uint32_t)o.lo, &lo_first, &lo);
+                note_replaced_end(&b, (uint32_t)o.hi, &hi_first, &hi);
                 print_boundary(&b, &single);
                 if (single.after.key != hi.key) {
-                    char after[96], end[96];
+                    char after[320], end[320];
                     printf("and more: %s=%u's %s is not %s=%u's %s, so the outcome changes again between them "
                            "(--scan maps the changes)\n", d, single.after.value, outcome(&b, &single.after, after,
                            sizeof after), d, hi.value, outcome(&b, &hi, end, sizeof end));

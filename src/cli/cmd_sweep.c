@@ -193,6 +193,13 @@ int fpd_cmd_sweep(int argc, char **argv)
                 fprintf(csv, "%u,skipped,,,,,,\n", p->value);
             continue;
         }
+        if (p->verdict == FPD_ERROR) { /* a crash, a hang past --timeout: no differences to count */
+            printf("%8u %-9s %s\n", p->value, "error", p->skip_reason);
+            fflush(stdout);
+            if (csv)
+                fprintf(csv, "%u,error,,,,,,\n", p->value);
+            continue;
+        }
         printf("%8u %-9s %9zu %9zu %11.3g %11" PRIu64 " %11.3g\n", p->value, fpd_verdict_table[p->verdict].name, m->diff,
                m->count, m->max_abs, m->max_ulp, m->ratio);
         fflush(stdout); /* each point as it comes: a later one may crash fpdiv (cli_crash_note.h) */

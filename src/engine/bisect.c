@@ -136,13 +136,16 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_pr
         if (rc != FPD_OK)
             return rc;
         b->probes++;
-        if (res.verdict == FPD_ERROR) {
+        if (res.verdict == FPD_ERROR && res.failed_path >= 0) { /* a backend that refused or failed it: skipped */
             snprintf(out->skip_reason, sizeof out->skip_reason, "%s", res.error);
-        } else {
+        } else { /* a check whose process died (a crash, a hang past --timeout) is an outcome like any */
             out->tested = true;
             out->verdict = res.verdict;
             out->metrics = res.metrics;
-            out->key = b->by == FPD_BY_HASH ? res.digest : (uint64_t)res.verdict;
+            out->key = b->by == FPD_BY_HASH ? (res.verdict == FPD_ERROR ? FPD_PROBE_ERROR_KEY : res.digest)
+                                            : (uint64_t)res.verdict;
+            if (res.verdict == FPD_ERROR)
+                snprintf(out->skip_reason, sizeof out->skip_reason, "%s", res.error);
         }
     }
     if (!FPD_ARRAY_RESERVE(b->seen, b->seen_cap, b->seen_count + 1))
@@ -276,13 +279,18 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Values of [lo, hi] away from the aligned ones, spread by the golden ratio's sequence: a fault on a
+ * residue (k % 4 == 2) or past a block that is no power or tile multiple shows in some of them. */
+enum { SCATTERED = 32 };
+
 /* Boundary-prone values in [lo, hi]: the ends, powers of two and their neighbours, and multiples
- * of common tile sizes (for each tile size only while there are at most 64 multiples in range). */
+ * of common tile sizes (for each tile size only while there are at most 64 multiples in range), and
+ * SCATTERED others. */
 static size_t scan_candidates(uint32_t lo, uint32_t hi, uint32_t **out)
 {
     *out = NULL;
     static const uint32_t tiles[] = {8, 16, 32, 64, 128, 256};
-    size_t cap = 2 + 3 * 33 + 64 * (sizeof tiles / sizeof tiles[0]), n = 0;
+    size_t cap = 2 + 3 * 33 + 64 * (sizeof tiles / sizeof tiles[0]) + SCATTERED, n = 0;
     uint32_t *v = malloc(cap * sizeof *v);
     if (!v)
         return 0;
@@ -296,6 +304,12 @@ static size_t scan_candidates(uint32_t lo, uint32_t hi, uint32_t **out)
         if ((hi - lo) / tiles[t] <= 64)
             for (uint64_t x = (lo + tiles[t] - 1) / tiles[t] * (uint64_t)tiles[t]; x <= hi; x += tiles[t])
                 v[n++] = (uint32_t)x;
+    double spot = 0;
+    for (int i = 0; i < SCATTERED; i++) {
+        spot += 0.6180339887498949;
+        spot -= (int)spot;
+        v[n++] = lo + (uint32_t)(spot * (double)(hi - lo));
+    }
     qsort(v, n, sizeof *v, by_value);
     size_t unique = 0;
     for (size_t i = 0; i < n; i++)
@@ -309,17 +323,25 @@ int fpd_bisect_scan(struct fpd_bisector *b, uint32_t lo, uint32_t hi, struct fpd
     uint32_t *values;
     size_t n = scan_candidates(lo, hi, &values);
     struct fpd_shape_probe *probes = calloc(n ? n : 1, sizeof *probes);
-    struct fpd_boundary *found = calloc(n ? n : 1, sizeof *found);
-    int rc = n && probes && found ? FPD_OK : FPD_ERR_NOMEM;
-    size_t tested = 0, nfound = 0;
+    struct fpd_boundary *found = NULL;
+    size_t tested = 0, nfound = 0, cap = 0;
+    int rc = n && probes ? FPD_OK : FPD_ERR_NOMEM;
     for (size_t i = 0; rc == FPD_OK && i < n; i++) {
         rc = fpd_bisect_probe(b, values[i], &probes[tested]);
         if (rc == FPD_OK && probes[tested].tested)
             tested++;
     }
+    /* between two samples that differ, every change: a boundary whose after is not the next sample's
+     * outcome is followed by another, between it and that sample */
     for (size_t i = 0; rc == FPD_OK && i + 1 < tested; i++)
-        if (probes[i].key != probes[i + 1].key)
-            rc = fpd_bisect_find(b, &probes[i], &probes[i + 1], &found[nfound++]);
+        for (struct fpd_shape_probe from = probes[i]; rc == FPD_OK && from.key != probes[i + 1].key;) {
+            if (!FPD_ARRAY_RESERVE(found, cap, nfound + 1)) {
+                rc = FPD_ERR_NOMEM;
+                break;
+            }
+            rc = fpd_bisect_find(b, &from, &probes[i + 1], &found[nfound]);
+            from = found[nfound++].after;
+        }
     free(values);
     free(probes);
     if (rc != FPD_OK) {

@@ -22,10 +22,14 @@ struct fpd_shape_probe {
     uint32_t value;
     bool tested;        /* false: the shape cannot be tested (skip_reason says why) */
     enum fpd_verdict verdict;
-    uint64_t key;       /* what is compared between probes: the verdict, or path A's shared bits */
+    uint64_t key;       /* what is compared between probes: the verdict, or path A's shared bits
+                           (FPD_PROBE_ERROR_KEY for an error, whose bits there are none of) */
     struct fpd_metrics metrics;
-    char skip_reason[256];
+    char skip_reason[256]; /* why it cannot be tested; for an `error` outcome, the error */
 };
+
+/* An error's key by path A's bits: no digest of outputs is this one. */
+#define FPD_PROBE_ERROR_KEY UINT64_MAX
 
 typedef void (*fpd_shape_probe_fn)(void *ctx, const struct fpd_shape_probe *p);
 

@@ -83,6 +83,8 @@ json_t *fpd_shape_probes_json(const struct fpd_shape_probe *probes, size_t n)
                                           fpd_json_finite(fpd_reported_ratio(m)), "key", key)
                               : json_pack("{s:I, s:o}", "value", (json_int_t)p->value, "skipped",
                                           fpd_json_text(p->skip_reason));
+        if (o && p->tested && p->verdict == FPD_ERROR && json_object_set_new(o, "error", fpd_json_text(p->skip_reason)) != 0)
+            json_decref(o), o = NULL;
         if (json_array_append_new(a, o) != 0) {
             json_decref(a);
             return NULL;
@@ -137,6 +139,11 @@ static int probe_from_json(json_t *o, struct fpd_shape_probe *p, const char **ba
     if (!key || strlen(key) != 16 || (p->key = strtoull(key, &end, 16), *end))
         return *bad = "key", FPD_ERR_INPUT;
     m->diff = (size_t)diff, m->count = (size_t)count, m->max_ulp = max_ulp, m->bounded = isfinite(m->ratio);
+    json_t *error = json_object_get(o, "error"); /* what an `error` outcome was */
+    if (error && (!json_is_string(error) || p->verdict != FPD_ERROR))
+        return *bad = "error", FPD_ERR_INPUT;
+    if (error)
+        snprintf(p->skip_reason, sizeof p->skip_reason, "%s", json_string_value(error));
     return FPD_OK;
 }
 

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend_own.h"
@@ -59,7 +60,25 @@ static int stretch_refusing_gemm(void *state, const struct fpd_gemm_args *g, cha
     return switching_gemm(state, g, why, why_size);
 }
 
-static struct fpd_backend switching, refusing, m_switch, stretch;
+/* C[0][0] one ulp up for 101 <= m < 103, two from 103: three outcomes by path A's bits, both
+ * changes between two values a scan samples (96 and 112). */
+static int m_steps_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    int rc = fpd_backend_seq.gemm(state, g, why, why_size);
+    if (rc == FPD_OK && g->m >= 101)
+        fpd_store_bits(g->dt.out, g->c, 0, fpd_bits(g->dt.out, g->c, 0) + (g->m < 103 ? 1 : 2));
+    return rc;
+}
+
+/* Crashes from k = 301 on: a probe isolated in a process of its own dies of it. */
+static int crashing_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    if (g->k > 300)
+        abort();
+    return fpd_backend_seq.gemm(state, g, why, why_size);
+}
+
+static struct fpd_backend switching, refusing, m_switch, stretch, m_steps, crashing;
 
 static void setup(void)
 {
@@ -70,7 +89,8 @@ static void setup(void)
         const char *name;
         int (*gemm)(void *, const struct fpd_gemm_args *, char *, size_t);
     } rows[] = {{&switching, "switching", switching_gemm}, {&refusing, "refusing", refusing_gemm},
-                {&m_switch, "m-switch", m_switch_gemm}, {&stretch, "stretch", stretch_refusing_gemm}};
+                {&m_switch, "m-switch", m_switch_gemm}, {&stretch, "stretch", stretch_refusing_gemm},
+                {&m_steps, "m-steps", m_steps_gemm}, {&crashing, "crashing", crashing_gemm}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         *rows[i].b = fpd_backend_seq;
         rows[i].b->name = rows[i].name;
@@ -237,6 +257,50 @@ Test(bisect, by_hash_sees_an_algorithm_switch_both_paths_agree_on, .init = setup
     fpd_bisect_free(&b);
     b.by = FPD_BY_HASH, b.dim = FPD_DIM_K;
     cr_expect_eq(fpd_bisect_init(&b, 1, 200, why, sizeof why), FPD_ERR_INPUT, "by hash along k must be refused");
+    fpd_checker_free(&ck);
+}
+
+/* Two changes between two samples that differ: the scan finds the first, then the next from it, until
+ * the outcome is the later sample's (it stopped at the first). */
+Test(bisect, scan_finds_every_change_between_two_samples, .init = setup, .fini = teardown)
+{
+    struct fpd_checker ck = {0};
+    struct fpd_bisector b = make(&ck, "repeat", "m-steps", 1000, 20, FPD_DIM_M, FPD_BY_HASH);
+    b.base.c.n = 4;
+    char why[256];
+    cr_assert_eq(fpd_bisect_init(&b, 1, 1000, why, sizeof why), FPD_OK);
+    struct fpd_boundary *found;
+    size_t n;
+    cr_assert_eq(fpd_bisect_scan(&b, 1, 1000, &found, &n), FPD_OK);
+    cr_assert_eq(n, 2, "%zu transitions", n);
+    cr_expect_eq(found[0].before.value, 100);
+    cr_expect_eq(found[0].after.value, 101);
+    cr_expect_eq(found[1].before.value, 102);
+    cr_expect_eq(found[1].after.value, 103);
+    free(found);
+    fpd_bisect_free(&b);
+    fpd_checker_free(&ck);
+}
+
+/* Isolated, a crash is an outcome, `error`: its first shape is the boundary, not a shape passed over. */
+Test(bisect, a_crash_is_an_outcome, .init = setup, .fini = teardown)
+{
+    struct fpd_checker ck = {.isolate = true};
+    struct fpd_bisector b = make(&ck, "repeat", "crashing", 2, 1000, FPD_DIM_K, FPD_BY_VERDICT);
+    char why[256];
+    cr_assert_eq(fpd_bisect_init(&b, 1, 1000, why, sizeof why), FPD_OK);
+    struct fpd_shape_probe lo, hi;
+    cr_assert_eq(fpd_bisect_probe(&b, 1, &lo), FPD_OK);
+    cr_assert_eq(fpd_bisect_probe(&b, 1000, &hi), FPD_OK);
+    cr_assert(hi.tested, "a crash is no untestable shape: %s", hi.skip_reason);
+    cr_assert_eq(hi.verdict, FPD_ERROR);
+    cr_expect(strstr(hi.skip_reason, "signal"), "the error says what killed it: %s", hi.skip_reason);
+    struct fpd_boundary x;
+    cr_assert_eq(fpd_bisect_find(&b, &lo, &hi, &x), FPD_OK);
+    cr_expect_eq(x.before.value, 300);
+    cr_expect_eq(x.after.value, 301);
+    cr_expect_eq(x.after.verdict, FPD_ERROR);
+    fpd_bisect_free(&b);
     fpd_checker_free(&ck);
 }
 
