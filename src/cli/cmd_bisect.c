@@ -192,7 +192,31 @@ static int from_shapes(struct fpd_case_flags *cf, struct bisect_options *o, enum
     return FPD_OK;
 }
 
-static void print_boundary(const struct fpd_bisector *b, const struct fpd_boundary *x)
+/* A boundary by verdict found without the exact reference (bisect's default), its sides again with
+ * it, as `check` runs them: between paths a lost precision can read improbable where check, seeing a
+ * path beyond its own bound, says bound. Said where that differs. FPD_OK, or what the checks gave. */
+static int confirm_boundary(struct fpd_bisector *b, const struct fpd_boundary *x)
+{
+    if (b->by != FPD_BY_VERDICT || b->base.exact != FPD_EXACT_NEVER || x->before.verdict == FPD_ERROR ||
+        x->after.verdict == FPD_ERROR)
+        return FPD_OK;
+    enum fpd_verdict v[2];
+    const uint32_t values[2] = {x->before.value, x->after.value};
+    for (int i = 0; i < 2; i++) {
+        int rc = fpd_bisect_verdict_with(b, values[i], FPD_EXACT_ALWAYS, &v[i]);
+        if (rc != FPD_OK)
+            return rc;
+    }
+    if (v[0] == x->before.verdict && v[1] == x->after.verdict)
+        return FPD_OK;
+    const char *d = fpd_dim_names[b->dim];
+    printf("  with the exact reference, as check runs them: %s=%u gives %s; %s=%u gives %s%s\n", d, values[0],
+           fpd_verdict_table[v[0]].name, d, values[1], fpd_verdict_table[v[1]].name,
+           v[0] == v[1] ? " (no change there)" : "");
+    return FPD_OK;
+}
+
+static int print_boundary(struct fpd_bisector *b, const struct fpd_boundary *x)
 {
     char before[320], after[320];
     printf("boundary: %s=%u gives %s; %s=%u gives %s", fpd_dim_names[b->dim], x->before.value,
@@ -201,6 +225,7 @@ static void print_boundary(const struct fpd_bisector *b, const struct fpd_bounda
     if (x->after.value - x->before.value > 1)
         printf(" (the %u values between could not be tested)", x->after.value - x->before.value - 1);
     printf("\n");
+    return confirm_boundary(b, x);
 }
 
 /* The bisection beside the corpus (--save-to): its probes in the order they ran and its boundaries. */
@@ -293,8 +318,8 @@ int fpd_cmd_bisect(int argc, char **argv)
         rc = fpd_bisect_scan(&b, (uint32_t)o.lo, (uint32_t)o.hi, &found, &n);
         if (rc == FPD_OK) {
             printf("%zu transition%s in %zu probes\n", n, n == 1 ? "" : "s", b.probes);
-            for (size_t i = 0; i < n; i++)
-                print_boundary(&b, &found[i]);
+            for (size_t i = 0; rc == FPD_OK && i < n; i++)
+                rc = print_boundary(&b, &found[i]);
             if (n == 0)
                 exit_code = FPD_EXIT_FINDINGS; /* as without --scan: no change in the range */
         }
@@ -326,7 +351,7 @@ int fpd_cmd_bisect(int argc, char **argv)
                 printf("%zu probes\n", b.probes);
                 note_replaced_end(&b, (uint32_t)o.lo, &lo_first, &lo);
                 note_replaced_end(&b, (uint32_t)o.hi, &hi_first, &hi);
-                print_boundary(&b, &single);
+                rc = print_boundary(&b, &single);
                 if (single.after.key != hi.key) {
                     char after[320], end[320];
                     printf("and more: %s=%u's %s is not %s=%u's %s, so the outcome changes again between them "

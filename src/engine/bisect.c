@@ -156,6 +156,17 @@ int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_pr
     return FPD_OK;
 }
 
+int fpd_bisect_verdict_with(struct fpd_bisector *b, uint32_t value, enum fpd_exact_mode exact, enum fpd_verdict *out)
+{
+    struct fpd_check chk = b->base;
+    set_dim(b, &chk.c, value);
+    chk.exact = exact;
+    struct fpd_check_result res;
+    int rc = fpd_check_run(b->ck, &chk, &res);
+    *out = res.verdict;
+    return rc;
+}
+
 /* The i-th distance tried from a value that cannot be tested: each one up to NEAR, then doubling.
  * An untestable value is mostly one of a stretch (shapes over the memory budget, or under what a
  * relation's parameters need): the doubling crosses the longest stretch in about 30 probes where

@@ -65,6 +65,9 @@ void fpd_bisect_free(struct fpd_bisector *b);
 /* Runs one probe, or gives the one already run at that value (told to on_probe once). Returns a
  * status only for fpdiv's own failures. */
 int fpd_bisect_probe(struct fpd_bisector *b, uint32_t value, struct fpd_shape_probe *out);
+/* The verdict at `value` with the exact reference run as `exact` says (not kept among the probes, nor
+ * reported to on_probe): a boundary found without it, confirmed as `check` would see it. */
+int fpd_bisect_verdict_with(struct fpd_bisector *b, uint32_t value, enum fpd_exact_mode exact, enum fpd_verdict *out);
 /* The probe at v, or when v cannot be tested, at the nearest testable value toward `toward`
  * (inclusive): its neighbours one by one, then at doubling distances, then back by halves to the
  * nearest, so that the probes are bounded (under 80) however far that is. It assumes what cannot

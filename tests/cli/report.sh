@@ -146,7 +146,9 @@ run "bisect --scan --save-to" 0 $FPDIV bisect --relation vendor --backend seq,tc
 run "bisect --save-to" 0 $FPDIV bisect --relation vendor --backend seq,tc-a100 --dtype f16:f32 --good 8x8x1 \
     --bad 8x8x64 --save-to $tmp/saved
 run "explain --save-to" 0 $FPDIV explain --backend pairwise --shape 1x1x12 --save-to $tmp/saved
-run "explain CASE --save-to" 0 $FPDIV explain "$(find $tmp/corpus -name '*.json' | sort | head -1)" --save-to $tmp/saved
+# a case of two terms or more, whose order has a name: one term's is "a single term"
+sum_case=$(grep -L '"k": [01],' $(find $tmp/corpus -name '*.json' | sort) | head -1)
+run "explain CASE --save-to" 0 $FPDIV explain "$sum_case" --save-to $tmp/saved
 saved_file=$(ls $tmp/saved/results/bisect/*.json | head -1)
 expect "a saved result holds the command that made it" "$(cat $saved_file)" \
     "\"command\": \"fpdiv bisect --relation vendor --backend seq,tc-a100 "

@@ -142,5 +142,12 @@ run "bisect over two changes" 0 $FPDIV $lossy bisect --good 4x64x1 --bad 4x64x30
     expect "finds the first" "$out" "^boundary: k=[0-9]+ gives same; k=[0-9]+ gives reorder$" &&
     expect "and says another follows" "$out" "^and more: k=[0-9]+'s reorder is not k=3000's (improbable|bound), so the outcome changes again"
 
+# bisect's probes run without the exact reference; a boundary's sides are checked again with it, as
+# check runs them, and said where that differs (improbable between paths, bound against the reference)
+run "bisect --scan on a library that rounds its inputs" 0 $FPDIV $lossy bisect --good 2x3x1 --bad 2x3x2048 \
+    --relation vendor --backend openblas,zoo --scan &&
+    expect "a boundary check would not report is said to be none" "$out" \
+        '^  with the exact reference, as check runs them: k=[0-9]+ gives bound; k=[0-9]+ gives bound \(no change there\)$'
+
 echo "zoo: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
