@@ -294,7 +294,7 @@ static void prefill_bias(const struct fpd_gemm_args *g, enum fpd_dtype ct, void 
 /* A gemv as numpy's matmul calls it: the matrix is out_len x k with element strides s_out and s_k,
  * handed over column-major when its k axis is contiguous, else row-major, and transposed. */
 static void numpy_gemv(const struct fpd_cblas *lib, bool f64, const char *matrix, size_t out_len, size_t k,
-                       size_t s_out, size_t s_k, const char *x, ptrdiff_t incx, double beta, char *y, size_t incy)
+                       size_t s_out, size_t s_k, const char *x, ptrdiff_t incx, double beta, char *y, ptrdiff_t incy)
 {
     bool col_major = s_k == 1 && s_out >= k;
     fpd_cblas_gemv(lib, f64, col_major ? FPD_CBLAS_COL_MAJOR : FPD_CBLAS_ROW_MAJOR, true, k, out_len, matrix,
@@ -308,6 +308,34 @@ static const char *stored_backwards(char *to, const char *from, size_t k, ptrdif
     for (size_t p = 0; p < k; p++)
         memcpy(to + (k - 1 - p) * es, from + (ptrdiff_t)p * stride * (ptrdiff_t)es, es);
     return to;
+}
+
+/* Which of a call's vectors go over stored backwards, by the call's place q (a row, a column, an
+ * element's i + j): each of the four ways in turn, forwards first. */
+enum { X_BACKWARDS = 1, Y_BACKWARDS = 2 };
+static unsigned backwards_of(size_t q) { return (unsigned)(q % 4); }
+
+/* Room for the vectors handed over backwards (k elements for an x or a dot's y, `out` for a gemv's y). */
+struct reversed_room {
+    char *x, *y;
+};
+
+/* One gemv of run_route, x and y handed over as `how` says: a y stored backwards is C's own values
+ * (the bias, or the poison) reversed, and read back into C after. */
+static void route_gemv(const struct cblas_state *s, bool f64, const char *matrix, size_t out_len, size_t k, size_t s_out,
+                       size_t s_k, const char *x, ptrdiff_t incx, double beta, char *y, size_t incy, unsigned how,
+                       const struct reversed_room *room)
+{
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    if ((how & X_BACKWARDS) && room->x)
+        x = stored_backwards(room->x, x, k, incx, es), incx = -1;
+    bool y_backwards = (how & Y_BACKWARDS) && room->y;
+    if (y_backwards)
+        stored_backwards(room->y, y, out_len, (ptrdiff_t)incy, es);
+    numpy_gemv(&s->lib, f64, matrix, out_len, k, s_out, s_k, x, incx, beta, y_backwards ? room->y : y,
+               y_backwards ? -1 : (ptrdiff_t)incy);
+    for (size_t p = 0; y_backwards && p < out_len; p++)
+        memcpy(y + p * incy * es, room->y + (out_len - 1 - p) * es, es);
 }
 
 /* C's lower triangle (and the odd rows' diagonal) by a syrk of uplo L into a C of its own, NaN where
@@ -332,9 +360,9 @@ static void syrk_lower(const struct cblas_state *s, bool f64, const struct fpd_g
 
 /* One batch entry through the library's gemv (a call per row or per column of C) or its dot (a
  * call per element), with the arguments numpy passes: (1,k)@(k,n), (m,k)@(k,1) and (k,)@(k,).
- * Every other call (odd rows, odd columns, elements of odd i + j) hands its vector over stored
- * backwards with the increment -1, as BLAS reads a reversed view (x at its lowest address): a path
- * of its own in libraries, wrong where the increment's sign is lost, and seen only where it runs. */
+ * Three calls in four (rows, columns, elements by i + j) hand x, y or both over stored backwards
+ * with the increment -1, as BLAS reads a reversed view (the vector at its lowest address): a path of
+ * its own in libraries, wrong where an increment's sign is lost, and seen only where it runs. */
 static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g, const struct fpd_batch_entry *e)
 {
     bool f64 = g->dt.acc == FPD_F64;
@@ -345,35 +373,32 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
     const char *a = e->a, *b = e->b;
     char *c = e->c;
     double beta = g->bias ? 1 : 0; /* C holds the bias */
-    char *backwards = g->k > 1 ? malloc(g->k * es) : NULL; /* none (out of memory, or k <= 1): all forwards */
+    size_t y_len = g->route == FPD_ROUTE_DOT ? g->k : g->m > g->n ? g->m : g->n;
+    /* none (out of memory, or vectors of one element): every call forwards */
+    struct reversed_room room = {g->k > 1 ? malloc(g->k * es) : NULL, y_len > 1 ? malloc(y_len * es) : NULL};
     switch (g->route) {
     case FPD_ROUTE_GEMV_ROWS: /* row i: op(B) as n x k, times A's row i */
-        for (size_t i = 0; i < g->m; i++) {
-            const char *x = a + i * a_row * es;
-            bool reversed = backwards && i % 2;
-            numpy_gemv(&s->lib, f64, b, g->n, g->k, (size_t)b_col, (size_t)b_row,
-                       reversed ? stored_backwards(backwards, x, g->k, a_col, es) : x, reversed ? -1 : a_col, beta,
-                       c + i * e->ldc * es, 1);
-        }
+        for (size_t i = 0; i < g->m; i++)
+            route_gemv(s, f64, b, g->n, g->k, (size_t)b_col, (size_t)b_row, a + i * a_row * es, a_col, beta,
+                       c + i * e->ldc * es, 1, backwards_of(i), &room);
         break;
     case FPD_ROUTE_GEMV_COLS: /* column j: op(A), times B's column j */
-        for (size_t j = 0; j < g->n; j++) {
-            const char *x = b + j * b_col * es;
-            bool reversed = backwards && j % 2;
-            numpy_gemv(&s->lib, f64, a, g->m, g->k, (size_t)a_row, (size_t)a_col,
-                       reversed ? stored_backwards(backwards, x, g->k, b_row, es) : x, reversed ? -1 : b_row, beta,
-                       c + j * es, e->ldc);
-        }
+        for (size_t j = 0; j < g->n; j++)
+            route_gemv(s, f64, a, g->m, g->k, (size_t)a_row, (size_t)a_col, b + j * b_col * es, b_row, beta, c + j * es,
+                       e->ldc, backwards_of(j), &room);
         break;
     case FPD_ROUTE_DOT:
         for (size_t i = 0; i < g->m; i++) {
             const char *row = a + i * a_row * es;
-            if (backwards && g->n > (i % 2 ? 0 : 1)) /* A's row i, for its elements of odd i + j */
-                stored_backwards(backwards, row, g->k, a_col, es);
+            if (room.x && g->k > 1) /* A's row i backwards, for its elements that take it so */
+                stored_backwards(room.x, row, g->k, a_col, es);
             for (size_t j = 0; j < g->n; j++) {
-                bool reversed = backwards && (i + j) % 2;
-                double v = fpd_cblas_dot(&s->lib, f64, g->k, reversed ? backwards : row, reversed ? -1 : a_col,
-                                         b + j * b_col * es, b_row);
+                unsigned how = backwards_of(i + j);
+                const char *column = b + j * b_col * es;
+                bool x_back = (how & X_BACKWARDS) && room.x, y_back = (how & Y_BACKWARDS) && room.y;
+                double v = fpd_cblas_dot(&s->lib, f64, g->k, x_back ? room.x : row, x_back ? -1 : a_col,
+                                         y_back ? stored_backwards(room.y, column, g->k, b_row, es) : column,
+                                         y_back ? -1 : b_row);
                 fpd_store(g->dt.acc, c, i * e->ldc + j, v);
             }
         }
@@ -389,7 +414,7 @@ static void run_route(const struct cblas_state *s, const struct fpd_gemm_args *g
         break;
     default: break;
     }
-    free(backwards);
+    free(room.x), free(room.y);
 }
 
 /* Whether the product is one gemm call, of either storage order: everything a gemm takes, it takes. */

@@ -434,7 +434,7 @@ typedef double (*ddot32_fn)(int32_t, const void *, int32_t, const void *, int32_
 typedef double (*ddot64_fn)(int64_t, const void *, int64_t, const void *, int64_t);
 
 void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans, size_t rows, size_t cols,
-                    const void *a, size_t lda, const void *x, ptrdiff_t incx, double beta, void *y, size_t incy)
+                    const void *a, size_t lda, const void *x, ptrdiff_t incx, double beta, void *y, ptrdiff_t incy)
 {
     void *fn = lib->gemv[f64];
     int t = transpose(trans);

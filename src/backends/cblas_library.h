@@ -83,10 +83,10 @@ void fpd_cblas_dgemm(const struct fpd_cblas *lib, bool col_major, bool trans_a, 
                      double *c, size_t ldc);
 /* y = A x + beta y through cblas_sgemv (f64 false) or cblas_dgemv, with A of rows x cols stored in
  * `order` with leading dimension lda, transposed first when trans. A negative increment reads x
- * backwards, BLAS's way: x then points at its lowest address, where its last element is. Call only
- * when lib->gemv[f64]. */
+ * (writes y) backwards, BLAS's way: the vector then points at its lowest address, where its last
+ * element is. Call only when lib->gemv[f64]. */
 void fpd_cblas_gemv(const struct fpd_cblas *lib, bool f64, int order, bool trans, size_t rows, size_t cols,
-                    const void *a, size_t lda, const void *x, ptrdiff_t incx, double beta, void *y, size_t incy);
+                    const void *a, size_t lda, const void *x, ptrdiff_t incx, double beta, void *y, ptrdiff_t incy);
 /* x . y through cblas_sdot or cblas_ddot (an sdot's float widened exactly), increments as gemv's.
  * Call only when lib->dot[f64]. */
 double fpd_cblas_dot(const struct fpd_cblas *lib, bool f64, size_t n, const void *x, ptrdiff_t incx, const void *y,
