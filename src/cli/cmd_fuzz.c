@@ -47,7 +47,9 @@ static const char help[] =
     "                      them, at 0.01 (from generator 5; 0: none)\n"
     "  --generator G       the data generator's version (default: the newest; an older one reruns\n"
     "                      a campaign of an older fpdiv)\n"
-    "  --threads N         most threads for the threads relation (default: cores, at least 2)\n"
+    "  --threads N         most threads for the threads relation (default: cores, at least 3, so\n"
+    "                      that a thread's share lies between two others') and for a concurrent\n"
+    "                      caller's library (default: cores, at least 2)\n"
     "  --fail-on V         exit 1 when a check is V or worse: same, reorder, improbable, bound,\n"
     "                      never (default bound: doc/concepts.md says why)\n"
     "  --max-mem SIZE      memory budget, shared by the workers (default half of RAM): a larger case\n"
@@ -136,7 +138,12 @@ static void set_defaults(struct fpd_campaign_config *cfg)
 {
     *cfg = (struct fpd_campaign_config){.generator = FPD_GEN_VERSION, .max_dim = 256, .reach = true, .max_mem = fpd_cli_default_max_mem(),
                                         .exact = FPD_EXACT_SAMPLED, .special_rate = FPD_SPECIALS_DRAWN};
-    cfg->max_threads = fpd_cli_cores() < 2 ? 2 : fpd_cli_cores();
+    /* the threads relation: at least 3, so that one thread's share lies between two others' (a
+     * partition's off-by-one in a middle share, seen on no 2-core machine otherwise); a concurrent
+     * caller's library: 1 to the cores, as more callers than cores already oversubscribe them */
+    int cores = fpd_cli_cores();
+    cfg->max_threads = cores < 3 ? 3 : cores;
+    cfg->caller_threads = cores < 2 ? 2 : cores;
     for (size_t i = 0; i < fpd_relation_count; i++)
         if (fpd_relation_table[i].default_campaign)
             cfg->relations[cfg->n_relations++] = &fpd_relation_table[i];
@@ -283,7 +290,7 @@ static int parse(int argc, char **argv, struct fpd_campaign_config *cfg, struct 
             break;
         case OPT_THREADS:
             rc = fpd_cli_count("--threads", optarg, 2, 1024, &u, why, why_size); /* the relation: 1 against N */
-            cfg->max_threads = (int)u;
+            cfg->max_threads = cfg->caller_threads = (int)u;
             break;
         case OPT_FAIL_ON: rc = fpd_cli_verdict("--fail-on", optarg, true, &o->fail_on, why, why_size); break;
         case OPT_JSON: o->json = true; break;

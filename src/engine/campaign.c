@@ -204,7 +204,7 @@ int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_
     out->unhashed = cfg->unhashed;
     out->backends[0] = cfg->backends[combo->backend[0]];
     out->backends[1] = rel->backends == 2 ? cfg->backends[combo->backend[1]] : NULL;
-    fpd_relation_pick_params(rel, &s, c, cfg->max_threads, &out->params);
+    fpd_relation_pick_params(rel, &s, c, cfg->max_threads, cfg->caller_threads, &out->params);
     return fits ? FPD_OK : FPD_ERR_INPUT;
 }
 

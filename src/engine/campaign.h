@@ -29,7 +29,8 @@ struct fpd_campaign_config {
     bool reach;         /* a share of the cases past max_dim, where reductions are long (reach.h) */
     double special_rate; /* of every case, or FPD_SPECIALS_DRAWN (negative) */
     double max_mem;
-    int max_threads;
+    int max_threads;     /* the threads relation's most (from 2) */
+    int caller_threads;  /* the most a concurrent caller's library runs (from 1); 0: max_threads */
     enum fpd_exact_mode exact;
     int default_threads; /* BLAS threads for paths that do not set their own (0: the backend's default) */
     bool unhashed;       /* its checks' outputs go unhashed: a campaign that prints no check's hashes and saves

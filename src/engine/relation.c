@@ -470,7 +470,7 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
 }
 
 void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s, const struct fpd_case *c,
-                              int max_threads, struct fpd_relation_params *p)
+                              int max_threads, int caller_threads, struct fpd_relation_params *p)
 {
     p->slice = (struct fpd_range){0, 1};
     p->threads = max_threads < 2 ? 2 : max_threads;
@@ -482,7 +482,7 @@ void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s
         p->slice.len = 1 + fpd_stream_below(s, extent - p->slice.start);
     }
     if (r->needs & FPD_FEAT_CONCURRENT) /* one thread a call too: a server's threads, each calling numpy */
-        p->threads = 1 + (int)fpd_stream_below(s, (uint32_t)p->threads);
+        p->threads = 1 + (int)fpd_stream_below(s, (uint32_t)(caller_threads > 0 ? caller_threads : p->threads));
     else if (fpd_relation_takes_threads(r))
         p->threads = 2 + (int)fpd_stream_below(s, (uint32_t)(p->threads - 1));
     if (r->needs & FPD_FEAT_CONCURRENT) /* 2 to 4: path B and its mirror, then others */

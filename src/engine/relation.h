@@ -142,9 +142,10 @@ int fpd_relation_check_params(const struct fpd_relation *r, const struct fpd_cas
 /* The smallest value of a dimension for which the relation says anything: 2 for the one it slices
  * with path B through gemm, 1 for the others and for k (dim FPD_SLICE_NONE). */
 uint32_t fpd_relation_min_dim(const struct fpd_relation *r, enum fpd_slice_dim dim);
-/* Draw parameters from a case's stream (fuzz): slices favour the first entry, as users report. */
+/* Draw parameters from a case's stream (fuzz): slices favour the first entry, as users report. Thread
+ * counts from 2 to max_threads for the threads relation, 1 to caller_threads a concurrent caller. */
 void fpd_relation_pick_params(const struct fpd_relation *r, struct fpd_stream *s, const struct fpd_case *c,
-                              int max_threads, struct fpd_relation_params *p);
+                              int max_threads, int caller_threads, struct fpd_relation_params *p);
 void fpd_relation_build(const struct fpd_relation *r, const struct fpd_case *c,
                         const struct fpd_relation_params *p, struct fpd_paths *out);
 
