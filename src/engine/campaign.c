@@ -198,6 +198,8 @@ int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_
         fpd_relation_prepare_case(rel, c);
     }
     bool fits = shrink_to_budget(rel, c, cfg->max_mem);
+    if (cfg->special_rate < 0 && c->k > FPD_SPECIALS_FULL_K) /* drawn: about as many a sum as at that k */
+        c->recipe.special_rate *= (double)FPD_SPECIALS_FULL_K / c->k;
     out->relation = rel;
     out->exact = cfg->exact;
     out->default_threads = cfg->default_threads;

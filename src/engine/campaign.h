@@ -97,13 +97,15 @@ struct fpd_stats {
 };
 
 /* A campaign not given --specials: special values (±0, ±Inf, NaN, subnormals, the smallest normal)
- * in one case in FPD_SPECIALS_EVERY (on average), FPD_DRAWN_SPECIAL_RATE of its elements; every
- * other case is drawn as without them. Libraries ship kernels that lose a NaN or an Inf (a zero
- * skipped: the reference BLAS's syrk; a max or min instruction: clamping epilogues) or flush
- * subnormals, right on every finite normal input. */
+ * in one case in FPD_SPECIALS_EVERY (on average), FPD_DRAWN_SPECIAL_RATE of its elements, a
+ * FPD_SPECIALS_FULL_K / k share of that past k = FPD_SPECIALS_FULL_K: a sum then meets about as many
+ * as one of that length, where at 0.01 one of 2^21 terms meets thousands, and every path's result and
+ * the exact one are NaN alike, which tells nothing. Every other case is drawn as without them.
+ * Libraries ship kernels that lose a NaN or an Inf (a zero skipped: the reference BLAS's syrk; a max
+ * or min instruction: clamping epilogues) or flush subnormals, right on every finite normal input. */
 #define FPD_SPECIALS_DRAWN (-1.0)
 #define FPD_DRAWN_SPECIAL_RATE 0.01
-enum { FPD_SPECIALS_EVERY = 8 };
+enum { FPD_SPECIALS_EVERY = 8, FPD_SPECIALS_FULL_K = 64 };
 /* Case `index`'s probability of a special value per element. */
 double fpd_campaign_special_rate(const struct fpd_campaign_config *cfg, uint32_t index);
 

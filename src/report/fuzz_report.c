@@ -137,9 +137,10 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
            reach->past_max_dim, reach->past_max_dim == 1 ? "" : "s", cp->cfg.max_dim,
            cp->cfg.reach ? " (one case in 64 is drawn there)" : "", reach->empty);
     if (cp->cfg.special_rate < 0 && cp->cfg.generator >= 5)
-        printf("special values: in %zu check%s' inputs (one case in %d is drawn with them, at %g per element; "
-               "--specials P sets P for every case)\n", st->with_specials, st->with_specials == 1 ? "" : "s",
-               FPD_SPECIALS_EVERY, FPD_DRAWN_SPECIAL_RATE);
+        printf("special values: in %zu check%s' inputs (one case in %d is drawn with them, at %g per element, "
+               "%g/k past k = %d; --specials P sets P for every case)\n", st->with_specials,
+               st->with_specials == 1 ? "" : "s", FPD_SPECIALS_EVERY, FPD_DRAWN_SPECIAL_RATE,
+               FPD_DRAWN_SPECIAL_RATE * FPD_SPECIALS_FULL_K, FPD_SPECIALS_FULL_K);
     else if (cp->cfg.special_rate < 0)
         printf("special values: none (generators before 5 draw none unless --specials P)\n");
     else
