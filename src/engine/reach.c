@@ -9,7 +9,7 @@
 const char *const fpd_reach_family_names[FPD_REACH_FAMILY_COUNT] = {
     [FPD_REACH_BLOCK_K] = "k at block sizes", [FPD_REACH_LONG_DOT] = "dots of 2^22 terms",
     [FPD_REACH_LONG_GEMV] = "sums of 2^21 terms", [FPD_REACH_TALL] = "2^21 output rows",
-    [FPD_REACH_WIDE] = "m or n at panel widths"};
+    [FPD_REACH_WIDE] = "m or n (or both) at panel widths"};
 
 /* k blocks of OpenBLAS's, BLIS's and oneMKL's x86 kernels (GEMM_Q, KC) and the panel widths around
  * them; with the powers of two from 2^9 to 2^16, each is taken within 8 either side: a kernel
@@ -56,6 +56,10 @@ static uint32_t panel_width(struct fpd_stream *s)
     return panel_widths[fpd_stream_below(s, sizeof panel_widths / sizeof panel_widths[0])] - 8 + fpd_stream_below(s, 17);
 }
 
+/* The panel widths up to 640 (the first four): m and n both there, C past a block in both at once */
+enum { BOTH_WIDTHS = 4 };
+static uint32_t both_width(struct fpd_stream *s) { return panel_widths[fpd_stream_below(s, BOTH_WIDTHS)] - 8 + fpd_stream_below(s, 17); }
+
 bool fpd_reach_shape(uint64_t seed, uint32_t index, const struct fpd_relation *r, struct fpd_case *c,
                      enum fpd_reach_family *family)
 {
@@ -80,9 +84,12 @@ bool fpd_reach_shape(uint64_t seed, uint32_t index, const struct fpd_relation *r
         c->m = small_dim(&s, r, FPD_SLICE_ROWS, 3), c->n = small_dim(&s, r, FPD_SLICE_COLS, 3);
         c->k = around_power(&s, 21);
         break;
-    case FPD_REACH_WIDE:
+    case FPD_REACH_WIDE: /* one in 4 both: a packing fault that needs a second block of rows and of columns */
         c->m = small_dim(&s, r, FPD_SLICE_ROWS, 48), c->n = small_dim(&s, r, FPD_SLICE_COLS, 48);
-        *(fpd_stream_chance(&s, 1, 2) ? &c->n : &c->m) = panel_width(&s);
+        if (fpd_stream_chance(&s, 1, 4))
+            c->m = both_width(&s), c->n = both_width(&s);
+        else
+            *(fpd_stream_chance(&s, 1, 2) ? &c->n : &c->m) = panel_width(&s);
         c->k = small_dim(&s, r, FPD_SLICE_NONE, 64);
         break;
     default: /* FPD_REACH_TALL */

@@ -18,7 +18,8 @@ enum fpd_reach_family {
     FPD_REACH_LONG_DOT, /* a dot of about 2^22 terms: m and n as small as the relation allows */
     FPD_REACH_LONG_GEMV, /* sums of about 2^21 terms into a few outputs: a gemv's long columns */
     FPD_REACH_TALL,      /* about 2^21 output rows of a few short sums: a gemv's long output */
-    FPD_REACH_WIDE,      /* m or n within 8 of a library's panel width (its MC or NC block); the rest small */
+    FPD_REACH_WIDE,      /* m or n within 8 of a library's panel width (its MC or NC block), the rest small;
+                            one case in 4 both, at widths up to 640 */
     FPD_REACH_FAMILY_COUNT
 };
 extern const char *const fpd_reach_family_names[FPD_REACH_FAMILY_COUNT];

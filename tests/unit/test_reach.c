@@ -20,7 +20,7 @@ Test(reach, one_case_in_64_every_family_each_within_its_limits)
     enum { CASES = 64000 };
     unsigned reached = 0, by_family[FPD_REACH_FAMILY_COUNT] = {0};
     unsigned k_residues = 0; /* bit r: some k at a block size was r mod 8 */
-    unsigned wide_m = 0, wide_n = 0;
+    unsigned wide_m = 0, wide_n = 0, wide_both = 0;
     for (uint32_t index = 0; index < CASES; index++) {
         bool hit;
         enum fpd_reach_family f;
@@ -34,11 +34,13 @@ Test(reach, one_case_in_64_every_family_each_within_its_limits)
             cr_expect(c.k >= 96 - 8 && c.k <= (1u << 16) + 8 && c.m <= 48 && c.n <= 48, "%ux%ux%u", c.m, c.n, c.k);
             k_residues |= 1u << (c.k % 8);
             break;
-        case FPD_REACH_WIDE: /* one of m and n at a panel width, 320 - 8 to 8160 + 8; the other small */
+        case FPD_REACH_WIDE: /* one of m and n at a panel width, 320 - 8 to 8160 + 8, the other small; or
+                                both, to 640 + 8 */
             cr_expect(c.k >= 1 && c.k <= 64, "%ux%ux%u", c.m, c.n, c.k);
-            cr_expect((c.m >= 312 && c.m <= 8168 && c.n <= 48) || (c.n >= 312 && c.n <= 8168 && c.m <= 48), "%ux%ux%u",
-                      c.m, c.n, c.k);
-            wide_m += c.m > 48, wide_n += c.n > 48;
+            cr_expect((c.m >= 312 && c.m <= 8168 && c.n <= 48) || (c.n >= 312 && c.n <= 8168 && c.m <= 48) ||
+                          (c.m >= 312 && c.m <= 648 && c.n >= 312 && c.n <= 648),
+                      "%ux%ux%u", c.m, c.n, c.k);
+            wide_m += c.m > 48 && c.n <= 48, wide_n += c.n > 48 && c.m <= 48, wide_both += c.m > 48 && c.n > 48;
             break;
         case FPD_REACH_LONG_DOT:
             cr_expect(c.k >= (1u << 22) - 8 && c.k <= (1u << 22) + 8 && c.m == 2 && c.n == 1, "%ux%ux%u", c.m, c.n, c.k);
@@ -56,7 +58,8 @@ Test(reach, one_case_in_64_every_family_each_within_its_limits)
     for (int f = 0; f < FPD_REACH_FAMILY_COUNT; f++)
         cr_expect(by_family[f] > 40, "%s: %u", fpd_reach_family_names[f], by_family[f]);
     cr_expect_eq(k_residues, 0xffu, "k at block sizes reaches every remainder mod 8: %#x", k_residues);
-    cr_expect(wide_m > 10 && wide_n > 10, "panel widths in m %u times, in n %u", wide_m, wide_n);
+    cr_expect(wide_m > 10 && wide_n > 10 && wide_both > 5, "panel widths in m %u times, in n %u, in both %u", wide_m,
+              wide_n, wide_both);
 }
 
 Test(reach, decided_by_the_seed_and_index_alone)
