@@ -99,6 +99,11 @@ int fpd_campaign_prepare(struct fpd_campaign *cp, const struct fpd_campaign_conf
     return FPD_OK;
 }
 
+/* The most outputs and terms (batch x m x n, times k) of a shape past --max-dim that gets the exact
+ * reference always: its cost is about 2 ns a term and a tenth of a microsecond an output */
+#define REACH_EXACT_OUTPUTS (1 << 19)
+#define REACH_EXACT_TERMS (1 << 25)
+
 static uint32_t pick_dim(struct fpd_stream *s, const struct fpd_relation *r, enum fpd_slice_dim dim, uint32_t hi)
 {
     uint32_t lo = fpd_relation_min_dim(r, dim);
@@ -201,7 +206,12 @@ int fpd_campaign_plan(const struct fpd_campaign *cp, uint32_t index, struct fpd_
     if (cfg->special_rate < 0 && c->k > FPD_SPECIALS_FULL_K) /* drawn: about as many a sum as at that k */
         c->recipe.special_rate *= (double)FPD_SPECIALS_FULL_K / c->k;
     out->relation = rel;
-    out->exact = cfg->exact;
+    /* a shape past --max-dim is drawn for what its paths may both get wrong alike (a block's tail, a
+     * panel's edge, both paths through one gemm): it gets the reference whether they agree or not,
+     * where its outputs and terms are few enough that this costs about what its GEMMs do */
+    double outputs = (double)c->batch * c->m * c->n;
+    bool reach_exact = reach && outputs <= REACH_EXACT_OUTPUTS && outputs * c->k <= REACH_EXACT_TERMS;
+    out->exact = reach_exact && cfg->exact == FPD_EXACT_SAMPLED ? FPD_EXACT_ALWAYS : cfg->exact;
     out->default_threads = cfg->default_threads;
     out->unhashed = cfg->unhashed;
     out->backends[0] = cfg->backends[combo->backend[0]];

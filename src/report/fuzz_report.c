@@ -148,8 +148,9 @@ static void print_summary(const struct fpd_campaign *cp, struct fpd_stats *st, d
                st->with_specials == 1 ? "" : "s", cp->cfg.special_rate);
     static const char *const exact_words[] = {[FPD_EXACT_NEVER] = "not computed",
                                               [FPD_EXACT_DIVERGING] = "computed for the checks whose paths differ",
-                                              [FPD_EXACT_SAMPLED] = ("computed for the checks whose paths differ "
-                                                                     "and one case in 8 of the rest"),
+                                              [FPD_EXACT_SAMPLED] = ("computed for the checks whose paths differ, "
+                                                                     "the shapes past --max-dim and one case in 8 of "
+                                                                     "the rest"),
                                               [FPD_EXACT_ALWAYS] = "computed for every check"};
     printf("exact reference: %s (--exact %s)\n", exact_words[cp->cfg.exact], fpd_exact_mode_names[cp->cfg.exact]);
     printf("time in GEMM arithmetic (the paths' products and the bound's |A||B|): %.1f%% of the workers' time\n",

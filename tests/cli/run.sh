@@ -743,7 +743,7 @@ if run "check a hanging backend" 1 $FPDIV --plugin $(dirname "$FPDIV")/plugins/c
     [ "$(find $tmp/hang -name '*.json' | wc -l)" = 1 ] && pass "the hanging case is saved" || fail "hanging case saved" "$(ls -R $tmp/hang)"
 fi
 run "sweep over a crashing shape" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 11:15 --isolate &&
-    expect "the crash is one skipped point, the sweep goes on" "$out" '^ +13 skipped: killed by signal 11' &&
+    expect "the crash is one error point, the sweep goes on" "$out" '^ +13 error +killed by signal 11' &&
     expect "and the points after it run" "$out" '^ +15 same'
 run "sweep over a crashing shape, in fpdiv's process" 139 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep \
     --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 11:15 &&
@@ -751,7 +751,7 @@ run "sweep over a crashing shape, in fpdiv's process" 139 $FPDIV --plugin $(dirn
     expect "the crash names the shape and --isolate" "$err" \
         "^fpdiv sweep: the check at k=13 crashed fpdiv, in whose process it ran: --isolate runs each check"
 run "sweep over a hanging shape" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so sweep --relation slice-rows --backend crashy --shape 2x4x1 --vary k --range 16:18 --timeout 1 &&
-    expect "the hang is one skipped point" "$out" '^ +17 skipped: timed out after 1 s'
+    expect "the hang is one error point" "$out" '^ +17 error +timed out after 1 s'
 if run "minimize a crashing case" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so minimize "$(find $tmp/crash -name '*.json' | head -1)" -o $tmp/crashmin; then
     expect "it shrinks to a smaller case that still crashes" "$out" '^minimized .*: 2x4x13 -> 2x1x13 in'
     expect "with the crash as its error" "$out" '^  error    killed by signal 11'
@@ -1395,9 +1395,12 @@ expect "bisect gemmt along m: its n follows" "$($FPDIV bisect --good 4x4x8 --bad
     "^  probe m=9: [a-z]+, [0-9]+ of 81 elements"
 bad "nor along n" "gemmt's C is square, its n following m: vary m instead of n" bisect --good 4x4x8 --bad 4x9x8 \
     --relation gemmt --backend mkl
-run "bisect to an end that cannot be tested" 2 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so bisect \
+run "bisect to a shape whose check dies" 0 $FPDIV --plugin $(dirname "$FPDIV")/plugins/crashy.so bisect \
     --good 2x4x18 --bad 2x4x19 --relation slice-rows --backend crashy --isolate &&
-    expect "names that end, and why" "$err" "k=19 cannot be tested \(exited with status 0 before it finished\): k=18 is the only"
+    expect "its death is an outcome, and the boundary" "$out" \
+        "^boundary: k=18 gives same; k=19 gives error \(exited with status 0 before it finished\)$"
+run "bisect to an end that cannot be tested" 2 $FPDIV bisect --good 6x4x8 --bad 1x4x8 --relation slice-rows --backend seq \
+    --slice 5:1 && expect "names that end, and why" "$err" "m=1 cannot be tested \(slice 5:1 is outside m = 1\): m=6 is the only"
 bad "explain of the empty product" "k is 0: the empty product adds no terms, so there is no order to reveal" explain \
     --backend openblas --shape 2x2x0
 "$numpy_python" - "$tmp" <<'PYTHON'
