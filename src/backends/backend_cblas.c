@@ -315,7 +315,8 @@ static const char *stored_backwards(char *to, const char *from, size_t k, ptrdif
 enum { X_BACKWARDS = 1, Y_BACKWARDS = 2 };
 static unsigned backwards_of(size_t q) { return (unsigned)(q % 4); }
 
-/* Room for the vectors handed over backwards (k elements for an x or a dot's y, `out` for a gemv's y). */
+/* Room for the vectors handed over backwards: k elements for an x or a dot's y, the longer of m and n
+ * for a gemv's y. */
 struct reversed_room {
     char *x, *y;
 };
