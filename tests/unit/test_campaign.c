@@ -4,6 +4,7 @@
  * same and said to be over the budget, so that fuzz skips it.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "backends/backend.h"
@@ -157,6 +158,29 @@ Test(campaign, one_term_sums_are_drawn_for_every_relation)
     for (size_t r = 0; r < fpd_relation_count; r++)
         if (planned[r] >= 200)
             cr_expect(one_term[r] > 0, "%s: k = 1 in none of %zu plans", fpd_relation_table[r].name, planned[r]);
+    fpd_campaign_free(&cp);
+}
+
+/* Drawn special values thin out past k = FPD_SPECIALS_FULL_K, so that a long sum meets about as many
+ * as one of that length (at the full rate every sum of 2^21 terms is NaN, on every path alike). */
+Test(campaign, drawn_special_values_thin_out_on_long_sums)
+{
+    struct fpd_campaign cp;
+    prepare(&cp, 0x1p60, 256);
+    cp.cfg.special_rate = FPD_SPECIALS_DRAWN, cp.cfg.reach = true;
+    size_t long_ones = 0, short_ones = 0;
+    for (uint32_t i = 0; i < 8 * CHECKS; i++) {
+        struct fpd_check chk;
+        if (fpd_campaign_plan(&cp, i, &chk) != FPD_OK || !(chk.c.recipe.special_rate > 0))
+            continue;
+        double want = chk.c.k > FPD_SPECIALS_FULL_K ? FPD_DRAWN_SPECIAL_RATE * FPD_SPECIALS_FULL_K / chk.c.k
+                                                    : FPD_DRAWN_SPECIAL_RATE;
+        cr_expect(fabs(chk.c.recipe.special_rate - want) <= 1e-15 * want, "index %u, k = %u: rate %g, want %g", i,
+                  chk.c.k, chk.c.recipe.special_rate, want);
+        long_ones += chk.c.k > 4096, short_ones += chk.c.k <= FPD_SPECIALS_FULL_K;
+    }
+    cr_expect(long_ones > 0 && short_ones > 0, "%zu long sums and %zu short ones with special values", long_ones,
+              short_ones);
     fpd_campaign_free(&cp);
 }
 
