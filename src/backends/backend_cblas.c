@@ -323,9 +323,9 @@ struct reversed_room {
 
 /* One gemv of run_route, x and y handed over as `how` says: a y stored backwards is C's own values
  * (the bias, or the poison) reversed, and read back into C after. */
-static void route_gemv(const struct cblas_state *s, bool f64, const char *matrix, size_t out_len, size_t k, size_t s_out,
-                       size_t s_k, const char *x, ptrdiff_t incx, double beta, char *y, size_t incy, unsigned how,
-                       const struct reversed_room *room)
+static void route_gemv(const struct cblas_state *s, bool f64, const char *matrix, size_t out_len, size_t k,
+                       size_t s_out, size_t s_k, const char *x, ptrdiff_t incx, double beta, char *y, size_t incy,
+                       unsigned how, const struct reversed_room *room)
 {
     size_t es = f64 ? sizeof(double) : sizeof(float);
     if ((how & X_BACKWARDS) && room->x)

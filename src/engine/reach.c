@@ -58,7 +58,10 @@ static uint32_t panel_width(struct fpd_stream *s)
 
 /* The panel widths up to 640 (the first four): m and n both there, C past a block in both at once */
 enum { BOTH_WIDTHS = 4 };
-static uint32_t both_width(struct fpd_stream *s) { return panel_widths[fpd_stream_below(s, BOTH_WIDTHS)] - 8 + fpd_stream_below(s, 17); }
+static uint32_t both_width(struct fpd_stream *s)
+{
+    return panel_widths[fpd_stream_below(s, BOTH_WIDTHS)] - 8 + fpd_stream_below(s, 17);
+}
 
 bool fpd_reach_shape(uint64_t seed, uint32_t index, const struct fpd_relation *r, struct fpd_case *c,
                      enum fpd_reach_family *family)

@@ -83,7 +83,8 @@ json_t *fpd_shape_probes_json(const struct fpd_shape_probe *probes, size_t n)
                                           fpd_json_finite(fpd_reported_ratio(m)), "key", key)
                               : json_pack("{s:I, s:o}", "value", (json_int_t)p->value, "skipped",
                                           fpd_json_text(p->skip_reason));
-        if (o && p->tested && p->verdict == FPD_ERROR && json_object_set_new(o, "error", fpd_json_text(p->skip_reason)) != 0)
+        bool failed = o && p->tested && p->verdict == FPD_ERROR; /* what the error was, beside it */
+        if (failed && json_object_set_new(o, "error", fpd_json_text(p->skip_reason)) != 0)
             json_decref(o), o = NULL;
         if (json_array_append_new(a, o) != 0) {
             json_decref(a);
