@@ -65,7 +65,7 @@ static int type_of(const struct fpd_npy *a, const char *path, const struct decla
      * narrower than the other: judged in the wider) */
     if (role == ROLE_INPUT && d->given[0] && d->t[0] != *t) {
         snprintf(why, why_size, "%s holds %s elements, not the %s --dtype gives the inputs", shown,
-                 fpd_npy_element_name(a->element), fpd_dtype_info(d->t[role])->name);
+                 fpd_npy_element_name(a->element), fpd_dtype_info(d->t[0])->name);
         return FPD_ERR_INPUT;
     }
     return FPD_OK;

@@ -43,6 +43,28 @@ struct zoo_real {
 };
 extern struct zoo_real zoo_real;
 
+/* cblas_sgemm and cblas_dgemm that sum only the first summed(k) terms of each element: a fault whose
+ * file defines `static int summed(int k)` and then says ZOO_GEMM_SUMMING(summed). */
+#define ZOO_GEMM_SUMMING(summed)                                                                              \
+    void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,     \
+                     const float *b, int ldb, float beta, float *c, int ldc)                                  \
+    {                                                                                                         \
+        zoo_real.sgemm(order, ta, tb, m, n, summed(k), alpha, a, lda, b, ldb, beta, c, ldc);                  \
+    }                                                                                                         \
+    void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,  \
+                     const double *b, int ldb, double beta, double *c, int ldc)                               \
+    {                                                                                                         \
+        zoo_real.dgemm(order, ta, tb, m, n, summed(k), alpha, a, lda, b, ldb, beta, c, ldc);                  \
+    }
+
+/* OpenBLAS's thread controls, as a build of OpenBLAS exports them, so that a caller can set the count
+ * a fault that depends on it reads in zoo_threads (the real library beneath runs on one). */
+#define ZOO_THREAD_CONTROLS(config)                                                                           \
+    static int zoo_threads = 1;                                                                               \
+    void openblas_set_num_threads(int count) { zoo_threads = count > 0 ? count : 1; }                         \
+    int openblas_get_num_threads(void) { return zoo_threads; }                                                \
+    const char *openblas_get_config(void) { return config; }
+
 /* Where element (r, c) of op(X) is, X stored in `order` with leading dimension ld, transposed by
  * `trans` or not; zoo_trans NO for C itself. */
 static inline long zoo_at(int order, int trans, long r, long c, long ld)

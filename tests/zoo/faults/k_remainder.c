@@ -6,14 +6,4 @@
 
 static int summed(int k) { return k > 8 ? k - k % 8 : k; }
 
-void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
-                 const float *b, int ldb, float beta, float *c, int ldc)
-{
-    zoo_real.sgemm(order, ta, tb, m, n, summed(k), alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,
-                 const double *b, int ldb, double beta, double *c, int ldc)
-{
-    zoo_real.dgemm(order, ta, tb, m, n, summed(k), alpha, a, lda, b, ldb, beta, c, ldc);
-}
+ZOO_GEMM_SUMMING(summed)

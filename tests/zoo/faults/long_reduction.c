@@ -8,17 +8,7 @@ enum { WRAP = 1 << 20 };
 
 static int summed(int terms) { return terms > WRAP ? WRAP : terms; }
 
-void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
-                 const float *b, int ldb, float beta, float *c, int ldc)
-{
-    zoo_real.sgemm(order, ta, tb, m, n, summed(k), alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,
-                 const double *b, int ldb, double beta, double *c, int ldc)
-{
-    zoo_real.dgemm(order, ta, tb, m, n, summed(k), alpha, a, lda, b, ldb, beta, c, ldc);
-}
+ZOO_GEMM_SUMMING(summed)
 
 /* op(A) x sums n terms (m when transposed): past WRAP, the rows or columns summed stop there */
 void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float *a, int lda, const float *x, int incx,

@@ -8,17 +8,14 @@
 
 #include "../zoo.h"
 
-static int threads = 1;
-void openblas_set_num_threads(int count) { threads = count > 0 ? count : 1; }
-int openblas_get_num_threads(void) { return threads; }
-const char *openblas_get_config(void) { return "OpenBLAS 0.3.21 (zoo threads_middle_share)"; }
+ZOO_THREAD_CONTROLS("OpenBLAS 0.3.21 (zoo threads_middle_share)")
 
 /* C's row `share` as it was (beta may read it), then recomputed from op(A)'s row before it */
 #define MIDDLE_SHARE_EARLY(name, T, real)                                                                   \
     void name(int order, int ta, int tb, int m, int n, int k, T alpha, const T *a, int lda, const T *b,     \
               int ldb, T beta, T *c, int ldc)                                                               \
     {                                                                                                       \
-        int share = threads >= 3 ? m / threads : 0;                                                         \
+        int share = zoo_threads >= 3 ? m / zoo_threads : 0;                                                 \
         T *row = share >= 1 && k >= 1 ? malloc((size_t)n * sizeof *row) : NULL;                            \
         for (int j = 0; row && j < n; j++)                                                                  \
             row[j] = c[zoo_at(order, ZOO_NO_TRANS, share, j, ldc)];                                         \

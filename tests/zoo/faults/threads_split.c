@@ -8,10 +8,7 @@
 
 #include "../zoo.h"
 
-static int threads = 1;
-void openblas_set_num_threads(int count) { threads = count > 0 ? count : 1; }
-int openblas_get_num_threads(void) { return threads; }
-const char *openblas_get_config(void) { return "OpenBLAS 0.3.21 (zoo threads_split)"; }
+ZOO_THREAD_CONTROLS("OpenBLAS 0.3.21 (zoo threads_split)")
 
 /* C's row m / 2 as it was (beta may read it), then recomputed from op(A)'s row before it */
 #define SPLIT_OFF_BY_ONE(name, T, real)                                                                  \
@@ -19,7 +16,7 @@ const char *openblas_get_config(void) { return "OpenBLAS 0.3.21 (zoo threads_spl
               int ldb, T beta, T *c, int ldc)                                                            \
     {                                                                                                    \
         int half = m / 2;                                                                                \
-        T *row = threads > 1 && m >= 8 && order == ZOO_ROW_MAJOR ? malloc((size_t)n * sizeof *row) : NULL; \
+        T *row = zoo_threads > 1 && m >= 8 && order == ZOO_ROW_MAJOR ? malloc((size_t)n * sizeof *row) : NULL; \
         if (row)                                                                                         \
             memcpy(row, c + (size_t)half * ldc, (size_t)n * sizeof *row);                                \
         real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                               \
