@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/fpenv.h"
+#include "common/oversubscribed.h"
 #include "common/text.h"
 
 
@@ -160,10 +161,24 @@ static int outcome(const struct fpd_backend_slot *s, int rc, const char *changed
     return FPD_OK;
 }
 
+/* The threads a library call runs: its own (where it takes a count), one for each caller. */
+static unsigned library_threads(const struct fpd_backend_slot *s, size_t count, const struct fpd_gemm_args *const *args,
+                                bool concurrent)
+{
+    unsigned total = 0;
+    for (size_t i = 0; i < count; i++) {
+        unsigned own = (s->impl->features & FPD_FEAT_THREADS) && args[i]->threads > 1 ? (unsigned)args[i]->threads : 1;
+        total = concurrent ? total + own : own > total ? own : total;
+    }
+    return total;
+}
+
 int fpd_backend_gemm(const struct fpd_backend_slot *s, const struct fpd_gemm_args *args, char *why, size_t why_size)
 {
     why[0] = '\0';
+    bool oversubscribed = fpd_oversubscribed_enter(library_threads(s, 1, &args, false));
     int rc = s->impl->gemm(s->handle, args, why, why_size);
+    fpd_oversubscribed_leave(oversubscribed);
     char changed[256];
     bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
     return outcome(s, rc, left_changed ? changed : NULL, why, why_size);
@@ -186,7 +201,9 @@ void fpd_backend_gemm_many(const struct fpd_backend_slot *s, size_t count, const
     }
     for (size_t i = 0; i < count; i++)
         why[i * why_size] = '\0';
+    bool oversubscribed = fpd_oversubscribed_enter(library_threads(s, count, args, false));
     s->impl->gemm_many(s->handle, count, args, status, why, why_size);
+    fpd_oversubscribed_leave(oversubscribed);
     char changed[256];
     if (!fpd_fpenv_restore_default(changed, sizeof changed)) { /* which GEMM changed it: each again, alone */
         for (size_t i = 0; i < count; i++)
@@ -210,7 +227,9 @@ void fpd_backend_gemm_concurrent(const struct fpd_backend_slot *s, size_t count,
         }
         return;
     }
+    bool oversubscribed = fpd_oversubscribed_enter(library_threads(s, count, args, true));
     s->impl->gemm_concurrent(s->handle, count, args, status, why, why_size);
+    fpd_oversubscribed_leave(oversubscribed);
     char changed[256];
     bool left_changed = !fpd_fpenv_restore_default(changed, sizeof changed);
     for (size_t i = 0; i < count; i++)

@@ -18,6 +18,7 @@
 
 #include "common/clock.h"
 #include "common/isolate.h"
+#include "common/oversubscribed.h"
 
 static volatile sig_atomic_t worker_stop;
 
@@ -201,6 +202,7 @@ int fpd_pool_start(struct fpd_pool *p, unsigned jobs, uint64_t first, uint64_t s
         return FPD_ERR_NOMEM;
     for (unsigned j = 0; j < jobs; j++)
         p->workers[j] = (struct fpd_worker){.pid = -1, .fd = -1};
+    fpd_oversubscribed_neighbours(jobs - 1); /* each worker's library threads beside the others' */
     for (unsigned j = 0; j < jobs; j++) {
         if (first + j * step >= end)
             continue;
