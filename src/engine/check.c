@@ -815,10 +815,8 @@ static double model_scale(struct fpd_checker *ck, const struct fpd_case *c, cons
                           const double *row, const double *column, size_t j, double u)
 {
     size_t T = element_terms(ck, c, cmp, row, column, j);
-    const double *x = ck->terms.buf;
-    double sum = 0, squares = 0;
-    for (size_t p = 0; p < T; p++)
-        sum += x[p], squares += x[p] * x[p];
+    double sum, squares;
+    fpd_probable_sums(ck->terms.buf, T, &sum, &squares);
     return u * sqrt(fpd_probable_model_energy(sum, squares, T));
 }
 

@@ -51,6 +51,11 @@ struct fpd_probable_element {
  * scale (sqrt(T) g bounds every tree's energy too). O(1). */
 double fpd_probable_model_energy(double sum, double squares, size_t T);
 
+/* The sum of x[0..T) and of their squares, as fpd_probable_model_energy takes them: statistics of
+ * the data, which want no order, so added in lanes (one dependent addition after another took most
+ * of the first aggregate pass). */
+void fpd_probable_sums(const double *x, size_t T, double *sum, double *squares);
+
 /* Terms x[0..T) (T >= 1, each exact: a product of two inputs, or the bias), their magnitude sum
  * g, the accumulator's unit roundoff u (round to nearest), lambda. O(T). */
 void fpd_probable_element(const double *x, size_t T, double g, double u, double lambda,
