@@ -36,7 +36,8 @@ FPD_VECTOR_WIDTH_FUNCTION(bool, terms_of,
         double product = a[p] * b[p], magnitude = fabs(product);                                   \
         bad[j] |= !(magnitude <= DBL_MAX);                                                         \
         big[j] = magnitude > big[j] ? magnitude : big[j];                                          \
-        small[j] = magnitude > 0 && magnitude < small[j] ? magnitude : small[j];                   \
+        double nonzero = magnitude > 0 ? magnitude : DBL_MAX; /* a min: no chain through a mask */ \
+        small[j] = nonzero < small[j] ? nonzero : small[j];                                        \
         x[p] = product;                                                                            \
         if (HALVES) {                                                                              \
             double error = __builtin_fma(a[p], b[p], -product);                                    \
