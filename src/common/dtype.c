@@ -357,9 +357,51 @@ FPD_VECTOR_WIDTH_FUNCTION(bool, f16_to_f32_run, (float *restrict dst, const uint
     return true;
 }
 
+/* count values from src to dst, src_step and dst_step elements apart, the pair's conversion chosen
+ * once for the run: a switch per element (fpd_load, fpd_store) kept these loops scalar and was most
+ * of their time. Inlined where it is called, so that a contiguous run's steps are constants and its
+ * loop vectorizes. Widening to binary64 is exact; the rest rounds as fpd_store does. */
+static inline __attribute__((always_inline)) void convert_run(enum fpd_dtype src_t, const void *src, size_t src_step,
+                                                              enum fpd_dtype dst_t, void *dst, size_t dst_step,
+                                                              size_t count)
+{
+#define CONVERT_RUN(SRC_T, DST_T, CONVERT)                                                          \
+    do {                                                                                           \
+        const SRC_T *s_ = src;                                                                     \
+        DST_T *d_ = dst;                                                                           \
+        for (size_t c = 0; c < count; c++)                                                         \
+            d_[c * dst_step] = CONVERT(s_[c * src_step]);                                          \
+    } while (0)
+#define AS_IS(x) (x)
+    if (dst_t == FPD_F64)
+        switch (src_t) {
+        case FPD_F64: CONVERT_RUN(double, double, AS_IS); return;
+        case FPD_F32: CONVERT_RUN(float, double, AS_IS); return;
+        case FPD_F16: CONVERT_RUN(uint16_t, double, fpd_f16_to_double); return;
+        case FPD_BF16: CONVERT_RUN(uint16_t, double, fpd_bf16_to_float); return;
+        default: break;
+        }
+    if (src_t == dst_t && fpd_dtype_table[src_t].size == 4) {
+        CONVERT_RUN(uint32_t, uint32_t, AS_IS);
+        return;
+    }
+    if (src_t == dst_t && fpd_dtype_table[src_t].size == 2) {
+        CONVERT_RUN(uint16_t, uint16_t, AS_IS);
+        return;
+    }
+#undef AS_IS
+#undef CONVERT_RUN
+    for (size_t c = 0; c < count; c++)
+        fpd_store(dst_t, dst, c * dst_step, fpd_load(src_t, src, c * src_step));
+}
+
 void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const void *src, size_t src_ld,
                         enum fpd_dtype dst_t, void *dst, size_t dst_ld)
 {
+    if (cols == 1 && rows > 1) { /* a column (a line of op(X) down its storage): one run, not a row at a time */
+        convert_run(src_t, src, src_ld, dst_t, dst, dst_ld, rows);
+        return;
+    }
     size_t es = fpd_dtype_table[src_t].size, ed = fpd_dtype_table[dst_t].size;
     for (size_t r = 0; r < rows; r++) {
         const char *s = (const char *)src + r * src_ld * es;
@@ -374,12 +416,8 @@ void fpd_convert_matrix(size_t rows, size_t cols, enum fpd_dtype src_t, const vo
                 ((float *)d)[c] = fpd_bf16_to_float(((const uint16_t *)s)[c]);
         } else if (src_t == FPD_F16 && dst_t == FPD_F32 && f16_to_f32_run((float *)d, (const uint16_t *)s, cols)) {
             /* the tensor-core models' and the 16-bit routes' inputs */
-        } else if (src_t == FPD_F32 && dst_t == FPD_F64) { /* the bound's binary64 fallback */
-            for (size_t c = 0; c < cols; c++)
-                ((double *)d)[c] = ((const float *)s)[c];
         } else {
-            for (size_t c = 0; c < cols; c++)
-                fpd_store(dst_t, d, c, fpd_load(src_t, s, c));
+            convert_run(src_t, s, 1, dst_t, d, 1, cols);
         }
     }
 }

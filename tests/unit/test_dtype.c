@@ -297,3 +297,46 @@ Test(dtype, f16_to_f32_matrix_is_each_values_conversion)
     }
     fpd_vector_width_limit(was, err, sizeof err);
 }
+
+/* Every pair of types, by rows and down a column (cols = 1, one strided run): each value as its own
+ * conversion gives it (fpd_load, fpd_store), bit for bit, over values of every class (zeros,
+ * subnormals of each type, Inf, NaN with payloads, values that round to Inf or to zero), with the
+ * rows and the destination's elements apart in memory, and what lies between them untouched. */
+Test(dtype, every_pair_converts_each_value_as_itself)
+{
+    enum { VALUES = 24, LD = 3, GAP = 2 };
+    static const double values[VALUES] = {0.0, -0.0, 1.0, -1.5, 0x1p-1074, -0x1p-1030, 0x1p-149, 0x1p-130, 0x1p-24,
+                                          -0x1p-20, 0x1p-133, 65504.0, 65520.0, -0x1.fep127, 0x1p128, 1e300, -1e-300,
+                                          0.1, -3.0e38, INFINITY, -INFINITY, 1.0 / 3, 0x1.0000001p0, 7.0};
+    const enum fpd_dtype types[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    unsigned char src[VALUES * LD * 8], got[VALUES * (LD + GAP) * 8], want[sizeof got];
+    for (size_t s = 0; s < 4; s++) {
+        enum fpd_dtype from = types[s];
+        memset(src, 0, sizeof src);
+        for (size_t i = 0; i < VALUES * LD; i++)
+            fpd_store(from, src, i, i % LD == 0 ? values[i / LD] : (double)i);
+        fpd_store(from, src, LD * 5, NAN); /* a NaN, and one with a payload of its own below */
+        if (from == FPD_F64)
+            memcpy(src + LD * 6 * 8, &(uint64_t){0xfff4000000000123ull}, 8);
+        for (size_t d = 0; d < 4; d++) {
+            enum fpd_dtype to = types[d];
+            size_t ed = fpd_dtype_info(to)->size;
+            /* down a column: VALUES rows of one element, LD apart in src, LD + GAP in dst */
+            memset(got, 0xa5, sizeof got), memset(want, 0xa5, sizeof want);
+            fpd_convert_matrix(VALUES, 1, from, src, LD, to, got, LD + GAP);
+            for (size_t r = 0; r < VALUES; r++)
+                fpd_store(to, want, r * (LD + GAP), fpd_load(from, src, r * LD));
+            cr_assert(memcmp(got, want, sizeof got) == 0, "column, %s to %s", fpd_dtype_info(from)->name,
+                      fpd_dtype_info(to)->name);
+            /* by rows: VALUES / 4 rows of LD * 4 - 1 values, rows LD * 4 apart in src */
+            memset(got, 0xa5, sizeof got), memset(want, 0xa5, sizeof want);
+            size_t rows = VALUES / 4, cols = LD * 4 - 1, dst_ld = cols + GAP;
+            fpd_convert_matrix(rows, cols, from, src, LD * 4, to, got, dst_ld);
+            for (size_t r = 0; r < rows; r++)
+                for (size_t c = 0; c < cols; c++)
+                    fpd_store(to, want, r * dst_ld + c, fpd_load(from, src, r * LD * 4 + c));
+            cr_assert(memcmp(got, want, rows * dst_ld * ed) == 0, "rows, %s to %s", fpd_dtype_info(from)->name,
+                      fpd_dtype_info(to)->name);
+        }
+    }
+}
