@@ -87,9 +87,11 @@ bool fpd_reach_shape(uint64_t seed, uint32_t index, const struct fpd_relation *r
         c->m = small_dim(&s, r, FPD_SLICE_ROWS, 3), c->n = small_dim(&s, r, FPD_SLICE_COLS, 3);
         c->k = around_power(&s, 21);
         break;
-    case FPD_REACH_WIDE: /* one in 4 both: a packing fault that needs a second block of rows and of columns */
+    case FPD_REACH_WIDE: /* one in 4 both: a packing fault that needs a second block of rows and of columns;
+                            always both where C is square (syrk, gemmt), whose n is m: a single width
+                            there, up to 8,160 squared, was one check taking 5% of a campaign */
         c->m = small_dim(&s, r, FPD_SLICE_ROWS, 48), c->n = small_dim(&s, r, FPD_SLICE_COLS, 48);
-        if (fpd_stream_chance(&s, 1, 4))
+        if (r->square_out || fpd_stream_chance(&s, 1, 4))
             c->m = both_width(&s), c->n = both_width(&s);
         else
             *(fpd_stream_chance(&s, 1, 2) ? &c->n : &c->m) = panel_width(&s);

@@ -78,3 +78,26 @@ Test(reach, decided_by_the_seed_and_index_alone)
     }
     cr_expect_gt(differ, 50, "another seed, other cases reached");
 }
+
+/* Where C is square (gemmt, self), m is n: a panel width in both, to 640 + 8, never one of 8,160
+ * squared. */
+Test(reach, a_square_output_takes_both_widths)
+{
+    const char *square[] = {"gemmt", "self"};
+    for (size_t r = 0; r < 2; r++) {
+        const struct fpd_relation *rel = fpd_relation_find(square[r]);
+        cr_assert_not_null(rel);
+        unsigned wide = 0;
+        for (uint32_t index = 0; index < 64000; index++) {
+            bool hit;
+            enum fpd_reach_family f;
+            struct fpd_case c = drawn(rel, 5, index, &hit, &f);
+            if (!hit || f != FPD_REACH_WIDE)
+                continue;
+            fpd_relation_prepare_case(rel, &c);
+            cr_expect(c.m == c.n && c.m >= 312 && c.m <= 648, "%s: %ux%ux%u", square[r], c.m, c.n, c.k);
+            wide++;
+        }
+        cr_expect_gt(wide, 100, "%s: %u wide cases", square[r], wide);
+    }
+}
