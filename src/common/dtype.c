@@ -239,6 +239,64 @@ FPD_VECTOR_WIDTH_FUNCTION(void, store_f32_run, (float *restrict dst, const doubl
         dst[i] = (float)x[i];
 }
 
+/* round_to_format without a branch, for a run's loop to vectorize: x not NaN (an infinity, or a
+ * leading bit past emax, gives the infinity of x's sign). The quantum's leading exponent is held
+ * to emax + 1, where the result is an infinity whatever the rounding gives. */
+static inline __attribute__((always_inline)) double rounded_without_branches(double x, const int precision,
+                                                                             const int emin, const int emax,
+                                                                             const double max_finite)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int64_t lead = (int64_t)(bits >> 52 & 0x7ff) - 1023;
+    int64_t held = lead < emin ? emin : lead > emax ? emax + 1 : lead;
+    uint64_t shift_bits = (uint64_t)(held - (precision - 1) + 52 + 1023) << 52 | 1ull << 51; /* 1.5 * 2^(q + 52) */
+    double shift;
+    memcpy(&shift, &shift_bits, sizeof shift);
+    double r = copysign((x + shift) - shift, x);
+    return lead > emax || fabs(r) > max_finite ? copysign(INFINITY, x) : r;
+}
+
+/* f16_encode_exact without a branch: r a binary16 value (or an infinity), not NaN. */
+static inline __attribute__((always_inline)) uint16_t f16_bits_of_exact(double r)
+{
+    uint64_t bits;
+    memcpy(&bits, &r, sizeof bits);
+    uint16_t sign = (uint16_t)(bits >> 48 & 0x8000);
+    double a = fabs(r);
+    uint16_t normal = (uint16_t)((((bits >> 52 & 0x7ff) - 1023 + 15) << 10) | (bits >> 42 & 0x3ff));
+    uint16_t small = (uint16_t)(int32_t)(a * 0x1p24); /* subnormal or zero: a count of 2^-24 */
+    return sign | (a > 65504.0 ? 0x7c00 : a < 0x1p-14 ? small : normal);
+}
+
+/* count doubles rounded into binary16 (or bfloat16) bits, as fpd_f16_from_double (fpd_bf16_from_double)
+ * does each: a run without NaN in loops of selects that vectorize, one with a NaN value by value
+ * (its payload's rule is the scalar one's). A run of 16-bit data was generated a value at a time,
+ * through frexp: most of the time of a campaign's f16 and bf16 cases past --max-dim. */
+FPD_VECTOR_WIDTH_FUNCTION(void, store_16bit_run,
+                          (uint16_t *restrict dst, size_t stride, const double *restrict x, size_t count, bool bf16),
+                          (dst, stride, x, count, bf16))
+{
+    bool nan = false;
+    for (size_t i = 0; i < count; i++)
+        nan |= isnan(x[i]);
+    if (nan) {
+        for (size_t i = 0; i < count; i++)
+            dst[i * stride] = bf16 ? fpd_bf16_from_double(x[i]) : fpd_f16_from_double(x[i]);
+        return;
+    }
+    if (bf16)
+        for (size_t i = 0; i < count; i++) {
+            float f = (float)rounded_without_branches(x[i], 8, -126, 127, 0x1.fep127); /* exact in float */
+            uint32_t bits;
+            memcpy(&bits, &f, sizeof bits);
+            dst[i * stride] = (uint16_t)(bits >> 16);
+        }
+    else
+        for (size_t i = 0; i < count; i++)
+            dst[i * stride] = f16_bits_of_exact(rounded_without_branches(x[i], 11, -14, 15, 65504.0));
+}
+
 void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const double *x, size_t count)
 {
     /* the type chosen once, outside the loops: the contiguous ones vectorize */
@@ -258,12 +316,8 @@ void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const do
                 ((float *)p)[at + i * stride] = (float)x[i];
         break;
     case FPD_F16:
-        for (size_t i = 0; i < count; i++)
-            ((uint16_t *)p)[at + i * stride] = fpd_f16_from_double(x[i]);
-        break;
     case FPD_BF16:
-        for (size_t i = 0; i < count; i++)
-            ((uint16_t *)p)[at + i * stride] = fpd_bf16_from_double(x[i]);
+        store_16bit_run((uint16_t *)p + at, stride, x, count, t == FPD_BF16);
         break;
     default: break;
     }

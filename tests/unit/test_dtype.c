@@ -340,3 +340,59 @@ Test(dtype, every_pair_converts_each_value_as_itself)
         }
     }
 }
+
+/* fpd_store_run's binary16 and bfloat16 runs, whose loops round without a branch, give what each
+ * value's own conversion does (fpd_f16_from_double, fpd_bf16_from_double), bit for bit: every
+ * midpoint between two neighbours of each type and the doubles either side of it, random doubles
+ * of every exponent, zeros, infinities, the largest finite values and past them, into strided
+ * storage, at every vector width this CPU has; and a run with a NaN in it (value by value). */
+Test(dtype, sixteen_bit_runs_round_as_each_value)
+{
+    enum { COUNT = 3 * 65536 + 4096 + 16 };
+    static double x[COUNT];
+    static uint16_t got[2 * COUNT];
+    const enum fpd_dtype types[] = {FPD_F16, FPD_BF16};
+    enum fpd_vector_width was = fpd_vector_width();
+    char err[160];
+    for (size_t t = 0; t < 2; t++) {
+        size_t n = 0;
+        for (uint32_t h = 0; h < 0xffff; h++) { /* h and h + 1 next to each other (within a sign) */
+            double lo = fpd_value_of_bits(types[t], h), hi = fpd_value_of_bits(types[t], h + 1);
+            double mid = lo / 2 + hi / 2;
+            if (!isfinite(lo) || !isfinite(hi) || isnan(mid))
+                continue;
+            x[n++] = mid, x[n++] = nextafter(mid, INFINITY), x[n++] = nextafter(mid, -INFINITY);
+        }
+        for (uint32_t i = 0; i < 4096; i++) {
+            uint32_t w[4];
+            fpd_rng_element(77, i, 3, 0, 0, 0, w);
+            uint64_t bits = ((uint64_t)w[0] << 32 | w[1]) & ~(0x7ffull << 52);
+            bits |= (uint64_t)(1023 - 160 + w[2] % 320) << 52; /* 2^-160 to 2^160 */
+            memcpy(&x[n++], &bits, sizeof bits);
+        }
+        const double edges[] = {0.0, -0.0, INFINITY, -INFINITY, 65504.0, 65520.0, -65519.99, 0x1.fep127, 0x1.ffp127,
+                                -0x1.fefffffffffffp127, 0x1p-24, 0x1p-25, 0x1.0000000000001p-25, 0x1p-133, -0x1p-134,
+                                DBL_MAX};
+        for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+            x[n++] = edges[i];
+        for (int w = FPD_VECTOR_BASELINE; w <= (int)fpd_vector_width_of_cpu(); w++) {
+            cr_assert_eq(fpd_vector_width_limit((enum fpd_vector_width)w, err, sizeof err), 0, "%s", err);
+            memset(got, 0xa5, sizeof got);
+            fpd_store_run(types[t], got, 1, 2, x, n);
+            for (size_t i = 0; i < n; i++) {
+                uint16_t want = types[t] == FPD_F16 ? fpd_f16_from_double(x[i]) : fpd_bf16_from_double(x[i]);
+                cr_assert_eq(got[1 + 2 * i], want, "%s, width %d: %a gave %#06x, want %#06x",
+                             fpd_dtype_info(types[t])->name, w, x[i], got[1 + 2 * i], want);
+                cr_assert_eq(got[2 * i], 0xa5a5, "a store between the strided ones");
+            }
+            double with_nan[3] = {1.0, -NAN, 0x1p-30};
+            memcpy(&with_nan[1], &(uint64_t){0xfff0000000001234ull | 0x0008000000000000ull}, sizeof(double));
+            uint16_t nan_run[3];
+            fpd_store_run(types[t], nan_run, 0, 1, with_nan, 3);
+            for (size_t i = 0; i < 3; i++)
+                cr_assert_eq(nan_run[i], types[t] == FPD_F16 ? fpd_f16_from_double(with_nan[i])
+                                                             : fpd_bf16_from_double(with_nan[i]));
+        }
+    }
+    fpd_vector_width_limit(was, err, sizeof err);
+}
