@@ -657,3 +657,31 @@ Test(corpus, claims_name_the_verdict, .init = setup, .fini = teardown)
     cr_expect_eq(stat(path, &st), 0, "no claim file %s", path);
     fpd_corpus_unclaim(&claim, NULL);
 }
+
+/* `same` compares no NaN's payload, and the hashes hash every bit: a `same` case whose paths' NaNs
+ * have other payloads (a gemm's and a dot's, on the reference BLAS) has two hashes, and is saved and
+ * read back as it is; a `same` with a differing element is refused. */
+Test(corpus, same_with_two_hashes_loads, .init = setup, .fini = teardown)
+{
+    struct fpd_check chk = make_check("repeat", "seq", "f32", "3x4x5");
+    struct fpd_checker ck = {0};
+    struct fpd_check_result res;
+    cr_assert_eq(fpd_check_run(&ck, &chk, &res), FPD_OK);
+    fpd_checker_free(&ck);
+    cr_assert_eq(res.verdict, FPD_SAME);
+    res.metrics.hash_b ^= 1; /* as NaNs of other payloads give */
+    struct fpd_case_file f, back;
+    char path[4200], why[512];
+    bool existed;
+    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
+    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
+    fpd_case_file_free(&f);
+    cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect_eq(back.recorded.verdict, FPD_SAME);
+    cr_expect_eq(back.recorded.hash_b, res.metrics.hash_b);
+    fpd_case_file_free(&back);
+    static const struct file_edit edits[] = {
+        {"s/\"diff\": 0/\"diff\": 1/", "outcome.diff: the verdict is same (bitwise equal), so no element differs"},
+    };
+    expect_edits_refused(path, edits, sizeof edits / sizeof edits[0]);
+}
