@@ -510,10 +510,14 @@ static int sums_of_entry(void *ctx, size_t e, struct fpd_magnitude_sums *out)
 static double ulp_of(double x, enum fpd_dtype t)
 {
     const struct fpd_dtype_info *f = fpd_dtype_info(t);
-    int e;
-    frexp(x, &e); /* x = f * 2^e, f in [0.5, 1): the leading bit has exponent e - 1 */
-    int lead = fabs(x) > 0 && e - 1 > f->emin ? e - 1 : f->emin;
-    return ldexp(1, lead - f->precision + 1);
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    /* the leading bit's exponent, from the bits (no frexp and ldexp per element: they were libm
+     * calls); a binary64 subnormal's is below every type's emin, as is zero's */
+    int lead = (int)(bits >> 52 & 0x7ff) - 1023;
+    lead = fabs(x) > 0 && lead > f->emin ? lead : f->emin;
+    int e = lead - f->precision + 1;
+    return e >= -1022 ? fpd_pow2(e) : ldexp(1, e); /* binary64's own below 2^-1022 */
 }
 
 /* Finite, +Inf, -Inf or NaN alike. */
@@ -810,14 +814,14 @@ static double aggregate_allowance(const struct fpd_bound_model *own, double g, d
  * allowance, per path, is kept from the first (ck->excess; NAN where the path's was not summed). */
 enum aggregate_pass { AGGREGATE_SCALES, AGGREGATE_ORDERS };
 
-/* u sqrt(V) of element (i, j), from its terms' sum and squares as fpd_probable_element sums them. */
+/* u sqrt(V) of element (i, j), from its terms' sum and squares as fpd_probable_element sums them
+ * (the same bits), the terms not written out. */
 static double model_scale(struct fpd_checker *ck, const struct fpd_case *c, const struct fpd_region *cmp,
                           const double *row, const double *column, size_t j, double u)
 {
-    size_t T = element_terms(ck, c, cmp, row, column, j);
-    double sum, squares;
-    fpd_probable_sums(ck->terms.buf, T, &sum, &squares);
-    return u * sqrt(fpd_probable_model_energy(sum, squares, T));
+    double bias = c->has_bias ? fpd_load(c->dt.out, ck->tensors.bias, cmp->cols.start + j) : 0, sum, squares;
+    fpd_probable_product_sums(row, column, c->k, c->has_bias ? &bias : NULL, &sum, &squares);
+    return u * sqrt(fpd_probable_model_energy(sum, squares, c->k + (c->has_bias ? 1 : 0)));
 }
 
 /* A later pass over the elements summed for the paths in `wanted`: their sums again with the

@@ -75,21 +75,58 @@ static void lane_energies(const double *x, size_t T, double mu, double var, doub
  * (an array of lanes, or one wider value, it kept in memory, a store and a load per term). */
 typedef double two_lanes __attribute__((vector_size(2 * sizeof(double))));
 
+/* The lanes of the sums and of the squares, four two-lane values each, as locals of the function
+ * (in a struct or an array, or added in a loop, gcc kept them in memory); eight terms into them;
+ * their totals, then the `count` terms past the last whole eight, one by one. */
+#define SUM_LANES two_lanes s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, q0 = {0}, q1 = {0}, q2 = {0}, q3 = {0}
+#define ADD_EIGHT(x)                                                                               \
+    do {                                                                                           \
+        two_lanes v_[4];                                                                           \
+        memcpy(v_, (x), sizeof v_);                                                                \
+        s0 += v_[0], s1 += v_[1], s2 += v_[2], s3 += v_[3];                                        \
+        q0 += v_[0] * v_[0], q1 += v_[1] * v_[1], q2 += v_[2] * v_[2], q3 += v_[3] * v_[3];        \
+    } while (0)
+#define FINISH(rest, count, sum, squares)                                                          \
+    do {                                                                                           \
+        two_lanes s_ = (s0 + s1) + (s2 + s3), q_ = (q0 + q1) + (q2 + q3);                          \
+        *(sum) = s_[0] + s_[1], *(squares) = q_[0] + q_[1];                                        \
+        for (size_t p_ = 0; p_ < (count); p_++)                                                    \
+            *(sum) += (rest)[p_], *(squares) += (rest)[p_] * (rest)[p_];                           \
+    } while (0)
+
 void fpd_probable_sums(const double *x, size_t T, double *sum, double *squares)
 {
-    two_lanes s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, q0 = {0}, q1 = {0}, q2 = {0}, q3 = {0};
+    SUM_LANES;
     size_t whole = T / 8 * 8;
-    for (size_t p = 0; p < whole; p += 8) {
-        two_lanes v[4];
-        memcpy(v, x + p, sizeof v);
-        s0 += v[0], s1 += v[1], s2 += v[2], s3 += v[3];
-        q0 += v[0] * v[0], q1 += v[1] * v[1], q2 += v[2] * v[2], q3 += v[3] * v[3];
-    }
-    two_lanes s = (s0 + s1) + (s2 + s3), q = (q0 + q1) + (q2 + q3);
-    *sum = s[0] + s[1], *squares = q[0] + q[1];
-    for (size_t p = whole; p < T; p++)
-        *sum += x[p], *squares += x[p] * x[p];
+    for (size_t p = 0; p < whole; p += 8)
+        ADD_EIGHT(x + p);
+    FINISH(x + whole, T - whole, sum, squares);
 }
+
+void fpd_probable_product_sums(const double *a, const double *b, size_t k, const double *bias, double *sum,
+                               double *squares)
+{
+    SUM_LANES;
+    size_t T = k + (bias != NULL), whole = T / 8 * 8, p = 0;
+    double eight[8];
+    for (; p + 8 <= k; p += 8) { /* the products, eight at a time */
+        for (size_t i = 0; i < 8; i++)
+            eight[i] = a[p + i] * b[p + i];
+        ADD_EIGHT(eight);
+    }
+    if (p < whole) { /* the last whole eight, the bias its last */
+        for (size_t i = 0; i < 8; i++)
+            eight[i] = p + i < k ? a[p + i] * b[p + i] : *bias;
+        ADD_EIGHT(eight);
+        p += 8;
+    }
+    for (size_t i = 0; p + i < T; i++)
+        eight[i] = p + i < k ? a[p + i] * b[p + i] : *bias;
+    FINISH(eight, T - whole, sum, squares);
+}
+#undef SUM_LANES
+#undef ADD_EIGHT
+#undef FINISH
 
 double fpd_probable_model_energy(double sum, double squares, size_t T)
 {

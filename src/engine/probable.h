@@ -55,6 +55,10 @@ double fpd_probable_model_energy(double sum, double squares, size_t T);
  * the data, which want no order, so added in lanes (one dependent addition after another took most
  * of the first aggregate pass). */
 void fpd_probable_sums(const double *x, size_t T, double *sum, double *squares);
+/* The same of the terms a[p] b[p] (p < k) and *bias where bias is not NULL, bit for bit what
+ * fpd_probable_sums gives of them, without writing them out first. */
+void fpd_probable_product_sums(const double *a, const double *b, size_t k, const double *bias, double *sum,
+                               double *squares);
 
 /* Terms x[0..T) (T >= 1, each exact: a product of two inputs, or the bias), their magnitude sum
  * g, the accumulator's unit roundoff u (round to nearest), lambda. O(T). */

@@ -215,3 +215,28 @@ Test(probable, an_output_rounding_exceeds_it_where_the_bound_does_not)
     cr_expect_lt(bound_ratio, 1, "the worst-case bound misses it too: %g", bound_ratio);
     free(x);
 }
+
+/* The sums of an element's terms taken from its factors (fpd_probable_product_sums, which the
+ * aggregate test's first pass uses) are the same bits as of the terms written out
+ * (fpd_probable_sums, which its later passes use), for every k to 70, with and without a bias. */
+Test(probable, sums_of_products_are_the_sums_of_the_terms)
+{
+    double a[70], b[70], terms[71];
+    for (size_t k = 0; k <= 70; k++)
+        for (int with_bias = 0; with_bias < 2; with_bias++)
+            for (int round = 0; round < 4; round++) {
+                for (size_t p = 0; p < k; p++) {
+                    a[p] = ldexp(normal01(), (int)(uniform01() * 40) - 20);
+                    b[p] = normal01();
+                    terms[p] = a[p] * b[p];
+                }
+                double bias = ldexp(normal01(), round * 8);
+                terms[k] = bias;
+                size_t T = k + (size_t)with_bias;
+                double want_sum, want_squares, sum, squares;
+                fpd_probable_sums(terms, T, &want_sum, &want_squares);
+                fpd_probable_product_sums(a, b, k, with_bias ? &bias : NULL, &sum, &squares);
+                cr_assert(memcmp(&sum, &want_sum, sizeof sum) == 0 && memcmp(&squares, &want_squares, sizeof sum) == 0,
+                          "k %zu, bias %d: %a %a against %a %a", k, with_bias, sum, squares, want_sum, want_squares);
+            }
+}
