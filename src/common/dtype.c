@@ -297,6 +297,39 @@ FPD_VECTOR_WIDTH_FUNCTION(void, store_16bit_run,
             dst[i * stride] = f16_bits_of_exact(rounded_without_branches(x[i], 11, -14, 15, 65504.0));
 }
 
+FPD_VECTOR_WIDTH_FUNCTION(void, magnitude_extremes,
+                          (enum fpd_dtype t, const void *p, size_t count, double *smallest, double *largest),
+                          (t, p, count, smallest, largest))
+{
+    double least = *smallest, most = *largest;
+#define EXTREMES_OF(SRC_T, LOAD)                                                                   \
+    do {                                                                                           \
+        const SRC_T *x_ = p;                                                                       \
+        for (size_t i = 0; i < count; i++) {                                                       \
+            double v = fabs((double)LOAD(x_[i]));                                                  \
+            bool counted = v > 0 && v <= DBL_MAX; /* not zero, Inf or NaN */                       \
+            least = counted && v < least ? v : least;                                              \
+            most = counted && v > most ? v : most;                                                 \
+        }                                                                                          \
+    } while (0)
+#define AS_IS(x) (x)
+    switch (t) {
+    case FPD_F64: EXTREMES_OF(double, AS_IS); break;
+    case FPD_F32: EXTREMES_OF(float, AS_IS); break;
+    case FPD_F16: EXTREMES_OF(uint16_t, fpd_f16_to_double); break;
+    case FPD_BF16: EXTREMES_OF(uint16_t, fpd_bf16_to_float); break;
+    default: break;
+    }
+#undef AS_IS
+#undef EXTREMES_OF
+    *smallest = least, *largest = most;
+}
+
+void fpd_magnitude_extremes(enum fpd_dtype t, const void *p, size_t count, double *smallest, double *largest)
+{
+    magnitude_extremes(t, p, count, smallest, largest);
+}
+
 void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const double *x, size_t count)
 {
     /* the type chosen once, outside the loops: the contiguous ones vectorize */

@@ -46,6 +46,10 @@ double fpd_below_overflow(enum fpd_dtype t, double x_abs);
 
 /* x[0..count) into elements at, at + stride, at + 2 stride, …, as fpd_store does one by one. */
 void fpd_store_run(enum fpd_dtype t, void *p, size_t at, size_t stride, const double *x, size_t count);
+/* The smallest and the largest magnitude among count elements from p that are finite and not zero,
+ * into *smallest and *largest (which keep what they held where they are smaller, larger): a loop
+ * per type, which vectorizes, not a load through the type's switch per element. */
+void fpd_magnitude_extremes(enum fpd_dtype t, const void *p, size_t count, double *smallest, double *largest);
 /* The value raw bits encode (fpd_bits, below, reads an element's bits). */
 double fpd_value_of_bits(enum fpd_dtype t, uint64_t bits);
 void fpd_store_bits(enum fpd_dtype t, void *p, size_t i, uint64_t bits);

@@ -536,22 +536,18 @@ static double subnormal_reach(const struct fpd_checker *ck, const struct fpd_che
                               enum fpd_dtype in)
 {
     const struct fpd_case *c = &chk->c;
-    double smallest_normal = ldexp(1, fpd_dtype_info(in)->emin), largest = smallest_normal;
-    bool subnormal = false;
+    double smallest_normal = ldexp(1, fpd_dtype_info(in)->emin), largest = smallest_normal, smallest = INFINITY;
     struct operand ops[2];
     compared_operands(ck, c, cmp, &ops[0], &ops[1]);
     size_t rows[2] = {cmp->rows.len, c->k}, cols[2] = {c->k, cmp->cols.len};
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; w < 2; w++) /* op(X)'s rows x cols as stored: its columns where transposed */
         for (size_t bi = 0; bi < cmp->batch.len; bi++) {
             const char *base = (const char *)ops[w].p + bi * ops[w].stride * dsize(ops[w].t);
-            for (size_t i = 0; i < rows[w]; i++)
-                for (size_t j = 0; j < cols[w]; j++) {
-                    double x = fabs(fpd_load(ops[w].t, base, ops[w].transposed ? j * ops[w].ld + i : i * ops[w].ld + j));
-                    subnormal |= x > 0 && x < smallest_normal;
-                    largest = isfinite(x) && x > largest ? x : largest;
-                }
+            size_t lines = ops[w].transposed ? cols[w] : rows[w], along = ops[w].transposed ? rows[w] : cols[w];
+            for (size_t l = 0; l < lines; l++)
+                fpd_magnitude_extremes(ops[w].t, base + l * ops[w].ld * dsize(ops[w].t), along, &smallest, &largest);
         }
-    return subnormal ? smallest_normal * largest : 0;
+    return smallest < smallest_normal ? smallest_normal * largest : 0;
 }
 
 /* The bound widened for the rounding of the backend that computed path p (a tensor core's block

@@ -12,13 +12,8 @@ struct extremes {
 static struct extremes extremes_of(enum fpd_dtype t, const void *p, size_t count)
 {
     struct extremes x = {0, INFINITY};
-    for (size_t i = 0; i < count; i++) {
-        double v = fabs(fpd_load(t, p, i));
-        if (!(v > 0) || !isfinite(v)) /* zero, NaN or Inf: no scaling changes them */
-            continue;
-        x.largest = v > x.largest ? v : x.largest;
-        x.smallest = v < x.smallest ? v : x.smallest;
-    }
+    fpd_magnitude_extremes(t, p, count, &x.smallest, &x.largest); /* zero, NaN and Inf left out: no
+                                                                      scaling changes them */
     return x;
 }
 

@@ -396,3 +396,40 @@ Test(dtype, sixteen_bit_runs_round_as_each_value)
     }
     fpd_vector_width_limit(was, err, sizeof err);
 }
+
+/* fpd_magnitude_extremes against each value read one by one: zeros, infinities and NaNs left out,
+ * subnormals counted, what *smallest and *largest held kept where nothing passes it, at every vector
+ * width. */
+Test(dtype, magnitude_extremes_are_each_values)
+{
+    enum { COUNT = 301 };
+    const enum fpd_dtype types[] = {FPD_F64, FPD_F32, FPD_F16, FPD_BF16};
+    unsigned char data[COUNT * 8];
+    enum fpd_vector_width was = fpd_vector_width();
+    char err[160];
+    for (size_t t = 0; t < 4; t++)
+        for (uint32_t round = 0; round < 20; round++) {
+            for (uint32_t i = 0; i < COUNT; i++) {
+                uint32_t w[4];
+                fpd_rng_element(91, i, round, t, 0, 0, w);
+                static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0x1p-140, -0x1p-20, 0x1p-1070};
+                double x = w[0] % 5 == 0 ? specials[w[1] % 8] : ldexp((double)(int32_t)w[2], (int)(w[3] % 60) - 80);
+                fpd_store(types[t], data, i, x);
+            }
+            double want_small = round % 2 ? 1e-3 : INFINITY, want_big = round % 2 ? 1e3 : 0;
+            for (uint32_t i = 0; i < COUNT - round; i++) {
+                double v = fabs(fpd_load(types[t], data, i));
+                if (v > 0 && isfinite(v))
+                    want_small = fmin(want_small, v), want_big = fmax(want_big, v);
+            }
+            for (int w = FPD_VECTOR_BASELINE; w <= (int)fpd_vector_width_of_cpu(); w++) {
+                cr_assert_eq(fpd_vector_width_limit((enum fpd_vector_width)w, err, sizeof err), 0, "%s", err);
+                double small = round % 2 ? 1e-3 : INFINITY, big = round % 2 ? 1e3 : 0;
+                fpd_magnitude_extremes(types[t], data, COUNT - round, &small, &big);
+                cr_assert(memcmp(&small, &want_small, sizeof small) == 0 && memcmp(&big, &want_big, sizeof big) == 0,
+                          "%s, round %u, width %d: %a %a, want %a %a", fpd_dtype_info(types[t])->name, round, w,
+                          small, big, want_small, want_big);
+            }
+        }
+    fpd_vector_width_limit(was, err, sizeof err);
+}
