@@ -473,7 +473,33 @@ static void take_apart(const struct fpd_tc_arith *t, const struct operand_view *
  * (in range); nobody reads what those lanes compute. A product is the same whichever operand is
  * the line.
  */
+/* Room of at least `bytes` in slot i of ws (what it held not kept); NULL where none is left. */
+static void *room(struct fpd_tc_workspace *ws, size_t i, size_t bytes)
+{
+    if (ws->size[i] < bytes) {
+        free(ws->room[i]);
+        ws->room[i] = malloc(bytes);
+        ws->size[i] = ws->room[i] ? bytes : 0;
+    }
+    return ws->room[i];
+}
+
+void fpd_tc_workspace_free(struct fpd_tc_workspace *ws)
+{
+    for (size_t i = 0; i < sizeof ws->room / sizeof ws->room[0]; i++)
+        free(ws->room[i]);
+    *ws = (struct fpd_tc_workspace){0};
+}
+
 int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_f32 *g)
+{
+    struct fpd_tc_workspace ws = {0};
+    int rc = fpd_kernel_tensor_core_in(t, g, &ws);
+    fpd_tc_workspace_free(&ws);
+    return rc;
+}
+
+int fpd_kernel_tensor_core_in(const struct fpd_tc_arith *t, const struct fpd_kgemm_f32 *g, struct fpd_tc_workspace *ws)
 {
     size_t m = g->m, n = g->n, k = g->k;
     bool by_rows = n * ((m + TILE - 1) / TILE) < m * ((n + TILE - 1) / TILE); /* lanes are A's rows */
@@ -486,14 +512,21 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
     struct run_scratch scratch = {0};
     bool fast = fast_form_fits(t) && m && n && k;
     if (fast) { /* else the scalar form, which takes no memory */
-        line = (struct operand_parts){malloc(lines * k * sizeof *line.e), malloc(lines * k * sizeof *line.v),
-                                      calloc(lines, sizeof *line.scalar), 0, 0};
-        lane = (struct operand_parts){calloc(lanes * k + TILE, sizeof *lane.e), calloc(lanes * k + TILE, sizeof *lane.v),
-                                      calloc(lanes, sizeof *lane.scalar), 0, 0};
-        scratch = (struct run_scratch){malloc(longest * sizeof(float)), malloc(longest * sizeof(float)),
-                                       malloc(longest * sizeof(int32_t)), malloc(longest * sizeof(int32_t))};
+        line = (struct operand_parts){room(ws, 0, lines * k * sizeof *line.e), room(ws, 1, lines * k * sizeof *line.v),
+                                      room(ws, 2, lines * sizeof *line.scalar), 0, 0};
+        lane = (struct operand_parts){room(ws, 3, (lanes * k + TILE) * sizeof *lane.e),
+                                      room(ws, 4, (lanes * k + TILE) * sizeof *lane.v),
+                                      room(ws, 5, lanes * sizeof *lane.scalar), 0, 0};
+        scratch = (struct run_scratch){room(ws, 6, longest * sizeof(float)), room(ws, 7, longest * sizeof(float)),
+                                       room(ws, 8, 2 * longest * sizeof(int32_t)), NULL};
         fast = line.e && line.v && line.scalar && lane.e && lane.v && lane.scalar && scratch.gathered &&
-               scratch.value && scratch.e && scratch.refused;
+               scratch.value && scratch.e;
+    }
+    if (fast) { /* take_apart writes every part, and or's into the flags; a last tile's loads past the
+                   lanes read zeros */
+        scratch.refused = scratch.e + longest;
+        memset(line.scalar, 0, lines * sizeof *line.scalar), memset(lane.scalar, 0, lanes * sizeof *lane.scalar);
+        memset(lane.e + lanes * k, 0, TILE * sizeof *lane.e), memset(lane.v + lanes * k, 0, TILE * sizeof *lane.v);
     }
     if (fast) {
         take_apart(t, line_of, lines, k, false, &line, &scratch);
@@ -563,8 +596,5 @@ int fpd_kernel_tensor_core(const struct fpd_tc_arith *t, const struct fpd_kgemm_
     }
     if (by_mode)
         fesetround(mode);
-    free(line.e), free(line.v), free(line.scalar);
-    free(lane.e), free(lane.v), free(lane.scalar);
-    free(scratch.gathered), free(scratch.value), free(scratch.e), free(scratch.refused);
     return 0;
 }

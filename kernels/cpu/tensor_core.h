@@ -53,4 +53,16 @@ double fpd_tc_dot(const struct fpd_tc_arith *arith, const float *a, ptrdiff_t as
  * from operands taken apart once (tensor_core.c). Returns 0. */
 int fpd_kernel_tensor_core(const struct fpd_tc_arith *arith, const struct fpd_kgemm_f32 *g);
 
+/* The room fpd_kernel_tensor_core takes its operands apart into, kept from one call to the next by
+ * the caller that owns it (a backend's state): grown where a call needs more, never shrunk. A
+ * GEMM's own room each call, of 2^21 rows, was fresh pages to fault in and zero. {0} to start. */
+struct fpd_tc_workspace {
+    void *room[9];
+    size_t size[9];
+};
+/* fpd_kernel_tensor_core in ws's room: the same results. */
+int fpd_kernel_tensor_core_in(const struct fpd_tc_arith *arith, const struct fpd_kgemm_f32 *g,
+                              struct fpd_tc_workspace *ws);
+void fpd_tc_workspace_free(struct fpd_tc_workspace *ws);
+
 #endif

@@ -42,6 +42,7 @@ struct tc_state {
     const struct tensor_core *tc;
     struct fpd_batch_staging batch;
     struct fpd_staging bias;
+    struct fpd_tc_workspace workspace; /* the model's room, kept from call to call */
 };
 
 static int tc_open(const struct fpd_backend *self, void **state, char *why, size_t why_size)
@@ -109,7 +110,7 @@ static int tc_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t
         fpd_op_strides(g->trans_a, e.lda, &a_rs, &a_cs);
         fpd_op_strides(g->trans_b, e.ldb, &b_rs, &b_cs);
         struct fpd_kgemm_f32 k = {g->m, g->n, g->k, e.a, a_rs, a_cs, e.b, b_rs, b_cs, e.c, e.ldc, bias, NULL, NULL};
-        fpd_kernel_tensor_core(&arith, &k);
+        fpd_kernel_tensor_core_in(&arith, &k, &s->workspace);
         fpd_finish_batch_entry(g, b, FPD_F32, &e); /* to a 16-bit output: rounded to nearest */
     }
     return FPD_OK;
@@ -141,6 +142,7 @@ static void tc_close(void *state)
     struct tc_state *s = state;
     fpd_batch_staging_free(&s->batch);
     fpd_staging_free(&s->bias);
+    fpd_tc_workspace_free(&s->workspace);
     free(s);
 }
 

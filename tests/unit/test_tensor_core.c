@@ -327,9 +327,11 @@ Test(tensor_core, the_integer_blocks_are_the_first_models)
  * width this CPU has: every element the first model's dot, NaN and Inf rows and columns included.
  * Reps 6 and 7 give every type ordinary values (bf16's too take the narrow form), rep 7 with biases
  * near fp32's largest value in some columns (Inf after a block, rounding to nearest). Rep 8: more
- * lines than lanes and k, taken apart across them. */
+ * lines than lanes and k, taken apart across them. Every call in one workspace, as a backend keeps
+ * it: what a larger GEMM or one with NaN rows left there changes nothing. */
 Test(tensor_core, the_integer_gemm_is_the_first_models_at_every_width)
 {
+    struct fpd_tc_workspace ws = {0};
     struct arith_case cases[32];
     size_t n_cases = arith_cases(cases);
     enum fpd_vector_width was = fpd_vector_width();
@@ -364,7 +366,7 @@ Test(tensor_core, the_integer_gemm_is_the_first_models_at_every_width)
                 ptrdiff_t b_rs = trans_b ? 1 : (ptrdiff_t)n, b_cs = trans_b ? (ptrdiff_t)k : 1;
                 const float *with_bias = rep % 2 || rep == 6 ? bias : NULL;
                 struct fpd_kgemm_f32 g = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, out, n, with_bias, NULL, NULL};
-                fpd_kernel_tensor_core(t, &g);
+                fpd_kernel_tensor_core_in(t, &g, &ws);
                 for (size_t i = 0; i < m; i++)
                     for (size_t j = 0; j < n; j++) {
                         float want = (float)fpd_tc_reference_dot(t, a + (ptrdiff_t)i * a_rs, a_cs, b + (ptrdiff_t)j * b_cs,
@@ -378,4 +380,5 @@ Test(tensor_core, the_integer_gemm_is_the_first_models_at_every_width)
         }
     }
     fpd_vector_width_limit(was, err, sizeof err);
+    fpd_tc_workspace_free(&ws);
 }
