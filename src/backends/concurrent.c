@@ -29,6 +29,7 @@ static void meet(struct meeting *m)
 struct caller {
     fpd_gemm_fn gemm;
     void *state;
+    size_t index;
     const struct fpd_gemm_args *args;
     struct meeting *meeting;
     int status;
@@ -41,7 +42,7 @@ static void *call(void *arg)
     struct caller *c = arg;
     meet(c->meeting);
     c->why[0] = '\0';
-    c->status = c->gemm(c->state, c->args, c->why, c->why_size);
+    c->status = c->gemm(c->state, c->index, c->args, c->why, c->why_size);
     /* each thread's environment is its own: the caller's check after the call cannot see this one */
     if (c->status == FPD_OK && !fpd_fpenv_is_default()) {
         char changed[200];
@@ -63,7 +64,7 @@ void fpd_gemm_concurrently(fpd_gemm_fn gemm, void *state, size_t count, const st
     if (count > FPD_MAX_CALLERS)
         count = FPD_MAX_CALLERS;
     for (size_t i = 0; i < count; i++) {
-        callers[i] = (struct caller){gemm, state, args[i], &meeting, FPD_OK, why + i * why_size, why_size};
+        callers[i] = (struct caller){gemm, state, i, args[i], &meeting, FPD_OK, why + i * why_size, why_size};
         started[i] = pthread_create(&threads[i], NULL, call, &callers[i]) == 0;
         if (!started[i]) { /* counted in, so that the others do not wait for it */
             snprintf(callers[i].why, why_size, "could not start a thread for concurrent call %zu", i);

@@ -7,8 +7,9 @@
 
 #include "fpdiv_backend.h"
 
-/* One GEMM as the backend computes it alone, reentrant: it may run beside itself. */
-typedef int (*fpd_gemm_fn)(void *state, const struct fpd_gemm_args *args, char *why, size_t why_size);
+/* One GEMM as the backend computes it alone, reentrant: it may run beside itself. `caller`: which of
+ * the concurrent calls it is (0 to count - 1), for room of its own that the state keeps. */
+typedef int (*fpd_gemm_fn)(void *state, size_t caller, const struct fpd_gemm_args *args, char *why, size_t why_size);
 
 /* Calls gemm(state, args[i]) for each i < count (at most FPD_MAX_CALLERS) from a thread of its
  * own, all released together once every one has started, so that the calls overlap, and returns

@@ -21,10 +21,12 @@
 
 static atomic_int inside, most_inside;
 static size_t expected_inside;
+static atomic_size_t caller_of_m[6]; /* each call's caller index, by its m (1 to 5) */
 
-static int meeting_gemm(void *state, const struct fpd_gemm_args *g, char *why, size_t why_size)
+static int meeting_gemm(void *state, size_t caller, const struct fpd_gemm_args *g, char *why, size_t why_size)
 {
     (void)state;
+    atomic_store(&caller_of_m[g->m], caller);
     int now = atomic_fetch_add(&inside, 1) + 1;
     for (int seen = atomic_load(&most_inside); now > seen && !atomic_compare_exchange_weak(&most_inside, &seen, now);)
         ;
@@ -54,6 +56,8 @@ Test(concurrent, calls_overlap_and_keep_their_own_outcomes)
     for (size_t i = 0; i < 5; i++)
         cr_expect_eq(status[i], i == 2 ? FPD_ERR_BACKEND : FPD_OK, "call %zu: %d (%s)", i, status[i], why[i]);
     cr_expect(strstr(why[2], "m = 3"), "%s", why[2]);
+    for (size_t i = 0; i < 5; i++) /* call i is caller i: the index a backend keeps its room by */
+        cr_expect_eq(atomic_load(&caller_of_m[i + 1]), i);
 }
 
 /* ---- test backends: a textbook loop, reentrant, and the same with a shared buffer --------------- */
@@ -109,10 +113,23 @@ static int racy_gemm(void *state, const struct fpd_gemm_args *g, char *why, size
     return FPD_OK;
 }
 
+/* The two as concurrent calls, whichever caller they are. */
+static int textbook_call(void *state, size_t caller, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    (void)caller;
+    return textbook_gemm(state, g, why, why_size);
+}
+
+static int racy_call(void *state, size_t caller, const struct fpd_gemm_args *g, char *why, size_t why_size)
+{
+    (void)caller;
+    return racy_gemm(state, g, why, why_size);
+}
+
 static void textbook_concurrent(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
                                 char *why, size_t why_size)
 {
-    fpd_gemm_concurrently(textbook_gemm, state, count, args, status, why, why_size);
+    fpd_gemm_concurrently(textbook_call, state, count, args, status, why, why_size);
 }
 
 static void racy_concurrent(void *state, size_t count, const struct fpd_gemm_args *const *args, int *status,
@@ -120,7 +137,7 @@ static void racy_concurrent(void *state, size_t count, const struct fpd_gemm_arg
 {
     atomic_store(&copied, 0);
     atomic_store(&copying_at_once, count);
-    fpd_gemm_concurrently(racy_gemm, state, count, args, status, why, why_size);
+    fpd_gemm_concurrently(racy_call, state, count, args, status, why, why_size);
     atomic_store(&copying_at_once, 1);
 }
 
