@@ -9,7 +9,7 @@
  * a core preempts what runs there (the scheduler favours a thread that has slept), and when it
  * sleeps again the scheduler picks the thread that has waited longest: so while a library call
  * runs more threads than the cores (with what the other workers run), one sleeping thread per core
- * wakes every FPD_OVERSUBSCRIBED_PERIOD_US; the same check then takes 0.05-0.2 s. Preempting a
+ * wakes every FPD_OVERSUBSCRIBED_PERIOD_US; the same check then takes 0.05-0.13 s. Preempting a
  * thread never changes what it computes: results and verdicts are the same either way. The
  * wake-ups cost a few microseconds each and run only while such a call does.
  */
