@@ -56,7 +56,7 @@ Test(oversubscribed, threads_the_cores_hold_start_nothing)
     cr_assert(!wakes_within(50));
 }
 
-Test(oversubscribed, more_threads_than_cores_wake_until_the_call_ends, .timeout = 30)
+Test(oversubscribed, more_threads_than_cores_wake_until_the_call_ends)
 {
     bool entered = fpd_oversubscribed_enter(cores() + 1);
     cr_assert(entered);
@@ -79,7 +79,7 @@ Test(oversubscribed, other_workers_count)
     fpd_oversubscribed_neighbours(0);
 }
 
-Test(oversubscribed, a_forked_child_starts_its_own, .timeout = 30)
+Test(oversubscribed, a_forked_child_starts_its_own)
 {
     bool entered = fpd_oversubscribed_enter(cores() + 1);
     cr_assert(entered && wakes_within(5000));
@@ -136,7 +136,7 @@ static void slot_of(struct fpd_backend_slot *slot, const struct fpd_backend *b)
     *slot = (struct fpd_backend_slot){.impl = b, .own = b, .state = FPD_SLOT_OPEN};
 }
 
-Test(oversubscribed, a_library_call_of_more_threads_than_cores_is_woken, .timeout = 60)
+Test(oversubscribed, a_library_call_of_more_threads_than_cores_is_woken)
 {
     const struct fpd_backend threaded = {.abi = FPDIV_BACKEND_ABI, .name = "threaded", .features = FPD_FEAT_THREADS,
                                          .open = open_nothing, .gemm = watching_gemm};
@@ -159,7 +159,7 @@ Test(oversubscribed, a_library_call_of_more_threads_than_cores_is_woken, .timeou
     cr_assert_eq(woken_in_call, 0);
 }
 
-Test(oversubscribed, concurrent_callers_count_together, .timeout = 60)
+Test(oversubscribed, concurrent_callers_count_together)
 {
     const struct fpd_backend callers = {.abi = FPDIV_BACKEND_ABI, .name = "callers",
                                         .features = FPD_FEAT_THREADS | FPD_FEAT_CONCURRENT, .open = open_nothing,
