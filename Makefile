@@ -49,7 +49,10 @@ override CFLAGS += $(VECT_COST)
 $(BUILD)/obj/kernels/cpu/%.o: VECT_COST :=
 # gcc makes a copy loop of a run-time count a call of memcpy (pairwise's stack of partial sums, a
 # block of 1 to 15 columns): a call per term, 12% of a tall check's time (2^21 rows of n = 2).
-$(BUILD)/obj/kernels/cpu/%.o: override CFLAGS += -fno-tree-loop-distribute-patterns
+# Compilers without the option (clang, for the parser fuzzers) skip it.
+NO_LOOP_PATTERNS := $(shell $(CC) -fno-tree-loop-distribute-patterns -E -x c /dev/null >/dev/null 2>&1 && \
+                      echo -fno-tree-loop-distribute-patterns)
+$(BUILD)/obj/kernels/cpu/%.o: override CFLAGS += $(NO_LOOP_PATTERNS)
 # The tensor-core GEMM's helpers on vectors of 64 bytes are always inlined, so no such vector
 # passes through a call; gcc still notes, once per file and past any pragma, that the ABI of such
 # a call changed in gcc 4.6.
