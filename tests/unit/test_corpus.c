@@ -52,6 +52,19 @@ static struct fpd_check make_check(const char *relation, const char *backend, co
     return chk;
 }
 
+/* Saves a check's case file, with the result as given, into dir; its path into path. */
+static void save_result(const struct fpd_check *chk, const struct fpd_check_result *res, size_t inline_max, char *path,
+                        size_t size)
+{
+    struct fpd_case_file f;
+    cr_assert_eq(fpd_case_file_from_check(&f, chk, res, inline_max, NULL), FPD_OK);
+    char why[512];
+    bool existed;
+    cr_assert_eq(fpd_case_file_save(dir, &f, path, size, &existed, why, sizeof why), FPD_OK, "%s", why);
+    cr_expect(!existed);
+    fpd_case_file_free(&f);
+}
+
 /* Runs a check, saves its case file into dir and returns its path, and the check's result. */
 static struct fpd_check_result save(const struct fpd_check *chk, size_t inline_max, char *path, size_t size)
 {
@@ -59,13 +72,7 @@ static struct fpd_check_result save(const struct fpd_check *chk, size_t inline_m
     struct fpd_check_result res;
     cr_assert_eq(fpd_check_run(&ck, chk, &res), FPD_OK);
     fpd_checker_free(&ck);
-    struct fpd_case_file f;
-    cr_assert_eq(fpd_case_file_from_check(&f, chk, &res, inline_max, NULL), FPD_OK);
-    char why[512];
-    bool existed;
-    cr_assert_eq(fpd_case_file_save(dir, &f, path, size, &existed, why, sizeof why), FPD_OK, "%s", why);
-    cr_expect(!existed);
-    fpd_case_file_free(&f);
+    save_result(chk, &res, inline_max, path, size);
     return res;
 }
 
@@ -622,12 +629,9 @@ Test(corpus, the_strict_excess_is_kept, .init = setup, .fini = teardown)
     cr_assert_eq(res.verdict, FPD_SAME);
     res.verdict = FPD_IMPROBABLE, res.strict_excess = 3.5; /* as a library that is not scale-invariant gives */
     res.metrics.diff = 1, res.metrics.max_ulp = 1, res.metrics.hash_b ^= 1;
-    struct fpd_case_file f, back;
+    struct fpd_case_file back;
     char path[4200], why[512];
-    bool existed;
-    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
-    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
-    fpd_case_file_free(&f);
+    save_result(&chk, &res, 1 << 16, path, sizeof path);
     cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
     cr_expect_eq(back.recorded.verdict, FPD_IMPROBABLE);
     cr_expect_eq(back.recorded.strict_excess, 3.5);
@@ -670,12 +674,9 @@ Test(corpus, same_with_two_hashes_loads, .init = setup, .fini = teardown)
     fpd_checker_free(&ck);
     cr_assert_eq(res.verdict, FPD_SAME);
     res.metrics.hash_b ^= 1; /* as NaNs of other payloads give */
-    struct fpd_case_file f, back;
+    struct fpd_case_file back;
     char path[4200], why[512];
-    bool existed;
-    cr_assert_eq(fpd_case_file_from_check(&f, &chk, &res, 1 << 16, NULL), FPD_OK);
-    cr_assert_eq(fpd_case_file_save(dir, &f, path, sizeof path, &existed, why, sizeof why), FPD_OK, "%s", why);
-    fpd_case_file_free(&f);
+    save_result(&chk, &res, 1 << 16, path, sizeof path);
     cr_assert_eq(fpd_case_file_load(path, &back, why, sizeof why), FPD_OK, "%s", why);
     cr_expect_eq(back.recorded.verdict, FPD_SAME);
     cr_expect_eq(back.recorded.hash_b, res.metrics.hash_b);
